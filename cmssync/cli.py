@@ -1,0 +1,233 @@
+"""The command line: parse options, call one application function, map errors to exit codes.
+
+Nothing here knows how a command works; each command hands off to a function of a lower layer. ``main`` is the
+single place where errors become exit codes (design.md §4): 0 success, 1 error, 2 ``plan --detailed-exitcode``
+found changes, 130 interrupted. A failure prints one line (or one line per located content problem), never a
+traceback unless ``--debug``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+from cmssync import __version__
+from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError, NotBuiltError
+from cmssync.logs import configure_logging
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+CONTENT_DIR = click.argument(
+    "directory", required=False, default=".", type=click.Path(file_okay=False, path_type=Path)
+)
+
+
+def site_options(command: F) -> F:
+    """Options shared by every command that talks to a site."""
+    return click.option(
+        "--sandbox",
+        is_flag=True,
+        help="Start the embedded emulator on a free loopback port, seeded with its default site, and target it.",
+    )(command)
+
+
+def target_option(command: F) -> F:
+    return click.option(
+        "--target",
+        "targets",
+        multiple=True,
+        metavar="KIND:KEY",
+        help="Limit to these objects, e.g. page:/about, file:logo.png, user:editor, group:Editors (repeatable).",
+    )(command)
+
+
+def not_built(command: str, issue: int) -> NoReturn:
+    raise NotBuiltError(f"`cmssync {command}` is not built yet (issue #{issue})")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.version_option(__version__, prog_name="cmssync")
+@click.option("--debug", is_flag=True, help="Show tracebacks and debug logs.")
+@click.option(
+    "--log-format",
+    type=click.Choice(["auto", "console", "json"]),
+    default="auto",
+    show_default=True,
+    help="Log rendering: console on a terminal and JSON lines otherwise (auto), or forced.",
+)
+@click.pass_context
+def cli(ctx: click.Context, debug: bool, log_format: str) -> None:
+    """Keep a Concrete CMS site in line with a directory of YAML and asset files."""
+    ctx.obj = {"debug": debug}
+    json_lines = None if log_format == "auto" else log_format == "json"
+    configure_logging(level=logging.DEBUG if debug else logging.INFO, json_lines=json_lines)
+
+
+@cli.command()
+@CONTENT_DIR
+def validate(directory: Path) -> None:
+    """Load and check the content directory; no network. Exit 0 when valid, 1 with located problems."""
+    from cmssync.content.loader import load_content
+
+    content = load_content(directory)
+    click.echo(f"{directory}: valid ({content.summary()})")
+
+
+@cli.command()
+@CONTENT_DIR
+@click.option("-o", "--out", "plan_file", type=click.Path(dir_okay=False, path_type=Path), help="Write the plan.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text")
+@click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
+@target_option
+@site_options
+def plan(
+    directory: Path,
+    plan_file: Path | None,
+    output_format: str,
+    detailed_exitcode: bool,
+    targets: tuple[str, ...],
+    sandbox: bool,
+) -> None:
+    """Read the site and print what apply would do; writes nothing to the site."""
+    not_built("plan", 6)
+
+
+@cli.command()
+@CONTENT_DIR
+@click.argument("plan_file", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--prune", is_flag=True, help="Delete managed objects that disappeared from the content.")
+@click.option("--replace-moved", is_flag=True, help="Apply page moves as create-new-then-prune-old.")
+@target_option
+@site_options
+def apply(
+    directory: Path,
+    plan_file: Path | None,
+    yes: bool,
+    prune: bool,
+    replace_moved: bool,
+    targets: tuple[str, ...],
+    sandbox: bool,
+) -> None:
+    """Make the site match the content (with PLAN_FILE: exactly that plan, refused if stale)."""
+    not_built("apply", 7)
+
+
+@cli.command()
+@CONTENT_DIR
+@click.option("--pages", multiple=True, metavar="PATH", help="Only these page paths (and their blocks).")
+@site_options
+def pull(directory: Path, pages: tuple[str, ...], sandbox: bool) -> None:
+    """Write the live site into the content directory and record it as managed."""
+    not_built("pull", 7)
+
+
+@cli.command()
+@CONTENT_DIR
+@click.option(
+    "--watch",
+    type=click.Choice(["inotify", "poll", "off"]),
+    default=None,
+    help="How to notice file changes (default from daemon.watch in cmssync.yaml).",
+)
+@site_options
+def daemon(directory: Path, watch: str | None, sandbox: bool) -> None:
+    """Watch the content, re-check on a schedule and serve health and metrics, until SIGTERM."""
+    not_built("daemon", 8)
+
+
+@cli.command()
+@CONTENT_DIR
+@site_options
+def status(directory: Path, sandbox: bool) -> None:
+    """Connectivity, account, site, system info, granted scopes, and a drift summary."""
+    not_built("status", 4)
+
+
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of the content format (for editors and the YAML language server)."""
+    import json
+
+    from cmssync.content.schema import content_schema
+
+    click.echo(json.dumps(content_schema(), indent=2, sort_keys=True))
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8765, show_default=True, type=int)
+@click.option("--db", type=click.Path(dir_okay=False), help="SQLite file; survives restarts (default: temporary).")
+@click.option("--seed", default="default", show_default=True, help="default, empty, or a seed file PATH.")
+@click.option("--generate", metavar="pages=N,blocks=N,files=N,users=N", help="Generate a large site.")
+@click.option("--dialect", type=click.Choice(["concrete", "documented"]), default="concrete", show_default=True)
+@click.option("--latency-ms", type=int, default=0, show_default=True, help="Latency added to every request.")
+@click.option("--fault", "faults", multiple=True, metavar="RULE", help="e.g. 500:0.1, 429:0.05:retry-after=1.")
+@click.option("--client-id", default="sandbox", show_default=True)
+@click.option("--client-secret", default="sandbox-secret", show_default=True)
+@click.option("--admin-password", default="sandbox-admin", show_default=True)
+def emulator(
+    host: str,
+    port: int,
+    db: str | None,
+    seed: str,
+    generate: str | None,
+    dialect: str,
+    latency_ms: int,
+    faults: tuple[str, ...],
+    client_id: str,
+    client_secret: str,
+    admin_password: str,
+) -> None:
+    """Run the sandbox: a faithful emulator of the Concrete CMS REST API 1.0 on loopback."""
+    from cmssync.emulator.server import run_emulator
+
+    run_emulator(
+        host=host,
+        port=port,
+        db=db,
+        seed=seed,
+        generate=generate,
+        dialect=dialect,
+        latency_ms=latency_ms,
+        faults=list(faults),
+        client_id=client_id,
+        client_secret=client_secret,
+        admin_password=admin_password,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point: the one handler that maps errors to exit codes."""
+    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
+    try:
+        result = cli.main(args=argv, prog_name="cmssync", standalone_mode=False)
+    except CmsSyncError as exc:
+        if debug:
+            raise
+        click.echo(f"error: {exc}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except OSError as exc:
+        if debug:
+            raise
+        click.echo(f"error: {exc}", err=True)
+        return EXIT_ERROR
+    return result if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,339 @@
+"""Settings: ``cmssync.yaml`` + container secrets + environment, in rising precedence.
+
+The file holds connection and policy; secrets come from the environment (``CMSSYNC_*``) or from files in
+``/run/secrets`` (Docker and Kubernetes secrets), or from ``${env:NAME}`` references inside the file. A secret
+written literally in ``cmssync.yaml`` is refused: the file lives in git. Secrets are held as ``SecretStr`` so they
+print as ``**********`` wherever a settings object ends up (logs, reprs, tracebacks).
+
+Problems in the file are reported as ``cmssync.yaml:line:col: message``, all at once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError
+
+from cmssync.errors import ConfigError, ContentError, Problem
+
+CONFIG_FILE = "cmssync.yaml"
+DEFAULT_SECRETS_DIR = Path("/run/secrets")
+DEFAULT_API_PREFIX = "/ccm/api/1.0"
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
+_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+ENV_REFERENCE = re.compile(r"\$\$\{|\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def parse_duration(value: object) -> float:
+    """``"1s"``, ``"500ms"``, ``"10m"``, ``"1h"`` or a number of seconds → seconds as a float."""
+    if isinstance(value, bool):
+        raise ValueError("a duration is a number of seconds or a string such as 1s, 500ms, 10m, 1h")
+    if isinstance(value, int | float):
+        seconds = float(value)
+    else:
+        match = _DURATION.match(str(value))
+        if not match:
+            raise ValueError(f"invalid duration {value!r}: use a number with ms, s, m, h or d (e.g. 10m)")
+        seconds = float(match.group(1)) * _DURATION_UNITS[match.group(2)]
+    if seconds < 0:
+        raise ValueError("a duration cannot be negative")
+    return seconds
+
+
+Duration = Annotated[float, BeforeValidator(parse_duration)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SiteSettings(_Section):
+    url: str | None = None
+    """Base URL of the Concrete site, e.g. ``https://www.example.com``."""
+    api_prefix: str = DEFAULT_API_PREFIX
+    """Path prefix of the REST API; real sites use ``/ccm/api/1.0``."""
+
+    @field_validator("url")
+    @classmethod
+    def _url_is_absolute(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not re.match(r"^https?://[^/\s]+", value):
+            raise ValueError("site.url must be an absolute http(s) URL such as https://www.example.com")
+        return value.rstrip("/")
+
+    @field_validator("api_prefix")
+    @classmethod
+    def _prefix_shape(cls, value: str) -> str:
+        if not value.startswith("/"):
+            raise ValueError("site.api_prefix must start with '/'")
+        return value.rstrip("/")
+
+
+Grant = Literal["password", "client_credentials", "refresh_token", "token"]
+
+
+class AuthSettings(_Section):
+    grant: Grant = "password"
+    """OAuth2 grant: ``password`` (site must enable it), ``client_credentials`` (read-only: runs as Guest),
+    ``refresh_token`` (rotated, persisted in ``token_store``) or a static bearer ``token``."""
+    client_id: str | None = None
+    client_secret: SecretStr | None = None
+    username: str | None = None
+    password: SecretStr | None = None
+    token: SecretStr | None = None
+    refresh_token: SecretStr | None = None
+    token_store: str = ".cmssync/tokens.json"
+    """Where a rotated refresh token is persisted (mode 0600) before it is used."""
+    scopes: list[str] | None = None
+    """Scopes to request; default: every scope cmssync uses."""
+
+
+class PruneSettings(_Section):
+    enabled: bool = False
+    max_deletes: int = Field(default=10, ge=0)
+    max_fraction: float = Field(default=0.25, ge=0, le=1)
+
+
+class ProtectSettings(_Section):
+    pages: list[str] = Field(default_factory=lambda: ["/"])
+    users: list[str] = Field(default_factory=lambda: ["admin"])
+
+
+class VersionSettings(_Section):
+    keep: int | None = Field(default=10, ge=1)
+    """Older non-live versions of managed pages beyond this many are deleted; ``null`` keeps all."""
+
+
+class DaemonSettings(_Section):
+    watch: bool | Literal["poll"] = True
+    debounce: Duration = 1.0
+    interval: Duration | None = 600.0
+    cron: str | None = None
+    timezone: str = "UTC"
+    health: str = "127.0.0.1:9090"
+
+
+class Settings(_Section):
+    """Everything cmssync needs to know besides the content itself."""
+
+    site: SiteSettings = Field(default_factory=SiteSettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
+    state: str = ".cmssync/state.json"
+    publish: Literal["approve", "draft"] = "approve"
+    prune: PruneSettings = Field(default_factory=PruneSettings)
+    protect: ProtectSettings = Field(default_factory=ProtectSettings)
+    versions: VersionSettings = Field(default_factory=VersionSettings)
+    folders: dict[str, int] = Field(default_factory=dict)
+    concurrency: int = Field(default=8, ge=1, le=64)
+    timeout: Duration = 30.0
+    daemon: DaemonSettings = Field(default_factory=DaemonSettings)
+
+
+class EnvironmentOverrides(BaseSettings):
+    """``CMSSYNC_*`` variables and ``/run/secrets`` files; the flat names of design.md §3."""
+
+    model_config = SettingsConfigDict(env_prefix="CMSSYNC_", case_sensitive=False, extra="ignore")
+
+    url: str | None = None
+    api_prefix: str | None = None
+    grant: str | None = None
+    client_id: str | None = None
+    client_secret: SecretStr | None = None
+    username: str | None = None
+    password: SecretStr | None = None
+    token: SecretStr | None = None
+    refresh_token: SecretStr | None = None
+    state: str | None = None
+    publish: str | None = None
+    concurrency: int | None = None
+
+    def as_tree(self) -> dict[str, Any]:
+        """The overrides placed where they belong in the ``Settings`` tree."""
+        places = {
+            "url": ("site", "url"),
+            "api_prefix": ("site", "api_prefix"),
+            "grant": ("auth", "grant"),
+            "client_id": ("auth", "client_id"),
+            "client_secret": ("auth", "client_secret"),
+            "username": ("auth", "username"),
+            "password": ("auth", "password"),
+            "token": ("auth", "token"),
+            "refresh_token": ("auth", "refresh_token"),
+            "state": ("state",),
+            "publish": ("publish",),
+            "concurrency": ("concurrency",),
+        }
+        tree: dict[str, Any] = {}
+        for name, place in places.items():
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, SecretStr):
+                value = value.get_secret_value()
+            node = tree
+            for key in place[:-1]:
+                node = node.setdefault(key, {})
+            node[place[-1]] = value
+        return tree
+
+
+_SECRET_FIELDS = {("auth", "client_secret"), ("auth", "password"), ("auth", "token"), ("auth", "refresh_token")}
+
+
+def load_settings(
+    directory: Path | None,
+    *,
+    secrets_dir: Path | None = DEFAULT_SECRETS_DIR,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Read ``DIR/cmssync.yaml`` (if present), then secrets, then the environment, then ``overrides``.
+
+    ``overrides`` are command-line choices (for example ``--sandbox`` pointing at a local emulator); they win.
+    Raises ``ContentError`` for located problems in the file and ``ConfigError`` for bad environment values.
+    """
+    data: dict[str, Any] = {}
+    if directory is not None:
+        path = directory / CONFIG_FILE
+        if path.is_file():
+            data = _read_config_file(path, os.environ)
+    env_tree = _environment_tree(secrets_dir)
+    merged = _merge(_merge(data, env_tree), dict(overrides or {}))
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        reasons = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
+        raise ConfigError(f"invalid settings from the environment or secrets: {reasons}") from None
+
+
+def _environment_tree(secrets_dir: Path | None) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    if secrets_dir is not None and secrets_dir.is_dir():
+        kwargs["_secrets_dir"] = secrets_dir
+    try:
+        return EnvironmentOverrides(**kwargs).as_tree()
+    except ValidationError as exc:
+        names = ", ".join(f"CMSSYNC_{str(err['loc'][0]).upper()}" for err in exc.errors())
+        raise ConfigError(f"invalid value in {names}") from None
+
+
+def _merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _read_config_file(path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
+    name = path.name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ContentError([Problem(name, 0, 0, f"cannot read: {exc}")]) from None
+    yaml = YAML(typ="rt")
+    try:
+        document = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+        raise ContentError([Problem(name, line, col, f"invalid YAML: {exc.problem or exc.context}")]) from None
+    if document is None:
+        return {}
+    if not isinstance(document, CommentedMap):
+        raise ContentError([Problem(name, 1, 1, "cmssync.yaml must be a mapping of settings")])
+    problems: list[Problem] = []
+    resolved = _resolve_env(document, (), (1, 1), environ, name, problems)
+    try:
+        Settings.model_validate(resolved)
+    except ValidationError as exc:
+        for err in exc.errors():
+            line, col = position_of(document, err["loc"])
+            where = ".".join(str(p) for p in err["loc"])
+            problems.append(Problem(name, line, col, f"{where}: {err['msg']}"))
+    if problems:
+        raise ContentError(problems)
+    assert isinstance(resolved, dict)
+    return resolved
+
+
+def _resolve_env(
+    node: Any,
+    place: tuple[str, ...],
+    at: tuple[int, int],
+    environ: Mapping[str, str],
+    name: str,
+    problems: list[Problem],
+) -> Any:
+    """Resolve ``${env:NAME}`` in every string (``at`` is the node's position); refuse literal secrets."""
+    if isinstance(node, CommentedMap):
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            here = _value_position(node, key)
+            out[str(key)] = _resolve_env(value, (*place, str(key)), here, environ, name, problems)
+            is_literal_secret = isinstance(value, str) and not ENV_REFERENCE.fullmatch(value.strip())
+            if (*place, str(key)) in _SECRET_FIELDS and is_literal_secret:
+                problems.append(
+                    Problem(
+                        name,
+                        *here,
+                        f"{'.'.join((*place, str(key)))}: a secret must not be written in cmssync.yaml; "
+                        f"use ${{env:NAME}} or the CMSSYNC_{str(key).upper()} environment variable",
+                    )
+                )
+        return out
+    if isinstance(node, CommentedSeq):
+        return [
+            _resolve_env(item, place, (node.lc.item(i)[0] + 1, node.lc.item(i)[1] + 1), environ, name, problems)
+            for i, item in enumerate(node)
+        ]
+    if isinstance(node, str):
+
+        def substitute(match: re.Match[str]) -> str:
+            if match.group(0) == "$${":
+                return "${"
+            variable = match.group(1)
+            if variable not in environ:
+                problems.append(Problem(name, *at, f"environment variable {variable} is not set"))
+                return ""
+            return environ[variable]
+
+        return ENV_REFERENCE.sub(substitute, str(node))
+    return node
+
+
+def _value_position(mapping: CommentedMap, key: Any) -> tuple[int, int]:
+    line, col = mapping.lc.value(key)
+    return line + 1, col + 1
+
+
+def position_of(document: Any, loc: tuple[int | str, ...]) -> tuple[int, int]:
+    """1-based (line, column) of the deepest node of ``loc`` that exists in a ruamel round-trip tree."""
+    node = document
+    line, col = 1, 1
+    for part in loc:
+        if isinstance(node, CommentedMap) and part in node:
+            line, col = (p + 1 for p in node.lc.value(part))
+            node = node[part]
+        elif isinstance(node, CommentedSeq) and isinstance(part, int) and 0 <= part < len(node):
+            line, col = (p + 1 for p in node.lc.item(part))
+            node = node[part]
+        elif isinstance(node, CommentedMap):
+            # An unknown or missing key: point at the mapping itself (or the offending key if present as str).
+            if str(part) in node:
+                line, col = (p + 1 for p in node.lc.key(str(part)))
+            break
+        else:
+            break
+    return line, col

@@ -1,0 +1,1 @@
+"""The long-running reconciler: file watching, schedule, health and metrics."""

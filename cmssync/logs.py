@@ -1,0 +1,119 @@
+"""Logging through structlog: console lines on a terminal, JSON lines otherwise.
+
+Everything that logs through the standard library (httpx, uvicorn, apscheduler, watchdog) goes through the same
+``ProcessorFormatter``, so a container's log is one stream of JSON lines. A redaction processor runs last before
+rendering: it masks values under sensitive keys (authorization, tokens, secrets, passwords) and bearer tokens or
+``key=value`` secrets inside free text, wherever they appear in an event.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import Mapping, MutableMapping
+from typing import Any, TextIO
+
+import structlog
+from structlog.typing import EventDict, Processor, WrappedLogger
+
+REDACTED = "(sensitive)"
+
+_SENSITIVE_KEY = re.compile(
+    r"(authorization|password|passwd|secret|token|api[_-]?key|cookie|credential)", re.IGNORECASE
+)
+_SENSITIVE_TEXT = [
+    re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+"),
+    re.compile(
+        r"(?i)\b((?:access_|refresh_|id_)?token|client_secret|password|secret)(\s*[=:]\s*|\"\s*:\s*\")"
+        r"[^\s&,\"']+"
+    ),
+]
+
+
+def redact_text(text: str) -> str:
+    """Mask bearer/basic credentials and ``secret=value`` pairs inside free text."""
+    text = _SENSITIVE_TEXT[0].sub(lambda m: f"{m.group(1)} {REDACTED}", text)
+    return _SENSITIVE_TEXT[1].sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+
+
+def redact_value(key: str, value: Any) -> Any:
+    if _SENSITIVE_KEY.search(key) and value not in (None, "", False):
+        return REDACTED
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, Mapping):
+        return {k: redact_value(str(k), v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(key, v) for v in value]
+    if hasattr(value, "get_secret_value"):
+        return REDACTED
+    return value
+
+
+def redact_secrets(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
+    """structlog processor: mask secrets in every key and value of an event."""
+    for key in list(event_dict):
+        if key == "event":
+            if isinstance(event_dict[key], str):
+                event_dict[key] = redact_text(event_dict[key])
+            continue
+        event_dict[key] = redact_value(key, event_dict[key])
+    return event_dict
+
+
+def configure_logging(
+    *, level: int = logging.INFO, json_lines: bool | None = None, stream: TextIO | None = None
+) -> None:
+    """Configure structlog and the standard library once, for the whole process.
+
+    ``json_lines=None`` chooses by the stream: console rendering on a terminal, JSON lines otherwise.
+    """
+    stream = sys.stderr if stream is None else stream
+    if json_lines is None:
+        json_lines = not stream.isatty()
+    shared: list[Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.stdlib.ExtraAdder(),
+    ]
+    renderer: Processor
+    if json_lines:
+        renderer = structlog.processors.JSONRenderer()
+        shared.append(structlog.processors.dict_tracebacks)
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=stream.isatty())
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=shared,
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, redact_secrets, renderer],
+    )
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        if getattr(old, "_cmssync", False):
+            root.removeHandler(old)
+    handler._cmssync = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.setLevel(level)
+    # httpx logs every request URL at INFO; our client logs requests itself, without query strings.
+    logging.getLogger("httpx").setLevel(max(level, logging.WARNING))
+    logging.getLogger("httpcore").setLevel(max(level, logging.WARNING))
+    structlog.configure(
+        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
+
+
+def bind(**values: Any) -> None:
+    """Bind context (run id, trigger, …) to every log line of the current task."""
+    structlog.contextvars.bind_contextvars(**values)
+
+
+def mask_mapping(values: MutableMapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``values`` fit to print: sensitive keys masked."""
+    return {key: redact_value(key, value) for key, value in values.items()}

@@ -1,0 +1,1 @@
+"""Observe the live site, plan the difference (pure), apply it, and keep the ownership state."""
