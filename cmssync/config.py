@@ -134,6 +134,9 @@ class Settings(_Section):
     protect: ProtectSettings = Field(default_factory=ProtectSettings)
     versions: VersionSettings = Field(default_factory=VersionSettings)
     folders: dict[str, int] = Field(default_factory=dict)
+    """Names for file-manager folder ids, usable as ``folder:`` in file sidecars."""
+    existing_pages: list[str] = Field(default_factory=list)
+    """Paths of pages that exist on the site but are not managed; content pages may be placed beneath them."""
     concurrency: int = Field(default=8, ge=1, le=64)
     timeout: Duration = 30.0
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
