@@ -22,9 +22,7 @@ from cmssync.logs import configure_logging
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-CONTENT_DIR = click.argument(
-    "directory", required=False, default=".", type=click.Path(file_okay=False, path_type=Path)
-)
+CONTENT_DIR = click.argument("directory", required=False, default=".", type=click.Path(file_okay=False, path_type=Path))
 
 
 def site_options(command: F) -> F:
@@ -210,7 +208,10 @@ def main(argv: list[str] | None = None) -> int:
     except CmsSyncError as exc:
         if debug:
             raise
-        click.echo(f"error: {exc}", err=True)
+        *details, last = str(exc).splitlines() or [""]
+        for line in details:  # located content problems, one per line, then the summary
+            click.echo(line, err=True)
+        click.echo(f"error: {last}", err=True)
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)

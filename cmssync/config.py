@@ -262,7 +262,7 @@ def _read_config_file(path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
         Settings.model_validate(resolved)
     except ValidationError as exc:
         for err in exc.errors():
-            line, col = position_of(document, err["loc"])
+            line, col = position_of(document, err["loc"], at_key=err["type"] == "extra_forbidden")
             where = ".".join(str(p) for p in err["loc"])
             problems.append(Problem(name, line, col, f"{where}: {err['msg']}"))
     if problems:
@@ -321,13 +321,17 @@ def _value_position(mapping: CommentedMap, key: Any) -> tuple[int, int]:
     return line + 1, col + 1
 
 
-def position_of(document: Any, loc: tuple[int | str, ...]) -> tuple[int, int]:
-    """1-based (line, column) of the deepest node of ``loc`` that exists in a ruamel round-trip tree."""
+def position_of(document: Any, loc: tuple[int | str, ...], *, at_key: bool = False) -> tuple[int, int]:
+    """1-based (line, column) of the deepest node of ``loc`` that exists in a ruamel round-trip tree.
+
+    ``at_key`` points at the last key itself rather than its value (for unknown keys).
+    """
     node = document
     line, col = 1, 1
-    for part in loc:
+    for index, part in enumerate(loc):
         if isinstance(node, CommentedMap) and part in node:
-            line, col = (p + 1 for p in node.lc.value(part))
+            last = index == len(loc) - 1
+            line, col = (p + 1 for p in (node.lc.key(part) if at_key and last else node.lc.value(part)))
             node = node[part]
         elif isinstance(node, CommentedSeq) and isinstance(part, int) and 0 <= part < len(node):
             line, col = (p + 1 for p in node.lc.item(part))

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import pytest
+
+from cmssync.cli import cli, main
+from cmssync.errors import ConfigError, ContentError, Problem
+
+COMMANDS = ["validate", "plan", "apply", "pull", "daemon", "status", "schema", "emulator"]
+
+
+def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for command in COMMANDS:
+        assert f"  {command} " in out
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([command, "--help"]) == 0
+    assert "Usage: cmssync" in capsys.readouterr().out
+
+
+def test_an_error_prints_one_line_and_exits_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken() -> None:
+        raise ConfigError("site.url is not set")
+
+    monkeypatch.setattr(cli.commands["schema"], "callback", broken)
+    assert main(["schema"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "error: site.url is not set\n"
+    assert "Traceback" not in captured.err
+
+
+def test_content_errors_print_every_location(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken() -> None:
+        raise ContentError([Problem("pages/b.yaml", 3, 1, "second"), Problem("pages/a.yaml", 12, 7, "first")])
+
+    monkeypatch.setattr(cli.commands["schema"], "callback", broken)
+    assert main(["schema"]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["pages/a.yaml:12:7: first", "pages/b.yaml:3:1: second", "error: 2 problems in the content"]
+
+
+def test_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken() -> None:
+        raise ConfigError("boom")
+
+    monkeypatch.setattr(cli.commands["schema"], "callback", broken)
+    with pytest.raises(ConfigError, match="boom"):
+        main(["--debug", "schema"])
+
+
+def test_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli.commands["schema"], "callback", interrupted)
+    assert main(["schema"]) == 130
+    # click ends the interrupted line on the terminal first, hence the leading newline.
+    assert capsys.readouterr().err.strip() == "interrupted"
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--format", "yaml"]) == 2
+    assert "Invalid value for '--format'" in capsys.readouterr().err
