@@ -1,0 +1,125 @@
+"""The plan as data: ordered actions with field-level changes, dependencies and preconditions.
+
+A ``Plan`` is what ``cmssync plan`` prints and ``-o`` writes, and what ``apply`` executes. It is plain, frozen,
+JSON-serialisable data: a plan file read back is equal to the plan that was written. It never holds a secret:
+fields marked ``sensitive`` (user passwords) carry no values at all, only the fact that they change.
+
+Ordering is part of the contract: ``actions`` are listed in an order that satisfies every ``depends_on`` edge
+(groups, then files, then pages parents-first, then users; deletes of pages children-first and of files after the
+pages that referenced them are re-pointed), so a sequential executor can run them top to bottom and a concurrent
+one can start any action whose dependencies are done.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PLAN_FORMAT_VERSION = 1
+
+Kind = Literal["group", "file", "page", "user"]
+Operation = Literal["create", "update", "delete", "move", "replace", "publish"]
+BlockOperation = Literal["add", "update", "delete"]
+
+KIND_ORDER: tuple[Kind, ...] = ("group", "file", "page", "user")
+SYMBOLS: dict[str, str] = {
+    "create": "+",
+    "add": "+",
+    "update": "~",
+    "publish": "~",
+    "replace": "~",
+    "delete": "-",
+    "move": ">",
+}
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FieldChange(_Frozen):
+    """One field that differs: ``before`` is the live value (``None`` when absent), ``after`` the desired one."""
+
+    field: str
+    before: Any = None
+    after: Any = None
+    sensitive: bool = False
+
+
+class BlockChange(_Frozen):
+    """One block operation inside a managed area, in execution order.
+
+    ``position`` is the block's index in the desired area (adds, updates) or in the live area (deletes).
+    ``block_id`` is the live id the change starts from; the server may answer with a new id (design.md §5).
+    """
+
+    area: str
+    op: BlockOperation
+    position: int
+    block_type: str
+    block_id: int | None = None
+    before: dict[str, str] | None = None
+    after: dict[str, str] | None = None
+
+
+class Precondition(_Frozen):
+    """What the action relies on; ``apply`` with a plan file refuses to run when it no longer holds."""
+
+    remote_id: str | None = None
+    live_version_id: int | None = None
+    digest: str | None = None
+
+
+class Action(_Frozen):
+    kind: Kind
+    key: str
+    op: Operation
+    changes: tuple[FieldChange, ...] = ()
+    blocks: tuple[BlockChange, ...] = ()
+    depends_on: tuple[str, ...] = ()
+    precondition: Precondition = Field(default_factory=Precondition)
+    drift: bool = False
+    """The live object changed since cmssync last applied it ("changed outside cmssync")."""
+    note: str | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.kind}:{self.key}"
+
+
+class Plan(_Frozen):
+    format_version: int = PLAN_FORMAT_VERSION
+    site: str
+    publish: Literal["approve", "draft"] = "approve"
+    content_digest: str
+    actions: tuple[Action, ...] = ()
+    warnings: tuple[str, ...] = ()
+    """Things the user should know that change nothing: unmanaged groups, refused deletes, page-move limits."""
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.actions)
+
+    def summary(self) -> dict[str, int]:
+        """Counts by operation, always with the four main keys present."""
+        counts = Counter(action.op for action in self.actions)
+        base = {"create": 0, "update": 0, "delete": 0, "move": 0}
+        return base | dict(counts)
+
+    def by_id(self) -> dict[str, Action]:
+        return {action.id: action for action in self.actions}
+
+
+def summary_line(plan: Plan) -> str:
+    counts = plan.summary()
+    if not plan.has_changes:
+        return "No changes. The site matches the content."
+    parts = [f"{counts['create']} to create", f"{counts['update']} to update", f"{counts['delete']} to delete"]
+    if counts["move"]:
+        parts.append(f"{counts['move']} to move")
+    for op in ("replace", "publish"):
+        if counts.get(op):
+            parts.append(f"{counts[op]} to {op}")
+    return "Plan: " + ", ".join(parts) + "."

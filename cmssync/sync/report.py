@@ -1,0 +1,241 @@
+"""Renderings of a plan: text (coloured on a terminal), JSON for machines, markdown for pull-request comments.
+
+Pure: each renderer takes a ``Plan`` and returns a string; the caller decides where it goes and whether the
+terminal wants colour (``NO_COLOR``, not a TTY). Long or multi-line values are shown as unified diffs, the way
+black shows its diffs. A sensitive field is always printed as ``(sensitive)``, whatever the plan holds.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from cmssync.sync.actions import KIND_ORDER, SYMBOLS, Action, BlockChange, FieldChange, Plan, summary_line
+
+REPORT_FORMAT_VERSION = 1
+SENSITIVE = "(sensitive)"
+ABSENT = "(none)"
+_LONG = 72
+_STYLES = {"+": "green", "~": "yellow", "-": "red", ">": "cyan"}
+
+
+def render_json(plan: Plan) -> str:
+    """The versioned JSON document of ``--format json`` (documented in the README)."""
+    document = {
+        "format_version": REPORT_FORMAT_VERSION,
+        "has_changes": plan.has_changes,
+        "summary": plan.summary(),
+        "site": plan.site,
+        "publish": plan.publish,
+        "content_digest": plan.content_digest,
+        "warnings": list(plan.warnings),
+        "actions": [_action_json(action) for action in plan.actions],
+    }
+    return json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def _action_json(action: Action) -> dict[str, Any]:
+    data = action.model_dump(mode="json")
+    data["id"] = action.id
+    data["changes"] = [_change_json(change) for change in action.changes]
+    return data
+
+
+def _change_json(change: FieldChange) -> dict[str, Any]:
+    data = change.model_dump(mode="json")
+    if change.sensitive:
+        data["before"] = data["after"] = SENSITIVE
+    return data
+
+
+def render_text(plan: Plan, *, color: bool = False, width: int = 100) -> str:
+    """Human-readable plan grouped by resource kind: ``+`` create, ``~`` update, ``-`` delete, ``>`` move."""
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        force_terminal=color,
+        color_system="standard" if color else None,
+        width=width,
+        markup=False,
+        emoji=False,
+        highlight=False,
+    )
+    for line in _text_lines(plan):
+        console.print(line, soft_wrap=True)
+    return buffer.getvalue()
+
+
+def _text_lines(plan: Plan) -> Iterator[Text]:
+    yield Text(f"cmssync plan for {plan.site} (publish: {plan.publish})", style="bold")
+    for kind in KIND_ORDER:
+        actions = [a for a in plan.actions if a.kind == kind]
+        if not actions:
+            continue
+        yield Text("")
+        for action in actions:
+            yield _styled(SYMBOLS[action.op], f"{SYMBOLS[action.op]} {action.kind} {action.key}: {action.op}")
+            if action.drift:
+                yield Text("    changed outside cmssync; the content wins", style="magenta")
+            if action.note:
+                yield Text(f"    note: {action.note}", style="dim")
+            for change in action.changes:
+                yield from _change_lines(change)
+            for block in action.blocks:
+                yield from _block_lines(block)
+    for warning in plan.warnings:
+        yield Text(f"warning: {warning}", style="yellow")
+    yield Text("")
+    yield Text(summary_line(plan), style="bold")
+
+
+def _styled(symbol: str, text: str) -> Text:
+    return Text(text, style=_STYLES.get(symbol, ""))
+
+
+def _change_lines(change: FieldChange) -> Iterator[Text]:
+    if change.sensitive:
+        yield Text(f"    {change.field}: {SENSITIVE} → {SENSITIVE}")
+        return
+    if _is_long(change.before) or _is_long(change.after):
+        yield Text(f"    {change.field}:")
+        yield from _diff_lines(_plain(change.before), _plain(change.after), indent="      ")
+        return
+    yield Text(f"    {change.field}: {_show(change.before)} → {_show(change.after)}")
+
+
+def _block_lines(block: BlockChange) -> Iterator[Text]:
+    symbol = SYMBOLS[block.op]
+    ident = f" #{block.block_id}" if block.block_id is not None else ""
+    yield _styled(symbol, f"    {symbol} {block.area}[{block.position}] {block.block_type}{ident}: {block.op}")
+    before, after = block.before or {}, block.after or {}
+    for field in sorted(set(before) | set(after)):
+        old, new = before.get(field), after.get(field)
+        if block.op == "update" and old == new:
+            continue
+        if block.op == "delete":
+            continue
+        if _is_long(old) or _is_long(new):
+            yield Text(f"        {field}:")
+            yield from _diff_lines(_plain(old), _plain(new), indent="          ")
+        else:
+            yield Text(
+                f"        {field}: {_show(old)} → {_show(new)}"
+                if block.op == "update"
+                else f"        {field}: {_show(new)}"
+            )
+
+
+def _diff_lines(before: str, after: str, *, indent: str) -> Iterator[Text]:
+    for line in unified_diff(before, after):
+        style = (
+            "green"
+            if line.startswith("+")
+            else "red"
+            if line.startswith("-")
+            else "cyan"
+            if line.startswith("@")
+            else ""
+        )
+        yield Text(indent + line, style=style)
+
+
+def unified_diff(before: str, after: str) -> list[str]:
+    """Unified diff of two texts, live first, without trailing newlines on the lines."""
+    return [
+        line.rstrip("\n")
+        for line in difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True), "live", "desired", n=2
+        )
+    ]
+
+
+def _is_long(value: Any) -> bool:
+    return isinstance(value, str) and ("\n" in value.strip() or len(value) > _LONG)
+
+
+def _plain(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return ABSENT
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render_markdown(plan: Plan) -> str:
+    """A pull-request comment: a summary table and collapsible details per resource."""
+    lines = ["### cmssync plan", "", f"Site `{plan.site}`, publish mode `{plan.publish}`.", ""]
+    if not plan.has_changes:
+        lines += ["**No changes.** The site matches the content.", ""]
+    else:
+        counts = plan.summary()
+        lines += ["| create | update | delete | move |", "|---:|---:|---:|---:|"]
+        lines += [f"| {counts['create']} | {counts['update']} | {counts['delete']} | {counts['move']} |", ""]
+        lines += ["| | kind | key | operation | details |", "|---|---|---|---|---|"]
+        for action in _ordered(plan.actions):
+            symbol, key, details = SYMBOLS[action.op], _md(action.key), _md(_details(action))
+            lines.append(f"| {symbol} | {action.kind} | `{key}` | {action.op} | {details} |")
+        lines.append("")
+        for action in _ordered(plan.actions):
+            body = [str(t).strip() for t in _action_body(action)]  # diff colours need +/- in column 0
+            if not body:
+                continue
+            title = f"{SYMBOLS[action.op]} {action.kind} <code>{_html(action.key)}</code> ({action.op})"
+            lines += [
+                f"<details><summary>{title}</summary>",
+                "",
+                "```diff",
+                *body,
+                "```",
+                "</details>",
+                "",
+            ]
+    for warning in plan.warnings:
+        lines.append(f"> **Warning:** {_md(warning)}")
+    if plan.warnings:
+        lines.append("")
+    lines.append(f"_{summary_line(plan)}_")
+    return "\n".join(lines) + "\n"
+
+
+def _ordered(actions: Iterable[Action]) -> list[Action]:
+    return sorted(actions, key=lambda a: KIND_ORDER.index(a.kind))
+
+
+def _details(action: Action) -> str:
+    parts = []
+    if action.changes:
+        parts.append(", ".join(change.field for change in action.changes))
+    if action.blocks:
+        parts.append(f"{len(action.blocks)} block change{'s' if len(action.blocks) != 1 else ''}")
+    if action.drift:
+        parts.append("changed outside cmssync")
+    return "; ".join(parts)
+
+
+def _action_body(action: Action) -> Iterator[Text]:
+    if action.drift:
+        yield Text("# changed outside cmssync; the content wins")
+    if action.note:
+        yield Text(f"# note: {action.note}")
+    for change in action.changes:
+        yield from _change_lines(change)
+    for block in action.blocks:
+        yield from _block_lines(block)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
