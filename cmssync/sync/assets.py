@@ -1,0 +1,216 @@
+"""Planning files, users and groups (pure).
+
+Files are identified by their path under ``files/`` and found through the state (their UUID); when the state
+does not know a file, a live file with the same stored name, folder and size is adopted instead of uploading a
+duplicate. New bytes (a different SHA-256 from the one last uploaded) mean ``replace``: upload the new file,
+re-point the pages that reference it, then delete the old one. Only metadata the content states is managed: a
+sidecar's ``title`` or ``description`` left out, or no tags written, leaves the live value alone.
+
+Users are identified by username. Passwords are compared as keyed digests only; the plan says that a password
+changes, never what it is. Groups can only be created through the API: a group on the site that the content does
+not name is reported, never an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from cmssync.content.files import FileSpec
+from cmssync.content.site import SiteContent
+from cmssync.sync.actions import Action, FieldChange, Operation, Precondition
+from cmssync.sync.normalize import normalize_attribute, normalize_tags, normalize_text
+from cmssync.sync.snapshot import LiveFile, Snapshot
+from cmssync.sync.state import State
+
+
+@dataclass
+class FilePlan:
+    actions: list[Action] = field(default_factory=list)
+    urls: dict[str, str] = field(default_factory=dict)
+    """Path → public URL of files whose URL stays valid through this plan."""
+    ids: dict[str, str] = field(default_factory=dict)
+    changing: set[str] = field(default_factory=set)
+    """Paths of files uploaded by this plan (created or replaced): their URL is known only at apply time."""
+
+
+def plan_files(content: SiteContent, observed: Snapshot, state: State, warnings: list[str]) -> FilePlan:
+    result = FilePlan()
+    for path, spec in sorted(content.files.items()):
+        record = state.files.get(path)
+        live = observed.files.get(str(record.id)) if record is not None else None
+        adopted = False
+        if live is None and record is None:
+            candidate = observed.file_by_name(PurePosixPath(path).name, spec.folder_id)
+            if candidate is not None and candidate.size == spec.size:
+                live, adopted = candidate, True
+        if live is None:
+            result.actions.append(_create_file(path, spec, drift=record is not None))
+            result.changing.add(path)
+            continue
+        new_bytes = record is not None and record.hash != file_hash(spec)
+        changes = _file_changes(spec, live)
+        if new_bytes:
+            changes.insert(
+                0, FieldChange(field="sha256", before=record.hash if record else None, after=file_hash(spec))
+            )
+            result.changing.add(path)
+        else:
+            result.urls[path] = live.url
+            result.ids[path] = live.id
+        op: Operation
+        if new_bytes:
+            op = "replace"
+        elif any(change.field == "folder" for change in changes):
+            op = "move"
+        else:
+            op = "update"
+        if changes or adopted:
+            result.actions.append(
+                Action(
+                    kind="file",
+                    key=path,
+                    op=op,
+                    changes=tuple(changes),
+                    precondition=Precondition(remote_id=live.id),
+                    note=_file_note(op, adopted),
+                )
+            )
+    return result
+
+
+def _file_note(op: str, adopted: bool) -> str | None:
+    if adopted:
+        return "an existing file with this name, folder and size is adopted instead of uploading a copy"
+    if op == "replace":
+        return "the new file is uploaded, pages are re-pointed to it, then the old file is deleted"
+    return None
+
+
+def _create_file(path: str, spec: FileSpec, *, drift: bool) -> Action:
+    changes = [FieldChange(field="size", after=spec.size), FieldChange(field="sha256", after=file_hash(spec))]
+    changes += [FieldChange(field=name, after=value) for name, value in desired_file_meta(spec).items()]
+    return Action(
+        kind="file",
+        key=path,
+        op="create",
+        changes=tuple(changes),
+        drift=drift,
+        note="managed before, but deleted outside cmssync" if drift else None,
+    )
+
+
+def file_hash(spec: FileSpec) -> str:
+    """The content hash in the state's form, ``sha256:<hex>``."""
+    return spec.sha256 if spec.sha256.startswith("sha256:") else f"sha256:{spec.sha256}"
+
+
+def desired_file_meta(spec: FileSpec) -> dict[str, Any]:
+    """The metadata the content manages for a file, in comparable form."""
+    meta = spec.meta
+    wanted: dict[str, Any] = {}
+    if meta.title is not None:
+        wanted["title"] = normalize_text(meta.title.plain if meta.title.plain is not None else meta.title.source)
+    if meta.description is not None:
+        text = meta.description.plain if meta.description.plain is not None else meta.description.source
+        wanted["description"] = normalize_text(text)
+    if meta.tags:
+        wanted["tags"] = normalize_tags(meta.tags)
+    if spec.folder_id is not None:
+        wanted["folder"] = spec.folder_id
+    for name in ("width", "height", "duration"):
+        value = getattr(meta.attributes, name)
+        if value is not None:
+            wanted[f"attributes.{name}"] = normalize_attribute(value, attribute_type="number")
+    return wanted
+
+
+def _file_changes(spec: FileSpec, live: LiveFile) -> list[FieldChange]:
+    current: dict[str, Any] = {
+        "title": normalize_text(live.title),
+        "description": normalize_text(live.description),
+        "tags": list(live.tags),
+        "folder": live.folder,
+    }
+    for name in ("width", "height", "duration"):
+        current[f"attributes.{name}"] = normalize_attribute(live.attributes.get(name), attribute_type="number")
+    return [
+        FieldChange(field=name, before=current.get(name), after=value)
+        for name, value in desired_file_meta(spec).items()
+        if current.get(name) != value
+    ]
+
+
+def plan_groups(content: SiteContent, observed: Snapshot, warnings: list[str]) -> list[Action]:
+    actions = [
+        Action(kind="group", key=name, op="create", changes=(FieldChange(field="name", after=name),))
+        for name in sorted(content.groups)
+        if name not in observed.groups
+    ]
+    unmanaged = sorted(set(observed.groups) - set(content.groups))
+    if unmanaged and observed.complete:
+        warnings.append(f"groups on the site but not in the content (left alone): {', '.join(unmanaged)}")
+    return actions
+
+
+def plan_users(
+    content: SiteContent,
+    observed: Snapshot,
+    state: State,
+    password_digests: Mapping[str, str],
+    warnings: list[str],
+) -> list[Action]:
+    actions: list[Action] = []
+    for username, spec in sorted(content.users.items()):
+        live = observed.users.get(username)
+        record = state.users.get(username)
+        password_digest = password_digests.get(username)
+        if spec.password is not None and password_digest is None:
+            warnings.append(
+                f"user {username}: its password comes from {spec.password.name}, which is not set; apply cannot set it"
+            )
+        desired: dict[str, Any] = {"email": spec.email}
+        if spec.language is not None:
+            desired["language"] = spec.language
+        if live is None:
+            changes = [FieldChange(field="username", after=username)]
+            changes += [FieldChange(field=name, after=value) for name, value in desired.items()]
+            changes.append(FieldChange(field="password", sensitive=True))
+            actions.append(
+                Action(
+                    kind="user",
+                    key=username,
+                    op="create",
+                    changes=tuple(changes),
+                    drift=record is not None,
+                    note="managed before, but deleted outside cmssync" if record is not None else None,
+                )
+            )
+            continue
+        current = {"email": live.email, "language": live.language}
+        changes = [
+            FieldChange(field=name, before=current[name], after=value)
+            for name, value in desired.items()
+            if _differs(name, current[name], value)
+        ]
+        if password_digest is not None and (record is None or record.password_digest != password_digest):
+            changes.append(FieldChange(field="password", sensitive=True))
+        if changes:
+            actions.append(
+                Action(
+                    kind="user",
+                    key=username,
+                    op="update",
+                    changes=tuple(changes),
+                    precondition=Precondition(remote_id=str(live.id)),
+                )
+            )
+    return actions
+
+
+def _differs(name: str, live: str | None, desired: str) -> bool:
+    if name == "email":  # addresses are stored as given, but compare as the same mailbox regardless of case
+        return (live or "").lower() != desired.lower()
+    return live != desired

@@ -1,0 +1,307 @@
+"""Planning one page: create, update (fields, attributes, managed areas), publish a pending draft, or move.
+
+Pure. A page is compared in its recent version (design.md §5). Block changes come from the optimal area alignment
+(``cmssync.sync.blocks``); a page whose content is exactly what cmssync last applied but whose site differs is
+marked as drift. The API cannot change a page's parent, so a page whose file moved is a ``move`` action that
+explains the limit, unless the run asks for ``--replace-moved`` (create the new page, then delete the old one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from cmssync.content.paths import parent_path
+from cmssync.content.site import SiteContent
+from cmssync.sync.actions import Action, BlockChange, FieldChange, Precondition
+from cmssync.sync.blocks import Add, Delete, DesiredBlock, Update, align_area
+from cmssync.sync.desired import Resolver, attribute_matches, desired_blocks, page_fields, publish_end_date
+from cmssync.sync.normalize import digest, normalize_text
+from cmssync.sync.snapshot import LivePage, Snapshot
+from cmssync.sync.state import State
+
+DEFAULT_TYPE = "page"
+DEFAULT_TEMPLATE = "full"
+
+
+@dataclass(frozen=True)
+class PageContext:
+    content: SiteContent
+    observed: Snapshot
+    state: State
+    publish: Literal["approve", "draft"]
+    base_url: str
+    file_urls: Mapping[str, str]
+    file_ids: Mapping[str, str]
+    changing_files: frozenset[str]
+    replace_moved: bool = False
+
+    def resolver(self) -> Resolver:
+        page_ids = {path: page.id for path, page in self.observed.pages.items()}
+        return Resolver(file_urls=self.file_urls, file_ids=self.file_ids, page_ids=page_ids)
+
+
+@dataclass
+class PageResult:
+    actions: list[Action] = field(default_factory=list)
+    moved_from: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class DesiredPage:
+    fields: dict[str, Any]
+    areas: dict[str, list[DesiredBlock]]
+    end_date: str | None
+    depends_on: frozenset[str]
+
+    @property
+    def digest(self) -> str:
+        return page_digest(self.fields, self.areas, self.end_date)
+
+
+def page_digest(fields: Mapping[str, Any], areas: Mapping[str, list[DesiredBlock]], end_date: str | None) -> str:
+    """The digest of a page's managed state, recorded after an apply and compared to notice drift."""
+    return digest(
+        {
+            "fields": dict(fields),
+            "areas": {name: [[b.type, dict(b.value)] for b in blocks] for name, blocks in areas.items()},
+            "publish_end_date": end_date,
+        }
+    )
+
+
+def desired_page(path: str, context: PageContext) -> DesiredPage:
+    spec = context.content.pages[path]
+    resolve = context.resolver()
+    fields = page_fields(spec, resolve)
+    areas = {area: desired_blocks(spec, area, resolve, base_url=context.base_url) for area in spec.areas}
+    return DesiredPage(fields, areas, publish_end_date(spec), frozenset(resolve.pending - {f"page:{path}"}))
+
+
+def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResult:
+    spec = context.content.pages[path]
+    desired = desired_page(path, context)
+    observed = context.observed
+    result = PageResult()
+    live = observed.pages_by_id.get(spec.id) if spec.id is not None else observed.pages.get(path)
+    if spec.id is not None and live is None:
+        warnings.append(f"page {path}: pinned id {spec.id} does not exist on the site; nothing planned for it")
+        return result
+    if live is not None and live.path != path:
+        result.actions.append(_move(path, live.path, live, context, desired))
+        result.moved_from.add(live.path)
+        return result
+    if live is None:
+        moved = _moved_from(path, desired, context)
+        if moved is not None:
+            result.actions.extend(_move_or_replace(path, moved, context, desired))
+            result.moved_from.add(moved.path)
+            return result
+        create = _create(path, desired, context, warnings)
+        if create is not None:
+            result.actions.append(create)
+        return result
+    update = _update(path, live, desired, context, warnings)
+    if update is not None:
+        result.actions.append(update)
+    return result
+
+
+def _create(path: str, desired: DesiredPage, context: PageContext, warnings: list[str]) -> Action | None:
+    parent = parent_path(path)
+    depends = set(desired.depends_on)
+    if parent is not None and parent not in context.observed.pages:
+        if parent not in context.content.pages:
+            warnings.append(f"page {path}: its parent {parent} does not exist on the site; it cannot be created")
+            return None
+        depends.add(f"page:{parent}")
+    fields = {"type": DEFAULT_TYPE, "template": DEFAULT_TEMPLATE, **desired.fields}
+    changes = [FieldChange(field=name, after=value) for name, value in fields.items()]
+    if desired.end_date is not None:
+        changes.append(FieldChange(field="publish_end_date", after=desired.end_date))
+    blocks = [
+        BlockChange(area=area, op="add", position=index, block_type=block.type, after=dict(block.value))
+        for area, area_blocks in desired.areas.items()
+        for index, block in enumerate(area_blocks)
+    ]
+    record = context.state.pages.get(path)
+    note = "managed before, but deleted outside cmssync" if record is not None else None
+    return Action(
+        kind="page",
+        key=path,
+        op="create",
+        changes=tuple(changes),
+        blocks=tuple(blocks),
+        depends_on=tuple(sorted(depends)),
+        drift=record is not None,
+        note=note,
+    )
+
+
+def _update(
+    path: str, live: LivePage, desired: DesiredPage, context: PageContext, warnings: list[str]
+) -> Action | None:
+    changes = _field_changes(path, live, desired, warnings)
+    blocks = _block_changes(live, desired)
+    record = context.state.pages.get(path)
+    ours = (
+        record is not None and record.draft_version_id is not None and record.draft_version_id == live.recent_version_id
+    )
+    note = None
+    if live.has_draft and not ours:
+        note = f"the page has an unapproved draft (version {live.recent_version_id}) not made by cmssync"
+        if changes or blocks:
+            warnings.append(f"page {path}: changes go into its pending draft (version {live.recent_version_id})")
+    precondition = Precondition(remote_id=str(live.id), live_version_id=live.live_version_id)
+    if changes or blocks:
+        drift = record is not None and record.digest == desired.digest
+        if context.publish == "draft":
+            note = (note + "; " if note else "") + "left as an unapproved draft for review"
+        return Action(
+            kind="page",
+            key=path,
+            op="update",
+            changes=tuple(changes),
+            blocks=tuple(blocks),
+            depends_on=tuple(sorted(desired.depends_on)),
+            precondition=precondition,
+            drift=drift,
+            note=note,
+        )
+    if context.publish == "approve" and live.has_draft:
+        if ours:
+            return Action(
+                kind="page",
+                key=path,
+                op="publish",
+                precondition=precondition,
+                note=f"approve the draft (version {live.recent_version_id}) left by an interrupted run",
+            )
+        warnings.append(f"page {path}: {note}; left as it is")
+    return None
+
+
+def _field_changes(path: str, live: LivePage, desired: DesiredPage, warnings: list[str]) -> list[FieldChange]:
+    changes: list[FieldChange] = []
+    current = {
+        "name": live.name,
+        "description": normalize_text(live.description),
+        "type": live.type,
+        "template": live.template,
+    }
+    for name, value in desired.fields.items():
+        if not name.startswith("attributes."):
+            if current[name] != value:
+                changes.append(FieldChange(field=name, before=current[name], after=value))
+            continue
+        handle = name.removeprefix("attributes.")
+        kind = live.attribute_types.get(handle)
+        before = live.attributes.get(handle)
+        if attribute_matches(value, before, kind):
+            continue
+        if kind == "select" and not _all_ints(value):
+            warnings.append(
+                f"page {path}: attribute {handle} is a select attribute; the API sets it by option id, "
+                f"so write the option ids (numbers) to manage it"
+            )
+            continue
+        changes.append(FieldChange(field=name, before=before, after=value))
+    if desired.end_date is not None and desired.end_date != live.publish_end_date:
+        changes.append(FieldChange(field="publish_end_date", before=live.publish_end_date, after=desired.end_date))
+    return changes
+
+
+def _all_ints(value: Any) -> bool:
+    items = value if isinstance(value, list) else [value]
+    return all(isinstance(item, int) and not isinstance(item, bool) for item in items)
+
+
+def _block_changes(live: LivePage, desired: DesiredPage) -> list[BlockChange]:
+    changes: list[BlockChange] = []
+    for area, blocks in desired.areas.items():
+        live_blocks = live.blocks(area)
+        positions = {block.id: index for index, block in enumerate(live_blocks)}
+        types = {block.id: block.type for block in live_blocks}
+        for op in align_area(live_blocks, blocks).changes:
+            if isinstance(op, Update):
+                before = {key: op.before.get(key, "") for key in op.value}
+                changes.append(
+                    BlockChange(
+                        area=area,
+                        op="update",
+                        position=op.index,
+                        block_type=types[op.live_id],
+                        block_id=op.live_id,
+                        before=before,
+                        after=dict(op.value),
+                    )
+                )
+            elif isinstance(op, Delete):
+                changes.append(
+                    BlockChange(
+                        area=area,
+                        op="delete",
+                        position=positions[op.live_id],
+                        block_type=types[op.live_id],
+                        block_id=op.live_id,
+                    )
+                )
+            elif isinstance(op, Add):
+                changes.append(
+                    BlockChange(area=area, op="add", position=op.index, block_type=op.type, after=dict(op.value))
+                )
+    return changes
+
+
+def _moved_from(path: str, desired: DesiredPage, context: PageContext) -> LivePage | None:
+    """A managed page that disappeared from the content and whose last applied state is this page's."""
+    for old_path, record in context.state.pages.items():
+        if old_path in context.content.pages or record.digest != desired.digest:
+            continue
+        live = context.observed.pages.get(old_path)
+        if live is not None and live.id == record.id:
+            return live
+    return None
+
+
+def _move(path: str, old_path: str, live: LivePage, context: PageContext, desired: DesiredPage) -> Action:
+    return Action(
+        kind="page",
+        key=path,
+        op="move",
+        changes=(FieldChange(field="path", before=old_path, after=path),),
+        precondition=Precondition(remote_id=str(live.id), live_version_id=live.live_version_id),
+        note=(
+            f"page {old_path} (id {live.id}) is at {path} in the content; the API cannot change a page's parent, "
+            "so move it in the dashboard, or remove the pinned id and run apply --replace-moved"
+        ),
+    )
+
+
+def _move_or_replace(path: str, live: LivePage, context: PageContext, desired: DesiredPage) -> list[Action]:
+    if not context.replace_moved:
+        return [
+            Action(
+                kind="page",
+                key=path,
+                op="move",
+                changes=(FieldChange(field="path", before=live.path, after=path),),
+                precondition=Precondition(remote_id=str(live.id), live_version_id=live.live_version_id),
+                note=(
+                    f"the content moved {live.path} to {path}; the API cannot change a page's parent. Run apply "
+                    f"--replace-moved to create {path} and delete {live.path} (its history and URL are lost), "
+                    "or move the page in the dashboard"
+                ),
+            )
+        ]
+    create = _create(path, desired, context, [])
+    delete = Action(
+        kind="page",
+        key=live.path,
+        op="delete",
+        depends_on=(f"page:{path}",),
+        precondition=Precondition(remote_id=str(live.id), live_version_id=live.live_version_id),
+        note=f"replaced by {path} (--replace-moved)",
+    )
+    return [a for a in (create, delete) if a is not None]

@@ -1,0 +1,227 @@
+"""``plan(desired, observed, state) → Plan``: the pure diff at the heart of cmssync (design.md §5).
+
+Nothing here does I/O or imports the API client. The inputs are the loaded content, a :class:`Snapshot` of the
+live objects, the ownership state, and the options of this run; the output is an ordered, dependency-annotated
+:class:`Plan`. Planning the result of an apply gives an empty plan, because both sides are compared in the form
+the server stores (``cmssync.sync.desired`` and ``cmssync.sync.normalize``).
+
+Rules worth knowing when reading the code:
+
+* Pages are compared in their *recent* version, the one every write modifies. With ``publish: approve`` a page
+  that needs no change but carries the unapproved draft of an interrupted cmssync run gets a ``publish`` action;
+  someone else's pending draft is reported and left alone.
+* Drift ("changed outside cmssync") is reported when the content of an object is what cmssync last applied (same
+  digest as in the state) and yet the site differs: then only the site can have changed.
+* Deletes are planned only for objects cmssync manages (in the state), only with pruning on, never for protected
+  objects, never from an empty content directory or an incomplete (incremental) observation, and never in bulk
+  beyond the guards (``max_deletes``, ``max_fraction``) unless the run explicitly allows it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from cmssync.content.paths import parent_path
+from cmssync.content.site import SiteContent
+from cmssync.sync.actions import Action, Plan, Precondition
+from cmssync.sync.assets import plan_files, plan_groups, plan_users
+from cmssync.sync.normalize import digest
+from cmssync.sync.pages import PageContext, page_digest, plan_page
+from cmssync.sync.snapshot import Snapshot
+from cmssync.sync.state import State
+
+DELETE_KIND_ORDER = ("page", "file", "user")
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    base_url: str
+    publish: Literal["approve", "draft"] = "approve"
+    prune: bool = False
+    protect_pages: frozenset[str] = frozenset({"/"})
+    protect_users: frozenset[str] = frozenset({"admin"})
+    max_deletes: int = 10
+    max_fraction: float = 0.25
+    allow_mass_delete: bool = False
+    targets: tuple[str, ...] = ()
+    """``KIND:KEY`` patterns (fnmatch); empty means everything."""
+    replace_moved: bool = False
+    api_username: str | None = None
+    """The account cmssync acts as: never deleted."""
+    password_digests: Mapping[str, str] = field(default_factory=dict)
+    """Username → keyed digest of the password the environment gives now (absent when unset)."""
+    existing_pages: frozenset[str] = frozenset()
+
+
+def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOptions) -> Plan:
+    warnings: list[str] = []
+    files = plan_files(content, observed, state, warnings)
+    groups = plan_groups(content, observed, warnings)
+    context = PageContext(
+        content=content,
+        observed=observed,
+        state=state,
+        publish=options.publish,
+        base_url=options.base_url,
+        file_urls=files.urls,
+        file_ids=files.ids,
+        changing_files=frozenset(files.changing),
+        replace_moved=options.replace_moved,
+    )
+    page_actions: list[Action] = []
+    moved_from: set[str] = set()
+    for path in sorted(content.pages, key=_depth_then_path):
+        result = plan_page(path, context, warnings)
+        page_actions.extend(result.actions)
+        moved_from |= result.moved_from
+    users = plan_users(content, observed, state, options.password_digests, warnings)
+
+    deletes = _deletes(content, observed, state, options, moved_from, warnings)
+    actions = [*groups, *files.actions, *page_actions, *users, *deletes]
+    if options.targets:
+        actions = _targeted(actions, options.targets)
+    return Plan(
+        site=observed.site_url,
+        publish=options.publish,
+        content_digest=content.digest(),
+        actions=tuple(actions),
+        warnings=tuple(warnings),
+    )
+
+
+def _depth_then_path(path: str) -> tuple[int, str]:
+    return (0 if path == "/" else path.count("/"), path)
+
+
+# --- deletes and guards -------------------------------------------------------------------------------------------
+
+
+def _deletes(
+    content: SiteContent,
+    observed: Snapshot,
+    state: State,
+    options: PlanOptions,
+    moved_from: set[str],
+    warnings: list[str],
+) -> list[Action]:
+    candidates = _delete_candidates(content, observed, state, options, moved_from, warnings)
+    if not any(candidates.values()):
+        return []
+    if not observed.complete:
+        return []  # an incremental observation cannot know what disappeared
+    if not (content.pages or content.files or content.users or content.groups):
+        count = sum(len(v) for v in candidates.values())
+        warnings.append(f"the content directory is empty: refusing to delete {count} managed objects")
+        return []
+    if not options.prune:
+        for kind, actions in candidates.items():
+            if actions:
+                keys = ", ".join(a.key for a in actions[:5]) + (" …" if len(actions) > 5 else "")
+                warnings.append(
+                    f"{len(actions)} managed {kind}(s) no longer in the content, kept (use --prune to delete): {keys}"
+                )
+        return []
+    result: list[Action] = []
+    for kind in DELETE_KIND_ORDER:
+        actions = candidates[kind]
+        managed = _managed_count(state, kind)
+        if actions and not options.allow_mass_delete and _too_many(len(actions), managed, options):
+            warnings.append(
+                f"refusing to delete {len(actions)} of {managed} managed {kind}s (guards: max_deletes="
+                f"{options.max_deletes}, max_fraction={options.max_fraction}); raise prune.max_deletes or "
+                f"prune.max_fraction in cmssync.yaml, or pass --allow-mass-delete"
+            )
+            continue
+        result.extend(actions)
+    return result
+
+
+def _too_many(count: int, managed: int, options: PlanOptions) -> bool:
+    if count > options.max_deletes:
+        return True
+    # A single delete is never "bulk": deleting one of three pages is ordinary pruning.
+    return count > 1 and managed > 0 and count / managed > options.max_fraction
+
+
+def _managed_count(state: State, kind: str) -> int:
+    if kind == "page":
+        return len(state.pages)
+    return len(state.files) if kind == "file" else len(state.users)
+
+
+def _delete_candidates(
+    content: SiteContent,
+    observed: Snapshot,
+    state: State,
+    options: PlanOptions,
+    moved_from: set[str],
+    warnings: list[str],
+) -> dict[str, list[Action]]:
+    pages: list[Action] = []
+    for path, record in sorted(state.pages.items(), key=lambda item: _depth_then_path(item[0]), reverse=True):
+        if path in content.pages or path in moved_from:
+            continue
+        live = observed.pages.get(path)
+        if live is None or live.id != record.id:
+            continue  # already gone (or replaced by another page at that path): nothing to delete
+        if path in options.protect_pages or path == "/" or live.id == observed.home_page_id:
+            warnings.append(f"page {path} is protected and will not be deleted")
+            continue
+        pages.append(
+            Action(
+                kind="page",
+                key=path,
+                op="delete",
+                precondition=Precondition(remote_id=str(live.id), live_version_id=live.live_version_id),
+                depends_on=tuple(f"page:{child}" for child in _managed_children(path, state, content)),
+            )
+        )
+    files = [
+        Action(kind="file", key=path, op="delete", precondition=Precondition(remote_id=str(record.id)))
+        for path, record in sorted(state.files.items())
+        if path not in content.files and str(record.id) in observed.files
+    ]
+    users: list[Action] = []
+    for username in sorted(state.users):
+        if username in content.users or username not in observed.users:
+            continue
+        live_user = observed.users[username]
+        if username in options.protect_users or live_user.id == 1 or username == options.api_username:
+            warnings.append(f"user {username} is protected and will not be deleted")
+            continue
+        users.append(
+            Action(kind="user", key=username, op="delete", precondition=Precondition(remote_id=str(live_user.id)))
+        )
+    return {"page": pages, "file": files, "user": users}
+
+
+def _managed_children(path: str, state: State, content: SiteContent) -> list[str]:
+    return sorted(p for p in state.pages if parent_path(p) == path and p not in content.pages)
+
+
+# --- targets ------------------------------------------------------------------------------------------------------
+
+
+def _targeted(actions: list[Action], targets: Iterable[str]) -> list[Action]:
+    """The actions matching a ``KIND:KEY`` pattern, plus everything they depend on (transitively)."""
+    patterns = list(targets)
+    by_id = {a.id: a for a in actions}
+    wanted = {a.id for a in actions if any(fnmatch.fnmatchcase(a.id, p) for p in patterns)}
+    stack = list(wanted)
+    while stack:
+        for dependency in by_id[stack.pop()].depends_on:
+            if dependency in by_id and dependency not in wanted:
+                wanted.add(dependency)
+                stack.append(dependency)
+    return [a for a in actions if a.id in wanted]
+
+
+def content_fingerprint(fields: Mapping[str, Any]) -> str:
+    """The digest recorded in the state for an object's managed fields."""
+    return digest(dict(fields))
+
+
+__all__ = ["PlanOptions", "content_fingerprint", "page_digest", "plan"]

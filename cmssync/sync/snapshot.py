@@ -1,0 +1,99 @@
+"""What cmssync saw on the live site: plain, normalised data for the pure planner.
+
+``observe`` builds a :class:`Snapshot` from API responses; the planner reads only this, so it never depends on the
+HTTP client and its tests build snapshots by hand. Values are already normalised (``cmssync.sync.normalize``): block
+values as the server's strings with site links as ``{CCM:BASE_URL}``, tags as lists, attribute values comparable
+with the content's.
+
+A page is described in its *recent* version (the one every write modifies, design.md §5): ``areas`` and the fields
+are those of that version. ``live_version_id`` is the approved version; when ``recent_version_id`` differs from it the
+page has a pending draft.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cmssync.sync.blocks import LiveBlock
+
+
+@dataclass(frozen=True)
+class LivePage:
+    id: int
+    path: str
+    name: str
+    description: str
+    type: str | None
+    template: str | None
+    attributes: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """Values of every attribute the page has, as the API gives them (the planner compares managed handles only)."""
+    attribute_types: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """Attribute handle → attribute type handle (``boolean``, ``select``, ``text`` …)."""
+    areas: Mapping[str, tuple[LiveBlock, ...]] = field(default_factory=dict, hash=False)
+    """Blocks of the recent version by area name; an area without blocks is absent."""
+    live_version_id: int | None = None
+    recent_version_id: int | None = None
+    publish_end_date: str | None = None
+    """Of the recent version, normalised (``YYYY-MM-DD HH:MM:SS``)."""
+
+    @property
+    def has_draft(self) -> bool:
+        return self.recent_version_id is not None and self.recent_version_id != self.live_version_id
+
+    def blocks(self, area: str) -> tuple[LiveBlock, ...]:
+        return tuple(self.areas.get(area, ()))
+
+
+@dataclass(frozen=True)
+class LiveFile:
+    id: str
+    """The file's UUID (lower case)."""
+    name: str
+    """The stored file name (the last segment of its URL)."""
+    url: str
+    title: str
+    description: str
+    tags: tuple[str, ...]
+    folder: int | None
+    size: int | None
+    attributes: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class LiveUser:
+    id: int
+    username: str
+    email: str
+    language: str | None
+
+
+@dataclass(frozen=True)
+class LiveGroup:
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The part of the live site that the content and the state describe."""
+
+    site_url: str
+    home_page_id: int
+    pages: Mapping[str, LivePage] = field(default_factory=dict)
+    """Live pages by path, for every path looked up that exists (managed, desired, or parents)."""
+    pages_by_id: Mapping[int, LivePage] = field(default_factory=dict)
+    files: Mapping[str, LiveFile] = field(default_factory=dict)
+    """Live files by UUID."""
+    users: Mapping[str, LiveUser] = field(default_factory=dict)
+    """Live users by username."""
+    groups: Mapping[str, LiveGroup] = field(default_factory=dict)
+    """Live groups by name (Guest and Registered Users are never listed by the API)."""
+    complete: bool = True
+    """False for an incremental observation that read only some objects: the planner then plans no deletes."""
+
+    def file_by_name(self, name: str, folder: int | None) -> LiveFile | None:
+        """A live file with this stored name in this folder (for adopting files when the state was lost)."""
+        matches = [f for f in self.files.values() if f.name == name and (folder is None or f.folder == folder)]
+        return matches[0] if len(matches) == 1 else None
