@@ -8,17 +8,23 @@ traceback unless ``--debug``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from cmssync import __version__
 from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError, NotBuiltError
 from cmssync.logs import configure_logging
+
+if TYPE_CHECKING:
+    from cmssync.sync.workspace import Workspace
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,6 +48,46 @@ def target_option(command: F) -> F:
         metavar="KIND:KEY",
         help="Limit to these objects, e.g. page:/about, file:logo.png, user:editor, group:Editors (repeatable).",
     )(command)
+
+
+@contextmanager
+def site_overrides(directory: Path, sandbox: bool) -> Iterator[dict[str, Any] | None]:
+    """Settings that point a command at the embedded sandbox (``--sandbox``), or None for the configured site.
+
+    The sandbox keeps its database and its own state under ``DIR/.cmssync/sandbox/``, so consecutive commands
+    (apply, then plan) see the same emulated site.
+    """
+    if not sandbox:
+        yield None
+        return
+    from cmssync.emulator.embedded import Sandbox
+
+    home = directory / ".cmssync" / "sandbox"
+    home.mkdir(parents=True, exist_ok=True)
+    with Sandbox(db=str(home / "site.sqlite3")) as emulated:
+        click.echo(f"sandbox: emulated Concrete CMS site at {emulated.url}", err=True)
+        yield {
+            "site": {"url": emulated.url, "api_prefix": "/ccm/api/1.0"},
+            "auth": {
+                "grant": "password",
+                "client_id": emulated.client_id,
+                "client_secret": emulated.client_secret,
+                "username": emulated.admin_username,
+                "password": emulated.admin_password,
+                "token_store": str(home / "tokens.json"),
+            },
+            "state": str(home / "state.json"),
+        }
+
+
+def open_site_workspace(directory: Path, overrides: dict[str, Any] | None) -> Workspace:
+    from cmssync.sync.workspace import open_workspace
+
+    return open_workspace(directory, overrides=overrides, any_site=overrides is not None)
+
+
+def wants_color() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
 def not_built(command: str, issue: int) -> NoReturn:
@@ -90,9 +136,23 @@ def plan(
     detailed_exitcode: bool,
     targets: tuple[str, ...],
     sandbox: bool,
-) -> None:
+) -> int:
     """Read the site and print what apply would do; writes nothing to the site."""
-    not_built("plan", 6)
+    from cmssync.sync.plan_command import run_plan
+
+    with site_overrides(directory, sandbox) as overrides:
+        workspace = open_site_workspace(directory, overrides)
+        return asyncio.run(
+            run_plan(
+                workspace,
+                out=sys.stdout,
+                output_format=output_format,  # type: ignore[arg-type]
+                plan_file=plan_file,
+                detailed_exitcode=detailed_exitcode,
+                targets=targets,
+                color=wants_color() and output_format == "text",
+            )
+        )
 
 
 @cli.command()

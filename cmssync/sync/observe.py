@@ -1,0 +1,225 @@
+"""Read the live objects that the content and the state describe, and nothing else. Read-only.
+
+Requests, for a site whose pages cmssync already manages: the default site (1), one read per page with every
+include the planner needs (``areas,custom_attributes`` in the recent version; one more only for a page with a
+pending draft, to learn its live version), and the file, user and group lists at ``limit=100``. So a no-op plan
+costs about pages + files/100 + users/100 + a constant.
+
+Pages are found by id (from the state or a pinned ``id``) and otherwise by path through the page tree
+(``/pages/{id}/children``, one request per parent level, cached), never through ``GET /pages``: a real server's
+page list repeats and skips pages whose modification dates tie (concrete-api.md §13). Lists of files and users
+have the same weakness, so objects the state knows but a list walk missed are read by id.
+
+Concurrency is bounded by the client (its semaphore); here every independent read is started at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import TypeVar
+
+from cmssync.api.client import ConcreteClient
+from cmssync.api.errors import NotFound, PermissionDenied
+from cmssync.api.models import File, Page, User
+from cmssync.content.paths import parent_path
+from cmssync.content.site import SiteContent
+from cmssync.sync.blocks import LiveBlock
+from cmssync.sync.normalize import normalize_block_value, normalize_date, normalize_tags
+from cmssync.sync.snapshot import LiveFile, LiveGroup, LivePage, LiveUser, Snapshot
+from cmssync.sync.state import State
+
+PAGE_INCLUDES = ("areas", "custom_attributes")
+T = TypeVar("T")
+
+
+@dataclass
+class _PageIndex:
+    by_path: dict[str, LivePage] = field(default_factory=dict)
+    by_id: dict[int, LivePage] = field(default_factory=dict)
+    children: dict[int, list[Page]] = field(default_factory=dict)
+
+    def add(self, page: LivePage) -> None:
+        self.by_path[page.path] = page
+        self.by_id[page.id] = page
+
+
+async def observe(client: ConcreteClient, content: SiteContent, state: State) -> Snapshot:
+    """A snapshot of every live object the content or the state names (see the module docstring)."""
+    site = await client.default_site(includes=())
+    home_id = site.home_page_id or 1
+    base_url = client.base_url
+    pages, files, users, groups = await asyncio.gather(
+        _observe_pages(client, content, state, home_id, base_url),
+        _observe_files(client, state),
+        _observe_users(client, state),
+        _gather_list(client.iter_groups()),
+    )
+    return Snapshot(
+        site_url=base_url,
+        home_page_id=home_id,
+        pages=pages.by_path,
+        pages_by_id=pages.by_id,
+        files=files,
+        users=users,
+        groups={group.name or "": LiveGroup(group.id, group.name or "") for group in groups},
+    )
+
+
+# --- pages --------------------------------------------------------------------------------------------------------
+
+
+async def _observe_pages(
+    client: ConcreteClient, content: SiteContent, state: State, home_id: int, base_url: str
+) -> _PageIndex:
+    index = _PageIndex()
+    known: dict[int, str | None] = {home_id: "/"}
+    for path, record in state.pages.items():
+        known.setdefault(record.id, path)
+    for path, spec in content.pages.items():
+        if spec.id is not None:
+            known.setdefault(spec.id, path)
+    for page in await _all(_read_page(client, page_id, base_url) for page_id in known):
+        if page is not None:
+            index.add(page)
+
+    wanted = set(content.pages) | set(content.settings.existing_pages)
+    wanted |= {parent for path in wanted if (parent := parent_path(path)) is not None}
+    missing = sorted(path for path in wanted if path not in index.by_path)
+    await _find_by_path(client, missing, index, base_url)
+    return index
+
+
+async def _read_page(client: ConcreteClient, page_id: int, base_url: str) -> LivePage | None:
+    """A page in its recent version, or None when it does not exist or sits in the trash."""
+    try:
+        recent = await client.get_page(page_id, includes=PAGE_INCLUDES, version="recent")
+    except (NotFound, PermissionDenied):
+        return None
+    live_version_id = recent.version.id if recent.version and recent.version.is_approved else None
+    if recent.version is not None and not recent.version.is_approved:
+        live = await client.get_page(page_id)
+        live_version_id = live.version.id if live.version and live.version.is_approved else None
+    return to_live_page(recent, live_version_id, base_url)
+
+
+async def _find_by_path(client: ConcreteClient, paths: list[str], index: _PageIndex, base_url: str) -> None:
+    """Walk down the tree from the nearest known ancestor of each path, one level (and request) at a time."""
+    pending = [path for path in paths if path.startswith("/") and path != "/"]
+    depth = 1
+    while pending:
+        level = sorted({_prefix(path, depth) for path in pending})
+        parents = {parent_path(p) or "/" for p in level if p not in index.by_path}
+        parent_ids = [index.by_path[p].id for p in parents if p in index.by_path]
+        missing_children = [pid for pid in parent_ids if pid not in index.children]
+        for page_id, children in zip(
+            missing_children, await _all(client.page_children(pid) for pid in missing_children), strict=True
+        ):
+            index.children[page_id] = children
+        found: list[int] = []
+        for path in level:
+            parent = parent_path(path) or "/"
+            if path in index.by_path or parent not in index.by_path:
+                continue
+            match = next((c for c in index.children[index.by_path[parent].id] if c.url_path == path), None)
+            if match is not None:
+                found.append(match.id)
+        for page in await _all(_read_page(client, page_id, base_url) for page_id in found):
+            if page is not None:
+                index.add(page)
+        pending = [path for path in pending if path not in index.by_path and path.count("/") > depth]
+        pending = [path for path in pending if _prefix(path, depth) in index.by_path]
+        depth += 1
+
+
+def _prefix(path: str, depth: int) -> str:
+    return "/" + "/".join(path.strip("/").split("/")[:depth])
+
+
+def to_live_page(page: Page, live_version_id: int | None, base_url: str) -> LivePage:
+    areas = {
+        area.name: tuple(
+            LiveBlock(
+                block.id, block.type or "", normalize_block_value(block.type or "", block.value, base_url=base_url)
+            )
+            for block in area.blocks
+        )
+        for area in page.areas or []
+    }
+    attributes = {a.handle: a.value for a in page.custom_attributes if a.handle}
+    types = {a.handle: a.type for a in page.custom_attributes if a.handle and a.type}
+    version = page.version
+    return LivePage(
+        id=page.id,
+        path=page.url_path,
+        name=page.name or "",
+        description=page.description or "",
+        type=page.type,
+        template=page.template,
+        attributes=attributes,
+        attribute_types=types,
+        areas=areas,
+        live_version_id=live_version_id,
+        recent_version_id=version.id if version else None,
+        publish_end_date=normalize_date(version.publish_end_date) if version else None,
+    )
+
+
+# --- files, users -------------------------------------------------------------------------------------------------
+
+
+async def _observe_files(client: ConcreteClient, state: State) -> dict[str, LiveFile]:
+    files = {f.id.lower(): f for f in await _gather_list(client.iter_files(includes=("custom_attributes",)))}
+    unseen = [str(r.id) for r in state.files.values() if str(r.id).lower() not in files]
+    for extra in await _all(_maybe(client.get_file(file_id, includes=("custom_attributes",))) for file_id in unseen):
+        if extra is not None:
+            files[extra.id.lower()] = extra
+    return {file_id: to_live_file(f) for file_id, f in files.items()}
+
+
+def to_live_file(file: File) -> LiveFile:
+    url = file.url or ""
+    return LiveFile(
+        id=file.id.lower(),
+        name=PurePosixPath(url.split("?")[0]).name,
+        url=url,
+        title=file.title or "",
+        description=file.description or "",
+        tags=tuple(normalize_tags(file.tags)),
+        folder=file.folder,
+        size=file.size.exact if file.size else None,
+        attributes={a.handle: a.value for a in file.custom_attributes if a.handle},
+    )
+
+
+async def _observe_users(client: ConcreteClient, state: State) -> dict[str, LiveUser]:
+    users: dict[int, User] = {u.id: u for u in await _gather_list(client.iter_users())}
+    unseen = [r.id for r in state.users.values() if r.id not in users]
+    for extra in await _all(_maybe(client.get_user(user_id)) for user_id in unseen):
+        if extra is not None:
+            users[extra.id] = extra
+    return {
+        u.username: LiveUser(id=u.id, username=u.username, email=u.email or "", language=u.language)
+        for u in users.values()
+        if u.username
+    }
+
+
+# --- helpers ------------------------------------------------------------------------------------------------------
+
+
+async def _all(awaitables: Iterable[Awaitable[T]]) -> list[T]:
+    return list(await asyncio.gather(*awaitables))
+
+
+async def _maybe(awaitable: Awaitable[T]) -> T | None:
+    try:
+        return await awaitable
+    except (NotFound, PermissionDenied):
+        return None
+
+
+async def _gather_list(iterator: AsyncIterator[T]) -> list[T]:
+    return [item async for item in iterator]

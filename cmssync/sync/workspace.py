@@ -1,0 +1,119 @@
+"""A content directory opened for work: content, settings, state store and the client that talks to its site.
+
+Commands (plan, apply, pull, status, the daemon) start here. Paths in the settings (``state``, the token store) are
+relative to the content directory unless absolute. The state directory also holds the file-hash cache, so a
+read-only content directory (a container mount) is never written to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cmssync.api.client import ConcreteClient
+from cmssync.config import Settings, load_settings
+from cmssync.content.loader import load_content
+from cmssync.content.site import SiteContent, resolve_password
+from cmssync.errors import ConfigError, ContentError
+from cmssync.sync.planner import PlanOptions
+from cmssync.sync.state import State, StateStore
+
+
+@dataclass(frozen=True)
+class Workspace:
+    directory: Path
+    content: SiteContent
+    settings: Settings
+    store: StateStore
+    any_site: bool = False
+    """Accept a state recorded for another URL (the sandbox listens on a new port every run)."""
+
+    def client(self) -> ConcreteClient:
+        return ConcreteClient.from_settings(self.settings, base_dir=self.directory)
+
+    def load_state(self) -> State:
+        state = self.store.load()
+        assert self.settings.site.url is not None
+        state.bind_site(self.settings.site.url, self.settings.site.api_prefix, allow_other_site=self.any_site)
+        return state
+
+    def plan_options(
+        self,
+        state: State,
+        *,
+        targets: tuple[str, ...] = (),
+        prune: bool | None = None,
+        replace_moved: bool = False,
+        allow_mass_delete: bool = False,
+    ) -> PlanOptions:
+        settings = self.settings
+        assert settings.site.url is not None
+        return PlanOptions(
+            base_url=settings.site.url,
+            publish=settings.publish,
+            prune=settings.prune.enabled if prune is None else prune,
+            protect_pages=frozenset(settings.protect.pages),
+            protect_users=frozenset(settings.protect.users),
+            max_deletes=settings.prune.max_deletes,
+            max_fraction=settings.prune.max_fraction,
+            allow_mass_delete=allow_mass_delete,
+            targets=targets,
+            replace_moved=replace_moved,
+            api_username=settings.auth.username,
+            password_digests=self.password_digests(state),
+            existing_pages=frozenset(settings.existing_pages),
+        )
+
+    def password_digests(self, state: State) -> dict[str, str]:
+        """Keyed digests of the passwords the environment gives now; users whose variable is unset are left out."""
+        digests = {}
+        for username, spec in self.content.users.items():
+            if spec.password is None:
+                continue
+            try:
+                password = resolve_password(spec)
+            except ContentError:  # an unset variable: the planner reports it as a warning
+                continue
+            if password is not None:
+                digests[username] = state.password_digest(username, password)
+        return digests
+
+
+def state_dir(directory: Path, settings: Settings) -> Path:
+    path = Path(settings.state)
+    return (path if path.is_absolute() else directory / path).parent
+
+
+def open_workspace(directory: Path, *, overrides: Mapping[str, Any] | None = None, any_site: bool = False) -> Workspace:
+    """Load and validate the content (raises ``ContentError`` with every problem) and the settings."""
+    if not directory.is_dir():
+        raise ConfigError(f"content directory {directory} does not exist")
+    settings = load_settings(directory, overrides=overrides)
+    cache = state_dir(directory, settings) / "file-hashes.json"
+    content = load_content(directory, hash_cache=cache if _writable(cache.parent) else None)
+    if overrides:
+        # The loader reads cmssync.yaml on its own; command-line choices (--sandbox) must still win.
+        settings = load_settings(directory, overrides=overrides)
+        content = SiteContent(
+            root=content.root,
+            settings=settings,
+            pages=content.pages,
+            files=content.files,
+            users=content.users,
+            groups=content.groups,
+        )
+    if not settings.site.url:
+        raise ConfigError(f"no site to talk to: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
+    state_path = Path(settings.state)
+    store = StateStore(state_path if state_path.is_absolute() else directory / state_path)
+    return Workspace(directory=directory, content=content, settings=content.settings, store=store, any_site=any_site)
+
+
+def _writable(directory: Path) -> bool:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return directory.is_dir()
