@@ -159,21 +159,42 @@ def plan(
 @CONTENT_DIR
 @click.argument("plan_file", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--prune", is_flag=True, help="Delete managed objects that disappeared from the content.")
-@click.option("--replace-moved", is_flag=True, help="Apply page moves as create-new-then-prune-old.")
+@click.option("--prune", is_flag=True, default=None, help="Delete managed objects that disappeared from the content.")
+@click.option("--replace-moved", is_flag=True, help="Apply page moves as create-new-then-delete-old.")
+@click.option("--allow-mass-delete", is_flag=True, help="Allow deletes beyond the prune guards.")
 @target_option
 @site_options
 def apply(
     directory: Path,
     plan_file: Path | None,
     yes: bool,
-    prune: bool,
+    prune: bool | None,
     replace_moved: bool,
+    allow_mass_delete: bool,
     targets: tuple[str, ...],
     sandbox: bool,
-) -> None:
+) -> int:
     """Make the site match the content (with PLAN_FILE: exactly that plan, refused if stale)."""
-    not_built("apply", 7)
+    from cmssync.sync.apply_command import ApplyRequest, run_apply
+
+    request = ApplyRequest(
+        plan_file=plan_file,
+        yes=yes,
+        prune=prune or None,
+        replace_moved=replace_moved,
+        allow_mass_delete=allow_mass_delete,
+        targets=targets,
+    )
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+
+    def confirm() -> bool:
+        return click.confirm("Apply these changes?", default=False)
+
+    with site_overrides(directory, sandbox) as overrides:
+        workspace = open_site_workspace(directory, overrides)
+        return asyncio.run(
+            run_apply(workspace, request, out=sys.stdout, confirm=confirm if interactive else None, color=wants_color())
+        )
 
 
 @cli.command()

@@ -12,12 +12,13 @@ The real server changes what it stores (concrete-api.md §6, §13), and each fun
   the same link here.
 * HTML and other text: trailing whitespace at the end of each line and at the end of the text is not significant
   (YAML block scalars add a final newline; editors add or drop trailing blanks). ``\\r\\n`` counts as ``\\n``.
-* Tags: stored as ``"\\ntag1\\ntag2\\n"``; a ``PUT`` splits a string on commas and newlines, trims and drops empty
-  entries and duplicates (keeping the first). We do the same, keeping the order.
+* Tags: stored as ``"\\ntag1\\ntag2\\n"``; a ``PUT`` splits a string on commas and newlines, trims, and drops
+  empty entries. We do the same, keeping the order, and also drop repeats (keeping the first): a repeated tag means
+  nothing, and whether the server keeps it does not matter once both sides are normalised.
 * Dates: ATOM (``2024-05-01T10:11:12+00:00``), DB (``2024-05-01 10:11:12``, no zone) and plain dates
   (``2024-05-01``, meaning midnight) become ``"YYYY-MM-DD HH:MM:SS"``. An aware value is converted to UTC; a naive one
   is taken as it is. That assumes the site's time zone is UTC (as on the recorded site) whenever a DB date is compared
-  with an ATOM one; on another time zone such a comparison can only be right to the hour, so compare like with like.
+  with an ATOM one; on another time zone such a comparison is off by the zone's offset, so compare like with like.
 * Page attributes: see :func:`normalize_attribute`.
 
 Nothing here imports ``cmssync.api``: the functions take plain JSON-shaped values.
@@ -39,7 +40,7 @@ BASE_URL_PLACEHOLDER = "{CCM:BASE_URL}"
 _TRAILING_SPACE = re.compile(r"[ \t\f\v]+$", re.MULTILINE)
 _TAG_SEPARATORS = re.compile(r"[,\r\n]")
 _ZERO_DATES = {"", "0000-00-00", "0000-00-00 00:00:00"}
-_TRUE_STRINGS = {"1", "true", "on", "yes"}
+_TRUE_STRINGS = {"1", "true"}
 
 
 def normalize_block_value(
@@ -148,19 +149,23 @@ def normalize_date(value: str | date | datetime | None) -> str | None:
 def normalize_attribute(value: Any, *, attribute_type: str | None = None) -> Any:
     """A page/file/user attribute value in a form that compares equal on both sides.
 
-    * ``boolean`` (when ``attribute_type`` says so, or the value is a bool): True/False, read like PHP's
-      ``filter_var(..., FILTER_VALIDATE_BOOLEAN)``: ``"1"``, ``"true"``, ``"on"``, ``"yes"`` are True.
+    ``attribute_type`` is the type handle the server reports (``CustomAttribute.type``), when known.
+
+    * ``boolean``: True/False. True only for ``True``, ``1``, ``"1"`` and ``"true"``: what the recorded server took
+      as true (it did not take ``"yes"``, although ``filter_var`` would).
     * ``number``: an int when integral, else a float (``"7"``, ``7`` and ``7.0`` are equal).
-    * ``select``: the server answers a nested collection ``{"data": [option, ...]}``; each option becomes its
-      value (``value``, else ``name``, else ``display_value``, else ``id``) as a string, and the selection is
-      sorted, because it is a set. Content gives option values (names) or a single string. The API *writes* select
-      attributes by option id, so a planner must map names to ids before sending; this only compares.
+    * ``select``: the server answers a nested collection ``{"data": [option, ...]}`` and is written with option
+      **ids**; each option becomes its ``id`` (else ``value``, ``name``, ``display_value``) as a string, content ids
+      become strings too, and the selection is sorted, because it is a set. Option names given by content are kept
+      as strings and so only match options that have no id.
     * any other ``{"data": obj}`` (an ``image_file`` answers ``{"data": File}``): the object's ``id`` as a string;
       ``{"data": [...]}`` without a type is read as a selection.
-    * None → ``""``; strings → :func:`normalize_text`; other mappings → their values normalised; lists → their
-      items normalised, order kept.
+    * Without a type, ``None``, ``False`` and ``""`` are all ``""``: the server leaves false and empty values out of
+      ``custom_attributes``, so an absent attribute (no value, no type) must equal a desired ``false``.
+    * Otherwise: strings → :func:`normalize_text`; mappings → their values normalised; lists → their items
+      normalised, order kept; an integral float → int.
     """
-    if attribute_type == "boolean" or isinstance(value, bool):
+    if attribute_type == "boolean":
         return _boolean(value)
     if attribute_type == "number":
         return _number(value)
@@ -168,7 +173,7 @@ def normalize_attribute(value: Any, *, attribute_type: str | None = None) -> Any
         return _selection(value)
     if isinstance(value, Mapping) and set(value) == {"data"}:
         return _nested(value["data"])
-    if value is None:
+    if value is None or value is False:
         return ""
     if isinstance(value, str):
         return normalize_text(value)
@@ -184,7 +189,7 @@ def normalize_attribute(value: Any, *, attribute_type: str | None = None) -> Any
 def _boolean(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in _TRUE_STRINGS
-    return bool(value)
+    return value is True or (type(value) is int and value == 1)
 
 
 def _number(value: Any) -> Any:
@@ -210,7 +215,7 @@ def _selection(value: Any) -> list[str]:
 
 def _option_name(option: Any) -> str:
     if isinstance(option, Mapping):
-        for key in ("value", "name", "display_value", "id"):
+        for key in ("id", "value", "name", "display_value"):
             if option.get(key) not in (None, ""):
                 return str(option[key]).strip()
         return ""

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from cmssync.content.models import PageSpec
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
 from cmssync.sync.actions import Action, BlockChange, FieldChange, Precondition
@@ -72,10 +73,13 @@ def page_digest(fields: Mapping[str, Any], areas: Mapping[str, list[DesiredBlock
 
 
 def desired_page(path: str, context: PageContext) -> DesiredPage:
-    spec = context.content.pages[path]
-    resolve = context.resolver()
+    return build_desired_page(context.content.pages[path], path, context.resolver(), base_url=context.base_url)
+
+
+def build_desired_page(spec: PageSpec, path: str, resolve: Resolver, *, base_url: str) -> DesiredPage:
+    """A page as the site should hold it, references resolved as far as ``resolve`` knows them."""
     fields = page_fields(spec, resolve)
-    areas = {area: desired_blocks(spec, area, resolve, base_url=context.base_url) for area in spec.areas}
+    areas = {area: desired_blocks(spec, area, resolve, base_url=base_url) for area in spec.areas}
     return DesiredPage(fields, areas, publish_end_date(spec), frozenset(resolve.pending - {f"page:{path}"}))
 
 

@@ -380,7 +380,9 @@ class StateStore:
                 if not isinstance(exc, BlockingIOError):
                     raise StateError(f"{self.lock_path}: cannot lock the state: {exc.strerror or exc}") from exc
                 holder = _parse_holder(self.lock_path)
-                who = holder.describe() if holder else "another process (it has not said who yet)"
+                # A dead recorded holder means the live one has not written its record yet.
+                alive = holder is not None and holder.is_alive() is not False
+                who = holder.describe() if holder and alive else "another process (it has not said who yet)"
                 raise StateLockedError(
                     f"state is locked by {who}; wait for it, or remove {self.lock_path} if that process is gone"
                 ) from None

@@ -1,0 +1,132 @@
+"""Execute a plan: dependency order, bounded concurrency, state written after every completed remote change.
+
+Scheduling: every action waits for the actions it depends on; independent actions (different pages, files, users)
+run concurrently, bounded by the client's semaphore; the changes of one page run in order inside its action. Deletes
+run last, after every create and update has finished, so references are re-pointed before a file disappears and
+children go before their parents. An action whose dependency failed is skipped, and says why.
+
+Failure handling: an action that fails is reported with the object and the server's reason; the others go on; the
+state records exactly what succeeded (``ApplyContext.save`` runs after each remote change that the state must
+remember). Creates are never blindly repeated: after an ambiguous failure the handler reads the site to learn
+whether the object exists (see ``apply_pages`` and ``apply_assets``). Every delete is read back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from cmssync.api.client import ConcreteClient
+from cmssync.content.site import SiteContent
+from cmssync.errors import CmsSyncError
+from cmssync.sync.actions import Action, Plan
+from cmssync.sync.desired import Resolver
+from cmssync.sync.snapshot import Snapshot
+from cmssync.sync.state import State, StateStore
+
+Status = Literal["ok", "failed", "skipped"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    action: Action
+    status: Status
+    message: str = ""
+
+    def line(self) -> str:
+        text = f"{self.status:7} {self.action.kind} {self.action.key} ({self.action.op})"
+        return f"{text}: {self.message}" if self.message else text
+
+
+@dataclass
+class ApplyContext:
+    """What every action handler needs: the client, the desired content, what was observed, and the state."""
+
+    client: ConcreteClient
+    content: SiteContent
+    snapshot: Snapshot
+    state: State
+    store: StateStore
+    publish: Literal["approve", "draft"]
+    versions_keep: int | None
+    page_ids: dict[str, int] = field(default_factory=dict)
+    file_urls: dict[str, str] = field(default_factory=dict)
+    file_ids: dict[str, str] = field(default_factory=dict)
+    retired_files: dict[str, str] = field(default_factory=dict)
+    """Old file id → path, for files replaced in this run: deleted once the pages pointing at them are updated."""
+
+    def __post_init__(self) -> None:
+        self.page_ids.update({path: page.id for path, page in self.snapshot.pages.items()})
+        for path, record in self.state.files.items():
+            live = self.snapshot.files.get(str(record.id).lower())
+            if live is not None:
+                self.file_urls[path] = live.url
+                self.file_ids[path] = live.id
+
+    @property
+    def base_url(self) -> str:
+        return self.client.base_url
+
+    def resolver(self, *, strict: bool = True) -> Resolver:
+        """References resolved to what exists on the site right now (strict: an unknown target is an error)."""
+        return Resolver(file_urls=self.file_urls, file_ids=self.file_ids, page_ids=self.page_ids, strict=strict)
+
+    def save(self) -> None:
+        self.store.save(self.state)
+
+
+Handler = Callable[[Action, ApplyContext], Awaitable[str]]
+
+
+async def execute(
+    plan: Plan,
+    context: ApplyContext,
+    handlers: Mapping[str, Handler],
+    *,
+    on_outcome: Callable[[Outcome], None] = lambda outcome: None,
+) -> list[Outcome]:
+    """Run every action of ``plan`` (see the module docstring); returns the outcomes in plan order."""
+    outcomes: dict[str, Outcome] = {}
+    finished = {action.id: asyncio.Event() for action in plan.actions}
+
+    async def run(action: Action) -> None:
+        try:
+            blocked = await _blocked_by(action, finished, outcomes)
+            if blocked is not None:
+                outcome = Outcome(action, "skipped", f"{blocked} did not succeed")
+            else:
+                outcome = await _attempt(action, context, handlers)
+        finally:
+            finished[action.id].set()
+        outcomes[action.id] = outcome
+        on_outcome(outcome)
+
+    writes = [a for a in plan.actions if a.op != "delete"]
+    deletes = [a for a in plan.actions if a.op == "delete"]
+    await asyncio.gather(*(run(action) for action in writes))
+    await asyncio.gather(*(run(action) for action in deletes))
+    return [outcomes[action.id] for action in plan.actions]
+
+
+async def _blocked_by(action: Action, finished: dict[str, asyncio.Event], outcomes: dict[str, Outcome]) -> str | None:
+    for dependency in action.depends_on:
+        if dependency not in finished:
+            continue  # not part of this plan: already true on the site
+        await finished[dependency].wait()
+        if outcomes[dependency].status != "ok":
+            return dependency
+    return None
+
+
+async def _attempt(action: Action, context: ApplyContext, handlers: Mapping[str, Handler]) -> Outcome:
+    try:
+        message = await handlers[action.kind](action, context)
+    except CmsSyncError as exc:
+        return Outcome(action, "failed", str(exc))
+    except LookupError as exc:  # a reference whose target does not exist on the site
+        return Outcome(action, "failed", str(exc).strip("'\""))
+    if message.startswith("skipped:"):
+        return Outcome(action, "skipped", message.removeprefix("skipped:").strip())
+    return Outcome(action, "ok", message)

@@ -1,0 +1,252 @@
+"""Applying group, file and user actions.
+
+Creates are never repeated blindly: when a create fails ambiguously (``OutcomeUnknown``: a timeout, a dropped
+connection or a 5xx after the request was sent) the handler looks the object up by its natural key (group name;
+file name, folder and size; username) and adopts it if it exists. Every delete is read back, because a real server
+answers "deleted" for objects it silently keeps (the super admin).
+
+A replaced file's new bytes are uploaded first; the old file is only retired here and deleted after the pages
+that referenced it have been re-pointed (``delete_retired_files``).
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Any
+
+from cmssync.api.errors import NotFound, OutcomeUnknown
+from cmssync.api.models import File, Group, User
+from cmssync.content.files import FileSpec
+from cmssync.content.site import resolve_password
+from cmssync.errors import ApplyError
+from cmssync.sync.actions import Action
+from cmssync.sync.apply import ApplyContext, Outcome
+from cmssync.sync.assets import desired_file_meta, file_hash
+from cmssync.sync.normalize import digest
+from cmssync.sync.state import FileRecord, GroupRecord, UserRecord
+
+# --- groups -------------------------------------------------------------------------------------------------------
+
+
+async def apply_group(action: Action, context: ApplyContext) -> str:
+    name = action.key
+    try:
+        group = await context.client.create_group(name)
+    except OutcomeUnknown:
+        found = await _group_named(context, name)
+        if found is None:
+            raise
+        group = found
+    context.state.record_group(name, GroupRecord(id=group.id))
+    context.save()
+    return f"created (id {group.id})"
+
+
+async def _group_named(context: ApplyContext, name: str) -> Group | None:
+    async for group in context.client.iter_groups():
+        if group.name == name:
+            return group
+    return None
+
+
+# --- files --------------------------------------------------------------------------------------------------------
+
+
+async def apply_file(action: Action, context: ApplyContext) -> str:
+    path = action.key
+    if action.op == "delete":
+        return await _delete_file(action, context)
+    spec = context.content.files[path]
+    if action.op in ("create", "replace"):
+        uploaded = await _upload(context, spec)
+        old = context.state.files.get(path)
+        if action.op == "replace" and old is not None:
+            context.retired_files[str(old.id)] = path
+        _record_file(context, spec, uploaded)
+        await _set_metadata(context, spec, uploaded, set(desired_file_meta(spec)) - {"folder"})
+        verb = "uploaded" if action.op == "create" else "uploaded the new bytes"
+        return f"{verb} (id {uploaded.id})"
+    file_id = action.precondition.remote_id or context.file_ids[path]
+    fields = {change.field for change in action.changes}
+    current: File | None = None
+    if "folder" in fields and spec.folder_id is not None:
+        current = await context.client.move_file(file_id, spec.folder_id)
+    if fields - {"folder"}:
+        current = await _set_metadata(context, spec, None, fields - {"folder"}, file_id=file_id)
+    if current is None:  # adopted as it is
+        current = await context.client.get_file(file_id)
+    _record_file(context, spec, current)
+    return "updated"
+
+
+async def _upload(context: ApplyContext, spec: FileSpec) -> File:
+    local = context.content.root / "files" / spec.path
+    try:
+        return await context.client.upload_file(local, folder_id=spec.folder_id)
+    except OutcomeUnknown:
+        found = await _uploaded_copy(context, spec)
+        if found is None:
+            raise
+        return found
+
+
+async def _uploaded_copy(context: ApplyContext, spec: FileSpec) -> File | None:
+    """After an ambiguous upload: an unmanaged file with this name, folder and size, if the upload happened."""
+    managed = {str(record.id).lower() for record in context.state.files.values()}
+    name = PurePosixPath(spec.path).name
+    async for candidate in context.client.iter_files():
+        url_name = PurePosixPath((candidate.url or "").split("?")[0]).name
+        size = candidate.size.exact if candidate.size else None
+        folder_ok = spec.folder_id is None or candidate.folder == spec.folder_id
+        if candidate.id.lower() not in managed and url_name == name and size == spec.size and folder_ok:
+            return candidate
+    return None
+
+
+async def _set_metadata(
+    context: ApplyContext, spec: FileSpec, uploaded: File | None, fields: set[str], *, file_id: str | None = None
+) -> File | None:
+    meta = desired_file_meta(spec)
+    wanted = {name: meta[name] for name in fields if name in meta}
+    if not wanted:
+        return uploaded
+    attributes = {
+        name.removeprefix("attributes."): value for name, value in wanted.items() if name.startswith("attributes.")
+    }
+    target = file_id or (uploaded.id if uploaded else None)
+    assert target is not None
+    return await context.client.update_file(
+        target,
+        title=wanted.get("title"),
+        description=wanted.get("description"),
+        tags=wanted.get("tags"),
+        attributes=attributes or None,
+    )
+
+
+def _record_file(context: ApplyContext, spec: FileSpec, file: File) -> None:
+    context.state.record_file(
+        spec.path,
+        FileRecord(
+            id=file.id.lower(),
+            hash=file_hash(spec),
+            url=file.url or "",
+            folder=file.folder if file.folder is not None else spec.folder_id,
+            digest=digest(desired_file_meta(spec)),
+        ),
+    )
+    context.file_urls[spec.path] = file.url or ""
+    context.file_ids[spec.path] = file.id.lower()
+    context.save()
+
+
+async def _delete_file(action: Action, context: ApplyContext) -> str:
+    record = context.state.files.get(action.key)
+    file_id = action.precondition.remote_id or (str(record.id) if record else "")
+    await _delete_file_id(context, file_id, action.key)
+    context.state.forget_file(action.key)
+    context.save()
+    return "deleted"
+
+
+async def _delete_file_id(context: ApplyContext, file_id: str, path: str) -> None:
+    await context.client.delete_file(file_id)
+    try:
+        await context.client.get_file(file_id)
+    except NotFound:
+        return
+    raise ApplyError(f"file {path}: the server answered 'deleted' but file {file_id} is still there")
+
+
+async def delete_retired_files(context: ApplyContext, outcomes: list[Outcome]) -> list[str]:
+    """Delete the old versions of replaced files once every page action of this run has succeeded.
+
+    If a page failed, it may still show the old URL: the old file stays, and the problem is reported.
+    """
+    if not context.retired_files:
+        return []
+    failed_pages = [o for o in outcomes if o.action.kind == "page" and o.status != "ok"]
+    if failed_pages:
+        return [f"kept {len(context.retired_files)} replaced file(s): some pages were not updated"]
+    problems = []
+    for file_id, path in sorted(context.retired_files.items()):
+        try:
+            await _delete_file_id(context, file_id, path)
+        except ApplyError as exc:
+            problems.append(str(exc))
+    context.retired_files.clear()
+    return problems
+
+
+# --- users --------------------------------------------------------------------------------------------------------
+
+
+async def apply_user(action: Action, context: ApplyContext) -> str:
+    username = action.key
+    if action.op == "delete":
+        return await _delete_user(action, context)
+    spec = context.content.users[username]
+    fields = {change.field for change in action.changes}
+    password = resolve_password(spec) if "password" in fields else None
+    if action.op == "create":
+        if password is None:
+            raise ApplyError(f"user {username}: a new user needs a password (password: ${{env:NAME}} in users.yaml)")
+        try:
+            user = await context.client.create_user(
+                username=username, email=spec.email, password=password, language=spec.language
+            )
+        except OutcomeUnknown:
+            found = await _user_named(context, username)
+            if found is None:
+                raise
+            user = found
+            await context.client.change_password(user.id, password)
+        _record_user(context, username, user.id, password)
+        return f"created (id {user.id})"
+    user_id = int(action.precondition.remote_id or context.state.users[username].id)
+    changed: dict[str, Any] = {}
+    if "email" in fields:
+        changed["email"] = spec.email
+    if "language" in fields:
+        changed["language"] = spec.language
+    if changed:
+        await context.client.update_user(user_id, **changed)
+    if password is not None:
+        await context.client.change_password(user_id, password)
+    _record_user(context, username, user_id, password)
+    return "updated" + (" (password changed)" if password is not None else "")
+
+
+async def _user_named(context: ApplyContext, username: str) -> User | None:
+    async for user in context.client.iter_users():
+        if user.username == username:
+            return user
+    return None
+
+
+def _record_user(context: ApplyContext, username: str, user_id: int, password: str | None) -> None:
+    old = context.state.users.get(username)
+    spec = context.content.users[username]
+    password_digest = context.state.password_digest(username, password) if password is not None else None
+    context.state.record_user(
+        username,
+        UserRecord(
+            id=user_id,
+            digest=digest({"email": spec.email, "language": spec.language}),
+            password_digest=password_digest or (old.password_digest if old else None),
+        ),
+    )
+    context.save()
+
+
+async def _delete_user(action: Action, context: ApplyContext) -> str:
+    record = context.state.users.get(action.key)
+    user_id = int(action.precondition.remote_id or (record.id if record else 0))
+    await context.client.delete_user(user_id)
+    try:
+        await context.client.get_user(user_id)
+    except NotFound:
+        context.state.forget_user(action.key)
+        context.save()
+        return "deleted"
+    raise ApplyError(f"user {action.key}: the server answered 'deleted' but user {user_id} is still there")

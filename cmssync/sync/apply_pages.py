@@ -1,0 +1,245 @@
+"""Applying page actions, following the server's versioning rules (design.md §5, concrete-api.md §8 and §13).
+
+Every write to a page (its fields, a block add, update or delete) lands in one unapproved draft version; with
+``publish: approve`` that draft is approved after the page's last change, so each touched page gets exactly one new
+version. The first write's draft is recorded in the state at once, so a run killed half way is recognised by the
+next one, which finishes the same draft instead of starting another.
+
+Block ids: the first update of a block after an approval answers with a *new* id (the block was copied into the
+draft); the id the server returns is used from then on.
+
+A new page is created with its last path segment as its name, because Concrete derives the page's URL from the
+name at creation and never changes it afterwards; the real name, description and attributes follow in the draft.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cmssync.api.client import ConcreteClient
+from cmssync.api.errors import NotFound, OutcomeUnknown, PendingDeletion
+from cmssync.api.models import Page, PageVersion
+from cmssync.content.models import PageSpec
+from cmssync.content.paths import parent_path
+from cmssync.errors import ApplyError
+from cmssync.sync.actions import Action, BlockChange
+from cmssync.sync.apply import ApplyContext
+from cmssync.sync.blocks import values_match
+from cmssync.sync.desired import block_fields, page_fields
+from cmssync.sync.normalize import normalize_block_value
+from cmssync.sync.pages import DEFAULT_TEMPLATE, DEFAULT_TYPE, build_desired_page
+from cmssync.sync.state import PageRecord
+
+
+class PageWriter:
+    """The writes to one page in one run: tracks its draft version, records it, approves it at the end."""
+
+    def __init__(self, context: ApplyContext, path: str, page_id: int) -> None:
+        self.context = context
+        self.path = path
+        self.page_id = page_id
+        record = context.state.pages.get(path)
+        self.draft_id: int | None = record.draft_version_id if record is not None else None
+        self.writes = 0
+
+    @property
+    def client(self) -> ConcreteClient:
+        return self.context.client
+
+    def _saw(self, version: PageVersion | None) -> None:
+        self.writes += 1
+        if version is None or version.id is None or version.is_approved:
+            return
+        if version.id != self.draft_id:
+            self.draft_id = version.id
+            record = self.context.state.pages.get(self.path) or PageRecord(id=self.page_id)
+            self.context.state.record_page(self.path, record.evolve(id=self.page_id, draft_version_id=version.id))
+            self.context.save()
+
+    async def update_fields(self, spec: PageSpec, wanted: set[str]) -> None:
+        fields = page_fields(spec, self.context.resolver())
+        attributes = {
+            name.removeprefix("attributes."): value
+            for name, value in fields.items()
+            if name.startswith("attributes.") and name in wanted
+        }
+        plain = {name: fields[name] for name in ("name", "description", "type", "template") if name in wanted}
+        page = await self.client.update_page(self.page_id, attributes=attributes or None, **plain)
+        self._saw(page.version)
+
+    async def block(self, change: BlockChange, spec: PageSpec) -> None:
+        if change.op == "delete":
+            assert change.block_id is not None
+            result = await self.client.delete_area_block(self.page_id, change.area, change.block_id)
+            self._saw(result.version)
+            return
+        block = spec.areas[change.area][change.position]
+        value = block_fields(block, self.context.resolver())
+        if change.op == "update":
+            assert change.block_id is not None
+            updated = await self.client.update_block(self.page_id, change.area, change.block_id, value=value)
+            self._saw(updated.page.version if updated.page else None)
+            return
+        try:
+            added = await self.client.add_block(self.page_id, change.area, type=block.type, value=value)
+        except OutcomeUnknown:
+            if not await self._block_landed(change, block.type, value):
+                raise
+            self.writes += 1
+            return
+        self._saw(added.page.version if added.page else None)
+
+    async def _block_landed(self, change: BlockChange, block_type: str, value: dict[str, Any]) -> bool:
+        """After an ambiguous add: is the area's last block in the recent version the one we sent?"""
+        page = await self.client.get_page(self.page_id, includes=("areas",), version="recent")
+        area = page.area(change.area)
+        if area is None or not area.blocks:
+            return False
+        last = area.blocks[-1]
+        wanted = normalize_block_value(block_type, value, base_url=self.context.base_url)
+        landed = normalize_block_value(block_type, last.value, base_url=self.context.base_url)
+        if last.type == block_type and values_match(landed, wanted):
+            self._saw(page.version)
+            return True
+        return False
+
+    async def finish(self, spec: PageSpec) -> str:
+        """Approve the draft (``publish: approve``) or leave it for review, and record what the page now is."""
+        draft = self.draft_id
+        if draft is None and self.writes:
+            draft = await self._newest_unapproved()
+        end_date = spec.publish_end_date
+        live_id: int | None = None
+        message = "no change needed"
+        if draft is not None:
+            if self.context.publish == "approve":
+                kwargs: dict[str, Any] = {"approved": True}
+                if end_date is not None:
+                    kwargs["publish_end_date"] = end_date
+                await self.client.update_page_version(self.page_id, draft, **kwargs)
+                live_id, message = draft, f"version {draft} approved"
+            else:
+                if end_date is not None:
+                    await self.client.update_page_version(self.page_id, draft, publish_end_date=end_date)
+                message = f"draft version {draft} left for review"
+        desired = build_desired_page(
+            spec, self.path, self.context.resolver(strict=False), base_url=self.context.base_url
+        )
+        old = self.context.state.pages.get(self.path) or PageRecord(id=self.page_id)
+        self.context.state.record_page(
+            self.path,
+            old.evolve(
+                id=self.page_id,
+                digest=desired.digest,
+                live_version_id=live_id if live_id is not None else old.live_version_id,
+                draft_version_id=None if live_id is not None else draft,
+            ),
+        )
+        self.context.save()
+        if live_id is not None:
+            await self._prune_versions(live_id)
+        return message
+
+    async def _newest_unapproved(self) -> int | None:
+        async for version in self.client.iter_page_versions(self.page_id):
+            return version.id if not version.is_approved else None
+        return None
+
+    async def _prune_versions(self, live_id: int) -> None:
+        keep = self.context.versions_keep
+        if keep is None:
+            return
+        versions = await self.client.list_page_versions(self.page_id)
+        for version in versions[keep:]:  # newest first
+            if version.id is not None and version.id != live_id and not version.is_approved:
+                await self.client.delete_page_version(self.page_id, version.id)
+
+
+async def apply_page(action: Action, context: ApplyContext) -> str:
+    if action.op == "create":
+        return await _create(action, context)
+    if action.op in ("update", "publish"):
+        return await _update(action, context)
+    if action.op == "delete":
+        return await _delete(action, context)
+    return f"skipped: {action.note or 'a page move needs --replace-moved'}"
+
+
+async def _create(action: Action, context: ApplyContext) -> str:
+    path = action.key
+    spec = context.content.pages[path]
+    parent = parent_path(path) or "/"
+    parent_id = context.page_ids.get(parent)
+    if parent_id is None:
+        raise ApplyError(f"page {path}: its parent {parent} does not exist on the site")
+    segment = path.rstrip("/").rsplit("/", 1)[-1]
+    try:
+        page = await context.client.create_page(
+            parent_id=parent_id,
+            name=segment,
+            type=spec.type or DEFAULT_TYPE,
+            template=spec.template or DEFAULT_TEMPLATE,
+        )
+    except OutcomeUnknown:
+        found = await _created_child(context, parent_id, path)
+        if found is None:
+            raise
+        page = found
+    context.page_ids[path] = page.id
+    context.state.record_page(path, PageRecord(id=page.id, live_version_id=page.version.id if page.version else None))
+    context.save()
+    if page.url_path != path:
+        raise ApplyError(
+            f"page {path}: the site created it at {page.url_path} (Concrete makes the URL from the name and drops "
+            "words such as 'the' or 'of'); rename the page file to match, or move the page in the dashboard"
+        )
+    writer = PageWriter(context, path, page.id)
+    wanted = {change.field for change in action.changes} - {"type", "template", "publish_end_date"}
+    await writer.update_fields(spec, wanted)
+    for change in action.blocks:
+        await writer.block(change, spec)
+    return f"created (id {page.id}); " + await writer.finish(spec)
+
+
+async def _created_child(context: ApplyContext, parent_id: int, path: str) -> Page | None:
+    """After an ambiguous create: the child of ``parent_id`` at ``path``, if the create happened."""
+    for child in await context.client.page_children(parent_id):
+        if child.url_path == path:
+            return await context.client.get_page(child.id)
+    return None
+
+
+async def _update(action: Action, context: ApplyContext) -> str:
+    path = action.key
+    spec = context.content.pages[path]
+    page_id = context.page_ids.get(path)
+    if page_id is None:
+        raise ApplyError(f"page {path}: not found on the site")
+    writer = PageWriter(context, path, page_id)
+    wanted = {change.field for change in action.changes} - {"publish_end_date"}
+    if wanted:
+        await writer.update_fields(spec, wanted)
+    for change in action.blocks:
+        await writer.block(change, spec)
+    if not writer.writes and action.op == "update" and any(c.field == "publish_end_date" for c in action.changes):
+        # Only the end date differs: it is set on the live version directly.
+        live = context.snapshot.pages[path].live_version_id
+        if live is not None and spec.publish_end_date is not None:
+            await context.client.update_page_version(page_id, live, publish_end_date=spec.publish_end_date)
+    return await writer.finish(spec)
+
+
+async def _delete(action: Action, context: ApplyContext) -> str:
+    record = context.state.pages.get(action.key)
+    page_id = int(action.precondition.remote_id or (record.id if record else 0))
+    await context.client.delete_page(page_id)
+    try:
+        page = await context.client.get_page(page_id)
+    except (NotFound, PendingDeletion):
+        context.state.forget_page(action.key)
+        context.save()
+        return "deleted (moved to the trash)"
+    raise ApplyError(
+        f"page {action.key}: the server answered 'deleted' but the page is still there at {page.url_path} "
+        "(Concrete silently refuses to delete some pages, such as the home page)"
+    )
