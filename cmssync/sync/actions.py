@@ -13,9 +13,9 @@ one can start any action whose dependencies are done.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 PLAN_FORMAT_VERSION = 1
 
@@ -40,12 +40,21 @@ class _Frozen(BaseModel):
 
 
 class FieldChange(_Frozen):
-    """One field that differs: ``before`` is the live value (``None`` when absent), ``after`` the desired one."""
+    """One field that differs: ``before`` is the live value (``None`` when absent), ``after`` the desired one.
+
+    A sensitive change (a password) never holds values, whatever it is given: plans are printed and saved.
+    """
 
     field: str
     before: Any = None
     after: Any = None
     sensitive: bool = False
+
+    @model_validator(mode="after")
+    def _no_secret_values(self) -> Self:
+        if self.sensitive and (self.before is not None or self.after is not None):
+            return self.model_copy(update={"before": None, "after": None})
+        return self
 
 
 class BlockChange(_Frozen):

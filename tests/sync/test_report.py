@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from cmssync.sync.actions import Action, BlockChange, FieldChange, Plan, Precondition
+from cmssync.sync.report import render_json, render_markdown, render_text
+
+GOLDEN = Path(__file__).parent / "golden"
+SECRET = "hunter2-do-not-print"
+
+
+def sample_plan() -> Plan:
+    return Plan(
+        site="https://www.example.com",
+        content_digest="0f" * 32,
+        actions=(
+            Action(
+                kind="group",
+                key="Content Team",
+                op="create",
+                changes=(FieldChange(field="name", after="Content Team"),),
+            ),
+            Action(
+                kind="file",
+                key="images/logo.png",
+                op="replace",
+                changes=(FieldChange(field="sha256", before="sha256:aa", after="sha256:bb"),),
+                note="the new file is uploaded, pages are re-pointed to it, then the old file is deleted",
+            ),
+            Action(
+                kind="page",
+                key="/about",
+                op="update",
+                drift=True,
+                precondition=Precondition(remote_id="157", live_version_id=4),
+                changes=(
+                    FieldChange(field="name", before="About", after="About us"),
+                    FieldChange(field="attributes.exclude_nav", before=True, after=False),
+                ),
+                blocks=(
+                    BlockChange(
+                        area="Main",
+                        op="update",
+                        position=0,
+                        block_type="content",
+                        block_id=12,
+                        before={"content": "<h1>About</h1>\n<p>We build sites.</p>\n<p>Since 2014.</p>"},
+                        after={"content": "<h1>About us</h1>\n<p>We build sites.</p>\n<p>Since 2014.</p>"},
+                    ),
+                    BlockChange(area="Sidebar", op="delete", position=1, block_type="html", block_id=19),
+                    BlockChange(area="Main", op="add", position=3, block_type="html", after={"content": "<hr>"}),
+                ),
+            ),
+            Action(kind="page", key="/old-news", op="delete", precondition=Precondition(remote_id="160")),
+            Action(
+                kind="user",
+                key="jane.editor",
+                op="update",
+                changes=(
+                    FieldChange(field="email", before="jane@old.example", after="jane@example.com"),
+                    FieldChange(field="password", before=SECRET, after=SECRET, sensitive=True),
+                ),
+            ),
+        ),
+        warnings=("groups on the site but not in the content (left alone): Administrators",),
+    )
+
+
+RENDERERS = {
+    "plan.txt": lambda plan: render_text(plan),
+    "plan.md": render_markdown,
+    "plan.json": render_json,
+}
+
+
+@pytest.mark.parametrize("name", sorted(RENDERERS))
+def test_renderings_match_the_golden_files(name: str) -> None:
+    rendered = RENDERERS[name](sample_plan())
+    golden = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(rendered)
+    assert rendered == golden.read_text(), f"re-run with UPDATE_GOLDEN=1 and review the diff of {golden}"
+
+
+@pytest.mark.parametrize("name", sorted(RENDERERS))
+def test_a_secret_is_never_rendered(name: str) -> None:
+    assert SECRET not in RENDERERS[name](sample_plan())
+
+
+def test_json_is_versioned_and_summarised() -> None:
+    document = json.loads(render_json(sample_plan()))
+    assert document["format_version"] == 1
+    assert document["has_changes"] is True
+    assert document["summary"] == {"create": 1, "update": 2, "delete": 1, "move": 0, "replace": 1}
+    assert [a["id"] for a in document["actions"]][:2] == ["group:Content Team", "file:images/logo.png"]
+
+
+def test_an_empty_plan_says_so_in_every_format() -> None:
+    empty = Plan(site="https://www.example.com", content_digest="00")
+    assert "No changes." in render_text(empty)
+    assert "**No changes.**" in render_markdown(empty)
+    assert json.loads(render_json(empty))["has_changes"] is False
+
+
+def test_colour_only_when_asked() -> None:
+    assert "\x1b[" not in render_text(sample_plan())
+    assert "\x1b[" in render_text(sample_plan(), color=True)
+
+
+def test_a_plan_file_never_holds_a_secret() -> None:
+    assert SECRET not in sample_plan().model_dump_json()
+
+
+def test_a_plan_file_round_trips() -> None:
+    plan = sample_plan()
+    assert Plan.model_validate_json(plan.model_dump_json()) == plan
