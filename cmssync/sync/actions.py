@@ -13,7 +13,7 @@ one can start any action whose dependencies are done.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -50,11 +50,12 @@ class FieldChange(_Frozen):
     after: Any = None
     sensitive: bool = False
 
-    @model_validator(mode="after")
-    def _no_secret_values(self) -> Self:
-        if self.sensitive and (self.before is not None or self.after is not None):
-            return self.model_copy(update={"before": None, "after": None})
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _no_secret_values(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("sensitive"):
+            return {**data, "before": None, "after": None}
+        return data
 
 
 class BlockChange(_Frozen):
