@@ -1,1 +1,11 @@
-"""The HTTP client of the Concrete CMS REST API 1.0: the only code in cmssync that talks HTTP."""
+"""The HTTP client of the Concrete CMS REST API 1.0: the only code in cmssync that talks HTTP.
+
+``ConcreteClient`` (``client``) has one typed method per endpoint; answers become the models of ``models``; failures
+the errors of ``errors``; ``diagnose`` backs ``cmssync status``.
+"""
+
+from cmssync.api.client import ConcreteClient
+from cmssync.api.stats import RequestStats
+from cmssync.api.transport import RetryPolicy
+
+__all__ = ["ConcreteClient", "RequestStats", "RetryPolicy"]

@@ -1,0 +1,173 @@
+"""``ConcreteClient``: one typed async method per endpoint of the Concrete CMS REST API 1.0.
+
+Build it from settings (``ConcreteClient.from_settings(settings, base_dir=...)``) or explicitly (tests), and use it
+as an async context manager so the connection pool is closed. All calls share one ``asyncio.Semaphore`` of size
+``concurrency``; every request is counted in :attr:`ConcreteClient.stats`. The endpoint groups live in ``pages``,
+``files`` and ``users``; the transport rules (retries, re-authentication, errors) in ``transport``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import httpx
+
+from cmssync.api.auth import DEFAULT_SCOPES, TOKEN_PATH, OAuthTokens, StaticToken, TokenSource
+from cmssync.api.files import FilesApi
+from cmssync.api.models import Site, SystemInfo, User
+from cmssync.api.pages import PagesApi
+from cmssync.api.pagination import includes_param
+from cmssync.api.stats import RequestStats
+from cmssync.api.transport import Kind, RetryPolicy, Transport
+from cmssync.api.users import UsersApi
+from cmssync.config import DEFAULT_API_PREFIX, Settings
+from cmssync.errors import ConfigError
+
+
+class ConcreteClient(PagesApi, FilesApi, UsersApi):
+    """The API client. Methods raise subclasses of :class:`cmssync.errors.ApiError` (see ``cmssync.api.errors``)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        auth: TokenSource | None,
+        api_prefix: str = DEFAULT_API_PREFIX,
+        concurrency: int = 8,
+        timeout: float = 30.0,
+        retry: RetryPolicy | None = None,
+        stats: RequestStats | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        super().__init__(
+            Transport(
+                base_url,
+                api_prefix=api_prefix,
+                auth=auth,
+                concurrency=concurrency,
+                timeout=timeout,
+                retry=retry,
+                stats=stats,
+                transport=transport,
+            )
+        )
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        base_dir: Path,
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> ConcreteClient:
+        """A client for ``settings.site`` with the credentials of ``settings.auth``; raises ``ConfigError`` when
+        something the grant needs is missing. ``base_dir`` (the content directory) anchors a relative token store."""
+        if not settings.site.url:
+            raise ConfigError("site.url is not set (cmssync.yaml site.url or CMSSYNC_URL)")
+        return cls(
+            settings.site.url,
+            auth=token_source(settings, base_dir=base_dir),
+            api_prefix=settings.site.api_prefix,
+            concurrency=settings.concurrency,
+            timeout=settings.timeout,
+            retry=retry,
+            transport=transport,
+        )
+
+    # -- lifecycle ------------------------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._t.aclose()
+
+    @property
+    def stats(self) -> RequestStats:
+        return self._t.stats
+
+    @property
+    def base_url(self) -> str:
+        return self._t.base_url
+
+    @property
+    def api_url(self) -> str:
+        return self._t.api_url
+
+    @property
+    def transport(self) -> Transport:
+        return self._t
+
+    async def access_token(self) -> str | None:
+        """The bearer token in use (fetching one if needed); for diagnostics such as the granted scopes."""
+        if self._t.auth is None:
+            return None
+        return await self._t.auth.token(self._t.post_token)
+
+    # -- account, system, sites -----------------------------------------------------------------------------------
+
+    async def account(self, *, includes: tuple[str, ...] = ()) -> User:
+        """The user the token acts as. A client-credentials token (Guest) makes a real site answer 500."""
+        body = await self._t.call("GET", "/account", kind=Kind.READ, params=includes_param(includes))
+        return self._model(User, body, method="GET", route="/account")
+
+    async def system_info(self) -> SystemInfo:
+        body = await self._t.call("GET", "/system/info", kind=Kind.READ)
+        return self._model(SystemInfo, body, method="GET", route="/system/info")
+
+    async def list_sites(self, *, includes: tuple[str, ...] = ()) -> list[Site]:
+        body = await self._t.call("GET", "/sites", kind=Kind.READ, params=includes_param(includes))
+        return self._models(Site, body, method="GET", route="/sites")
+
+    async def default_site(self, *, includes: tuple[str, ...] = ("locales",)) -> Site:
+        body = await self._t.call("GET", "/sites/default", kind=Kind.READ, params=includes_param(includes))
+        return self._model(Site, body, method="GET", route="/sites/default")
+
+    async def get_site(self, site_id: int, *, includes: tuple[str, ...] = ("locales", "custom_attributes")) -> Site:
+        route = "/sites/{site_id}"
+        body = await self._t.call("GET", route, kind=Kind.READ, params=includes_param(includes), site_id=site_id)
+        return self._model(Site, body, method="GET", route=route)
+
+
+def token_source(settings: Settings, *, base_dir: Path) -> TokenSource:
+    """The token source ``settings.auth`` describes (design.md §7)."""
+    auth = settings.auth
+    if auth.grant == "token":
+        if auth.token is None:
+            raise ConfigError("auth.grant is token but no token is set (CMSSYNC_TOKEN)")
+        return StaticToken(auth.token.get_secret_value())
+    if not auth.client_id:
+        raise ConfigError(f"auth.grant {auth.grant} needs auth.client_id (CMSSYNC_CLIENT_ID)")
+    missing = []
+    if auth.client_secret is None:
+        missing.append("auth.client_secret (CMSSYNC_CLIENT_SECRET)")
+    if auth.grant == "password":
+        if not auth.username:
+            missing.append("auth.username (CMSSYNC_USERNAME)")
+        if auth.password is None:
+            missing.append("auth.password (CMSSYNC_PASSWORD)")
+    if missing:
+        raise ConfigError(f"auth.grant {auth.grant} needs {', '.join(missing)}")
+    store = Path(auth.token_store)
+    if not store.is_absolute():
+        store = base_dir / store
+    assert settings.site.url is not None
+    return OAuthTokens(
+        token_url=settings.site.url.rstrip("/") + TOKEN_PATH,
+        grant=auth.grant,
+        client_id=auth.client_id,
+        client_secret=auth.client_secret.get_secret_value() if auth.client_secret else None,
+        username=auth.username,
+        password=auth.password.get_secret_value() if auth.password else None,
+        refresh_token=auth.refresh_token.get_secret_value() if auth.refresh_token else None,
+        scopes=auth.scopes if auth.scopes is not None else DEFAULT_SCOPES,
+        token_store=store if auth.grant == "refresh_token" else None,
+    )

@@ -1,0 +1,185 @@
+"""``cmssync status``: can cmssync reach the site, who does it act as, and what is wrong if anything.
+
+Each check turns a failure into one sentence a site owner can act on (design.md §7): the API switched off (the
+token URL or the API URL answers with the site's HTML 404 page), a wrong client secret, the password grant not
+enabled, a client-credentials token acting as Guest (``/account`` answers 500), missing scopes. Granted scopes come
+from the access token's ``scopes`` claim, read without verifying the signature ("unknown" if it is not a JWT).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cmssync.api.auth import DEFAULT_SCOPES, granted_scopes
+from cmssync.api.client import ConcreteClient
+from cmssync.api.errors import (
+    ApiDisabled,
+    AuthenticationFailed,
+    OutOfScope,
+    ServerError,
+    TransportError,
+    UnexpectedResponse,
+)
+from cmssync.api.transport import RetryPolicy
+from cmssync.config import Settings
+from cmssync.errors import ApiError, CmsSyncError
+
+QUICK = RetryPolicy(attempts=2, timeout=20.0, wait_initial=0.2, wait_max=1.0, wait_jitter=0.2, retry_after_max=2.0)
+
+
+@dataclass
+class StatusReport:
+    """What ``cmssync status`` found. ``problems`` empty ⇔ ``ok``."""
+
+    base_url: str | None = None
+    api_url: str | None = None
+    grant: str | None = None
+    reachable: bool = False
+    authenticated: bool = False
+    account: str | None = None
+    site_name: str | None = None
+    home_page_id: int | None = None
+    locales: list[str] = field(default_factory=list)
+    version: str | None = None
+    scopes: list[str] | None = None
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def missing_scopes(self) -> list[str]:
+        if self.scopes is None:
+            return []
+        return [s for s in DEFAULT_SCOPES if s not in self.scopes]
+
+    def lines(self) -> list[str]:
+        out = [f"site:      {self.base_url or '(not set)'}"]
+        if self.api_url:
+            out.append(f"api:       {self.api_url} ({'reachable' if self.reachable else 'not reachable'})")
+        if self.grant:
+            out.append(
+                f"auth:      {self.grant} grant, {'authenticated' if self.authenticated else 'not authenticated'}"
+            )
+        if self.account:
+            out.append(f"account:   {self.account}")
+        if self.site_name is not None:
+            locales = ", ".join(self.locales) or "unknown"
+            out.append(f"site name: {self.site_name} (home page {self.home_page_id}, locales {locales})")
+        if self.version:
+            out.append(f"concrete:  {self.version}")
+        if self.authenticated:
+            if self.scopes is None:
+                out.append("scopes:    unknown (the access token is not a JWT)")
+            else:
+                out.append(
+                    f"scopes:    {len(self.scopes)} granted" + (f": {' '.join(self.scopes)}" if self.scopes else "")
+                )
+                if self.missing_scopes:
+                    out.append(f"           missing: {' '.join(self.missing_scopes)}")
+        out.extend(f"note:      {note}" for note in self.notes)
+        out.extend(f"problem:   {problem}" for problem in self.problems)
+        out.append("status:    ok" if self.ok else f"status:    {len(self.problems)} problem(s)")
+        return out
+
+
+async def diagnose(
+    settings: Settings, *, base_dir: Path, client: ConcreteClient | None = None, retry: RetryPolicy | None = None
+) -> StatusReport:
+    """Check connectivity, credentials, account, default site and system info; never raises for site problems."""
+    report = StatusReport(base_url=settings.site.url, grant=settings.auth.grant)
+    if client is None:
+        try:
+            client = ConcreteClient.from_settings(settings, base_dir=base_dir, retry=retry or QUICK)
+        except CmsSyncError as exc:
+            report.problems.append(str(exc))
+            return report
+    async with client:
+        report.api_url = client.api_url
+        await _check(client, report, settings)
+    return report
+
+
+async def _check(client: ConcreteClient, report: StatusReport, settings: Settings) -> None:
+    # 1. The API prefix, without a token: an enabled API answers 401 (JSON); a disabled one the HTML 404 page.
+    try:
+        response = await client.transport.http.get(client.api_url + "/system/info")
+    except Exception as exc:  # httpx errors of every kind: the site is not reachable
+        report.problems.append(f"cannot reach {client.api_url}: {type(exc).__name__}: {str(exc)[:120]}")
+        return
+    content_type = response.headers.get("content-type", "")
+    if response.status_code == 404 and "json" not in content_type:
+        report.problems.append(
+            f"{client.api_url}/system/info answers with an HTML 404 page: the REST API is not enabled "
+            "(Dashboard → System & Settings → API, or `concrete/bin/concrete c5:config set concrete.api.enabled "
+            "true`), or site.api_prefix is wrong"
+        )
+        return
+    report.reachable = True
+
+    # 2. A token.
+    try:
+        token = await client.access_token()
+    except ApiDisabled as exc:
+        report.problems.append(f"the token endpoint is missing ({exc.reason})")
+        return
+    except ApiError as exc:
+        report.problems.append(f"cannot get an access token: {exc}")
+        return
+    report.authenticated = True
+    report.scopes = granted_scopes(token) if token else None
+
+    # 3. System info (needs system:info:read).
+    try:
+        info = await client.system_info()
+        report.version = info.version
+    except ApiError as exc:
+        report.problems.append(_explain("system info", exc))
+
+    # 4. The account.
+    try:
+        user = await client.account()
+        report.account = f"{user.username} (user {user.id})"
+        if user.id != 1 and settings.auth.grant != "client_credentials":
+            report.notes.append(
+                "not the super admin (user 1): a real Concrete ≤ 9.3 answers 500 to several writes for other users"
+            )
+    except (ServerError, UnexpectedResponse) as exc:
+        if settings.auth.grant == "client_credentials":
+            report.account = "Guest (client credentials have no user)"
+            report.notes.append(
+                "client credentials act as the anonymous Guest: reads only; use the password or refresh_token grant"
+                " to apply changes"
+            )
+        else:
+            report.problems.append(_explain("account", exc))
+    except ApiError as exc:
+        report.problems.append(_explain("account", exc))
+
+    # 5. The default site.
+    try:
+        site = await client.default_site(includes=("locales",))
+        report.site_name = site.name or site.handle or str(site.id)
+        report.home_page_id = site.home_page_id
+        report.locales = [loc.code for loc in site.locales] or ([site.default_locale] if site.default_locale else [])
+    except ApiError as exc:
+        report.problems.append(_explain("default site", exc))
+
+    if report.scopes is not None and report.missing_scopes and settings.auth.grant != "client_credentials":
+        report.notes.append(
+            "the token lacks scopes cmssync uses (the integration may restrict them): "
+            + " ".join(report.missing_scopes)
+        )
+
+
+def _explain(what: str, exc: ApiError) -> str:
+    if isinstance(exc, OutOfScope):
+        return f"{what}: the token lacks the scope for {exc.method} {exc.path} (check the integration's scopes)"
+    if isinstance(exc, AuthenticationFailed):
+        return f"{what}: the site rejects the access token ({exc.reason})"
+    if isinstance(exc, TransportError):
+        return f"{what}: {exc.reason}"
+    return f"{what}: {exc}"

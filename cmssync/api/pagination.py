@@ -1,0 +1,139 @@
+"""Walking the API's lists, and what the endpoint modules share (parsing answers into models).
+
+Cursor lists (``/pages``, ``/files``, ``/users``, ``/groups``) are walked with ``limit=100`` and ``after=<cursor>``.
+A real server sets ``meta.cursor.next`` even on the last page, repeats and skips items when sort keys tie
+(concrete-api.md §13) and, for files, answers an unknown ``after`` with the first page again. So a walk stops when a
+page is empty, shorter than the limit, brings nothing new, or offers a cursor already used, and it yields each id
+once. Even so a walk of ``/pages`` can miss pages on a real site: the page tree (``walk_page_tree``) is the reliable
+way to enumerate pages. Without ``meta`` (the documented dialect) the cursor is the id of the last item.
+
+Version lists use the older ``limit`` + ``resultsPage`` paging and carry no meta.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from cmssync.api.errors import UnexpectedResponse, short
+from cmssync.api.transport import Kind, Transport
+
+MAX_LIMIT = 100
+M = TypeVar("M", bound=BaseModel)
+
+
+def split_list(body: Any, *, method: str = "GET", path: str = "") -> tuple[list[Any], Any]:
+    """``(items, next_cursor)`` of a list answer, enveloped (``{"data": [...], "meta": …}``) or a bare array."""
+    if isinstance(body, list):
+        return body, None
+    if isinstance(body, dict) and isinstance(body.get("data"), list):
+        meta = body.get("meta")
+        cursor = meta.get("cursor") if isinstance(meta, dict) else None
+        following = cursor.get("next") if isinstance(cursor, dict) else None
+        return body["data"], following
+    if isinstance(body, dict) and body.get("data") is None and "data" in body:
+        return [], None
+    raise UnexpectedResponse(f"expected a list, got {short(repr(body), 80)}", method=method, path=path, status=200)
+
+
+class Endpoints:
+    """Base of the endpoint groups: holds the transport and turns answers into models."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._t = transport
+
+    def _model(self, model: type[M], body: Any, *, method: str, route: str) -> M:
+        data = body
+        if isinstance(data, dict) and "data" in data and set(data) <= {"data", "meta"}:
+            data = data["data"]
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            raise _shape_error(model, exc, method, self._t.api_prefix + route) from None
+
+    def _models(self, model: type[M], body: Any, *, method: str, route: str) -> list[M]:
+        items, _ = split_list(body, method=method, path=self._t.api_prefix + route)
+        return [self._model(model, item, method=method, route=route) for item in items]
+
+    async def _walk(
+        self,
+        model: type[M],
+        route: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        limit: int = MAX_LIMIT,
+        **path_params: Any,
+    ) -> AsyncIterator[M]:
+        limit = max(1, min(MAX_LIMIT, limit))
+        seen: set[str] = set()
+        used: set[str] = set()
+        after: Any = None
+        while True:
+            query = {**(params or {}), "limit": str(limit)}
+            if after is not None:
+                query["after"] = str(after)
+            body = await self._t.call("GET", route, kind=Kind.READ, params=query, **path_params)
+            items, following = split_list(body, path=self._t.api_prefix + route)
+            fresh = 0
+            for item in items:
+                parsed = self._model(model, item, method="GET", route=route)
+                key = str(getattr(parsed, "id", id(parsed))).lower()
+                if key in seen:
+                    continue
+                seen.add(key)
+                fresh += 1
+                yield parsed
+            if not items or len(items) < limit or fresh == 0:
+                return
+            if following is None:
+                last = items[-1]
+                following = last.get("id") if isinstance(last, dict) else None
+            if following is None or str(following) in used:
+                return
+            used.add(str(following))
+            after = following
+
+    async def _walk_results_pages(
+        self, model: type[M], route: str, *, limit: int = MAX_LIMIT, **path_params: Any
+    ) -> AsyncIterator[M]:
+        limit = max(1, min(MAX_LIMIT, limit))
+        seen: set[str] = set()
+        number = 1
+        while True:
+            query = {"limit": str(limit), "resultsPage": str(number)}
+            body = await self._t.call("GET", route, kind=Kind.READ, params=query, **path_params)
+            items, _ = split_list(body, path=self._t.api_prefix + route)
+            fresh = 0
+            for item in items:
+                parsed = self._model(model, item, method="GET", route=route)
+                key = str(getattr(parsed, "id", id(parsed)))
+                if key in seen:
+                    continue
+                seen.add(key)
+                fresh += 1
+                yield parsed
+            if len(items) < limit or fresh == 0:
+                return
+            number += 1
+
+
+def _shape_error(model: type[BaseModel], exc: ValidationError, method: str, path: str) -> UnexpectedResponse:
+    first = exc.errors()[0] if exc.errors() else None
+    where = ".".join(str(p) for p in first["loc"]) if first else "?"
+    what = first["msg"] if first else str(exc)
+    return UnexpectedResponse(
+        f"the answer is not a {model.__name__}: {short(where, 60)}: {short(what, 80)}",
+        method=method,
+        path=path,
+        status=200,
+    )
+
+
+def includes_param(includes: tuple[str, ...] | list[str] | str | None) -> dict[str, str]:
+    """``includes`` as the comma-separated string Fractal reads; empty when nothing is asked."""
+    if not includes:
+        return {}
+    text = includes if isinstance(includes, str) else ",".join(includes)
+    return {"includes": text}

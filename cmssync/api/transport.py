@@ -1,0 +1,368 @@
+"""One request to the API: bearer token, bounded concurrency, retries, error mapping, counting and logging.
+
+What is retried (exponential backoff with jitter through stamina, ``Retry-After`` honoured up to a cap, bounded in
+attempts and total time):
+
+* reads (GET), updates (PUT), deletes (DELETE) and the POSTs that are idempotent — ``files/{id}/move`` (moving to
+  the same folder twice ends the same) and ``users/{id}/change_password`` (setting the same password twice ends the
+  same) — on transport failures, 429 and 5xx;
+* creates (other POSTs) only when the request certainly was not processed: a 429, or a connection that could not be
+  opened. After an ambiguous failure (timeout, dropped connection, 5xx) a create raises ``OutcomeUnknown`` and is
+  never repeated: the caller reads the site to learn whether it happened.
+
+A DELETE that answers "not found" on a retry after an ambiguous attempt has succeeded (the first attempt deleted it).
+
+A 401 that rejects the token triggers one re-authentication and one resend within the same attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import time
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import IO, Any
+from urllib.parse import quote
+
+import httpx
+import stamina
+import structlog
+
+from cmssync.api.auth import TOKEN_PATH, TokenSource
+from cmssync.api.errors import (
+    AuthenticationFailed,
+    NotFound,
+    OutcomeUnknown,
+    RateLimited,
+    ServerError,
+    TransportError,
+    UnexpectedResponse,
+    error_for_response,
+    error_from_messages,
+    error_list_messages,
+    is_token_rejection,
+    json_body,
+    looks_like_html,
+    short,
+)
+from cmssync.api.stats import RequestStats
+from cmssync.errors import ApiError
+
+log = structlog.get_logger("cmssync.api")
+
+USER_AGENT = "cmssync (+https://github.com/cmssync)"
+
+
+class Kind(enum.Enum):
+    READ = "read"
+    UPDATE = "update"
+    """PUT, and POSTs that are idempotent."""
+    DELETE = "delete"
+    CREATE = "create"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to try. Tests shrink the waits; ``attempts=1`` turns retries off."""
+
+    attempts: int = 5
+    timeout: float = 60.0
+    """Total time budget for one call, retries included (seconds)."""
+    wait_initial: float = 0.2
+    wait_max: float = 5.0
+    wait_jitter: float = 0.5
+    retry_after_max: float = 30.0
+    """A longer ``Retry-After`` is cut to this (the daemon's next run will try again anyway)."""
+
+
+Upload = Callable[[], AbstractContextManager[Mapping[str, tuple[str, IO[bytes], str]]]]
+"""Opens the multipart files afresh for each attempt (a stream cannot be resent)."""
+
+
+class _Deleted(Exception):
+    """Internal: a retried DELETE found the object already gone."""
+
+
+DELETED_ON_RETRY: Any = object()
+"""Returned by :meth:`Transport.call` for a DELETE whose retry found the object gone."""
+
+
+class Transport:
+    """Owns the ``httpx.AsyncClient``: connection pool, keep-alive, timeouts, and everything in the module doc."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_prefix: str,
+        auth: TokenSource | None,
+        concurrency: int = 8,
+        timeout: float = 30.0,
+        retry: RetryPolicy | None = None,
+        stats: RequestStats | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.api_prefix = "/" + api_prefix.strip("/") if api_prefix.strip("/") else ""
+        self.auth = auth
+        self.retry = retry or RetryPolicy()
+        self.stats = stats if stats is not None else RequestStats()
+        self.concurrency = concurrency
+        self._semaphore = asyncio.Semaphore(concurrency)
+        limits = httpx.Limits(max_connections=concurrency + 2, max_keepalive_connections=concurrency)
+        self.http = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout),
+            limits=limits,
+            transport=transport or httpx.AsyncHTTPTransport(retries=2, limits=limits),
+            headers={"Accept": "application/json", "User-Agent": USER_AGENT},
+            follow_redirects=False,
+        )
+
+    @property
+    def api_url(self) -> str:
+        return self.base_url + self.api_prefix
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    # -- public ---------------------------------------------------------------------------------------------------
+
+    async def call(
+        self,
+        method: str,
+        route: str,
+        *,
+        kind: Kind,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        form: Mapping[str, str] | None = None,
+        upload: Upload | None = None,
+        **path_params: Any,
+    ) -> Any:
+        """Send one API call and return its JSON body (or :data:`DELETED_ON_RETRY`).
+
+        ``route`` is a template relative to the API prefix (``/pages/{page_id}``); ``path_params`` fill it in, each
+        quoted as one path segment. Raises an :class:`~cmssync.errors.ApiError` subclass.
+        """
+        path = self.api_prefix + route.format(**{k: quote(str(v), safe="") for k, v in path_params.items()})
+        ambiguous = False
+        policy = self.retry
+
+        def should_retry(exc: Exception) -> bool | float:
+            if isinstance(exc, RateLimited):
+                return min(exc.retry_after, policy.retry_after_max) if exc.retry_after is not None else True
+            if kind is Kind.CREATE:
+                return isinstance(exc, TransportError) and not exc.maybe_processed
+            if isinstance(exc, ServerError):
+                return min(exc.retry_after, policy.retry_after_max) if exc.retry_after is not None else True
+            return isinstance(exc, TransportError)
+
+        first = True
+        try:
+            async for attempt in stamina.retry_context(
+                on=should_retry,
+                attempts=max(1, policy.attempts),
+                timeout=policy.timeout if policy.timeout > 0 else None,
+                wait_initial=policy.wait_initial,
+                wait_max=policy.wait_max,
+                wait_jitter=policy.wait_jitter,
+            ):
+                with attempt:
+                    if not first:
+                        self.stats.record_retry()
+                    first = False
+                    try:
+                        return await self._once(method, route, path, params=params, json=json, form=form, upload=upload)
+                    except NotFound:
+                        if kind is Kind.DELETE and ambiguous:
+                            raise _Deleted() from None
+                        raise
+                    except (TransportError, ServerError) as exc:
+                        if not isinstance(exc, TransportError) or exc.maybe_processed:
+                            ambiguous = True
+                        if kind is Kind.CREATE and ambiguous:
+                            raise OutcomeUnknown(
+                                f"the create may or may not have happened ({exc.reason}); read the site to find out",
+                                method=method,
+                                path=path,
+                                status=exc.status,
+                            ) from exc
+                        raise
+        except _Deleted:
+            return DELETED_ON_RETRY
+        raise AssertionError("unreachable: stamina either returns or raises")  # pragma: no cover
+
+    async def post_token(self, url: str, form: Mapping[str, str]) -> httpx.Response:
+        """POST a form to the token endpoint (no bearer); retried on transport failures, 429 and 503."""
+        policy = self.retry
+
+        def should_retry(exc: Exception) -> bool | float:
+            if isinstance(exc, RateLimited | ServerError) and exc.status in (429, 502, 503, 504):
+                after = exc.retry_after
+                return min(after, policy.retry_after_max) if after is not None else True
+            return isinstance(exc, TransportError)
+
+        async for attempt in stamina.retry_context(
+            on=should_retry,
+            attempts=max(1, min(policy.attempts, 3)),
+            timeout=policy.timeout if policy.timeout > 0 else None,
+            wait_initial=policy.wait_initial,
+            wait_max=policy.wait_max,
+            wait_jitter=policy.wait_jitter,
+        ):
+            with attempt:
+                if attempt.num > 1:
+                    self.stats.record_retry()
+                self.stats.record_token_request()
+                response = await self._send("POST", url, TOKEN_PATH, TOKEN_PATH, data=dict(form))
+                if response.status_code in (429, 502, 503, 504):
+                    raise error_for_response(response, method="POST", path=TOKEN_PATH, api=False)
+                return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def stream_to(self, url: str, sink: IO[bytes], *, route: str = "download") -> int:
+        """GET ``url`` (absolute, no bearer token: file URLs are public) and write the body to ``sink``."""
+        async with self._semaphore:
+            started = time.monotonic()
+            path = httpx.URL(url).path
+            try:
+                async with self.http.stream("GET", url) as response:
+                    if response.status_code != 200:
+                        await response.aread()
+                        self._count("GET", route, path, response.status_code, started)
+                        raise error_for_response(response, method="GET", path=path)
+                    written = 0
+                    async for chunk in response.aiter_bytes(1 << 16):
+                        sink.write(chunk)
+                        written += len(chunk)
+            except httpx.HTTPError as exc:
+                self._count("GET", route, path, "error", started)
+                raise _transport_error(exc, "GET", path) from exc
+            self._count("GET", route, path, 200, started)
+            return written
+
+    # -- one attempt ----------------------------------------------------------------------------------------------
+
+    async def _once(
+        self,
+        method: str,
+        route: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None,
+        json: Any,
+        form: Mapping[str, str] | None,
+        upload: Upload | None,
+    ) -> Any:
+        async with self._semaphore:
+            token = await self._token()
+            response = await self._send_body(method, path, route, token, params, json, form, upload)
+            if is_token_rejection(response) and self.auth is not None:
+                if not self.auth.can_renew or token is None:
+                    raise self._auth_failed(response, method, path, renewable=False)
+                await self.auth.rejected(token)
+                self.stats.record_reauthentication()
+                log.debug("api.reauthenticate", method=method, route=route)
+                token = await self._token()
+                response = await self._send_body(method, path, route, token, params, json, form, upload)
+                if is_token_rejection(response):
+                    await self.auth.rejected(token or "")
+                    raise self._auth_failed(response, method, path, renewable=True)
+            return self._result(response, method, path)
+
+    async def _token(self) -> str | None:
+        if self.auth is None:
+            return None
+        return await self.auth.token(self.post_token)
+
+    async def _send_body(
+        self,
+        method: str,
+        path: str,
+        route: str,
+        token: str | None,
+        params: Mapping[str, Any] | None,
+        json: Any,
+        form: Mapping[str, str] | None,
+        upload: Upload | None,
+    ) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        url = self.base_url + path
+        if upload is not None:
+            with upload() as files:
+                return await self._send(
+                    method, url, route, path, params=params, data=form, files=files, headers=headers
+                )
+        return await self._send(method, url, route, path, params=params, json=json, data=form, headers=headers)
+
+    async def _send(self, method: str, url: str, route: str, path: str, **kwargs: Any) -> httpx.Response:
+        started = time.monotonic()
+        if kwargs.get("json") is None:
+            kwargs.pop("json", None)
+        try:
+            response = await self.http.request(method, url, **kwargs)
+        except httpx.HTTPError as exc:
+            self._count(method, route, path, "error", started, error=type(exc).__name__)
+            raise _transport_error(exc, method, path) from exc
+        self._count(method, route, path, response.status_code, started)
+        return response
+
+    def _count(
+        self, method: str, route: str, path: str, status: int | str, started: float, error: str | None = None
+    ) -> None:
+        self.stats.record(method, route, status)
+        log.debug(
+            "api.request",
+            method=method,
+            route=route,
+            path=path,
+            status=status,
+            elapsed_ms=round((time.monotonic() - started) * 1000, 1),
+            **({"error": error} if error else {}),
+        )
+
+    def _result(self, response: httpx.Response, method: str, path: str) -> Any:
+        if not 200 <= response.status_code < 300:
+            raise error_for_response(response, method=method, path=path)
+        body = json_body(response)
+        if body is None:
+            what = "an HTML page" if looks_like_html(response) else f"{short(response.text, 80)!r}"
+            raise UnexpectedResponse(
+                f"expected JSON, got {what}", method=method, path=path, status=response.status_code
+            )
+        if error_list_messages(body) is not None:
+            # Block validation fails with status 200 and an ErrorList body on a real site.
+            messages = error_list_messages(body) or []
+            raise error_from_messages(messages, status=response.status_code, method=method, path=path)
+        return body
+
+    def _auth_failed(self, response: httpx.Response, method: str, path: str, *, renewable: bool) -> ApiError:
+        error = error_for_response(response, method=method, path=path)
+        how = "even after re-authenticating" if renewable else "and a static token cannot be renewed"
+        return AuthenticationFailed(
+            f"the site rejected the access token {how}: {error.reason}",
+            method=method,
+            path=path,
+            status=response.status_code,
+        )
+
+
+def _transport_error(exc: httpx.HTTPError, method: str, path: str) -> TransportError:
+    not_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+    names: dict[type[httpx.HTTPError], str] = {
+        httpx.ConnectError: "cannot connect",
+        httpx.ConnectTimeout: "timed out connecting",
+        httpx.ReadTimeout: "timed out waiting for the answer",
+        httpx.WriteTimeout: "timed out sending the request",
+        httpx.PoolTimeout: "timed out waiting for a free connection",
+        httpx.RemoteProtocolError: "the connection was dropped",
+        httpx.ReadError: "the connection failed while reading",
+        httpx.WriteError: "the connection failed while sending",
+    }
+    what = names.get(type(exc), type(exc).__name__)
+    detail = short(str(exc), 120)
+    return TransportError(
+        f"{what}: {detail}" if detail else what, maybe_processed=not not_sent, method=method, path=path
+    )

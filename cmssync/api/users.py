@@ -1,0 +1,92 @@
+"""Users and groups.
+
+A real server answers ``PUT /users/{id}`` with the user as it was *before* the update, so :meth:`UsersApi.update_user`
+reads the user again. It also refuses a user's own current username or email re-sent (``Conflict``): send only what
+changes. ``change_password`` is a form field (a JSON body is ignored there) and is retried like an update (setting
+the same password twice ends the same). ``DELETE /users/1`` answers "deleted" while doing nothing: verify with a read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+from pydantic import SecretStr
+
+from cmssync.api.models import DeleteResult, Group, User
+from cmssync.api.pages import deleted
+from cmssync.api.pagination import Endpoints, includes_param
+from cmssync.api.transport import Kind
+
+
+def _secret(value: str | SecretStr) -> str:
+    return value.get_secret_value() if isinstance(value, SecretStr) else value
+
+
+class UsersApi(Endpoints):
+    # -- users ----------------------------------------------------------------------------------------------------
+
+    def iter_users(self, *, includes: Sequence[str] = (), limit: int = 100) -> AsyncIterator[User]:
+        return self._walk(User, "/users", params=includes_param(tuple(includes)), limit=limit)
+
+    async def get_user(self, user_id: int, *, includes: Sequence[str] = ()) -> User:
+        route = "/users/{user_id}"
+        body = await self._t.call("GET", route, kind=Kind.READ, params=includes_param(tuple(includes)), user_id=user_id)
+        return self._model(User, body, method="GET", route=route)
+
+    async def create_user(
+        self, *, username: str, email: str, password: str | SecretStr, language: str | None = None
+    ) -> User:
+        """Create an active user. Never retried: an ambiguous failure raises ``OutcomeUnknown``."""
+        body: dict[str, Any] = {"username": username, "email": email, "password": _secret(password)}
+        if language is not None:
+            body["language"] = language
+        answer = await self._t.call("POST", "/users", kind=Kind.CREATE, json=body)
+        return self._model(User, answer, method="POST", route="/users")
+
+    async def update_user(
+        self,
+        user_id: int,
+        *,
+        username: str | None = None,
+        email: str | None = None,
+        language: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+    ) -> User:
+        """Change a user and return the user as it is after the change (read again)."""
+        body: dict[str, Any] = {}
+        for key, value in (("username", username), ("email", email), ("language", language)):
+            if value is not None:
+                body[key] = value
+        if attributes is not None:
+            body["attributes"] = dict(attributes)
+        await self._t.call("PUT", "/users/{user_id}", kind=Kind.UPDATE, json=body, user_id=user_id)
+        return await self.get_user(user_id)
+
+    async def change_password(self, user_id: int, password: str | SecretStr) -> User:
+        route = "/users/{user_id}/change_password"
+        body = await self._t.call(
+            "POST", route, kind=Kind.UPDATE, form={"password": _secret(password)}, user_id=user_id
+        )
+        return self._model(User, body, method="POST", route=route)
+
+    async def delete_user(self, user_id: int) -> DeleteResult:
+        route = "/users/{user_id}"
+        body = await self._t.call("DELETE", route, kind=Kind.DELETE, user_id=user_id)
+        return deleted(body, user_id, "users", self, route)
+
+    # -- groups ---------------------------------------------------------------------------------------------------
+
+    def iter_groups(self, *, limit: int = 100) -> AsyncIterator[Group]:
+        """Every group except Guest (1) and Registered Users (2), which the list leaves out."""
+        return self._walk(Group, "/groups", limit=limit)
+
+    async def get_group(self, group_id: int) -> Group:
+        route = "/groups/{group_id}"
+        body = await self._t.call("GET", route, kind=Kind.READ, group_id=group_id)
+        return self._model(Group, body, method="GET", route=route)
+
+    async def create_group(self, name: str) -> Group:
+        """Create a group (the server checks neither uniqueness nor emptiness). Never retried."""
+        body = await self._t.call("POST", "/groups", kind=Kind.CREATE, json={"name": name})
+        return self._model(Group, body, method="POST", route="/groups")

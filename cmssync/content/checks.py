@@ -1,0 +1,97 @@
+"""Checks that span files: duplicates, parent pages, pinned ids and reference targets.
+
+Each check is a pure function of already-validated specs and returns problems located at the later of two
+conflicting definitions (the first one is named in the message).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from cmssync.content.models import GroupSpec, PageSpec, Spec, UserSpec
+from cmssync.content.paths import parent_path
+from cmssync.content.text import FileIdRef, FileUrlRef, PageIdRef, iter_texts
+from cmssync.content.validation import clean_loc, where
+from cmssync.content.yamlsource import position_of
+from cmssync.errors import Problem
+
+
+def _duplicates(specs: Sequence[Spec], key: Callable[[Any], str], what: str) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: dict[str, Spec] = {}
+    for spec in specs:
+        value = key(spec)
+        first = seen.setdefault(value.casefold(), spec)
+        if first is spec or spec.source is None:
+            continue
+        problems.append(spec.source.problem(f"duplicate {what} {value!r} (first at {first.source})"))
+    return problems
+
+
+def duplicate_users(users: Sequence[UserSpec]) -> list[Problem]:
+    """Usernames and emails are unique on a Concrete site, compared without case."""
+    return [
+        *_duplicates(users, lambda u: u.username, "username"),
+        *_duplicates(users, lambda u: u.email, "email address"),
+    ]
+
+
+def duplicate_groups(groups: Sequence[GroupSpec]) -> list[Problem]:
+    return _duplicates(groups, lambda g: g.name, "group")
+
+
+def pinned_ids(pages: dict[str, PageSpec], nodes: dict[str, Any]) -> list[Problem]:
+    """No two pages pin the same id (``nodes``: page path → its YAML tree, for the position of ``id``)."""
+    problems: list[Problem] = []
+    seen: dict[int, str] = {}
+    for path, spec in sorted(pages.items()):
+        if spec.id is None or spec.source is None:
+            continue
+        first = seen.setdefault(spec.id, path)
+        if first != path:
+            line, column = position_of(nodes.get(path), ("id",))
+            message = f"id: page id {spec.id} is also pinned by page {first}"
+            problems.append(Problem(spec.source.file, line, column, message))
+    return problems
+
+
+def parents(page_files: dict[str, str], existing_pages: Iterable[str]) -> list[Problem]:
+    """Every page's parent is a content page, an ``existing_pages`` entry or ``/``.
+
+    ``page_files``: page path → its file, for every page file (valid or not, so a broken parent file does not
+    also make its children look orphaned).
+    """
+    known = set(page_files) | {p.rstrip("/") or "/" for p in existing_pages} | {"/"}
+    problems: list[Problem] = []
+    for path, file in sorted(page_files.items()):
+        parent = parent_path(path)
+        if parent is not None and parent not in known:
+            problems.append(
+                Problem(
+                    file,
+                    0,
+                    0,
+                    f"page {path}: parent page {parent} is neither in the content nor listed in existing_pages "
+                    "(cmssync.yaml)",
+                )
+            )
+    return problems
+
+
+def references(spec: Spec, node: Any, files: set[str], pages: set[str]) -> list[Problem]:
+    """Every ``${file:…}``, ``${file-id:…}`` and ``${page-id:…}`` in ``spec`` names something that exists."""
+    problems: list[Problem] = []
+    if spec.source is None:
+        return problems
+    for loc, text in iter_texts(spec):
+        for reference in text.references:
+            if isinstance(reference, FileUrlRef | FileIdRef) and reference.path not in files:
+                reason = f"{reference.source}: no such file under files/"
+            elif isinstance(reference, PageIdRef) and reference.path not in pages:
+                reason = f"{reference.source}: no page {reference.path} in the content or in existing_pages"
+            else:
+                continue
+            line, column = position_of(node, clean_loc(loc))
+            problems.append(Problem(spec.source.file, line, column, where(clean_loc(loc)) + reason))
+    return problems

@@ -1,0 +1,183 @@
+"""Which file of the content directory is what: the directory layout of design.md §3.
+
+Top level: ``cmssync.yaml`` (settings), ``pages/`` (page files), ``files/`` (assets and their ``.yaml`` sidecars),
+``users.yaml`` and/or ``users/*.yaml``, ``groups.yaml`` and/or ``groups/*.yaml``.
+
+Decisions:
+
+* Dotfiles and dot-directories (``.git/``, ``.cmssync/``, ``.gitignore``) are skipped everywhere.
+* Other top-level files (``README.md``, ``LICENSE``, …) are ignored; another top-level ``.yaml``/``.yml`` file is
+  reported (it is probably misplaced), and so is another top-level directory that holds YAML files directly
+  (``page/about.yaml`` is a typo for ``pages/``). Deeper directories outside the content are not read.
+* Under ``pages/``, ``users/`` and ``groups/`` only ``.yaml`` files may appear; ``.yml`` is reported.
+* Under ``files/`` a name ending in ``.yaml`` is the sidecar of the asset without that suffix, so an asset that is
+  itself a ``.yaml`` file cannot be managed.
+* Symbolic links are followed only to files inside the content directory; a link that leaves it, a broken link and
+  a link to a directory are reported. Nothing outside the content directory is ever read.
+* Page paths: ``pages/index.yaml`` → ``/``, ``pages/a.yaml`` and ``pages/a/index.yaml`` → ``/a`` (both at once is a
+  duplicate), ``pages/a/b.yaml`` → ``/a/b``. A page with the handle ``index`` cannot be written.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cmssync.content.paths import check_page_handle
+from cmssync.errors import Problem
+
+CONFIG = "cmssync.yaml"
+CONTENT_DIRS = ("pages", "files", "users", "groups")
+LIST_FILES = {"users.yaml": "users", "groups.yaml": "groups"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A file of the content: its content-relative POSIX name and its real path (inside the content)."""
+
+    name: str
+    path: Path
+
+
+@dataclass
+class Layout:
+    config: Entry | None = None
+    pages: dict[str, Entry] = field(default_factory=dict)
+    """Page path → the file that defines it."""
+    users: list[Entry] = field(default_factory=list)
+    groups: list[Entry] = field(default_factory=list)
+    sidecars: dict[str, Entry] = field(default_factory=dict)
+    """Asset path (relative to ``files/``) → its sidecar."""
+    assets: dict[str, Entry] = field(default_factory=dict)
+    """Asset path (relative to ``files/``) → the asset."""
+    problems: list[Problem] = field(default_factory=list)
+
+
+def scan(root: Path) -> Layout:
+    """Classify the files of ``root`` (already resolved); nothing is parsed here."""
+    layout = Layout()
+    for entry in _entries(root, root, layout, recurse=False):
+        name = entry.name
+        if entry.path.is_dir():
+            _scan_top_directory(root, entry, layout)
+        elif name == CONFIG:
+            layout.config = entry
+        elif name in LIST_FILES:
+            getattr(layout, LIST_FILES[name]).append(entry)
+        elif name.endswith((".yaml", ".yml")):
+            layout.problems.append(
+                Problem(name, 0, 0, "unexpected YAML file: content lives in pages/, files/, users.yaml, groups.yaml")
+            )
+    # users.yaml before users/*.yaml, so that a duplicate is reported in the directory's file
+    layout.users.sort(key=lambda e: e.name)
+    layout.groups.sort(key=lambda e: e.name)
+    return layout
+
+
+def _scan_top_directory(root: Path, entry: Entry, layout: Layout) -> None:
+    if entry.name == "pages":
+        for item in _entries(root, entry.path, layout, recurse=True):
+            if _is_yaml(item, layout, "pages/ holds only .yaml page files"):
+                _add_page(item, layout)
+    elif entry.name == "files":
+        for item in _entries(root, entry.path, layout, recurse=True):
+            relative = item.name[len("files/") :]
+            if relative.endswith(".yaml"):
+                layout.sidecars[relative[: -len(".yaml")]] = item
+            else:
+                layout.assets[relative] = item
+    elif entry.name in ("users", "groups"):
+        for item in _entries(root, entry.path, layout, recurse=False):
+            if _is_yaml(item, layout, f"{entry.name}/ holds only .yaml files"):
+                getattr(layout, entry.name).append(item)
+    elif any(name.endswith((".yaml", ".yml")) for name in _names(entry.path)):
+        layout.problems.append(
+            Problem(
+                f"{entry.name}/",
+                0,
+                0,
+                "not a content directory (expected pages/, files/, users/ or groups/); its YAML files are not read",
+            )
+        )
+
+
+def _is_yaml(item: Entry, layout: Layout, message: str) -> bool:
+    if item.name.endswith(".yaml"):
+        return True
+    text = "use the .yaml extension" if item.name.endswith(".yml") else message
+    layout.problems.append(Problem(item.name, 0, 0, text))
+    return False
+
+
+def _add_page(item: Entry, layout: Layout) -> None:
+    parts = item.name[len("pages/") : -len(".yaml")].split("/")
+    if parts[-1] == "index":
+        parts.pop()
+    try:
+        for segment in parts:
+            check_page_handle(segment)
+    except ValueError as exc:
+        layout.problems.append(Problem(item.name, 0, 0, str(exc)))
+        return
+    path = "/" + "/".join(parts)
+    earlier = layout.pages.get(path)
+    if earlier is not None:
+        first, second = sorted((earlier, item), key=lambda e: e.name)
+        layout.problems.append(Problem(second.name, 0, 0, f"page {path} is also defined by {first.name}"))
+        layout.pages[path] = first
+        return
+    layout.pages[path] = item
+
+
+def _names(directory: Path) -> list[str]:
+    try:
+        return [name for name in os.listdir(directory) if not name.startswith(".")]
+    except OSError:
+        return []
+
+
+def _entries(root: Path, directory: Path, layout: Layout, *, recurse: bool) -> list[Entry]:
+    """Non-hidden entries of ``directory`` (files, and directories at the top), sorted; links checked."""
+    found: list[Entry] = []
+    try:
+        listing = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError as exc:
+        layout.problems.append(Problem(_relative(root, directory) or ".", 0, 0, f"cannot read: {exc.strerror}"))
+        return found
+    for item in listing:
+        if item.name.startswith("."):
+            continue
+        path = Path(item.path)
+        name = _relative(root, path)
+        if item.is_symlink() and not _link_is_safe(root, path, name, layout):
+            continue
+        if item.is_dir():
+            if recurse:
+                found.extend(_entries(root, path, layout, recurse=True))
+            elif directory == root:
+                found.append(Entry(name, path))
+        elif item.is_file():
+            found.append(Entry(name, path))
+        else:
+            layout.problems.append(Problem(name, 0, 0, "not a regular file"))
+    return found
+
+
+def _link_is_safe(root: Path, path: Path, name: str, layout: Layout) -> bool:
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        layout.problems.append(Problem(name, 0, 0, "broken symbolic link"))
+        return False
+    if not target.is_relative_to(root):
+        layout.problems.append(Problem(name, 0, 0, "symbolic link points outside the content directory"))
+        return False
+    if target.is_dir():
+        layout.problems.append(Problem(name, 0, 0, "symbolic links to directories are not followed"))
+        return False
+    return True
+
+
+def _relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix() if path != root else ""

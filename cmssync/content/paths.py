@@ -1,0 +1,66 @@
+"""The shapes of names in the content: page paths and handles, file paths under ``files/``, usernames.
+
+Pure string checks that raise ``ValueError`` with a reason a user can act on; the loader adds the location.
+"""
+
+from __future__ import annotations
+
+import re
+
+PAGE_HANDLE = re.compile(r"[a-z0-9_-]+")
+"""A page path segment: Concrete's URL handle as cmssync accepts it (lowercase letters, digits, ``-``, ``_``)."""
+
+HANDLE = re.compile(r"[a-z][a-z0-9_]*")
+"""Attribute, page type, template and block type handles."""
+
+USERNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?")
+"""Concrete's username rule: letters, numbers, dots and underscores (dots and underscores not at either end)."""
+
+MAX_NAME = 255
+
+
+def check_page_handle(segment: str) -> None:
+    if not PAGE_HANDLE.fullmatch(segment):
+        raise ValueError(
+            f"invalid page handle {segment!r}: use lowercase letters, digits, '-' and '_' "
+            "(the page's URL segment comes from its file name)"
+        )
+
+
+def check_page_path(path: str) -> None:
+    """``/`` or ``/a/b`` made of valid handles."""
+    if path == "/":
+        return
+    if not path.startswith("/") or path.endswith("/"):
+        raise ValueError(f"invalid page path {path!r}: a page path starts with '/' and does not end with one")
+    for segment in path[1:].split("/"):
+        check_page_handle(segment)
+
+
+def parent_path(path: str) -> str | None:
+    """``/about/team`` → ``/about``; ``/about`` → ``/``; ``/`` → ``None``."""
+    if path == "/":
+        return None
+    head = path.rsplit("/", 1)[0]
+    return head or "/"
+
+
+def check_file_reference(path: str) -> None:
+    """A path relative to ``files/``: no ``..``, no absolute path, no backslash, no empty or dot segments."""
+    if not path:
+        raise ValueError("empty file reference: use ${file:PATH} with PATH relative to files/")
+    if path.startswith("/") or "\\" in path or re.match(r"[A-Za-z]:", path):
+        raise ValueError(f"file reference {path!r} must be a relative path under files/ (forward slashes)")
+    for segment in path.split("/"):
+        if segment in ("", ".", ".."):
+            raise ValueError(f"file reference {path!r} must stay inside files/ (no '..', '.' or empty segments)")
+
+
+def check_username(name: str) -> None:
+    if not 3 <= len(name) <= 64:
+        raise ValueError(f"username {name!r} must be between 3 and 64 characters long")
+    if not USERNAME.fullmatch(name):
+        raise ValueError(
+            f"username {name!r} may only contain letters, numbers, dots and underscores "
+            "(dots and underscores not at the beginning or end)"
+        )

@@ -1,0 +1,95 @@
+"""JSON Schema (draft 2020-12) of the content format, for editors and the YAML language server.
+
+``content_schema()`` holds one definition per kind of file under ``$defs`` (``page``, ``file_sidecar``, ``users``,
+``groups``, ``settings``) and accepts any of them at the top (``anyOf``); ``schema_for(kind)`` is a standalone
+schema of one kind, which is what an editor should map to a file pattern (see ``docs/content-format.md``).
+
+The schema describes shapes; some checks only the loader makes (references point at existing files and pages,
+folder names exist in ``folders:``, parent pages exist, duplicates). Durations in ``cmssync.yaml`` accept both
+numbers and strings such as ``10m``, which pydantic's generated schema does not say, so they are patched here.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Literal
+
+from pydantic import TypeAdapter
+
+from cmssync.config import Settings
+from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
+
+Kind = Literal["page", "file_sidecar", "users", "groups", "settings"]
+KINDS: tuple[Kind, ...] = ("page", "file_sidecar", "users", "groups", "settings")
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_REF = "#/$defs/{model}"
+_DURATION = {
+    "anyOf": [{"type": "number", "minimum": 0}, {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*(ms|s|m|h|d)?\s*$"}]
+}
+
+_TITLES: dict[Kind, str] = {
+    "page": "cmssync page file (pages/**.yaml)",
+    "file_sidecar": "cmssync file sidecar (files/**/<asset>.yaml)",
+    "users": "cmssync users (users.yaml, users/*.yaml)",
+    "groups": "cmssync groups (groups.yaml, groups/*.yaml)",
+    "settings": "cmssync settings (cmssync.yaml)",
+}
+
+
+def _adapter(kind: Kind) -> TypeAdapter[Any]:
+    if kind == "page":
+        return TypeAdapter(PageSpec)
+    if kind == "file_sidecar":
+        return TypeAdapter(FileSidecar)
+    if kind == "users":
+        return TypeAdapter(list[UserSpec])
+    if kind == "groups":
+        return TypeAdapter(list[GroupSpec])
+    return TypeAdapter(Settings)
+
+
+def _raw_schema(kind: Kind) -> dict[str, Any]:
+    schema = _adapter(kind).json_schema(ref_template=_REF)
+    if kind == "settings":
+        _patch_durations(schema)
+    return schema
+
+
+def _patch_durations(schema: dict[str, Any]) -> None:
+    definitions = schema.get("$defs", {})
+    daemon = definitions.get("DaemonSettings", {}).get("properties", {})
+    for name in ("debounce", "interval"):
+        if name in daemon:
+            default = daemon[name].get("default")
+            duration = copy.deepcopy(_DURATION)
+            if name == "interval":
+                duration["anyOf"].append({"type": "null"})
+            daemon[name] = {**duration, "default": default, "title": name.capitalize()}
+    timeout = schema.get("properties", {}).get("timeout")
+    if timeout is not None:
+        schema["properties"]["timeout"] = {**copy.deepcopy(_DURATION), "default": timeout.get("default")}
+
+
+def schema_for(kind: Kind) -> dict[str, Any]:
+    """A standalone schema of one kind of content file."""
+    schema = _raw_schema(kind)
+    return {"$schema": DIALECT, "title": _TITLES[kind], **{k: v for k, v in schema.items() if k != "title"}}
+
+
+def content_schema() -> dict[str, Any]:
+    """One schema for every content file: ``$defs`` per kind, any of them accepted at the top."""
+    definitions: dict[str, Any] = {}
+    for kind in KINDS:
+        schema = _raw_schema(kind)
+        for name, definition in schema.pop("$defs", {}).items():
+            if name in definitions and definitions[name] != definition:
+                raise AssertionError(f"two content models share the schema name {name!r}")  # pragma: no cover
+            definitions[name] = definition
+        definitions[kind] = {**schema, "title": _TITLES[kind]}
+    return {
+        "$schema": DIALECT,
+        "$id": "https://cmssync.invalid/schema/content.json",
+        "title": "cmssync content",
+        "anyOf": [{"$ref": f"#/$defs/{kind}"} for kind in KINDS],
+        "$defs": definitions,
+    }

@@ -1,0 +1,89 @@
+"""The loaded content: :class:`SiteContent`, its digest and summary, and password resolution.
+
+``digest()`` is a SHA-256 over a canonical JSON form of everything the content asks of the site (pages, file
+hashes and metadata, users, groups), not of how it is written: reformatting a file or reordering keys keeps the
+digest, changing a value or a file's bytes changes it. Plan files record it to refuse a stale plan. Settings are
+not part of it (they hold secrets and connection details, not desired content); passwords enter only as their
+``${env:NAME}`` reference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cmssync.config import Settings
+from cmssync.content.files import FileSpec
+from cmssync.content.models import GroupSpec, Location, PageSpec, UserSpec
+from cmssync.errors import ContentError, Problem
+
+DIGEST_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SiteContent:
+    """Everything the content directory asks for, validated, keyed by the objects' identities (design.md §5)."""
+
+    root: Path
+    settings: Settings
+    pages: Mapping[str, PageSpec]
+    """Page path (``/``, ``/about``, …) → page; ``spec.source`` names its file."""
+    files: Mapping[str, FileSpec]
+    """Path relative to ``files/`` → file."""
+    users: Mapping[str, UserSpec]
+    """Username → user."""
+    groups: Mapping[str, GroupSpec]
+    """Group name → group."""
+
+    def canonical(self) -> dict[str, Any]:
+        """A JSON-ready normal form of the content (sorted keys, written forms of texts)."""
+        return {
+            "version": DIGEST_VERSION,
+            "pages": {path: spec.model_dump(mode="json") for path, spec in sorted(self.pages.items())},
+            "files": {path: spec.canonical() for path, spec in sorted(self.files.items())},
+            "users": {name: spec.model_dump(mode="json") for name, spec in sorted(self.users.items())},
+            "groups": sorted(self.groups),
+        }
+
+    def digest(self) -> str:
+        text = json.dumps(self.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def summary(self) -> str:
+        counts = (
+            (len(self.pages), "page"),
+            (len(self.files), "file"),
+            (len(self.users), "user"),
+            (len(self.groups), "group"),
+        )
+        return ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts)
+
+
+def resolve_password(user: UserSpec, environ: Mapping[str, str] | None = None) -> str | None:
+    """The user's password from the environment (``None`` when the content gives none).
+
+    Not checked at validate time, so ``validate`` runs in CI without secrets; an unset variable is reported here,
+    where the password is needed, as a located ``ContentError``.
+    """
+    if user.password is None:
+        return None
+    env = os.environ if environ is None else environ
+    value = env.get(user.password.name)
+    if value is None:
+        where = user.source or Location(file="users.yaml", line=0, column=0)
+        raise ContentError(
+            [
+                Problem(
+                    where.file,
+                    where.line,
+                    where.column,
+                    f"user {user.username!r}: environment variable {user.password.name} is not set",
+                )
+            ]
+        )
+    return value

@@ -1,0 +1,177 @@
+"""Writing specs back into the content directory layout (for ``cmssync pull`` and the round-trip tests).
+
+Output is stable: ``indent(mapping=2, sequence=4, offset=2)``, lines up to 4096 characters (never re-wrapped),
+multi-line strings as literal blocks (``|``) when they can be, keys in model order, defaults left out. When a file
+already exists its round-trip tree is edited in place (keys removed, changed or added; list items by position),
+so comments and the style of unchanged scalars survive. Files are written atomically (temp file + ``os.replace``).
+
+Loading what was written gives back equal specs; ``tests/content/test_roundtrip.py`` checks this with hypothesis.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.scalarstring import LiteralScalarString
+
+from cmssync.content.files import FileSpec
+from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
+from cmssync.content.site import SiteContent
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 4096
+    yaml.preserve_quotes = True
+    return yaml
+
+
+def spec_data(spec: BaseModel) -> dict[str, Any]:
+    """The written form of a spec: texts as written; fields never set (and nulls) left out."""
+    return spec.model_dump(mode="python", exclude_unset=True, exclude_none=True)
+
+
+def page_file(root: Path, path: str) -> Path:
+    """The file of page ``path``: ``pages/index.yaml`` for ``/``; an existing ``pages/a/index.yaml`` for ``/a``
+    is kept, otherwise ``pages/a.yaml``."""
+    pages = root / "pages"
+    if path == "/":
+        return pages / "index.yaml"
+    index_form = pages / path.lstrip("/") / "index.yaml"
+    return index_form if index_form.is_file() else pages / f"{path.lstrip('/')}.yaml"
+
+
+def write_page(root: Path, path: str, spec: PageSpec) -> Path:
+    target = page_file(root, path)
+    write_yaml(target, spec_data(spec))
+    return target
+
+
+def write_sidecar(root: Path, file_path: str, meta: FileSidecar) -> Path | None:
+    """Write ``files/<file_path>.yaml``; nothing when the metadata is all defaults and no sidecar exists."""
+    target = root / "files" / f"{file_path}.yaml"
+    data = spec_data(meta)
+    if not data and not target.exists():
+        return None
+    write_yaml(target, data)
+    return target
+
+
+def write_users(root: Path, users: Iterable[UserSpec], name: str = "users.yaml") -> Path:
+    target = root / name
+    write_yaml(target, [spec_data(user) for user in users])
+    return target
+
+
+def write_groups(root: Path, groups: Iterable[GroupSpec], name: str = "groups.yaml") -> Path:
+    target = root / name
+    write_yaml(target, [spec_data(group) for group in groups])
+    return target
+
+
+def write_file(root: Path, spec: FileSpec, data_source: Path) -> None:
+    """Copy the asset (streamed) and write its sidecar."""
+    target = root / "files" / spec.path
+    if data_source.resolve() != target.resolve():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(data_source, target)
+    write_sidecar(root, spec.path, spec.meta)
+
+
+def write_content(content: SiteContent, root: Path) -> None:
+    """Write every page, file, user and group of ``content`` into ``root`` (assets copied from ``content.root``).
+
+    ``cmssync.yaml`` is not written (it holds the user's settings, not content); users and groups go to
+    ``users.yaml`` / ``groups.yaml``.
+    """
+    for path, page in content.pages.items():
+        write_page(root, path, page)
+    for file in content.files.values():
+        write_file(root, file, content.root / "files" / file.path)
+    if content.users:
+        write_users(root, content.users.values())
+    if content.groups:
+        write_groups(root, content.groups.values())
+
+
+def write_yaml(target: Path, data: Any) -> None:
+    """Write ``data`` to ``target``, editing the existing round-trip tree in place when the file exists."""
+    yaml = _yaml()
+    tree: Any = None
+    if target.is_file():
+        with contextlib.suppress(OSError, UnicodeDecodeError, YAMLError):
+            tree = yaml.load(target.read_text(encoding="utf-8"))
+    tree = merge(tree, data) if tree is not None else fresh(data)
+    buffer = io.StringIO()
+    yaml.dump(tree, buffer)
+    _atomic_write(target, buffer.getvalue())
+
+
+def merge(old: Any, new: Any) -> Any:
+    """``new`` expressed as an edit of ``old`` (a round-trip tree), keeping what does not change."""
+    if isinstance(old, CommentedMap) and isinstance(new, dict):
+        for key in [k for k in old if k not in new]:
+            del old[key]
+        for key, value in new.items():
+            old[key] = merge(old[key], value) if key in old else fresh(value)
+        return old
+    if isinstance(old, CommentedSeq) and isinstance(new, list):
+        for index, value in enumerate(new):
+            if index < len(old):
+                old[index] = merge(old[index], value)
+            else:
+                old.append(fresh(value))
+        del old[len(new) :]
+        return old
+    if type(old) is not bool and type(new) is not bool and old == new and isinstance(old, type(new)):
+        return old  # same value: keep the scalar's written style (quotes, block scalar)
+    return fresh(new)
+
+
+def fresh(value: Any) -> Any:
+    """A new round-trip node for ``value``: block collections, literal blocks for multi-line strings."""
+    if isinstance(value, dict):
+        node = CommentedMap()
+        for key, item in value.items():
+            node[key] = fresh(item)
+        return node
+    if isinstance(value, list | tuple):
+        return CommentedSeq(fresh(item) for item in value)
+    if isinstance(value, str) and _literal_block_safe(value):
+        return LiteralScalarString(value)
+    return value
+
+
+def _literal_block_safe(text: str) -> bool:
+    """A literal block keeps ``text`` exactly only without trailing spaces, tabs, odd line breaks or leading
+    blank/indented first lines."""
+    if "\n" not in text.rstrip("\n") or text.startswith((" ", "\n")) or text.endswith("\n\n"):
+        return False
+    if any(ch in text for ch in "\r\t\x85\u2028\u2029") or not text.replace("\n", "").isprintable():
+        return False
+    return all(line == line.rstrip() for line in text.split("\n"))
+
+
+def _atomic_write(target: Path, text: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

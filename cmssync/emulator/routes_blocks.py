@@ -1,0 +1,142 @@
+"""Blocks in page areas (``Areas.php``) and blocks by id (``Blocks.php``).
+
+Area endpoints answer their "not found" and permission errors with HTTP **400** (the intended code went into
+``t()``), a failed block validation on update with an ErrorList and HTTP **200**, and never approve anything: the
+change lands in the page's draft (see :mod:`cmssync.emulator.versioning`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from starlette.responses import Response
+
+from cmssync.emulator import blockvalues, envelope, sitetree, versioning
+from cmssync.emulator.catalog import BLOCK_COLUMNS
+from cmssync.emulator.context import ApiError, Ctx, PhpError, denied, missing_key, not_found, php_type
+
+
+def _page(ctx: Ctx) -> sqlite3.Row:
+    page = sitetree.get_page(ctx.store, ctx.int_param("pageID"))
+    if page is None:
+        raise not_found(400, "Page not found.")
+    return page
+
+
+def _value(data: dict[str, Any], where: str) -> dict[str, Any]:
+    value = data["value"]
+    if isinstance(value, list):
+        return {}  # a JSON array is a PHP array too
+    if not isinstance(value, dict):
+        raise PhpError("TypeError", f"{where}(): Argument #1 ($data) must be of type array, {php_type(value)} given")
+    return value
+
+
+def _block_with_page(ctx: Ctx, block_id: int, page: sqlite3.Row, version_id: int) -> dict[str, Any]:
+    block = ctx.store.one("SELECT * FROM blocks WHERE id = ?", block_id)
+    assert block is not None
+    fresh_page = sitetree.get_page(ctx.store, int(page["id"]))
+    assert fresh_page is not None
+    out = ctx.render.block(block)
+    version = versioning.get_version(ctx.store, int(page["id"]), version_id)
+    out["page"] = ctx.render.wrap(ctx.render.page(fresh_page, version))
+    return out
+
+
+async def add(ctx: Ctx) -> Response:
+    page = _page(ctx)
+    data = ctx.json_object()
+    for key in ("type", "value"):
+        if key not in data:
+            raise missing_key(key)
+    block_type = data["type"]
+    if not isinstance(block_type, str) or block_type not in BLOCK_COLUMNS:
+        raise not_found(400, "Invalid block type handle.")
+    if not ctx.caller.is_super_admin:
+        raise denied(400, "You do not have permission to add this block type to this area on this page.", "update")
+    value = _value(data, "Concrete\\Core\\Block\\Command\\AddBlockToPageCommand::setData")
+    record = blockvalues.save(block_type, value, ctx.render.base_url)
+    page_id = int(page["id"])
+    with ctx.store.transaction():
+        block_id, version = versioning.add_block(ctx.store, page_id, ctx.params["areaHandle"], block_type, record,
+                                                 ctx.now)
+        sitetree.touch(ctx.store, page_id, ctx.now)
+    return envelope.item(ctx, _block_with_page(ctx, block_id, page, int(version["id"])))
+
+
+def _find(ctx: Ctx, page: sqlite3.Row, action: str) -> sqlite3.Row:
+    """Area and block looked up in the page's most recent version (errors answered with 400)."""
+    if not ctx.caller.is_super_admin:
+        raise denied(400, f"You do not have permission to {action} this block.", "update" if action == "edit"
+                     else "delete")
+    page_id, area = int(page["id"]), ctx.params["areaHandle"]
+    if not versioning.area_exists(ctx.store, page_id, area):
+        raise not_found(400, "Area not found.")
+    recent = versioning.recent_version(ctx.store, page_id)
+    assert recent is not None
+    block = versioning.block_in_version(ctx.store, page_id, int(recent["id"]), area, ctx.int_param("blockID"))
+    if block is None:
+        raise not_found(400, "Block not found.")
+    return block
+
+
+async def update(ctx: Ctx) -> Response:
+    page = _page(ctx)
+    block = _find(ctx, page, "edit")
+    data = ctx.json_object()
+    if "value" not in data:
+        raise missing_key("value")
+    value = _value(data, "Concrete\\Core\\Block\\BlockController::validate")
+    errors = blockvalues.validate(block["type"], value)
+    if errors:
+        # ValidateBlockRequestTrait answers a failed validation with HTTP 200.
+        raise ApiError(200, *errors)
+    record = blockvalues.save(block["type"], value, ctx.render.base_url)
+    page_id = int(page["id"])
+    with ctx.store.transaction():
+        block_id, version = versioning.update_block(ctx.store, page_id, ctx.params["areaHandle"], int(block["id"]),
+                                                    record, ctx.now)
+        sitetree.touch(ctx.store, page_id, ctx.now)
+    return envelope.item(ctx, _block_with_page(ctx, block_id, page, int(version["id"])))
+
+
+async def remove(ctx: Ctx) -> Response:
+    page = _page(ctx)
+    block = _find(ctx, page, "delete")
+    page_id = int(page["id"])
+    with ctx.store.transaction():
+        version = versioning.remove_block(ctx.store, page_id, ctx.params["areaHandle"], int(block["id"]), ctx.now)
+        sitetree.touch(ctx.store, page_id, ctx.now)
+    return envelope.deleted(ctx, ctx.params["blockID"], "blocks", ctx.render.version(version))
+
+
+async def read(ctx: Ctx) -> Response:
+    block = ctx.store.one("SELECT * FROM blocks WHERE id = ?", ctx.int_param("bID"))
+    if block is None:
+        raise not_found(404, "Block not found")
+    if ctx.caller.is_guest:
+        raise denied(401, "You do not have access to view this block.", "access")
+    out = ctx.render.block(block)
+    if "pages" in ctx.includes:
+        pages = []
+        for row in ctx.store.all("SELECT DISTINCT page_id FROM placements WHERE block_id = ? ORDER BY page_id",
+                                 block["id"]):
+            page = sitetree.get_page(ctx.store, int(row["page_id"]))
+            if page is not None:
+                pages.append(ctx.render.page(page, versioning.recent_version(ctx.store, int(page["id"]))))
+        out["pages"] = ctx.render.wrap(pages)
+    return envelope.item(ctx, out)
+
+
+async def delete(ctx: Ctx) -> Response:
+    block = ctx.store.one("SELECT * FROM blocks WHERE id = ?", ctx.int_param("bID"))
+    if block is None:
+        raise not_found(404, "Block not found")
+    if not ctx.caller.is_super_admin:
+        raise denied(401, "You do not have access to delete this block.", "delete")
+    with ctx.store.transaction():
+        # Blocks::delete calls deleteBlock(true): gone from every version, live ones included.
+        versioning.delete_block_everywhere(ctx.store, int(block["id"]))
+    return envelope.deleted(ctx, ctx.params["bID"], "blocks")
+

@@ -1,0 +1,442 @@
+"""Seeds: the sites an emulator starts with.
+
+``default``
+    A small realistic site: Home (id 1) with ``/about``, ``/about/team``, ``/services``, ``/blog``,
+    ``/blog/hello-world`` and ``/contact``, each with ``Main`` and ``Sidebar`` areas holding ``content`` and ``html``
+    blocks (a few links point into the site, so they come back as ``{CCM:BASE_URL}``); users ``admin`` (id 1, the
+    super admin) plus the editors ``jane``, ``john`` (group Editors) and ``mia``; groups Guest (1), Registered Users
+    (2), Administrators (3), Editors (4); file-manager folders root (7), ``images`` (10) and ``documents`` (11) with
+    four files.
+``empty``
+    Only the home page and the admin.
+``PATH``
+    A JSON or YAML file (``.yaml``/``.yml``) of this shape, every key optional::
+
+        site: {name: My Site}
+        folders: [{id: 7, name: File Manager}, {id: 10, name: images, parent: 7}]   # the first is the root
+        groups: [{id: 4, name: Editors}]                       # Guest, Registered Users, Administrators always exist
+        users: [{username: jane, email: jane@example.com, password: secret-pw, language: en_US, groups: [4]}]
+        pages:                                                 # parents before children; "/" is the home page
+          - {path: /about, name: About, id: 2, type: page, template: full, description: "",
+             attributes: {meta_title: About}, areas: {Main: [{type: content, value: {content: "<p>Hi</p>"}}]}}
+        files: [{filename: notes.txt, folder: 7, text: "hello", uuid: "…", title: "…", description: "", tags: ""}]
+        clients: [{client_id: other, secret: other-secret, scopes: [pages:read]}]
+
+    A file's content is ``text`` (UTF-8) or ``base64``; images may instead give ``png: [width, height]``.
+
+Every seed also gets the OAuth client of the settings (all scopes), a limited client ``<client_id>-limited``
+(secret ``<client_secret>-limited``, scopes ``pages:read system:info:read``) and the admin with the configured
+password. All seeded objects share one timestamp, like a freshly installed site — so list sort keys tie, which is
+what makes the real pagination repeat and skip items.
+
+``--generate pages=N,blocks=N,files=N,users=N`` adds N pages (in sections of up to 100 children under home, each
+with ``blocks`` content blocks in ``Main``), N small text files and N users, in one transaction with ``executemany``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import secrets
+import uuid as uuidlib
+from pathlib import Path
+from typing import Any
+
+from cmssync.emulator import filestore, imagesize, sitetree, userstore, versioning
+from cmssync.emulator.blockvalues import save as save_block
+from cmssync.emulator.catalog import BLOCK_COLUMNS, PAGE_TEMPLATES, PAGE_TYPES
+from cmssync.emulator.settings import Settings
+from cmssync.emulator.store import Store, dumps
+
+SEED_BASE_URL = "http://localhost"
+_BUILTIN_GROUPS = ((1, "Guest"), (2, "Registered Users"), (3, "Administrators"))
+
+DEFAULT_SEED: dict[str, Any] = {
+    "site": {"name": "Sandbox Site"},
+    "folders": [
+        {"id": 7, "name": "File Manager"},
+        {"id": 10, "name": "images", "parent": 7},
+        {"id": 11, "name": "documents", "parent": 7},
+    ],
+    "groups": [{"id": 4, "name": "Editors"}],
+    "users": [
+        {
+            "username": "jane",
+            "email": "jane@example.com",
+            "password": "jane-password",
+            "language": "en_US",
+            "groups": [4],
+        },
+        {"username": "john", "email": "john@example.com", "password": "john-password", "groups": [4]},
+        {"username": "mia", "email": "mia@example.com", "password": "mia-password", "language": "de_DE"},
+    ],
+    "pages": [
+        {
+            "path": "/",
+            "name": "Home",
+            "areas": {
+                "Main": [
+                    {
+                        "type": "content",
+                        "value": {
+                            "content": "<h1>Welcome</h1>\n<p>We build things. "
+                            '<a href="{CCM:BASE_URL}/about">About us</a></p>'
+                        },
+                    },
+                    {"type": "html", "value": {"content": '<div class="hero">Hello</div>'}},
+                ],
+                "Sidebar": [{"type": "content", "value": {"content": "<p>News and updates.</p>"}}],
+            },
+        },
+        {
+            "path": "/about",
+            "name": "About",
+            "description": "Who we are",
+            "attributes": {"meta_title": "About us"},
+            "areas": {
+                "Main": [{"type": "content", "value": {"content": "<h2>About us</h2>\n<p>A small team.</p>"}}],
+                "Sidebar": [{"type": "html", "value": {"content": "<hr>"}}],
+            },
+        },
+        {
+            "path": "/about/team",
+            "name": "Team",
+            "template": "left_sidebar",
+            "areas": {"Main": [{"type": "content", "value": {"content": "<p>Jane, John and Mia.</p>"}}]},
+        },
+        {
+            "path": "/services",
+            "name": "Services",
+            "areas": {
+                "Main": [
+                    {"type": "content", "value": {"content": "<h2>Services</h2>\n<ul><li>Design</li></ul>"}},
+                    {"type": "html", "value": {"content": "<script>window.x = 1;</script>"}},
+                ]
+            },
+        },
+        {
+            "path": "/blog",
+            "name": "Blog",
+            "type": "blog",
+            "areas": {"Main": [{"type": "content", "value": {"content": "<p>Latest posts.</p>"}}]},
+        },
+        {
+            "path": "/blog/hello-world",
+            "name": "Hello World",
+            "type": "blog_entry",
+            "attributes": {"exclude_nav": True},
+            "areas": {"Main": [{"type": "content", "value": {"content": "<p>First post.</p>"}}]},
+        },
+        {
+            "path": "/contact",
+            "name": "Contact",
+            "template": "right_sidebar",
+            "areas": {
+                "Main": [{"type": "html", "value": {"content": '<form><input name="email"></form>'}}],
+                "Sidebar": [{"type": "content", "value": {"content": "<p>Call us.</p>"}}],
+            },
+        },
+    ],
+    "files": [
+        {"filename": "logo.png", "folder": 10, "png": [64, 32], "title": "Logo"},
+        {"filename": "hero.png", "folder": 10, "png": [8, 4]},
+        {
+            "filename": "brochure.pdf",
+            "folder": 11,
+            "text": "%PDF-1.4\n% sandbox brochure\n%%EOF\n",
+            "description": "Our brochure",
+            "tags": "sales, print",
+        },
+        {"filename": "notes.txt", "folder": 7, "text": "Plain text notes.\n"},
+    ],
+}
+
+EMPTY_SEED: dict[str, Any] = {
+    "site": {"name": "Sandbox Site"},
+    "folders": [{"id": 7, "name": "File Manager"}],
+    "pages": [{"path": "/", "name": "Home"}],
+}
+
+
+def load_seed(seed: str) -> dict[str, Any]:
+    if seed == "default":
+        return DEFAULT_SEED
+    if seed == "empty":
+        return EMPTY_SEED
+    path = Path(seed)
+    if not path.is_file():
+        raise ValueError(f"seed {seed!r} is neither 'default', 'empty' nor a file")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() in (".yaml", ".yml"):
+        from ruamel.yaml import YAML
+
+        loaded = YAML(typ="safe", pure=True).load(text)
+    else:
+        loaded = json.loads(text)
+    if not isinstance(loaded, dict):
+        raise ValueError(f"seed file {seed} must hold a mapping")
+    return loaded
+
+
+def parse_generate(spec: str) -> dict[str, int]:
+    """``pages=1000,blocks=5`` → ``{"pages": 1000, "blocks": 5, "files": 0, "users": 0}``."""
+    counts = {"pages": 0, "blocks": 0, "files": 0, "users": 0}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or key.strip() not in counts or not value.strip().isdigit():
+            raise ValueError(f"bad --generate part {part!r} (expected pages=N,blocks=N,files=N,users=N)")
+        counts[key.strip()] = int(value)
+    return counts
+
+
+def populate(store: Store, settings: Settings, seed: str, generate: str | None, ts: int) -> None:
+    """Fill an empty database (call inside a transaction)."""
+    data = load_seed(seed)
+    rng = random.Random(f"{seed}:{generate}")
+    store.set_meta("signing_key", secrets.token_hex(32))
+    store.set_meta("site_name", str(data.get("site", {}).get("name", "Sandbox Site")))
+    _clients(store, settings, data.get("clients", []))
+    _groups(store, data.get("groups", []))
+    userstore.create(
+        store,
+        username=settings.admin_username,
+        email="admin@example.com",
+        password=settings.admin_password,
+        ts=ts,
+        user_id=1,
+    )
+    for user in data.get("users", []):
+        user_id = userstore.create(
+            store,
+            username=user["username"],
+            email=user["email"],
+            password=user.get("password", "sandbox-password"),
+            ts=ts,
+            language=user.get("language"),
+            user_id=user.get("id"),
+        )
+        for group_id in user.get("groups", []):
+            store.db.execute("INSERT OR IGNORE INTO user_groups VALUES (?, ?)", (user_id, group_id))
+    folders = data.get("folders") or [{"id": 7, "name": "File Manager"}]
+    for folder in folders:
+        store.db.execute(
+            "INSERT INTO folders (id, name, parent_id) VALUES (?, ?, ?)",
+            (folder["id"], folder["name"], folder.get("parent")),
+        )
+    pages = data.get("pages") or [{"path": "/", "name": "Home"}]
+    for page in pages:
+        _page(store, page, ts)
+    if store.one("SELECT 1 FROM pages WHERE id = ?", sitetree.HOME_PAGE_ID) is None:
+        raise ValueError("a seed must define the home page '/'")
+    for entry in data.get("files", []):
+        _file(store, entry, int(folders[0]["id"]), ts, rng)
+    if generate:
+        generate_site(store, parse_generate(generate), ts, rng)
+
+
+def _clients(store: Store, settings: Settings, extra: list[dict[str, Any]]) -> None:
+    clients = [
+        {"client_id": settings.client_id, "secret": settings.client_secret, "scopes": None, "name": "Sandbox"},
+        {
+            "client_id": f"{settings.client_id}-limited",
+            "secret": f"{settings.client_secret}-limited",
+            "scopes": ["pages:read", "system:info:read"],
+            "name": "Sandbox (limited)",
+        },
+        *extra,
+    ]
+    for client in clients:
+        store.db.execute(
+            "INSERT OR REPLACE INTO clients (client_id, secret, identifier, name, scopes) VALUES (?, ?, ?, ?, ?)",
+            (
+                client["client_id"],
+                client["secret"],
+                str(uuidlib.uuid4()),
+                client.get("name", client["client_id"]),
+                None if client.get("scopes") is None else dumps(list(client["scopes"])),
+            ),
+        )
+
+
+def _groups(store: Store, extra: list[dict[str, Any]]) -> None:
+    for group_id, name in _BUILTIN_GROUPS:
+        store.db.execute("INSERT INTO groups (id, name) VALUES (?, ?)", (group_id, name))
+    for group in extra:
+        store.db.execute("INSERT INTO groups (id, name) VALUES (?, ?)", (group.get("id"), group["name"]))
+
+
+def _page(store: Store, page: dict[str, Any], ts: int) -> None:
+    path = str(page["path"]).rstrip("/")
+    page_type = page.get("type", "page")
+    template = page.get("template", "full")
+    if page_type not in PAGE_TYPES or template not in PAGE_TEMPLATES:
+        raise ValueError(f"seed page {path or '/'}: unknown type {page_type!r} or template {template!r}")
+    if path == "":
+        page_id = sitetree.create_page(
+            store,
+            parent_id=None,
+            name=page["name"],
+            handle_source="",
+            page_type=page_type,
+            template=template,
+            ts=ts,
+            description=page.get("description", ""),
+            attributes=page.get("attributes"),
+            page_id=sitetree.HOME_PAGE_ID,
+        )
+    else:
+        parent_path, _, handle = path.rpartition("/")
+        parent = store.one("SELECT id FROM pages WHERE path IS ?", parent_path or None)
+        if parent is None:
+            raise ValueError(f"seed page {path}: parent {parent_path or '/'} must come first")
+        page_id = sitetree.create_page(
+            store,
+            parent_id=int(parent["id"]),
+            name=page["name"],
+            handle_source=handle,
+            page_type=page_type,
+            template=template,
+            ts=ts,
+            description=page.get("description", ""),
+            attributes=page.get("attributes"),
+            page_id=page.get("id"),
+        )
+    for area, blocks in (page.get("areas") or {}).items():
+        versioning.ensure_area(store, page_id, area)
+        for position, block in enumerate(blocks, start=1):
+            if block["type"] not in BLOCK_COLUMNS:
+                raise ValueError(f"seed page {path or '/'}: unknown block type {block['type']!r}")
+            record = save_block(block["type"], block.get("value") or {}, SEED_BASE_URL)
+            cursor = store.db.execute(
+                "INSERT INTO blocks (id, type, record) VALUES (?, ?, ?)",
+                (block.get("id"), block["type"], None if record is None else dumps(record)),
+            )
+            store.db.execute(
+                "INSERT INTO placements VALUES (?, 1, ?, ?, ?)", (page_id, area, position, int(cursor.lastrowid or 0))
+            )
+
+
+def _file(store: Store, entry: dict[str, Any], root: int, ts: int, rng: random.Random) -> None:
+    if "png" in entry:
+        content = imagesize.png(int(entry["png"][0]), int(entry["png"][1]))
+    elif "base64" in entry:
+        content = base64.b64decode(entry["base64"])
+    else:
+        content = str(entry.get("text", "")).encode()
+    filestore.add(
+        store,
+        filename=entry["filename"],
+        content=content,
+        folder_id=int(entry.get("folder", root)),
+        ts=ts,
+        rng=rng,
+        file_uuid=entry.get("uuid"),
+        title=entry.get("title"),
+        description=entry.get("description", ""),
+        tags=entry.get("tags", ""),
+    )
+
+
+GENERATED_TEXT = b"generated file\n"
+
+
+def _max(store: Store, sql: str) -> int:
+    row = store.db.execute(sql).fetchone()
+    return int(row[0]) if row is not None and row[0] is not None else 0
+
+
+def generate_site(store: Store, counts: dict[str, int], ts: int, rng: random.Random) -> None:
+    """Bulk rows for benchmarks: sections of 100 pages under home, blocks per page, files, users."""
+    db = store.db
+    first = _max(store, "SELECT MAX(id) FROM pages") + 1
+    order = _max(store, "SELECT MAX(display_order) FROM pages WHERE parent_id = 1")
+    block_id = _max(store, "SELECT MAX(id) FROM blocks")
+    pages: list[tuple[Any, ...]] = []
+    versions: list[tuple[Any, ...]] = []
+    areas: list[tuple[Any, ...]] = []
+    blocks: list[tuple[Any, ...]] = []
+    placements: list[tuple[Any, ...]] = []
+    section = first
+    for n in range(counts["pages"]):
+        page_id = first + n
+        if n % 100 == 0:
+            section = page_id
+            order += 1
+            pages.append(
+                (
+                    page_id,
+                    1,
+                    f"section-{n // 100 + 1}",
+                    f"/section-{n // 100 + 1}",
+                    "page",
+                    ts,
+                    ts,
+                    order,
+                    sitetree.tiebreak("page", page_id),
+                )
+            )
+            name = f"Section {n // 100 + 1}"
+        else:
+            handle = f"page-{n}"
+            pages.append(
+                (
+                    page_id,
+                    section,
+                    handle,
+                    f"/section-{n // 100 + 1}/{handle}",
+                    "page",
+                    ts,
+                    ts,
+                    n % 100,
+                    sitetree.tiebreak("page", page_id),
+                )
+            )
+            name = f"Generated Page {n}"
+        versions.append((page_id, 1, name, "", "full", 1, 0, ts))
+        if counts["blocks"]:
+            areas.append((page_id, "Main"))
+        for position in range(1, counts["blocks"] + 1):
+            block_id += 1
+            blocks.append((block_id, "content", dumps({"content": f"<p>Block {position} of page {page_id}.</p>"})))
+            placements.append((page_id, 1, "Main", position, block_id))
+    db.executemany(
+        "INSERT INTO pages (id, parent_id, handle, path, type, date_added, date_modified, display_order,"
+        " tiebreak) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        pages,
+    )
+    db.executemany(
+        "INSERT INTO versions (page_id, id, name, description, template, is_approved, is_new,"
+        " date_created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        versions,
+    )
+    db.executemany("INSERT INTO areas VALUES (?, ?)", areas)
+    db.executemany("INSERT INTO blocks (id, type, record) VALUES (?, ?, ?)", blocks)
+    db.executemany("INSERT INTO placements VALUES (?, ?, ?, ?, ?)", placements)
+    root = filestore.root_folder(store)
+    files = [
+        (
+            str(uuidlib.UUID(int=rng.getrandbits(128), version=4)),
+            f"generated-{n}.txt",
+            f"generated-{n}.txt",
+            root,
+            ts,
+            filestore.storage_prefix(rng),
+            len(GENERATED_TEXT),
+            GENERATED_TEXT,
+            rng.randrange(2**31),
+        )
+        for n in range(counts["files"])
+    ]
+    db.executemany(
+        "INSERT INTO files (uuid, filename, title, folder_id, date_added, prefix, size, content, tiebreak)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        files,
+    )
+    password = userstore.hash_password("generated-password")
+    users = [(f"user{n}", f"user{n}@example.com", password, ts, ts, ts) for n in range(counts["users"])]
+    db.executemany(
+        "INSERT INTO users (username, email, password, date_added, date_password_last_changed,"
+        " date_last_updated) VALUES (?, ?, ?, ?, ?, ?)",
+        users,
+    )

@@ -1,0 +1,64 @@
+"""``cmssync emulator``: run the sandbox in the foreground until Ctrl-C."""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+import uvicorn
+
+from cmssync.emulator.app import build_app
+from cmssync.emulator.runtime import Emulator
+from cmssync.emulator.settings import Settings
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket (bound here so that port 0 can be reported as the port actually used)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def run_emulator(
+    *,
+    host: str,
+    port: int,
+    db: str | None,
+    seed: str,
+    generate: str | None,
+    dialect: str,
+    latency_ms: int,
+    faults: list[str],
+    client_id: str,
+    client_secret: str,
+    admin_password: str,
+    token_ttl: int = 3600,
+) -> None:
+    """Serve the emulator on ``host:port`` until interrupted (Ctrl-C propagates as ``KeyboardInterrupt`` after a
+    clean shutdown, so the caller can choose its exit code)."""
+    settings = Settings(
+        db=db, seed=seed, generate=generate, dialect=dialect, latency_ms=latency_ms, faults=list(faults),
+        client_id=client_id, client_secret=client_secret, admin_password=admin_password, token_ttl=token_ttl,
+    )
+    emu = Emulator(settings)
+    try:
+        sock = bind(host, port)
+        actual_port = sock.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(build_app(emu), log_level="warning", lifespan="off"))
+        shown = f"[{host}]" if ":" in host else host
+        print(f"cmssync emulator listening on http://{shown}:{actual_port} (dialect {dialect}, seed {seed})",
+              file=sys.stderr, flush=True)
+        try:
+            server.run(sockets=[sock])
+        finally:
+            sock.close()
+    finally:
+        emu.close()

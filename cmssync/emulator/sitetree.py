@@ -1,0 +1,102 @@
+"""Pages as a tree: creation with Concrete's handles and paths, the trash can, children in sitemap order.
+
+``POST /pages`` creates an approved first version (``date_approved`` stays null, as recorded), the handle is the
+urlified name made unique among the siblings with ``-1``, ``-2``… and the path is the parent's path plus the handle.
+Renaming a page later does not change its path. Deleting moves the page and its descendants to the trash
+(``/!trash/…``); the home page is never deleted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import zlib
+from typing import Any
+
+from cmssync.emulator import slugs, versioning
+from cmssync.emulator.store import Store
+
+HOME_PAGE_ID = 1
+TRASH_PREFIX = "/!trash"
+
+
+def tiebreak(kind: str, object_id: int | str) -> int:
+    """A fixed pseudo-random rank for rows whose sort keys tie (the real ORDER BY has no tiebreak column)."""
+    return zlib.crc32(f"{kind}:{object_id}".encode()) & 0x7FFFFFFF
+
+
+def get_page(store: Store, page_id: int) -> sqlite3.Row | None:
+    return store.one("SELECT * FROM pages WHERE id = ?", page_id)
+
+
+def unique_handle(store: Store, parent_id: int, handle: str) -> str:
+    taken = {r["handle"] for r in store.all("SELECT handle FROM pages WHERE parent_id = ?", parent_id)}
+    if handle not in taken:
+        return handle
+    n = 1
+    while f"{handle}-{n}" in taken:
+        n += 1
+    return f"{handle}-{n}"
+
+
+def create_page(
+    store: Store,
+    *,
+    parent_id: int | None,
+    name: str,
+    handle_source: str,
+    page_type: str,
+    template: str,
+    ts: int,
+    description: str = "",
+    attributes: dict[str, Any] | None = None,
+    page_id: int | None = None,
+    from_seed: bool = False,
+) -> int:
+    """Insert a page with an approved version 1; returns its id."""
+    if parent_id is None:
+        handle, path = "", None
+    else:
+        parent = get_page(store, parent_id)
+        assert parent is not None
+        handle = unique_handle(store, parent_id, slugs.urlify(handle_source))
+        path = f"{parent['path'] or ''}/{handle}"
+    row = store.one("SELECT MAX(display_order) AS m FROM pages WHERE parent_id IS ?", parent_id)
+    order = int(row["m"] if row and row["m"] is not None else -1) + 1
+    cursor = store.db.execute(
+        "INSERT INTO pages (id, parent_id, handle, path, type, date_added, date_modified, display_order)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (page_id, parent_id, handle, path, page_type, ts, ts, order),
+    )
+    new_id = int(cursor.lastrowid or 0)
+    store.db.execute("UPDATE pages SET tiebreak = ? WHERE id = ?", (tiebreak("page", new_id), new_id))
+    store.db.execute(
+        "INSERT INTO versions (page_id, id, name, description, template, is_approved, is_new, date_created)"
+        " VALUES (?, 1, ?, ?, ?, 1, 0, ?)",
+        (new_id, name, description, template, ts),
+    )
+    if attributes:
+        versioning.set_attributes(store, new_id, 1, attributes, from_seed=from_seed)
+    return new_id
+
+
+def touch(store: Store, page_id: int, ts: int) -> None:
+    store.db.execute("UPDATE pages SET date_modified = ? WHERE id = ?", (ts, page_id))
+
+
+def move_to_trash(store: Store, page_id: int, ts: int) -> None:
+    """Move a page and its descendants to the trash (their paths gain the ``/!trash`` prefix)."""
+    todo = [page_id]
+    while todo:
+        current = todo.pop()
+        page = get_page(store, current)
+        if page is None or page["in_trash"]:
+            continue
+        store.db.execute(
+            "UPDATE pages SET in_trash = 1, path = ?, date_modified = ? WHERE id = ?",
+            (TRASH_PREFIX + (page["path"] or ""), ts, current),
+        )
+        todo.extend(r["id"] for r in store.all("SELECT id FROM pages WHERE parent_id = ?", current))
+
+
+def children(store: Store, parent_id: int) -> list[sqlite3.Row]:
+    return store.all("SELECT * FROM pages WHERE parent_id = ? AND in_trash = 0 ORDER BY display_order, id", parent_id)

@@ -1,0 +1,33 @@
+"""Page handles the way Concrete's URLify makes them, and the tag stripping of page names.
+
+``Ünïcödé & <Title> / slash`` becomes the handle ``unicode-and-title-slash`` (transliterated, ``&`` spelled out,
+common short words dropped, everything else collapsed into hyphens) while the page *name* keeps the text with the
+tags removed: ``Ünïcödé &  / slash`` (recorded: ``pages.create.special_chars``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Concrete's default ``concrete.seo.exclude_words``: dropped from handles.
+EXCLUDED_WORDS = frozenset(
+    ["a", "an", "as", "at", "before", "but", "by", "for", "from", "is", "in", "into", "like", "of", "off", "on", "onto", "per", "since", "than", "the", "this", "that", "to", "up", "via", "with"]
+)
+MAX_HANDLE_LENGTH = 128
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def strip_tags(text: str) -> str:
+    """PHP ``strip_tags``: remove anything that looks like a tag, keep the text between."""
+    return _TAG.sub("", text)
+
+
+def urlify(name: str) -> str:
+    """The page handle for a name (never empty: an empty result becomes ``page``)."""
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    text = text.replace("&", " and ").lower()
+    words = [w for w in re.split(r"[^a-z0-9]+", text) if w and w not in EXCLUDED_WORDS]
+    handle = "-".join(words)[:MAX_HANDLE_LENGTH].strip("-")
+    return handle or "page"

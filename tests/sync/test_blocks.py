@@ -1,0 +1,219 @@
+"""Area alignment: small readable examples, and a proof of optimality against brute force."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cmssync.sync.blocks import (
+    Add,
+    AreaAlignment,
+    Delete,
+    DesiredBlock,
+    Keep,
+    LiveBlock,
+    Update,
+    align_area,
+    values_match,
+)
+
+
+def live(*blocks: tuple[str, str]) -> list[LiveBlock]:
+    return [LiveBlock(id=100 + i, type=t, value={"content": v}) for i, (t, v) in enumerate(blocks)]
+
+
+def want(*blocks: tuple[str, str]) -> list[DesiredBlock]:
+    return [DesiredBlock(type=t, value={"content": v}) for t, v in blocks]
+
+
+def simulate(area: Sequence[LiveBlock], alignment: AreaAlignment) -> list[tuple[str, Mapping[str, str]]]:
+    """Run the operations the way the API would: adds append, updates keep the type, deletes remove."""
+    blocks = {b.id: b for b in area}
+    order = [b.id for b in area]
+    seen_add = False
+    for op in alignment.ops:
+        match op:
+            case Keep(live_id=live_id):
+                assert not seen_add
+                assert live_id in blocks
+            case Update(live_id=live_id, value=value):
+                assert not seen_add
+                old = blocks[live_id]
+                blocks[live_id] = LiveBlock(id=live_id, type=old.type, value=value)
+            case Delete(live_id=live_id):
+                assert not seen_add
+                del blocks[live_id]
+                order.remove(live_id)
+            case Add(type=type_, value=value):
+                seen_add = True
+                new_id = max([*blocks, 0, *order]) + 1000
+                blocks[new_id] = LiveBlock(id=new_id, type=type_, value=value)
+                order.append(new_id)
+    return [(blocks[i].type, blocks[i].value) for i in order]
+
+
+def assert_ends_as_desired(area: Sequence[LiveBlock], desired: Sequence[DesiredBlock], result: AreaAlignment) -> None:
+    final = simulate(area, result)
+    assert [t for t, _ in final] == [d.type for d in desired]
+    for (_, value), d in zip(final, desired, strict=True):
+        assert values_match(value, d.value)
+
+
+def brute_force(area: Sequence[LiveBlock], desired: Sequence[DesiredBlock]) -> tuple[int, int]:
+    """(cost, deletes) of the best solution, by trying every kept subsequence of the live area."""
+    best: tuple[int, int] | None = None
+    n, m = len(area), len(desired)
+    for k in range(min(n, m) + 1):
+        for kept in combinations(range(n), k):
+            if any(area[i].type != desired[t].type for t, i in enumerate(kept)):
+                continue
+            updates = sum(not values_match(area[i].value, desired[t].value) for t, i in enumerate(kept))
+            candidate = (updates + (n - k) + (m - k), n - k)
+            best = candidate if best is None else min(best, candidate)
+    assert best is not None  # k = 0 (delete everything, add everything) is always possible
+    return best
+
+
+# --- examples -------------------------------------------------------------------------------------------------
+
+
+def test_identical_area_needs_nothing() -> None:
+    area = live(("content", "a"), ("html", "b"))
+    result = align_area(area, want(("content", "a"), ("html", "b")))
+    assert result.ops == (Keep(100, 0), Keep(101, 1))
+    assert result.cost == 0
+    assert not result.changed
+    assert result.changes == ()
+
+
+def test_empty_areas() -> None:
+    assert align_area([], []).ops == ()
+    assert align_area([], want(("html", "x"))).ops == (Add(0, "html", {"content": "x"}),)
+    assert align_area(live(("html", "x")), []).ops == (Delete(100),)
+
+
+def test_changed_value_is_updated_in_place() -> None:
+    result = align_area(live(("content", "a")), want(("content", "b")))
+    assert result.ops == (Update(100, 0, {"content": "b"}, {"content": "a"}),)
+    assert result.cost == 1
+
+
+def test_type_change_deletes_and_adds() -> None:
+    result = align_area(live(("content", "a")), want(("html", "a")))
+    assert result.ops == (Delete(100), Add(0, "html", {"content": "a"}))
+
+
+def test_remove_from_the_middle() -> None:
+    result = align_area(
+        live(("content", "a"), ("content", "b"), ("content", "c")), want(("content", "a"), ("content", "c"))
+    )
+    # Deleting b (1 call) beats updating b to c and deleting c (2 calls).
+    assert result.ops == (Keep(100, 0), Delete(101), Keep(102, 1))
+
+
+def test_insert_in_the_middle() -> None:
+    area = live(("content", "a"), ("content", "c"))
+    desired = want(("content", "a"), ("content", "b"), ("content", "c"))
+    result = align_area(area, desired)
+    # Only appends are possible: update c to b, then add c (2 calls).
+    assert result.ops == (
+        Keep(100, 0),
+        Update(101, 1, {"content": "b"}, {"content": "c"}),
+        Add(2, "content", {"content": "c"}),
+    )
+    assert_ends_as_desired(area, desired, result)
+
+
+def test_reorder_of_mixed_types() -> None:
+    area = live(("html", "h"), ("content", "c"))
+    desired = want(("content", "c"), ("html", "h"))
+    result = align_area(area, desired)
+    # Keep the content block, delete the html block and add it again at the end.
+    assert result.ops == (Delete(100), Keep(101, 0), Add(1, "html", {"content": "h"}))
+    assert_ends_as_desired(area, desired, result)
+
+
+def test_tie_keeps_the_earliest_block() -> None:
+    result = align_area(live(("content", "a"), ("content", "a")), want(("content", "a")))
+    assert result.ops == (Keep(100, 0), Delete(101))
+
+
+def test_tie_prefers_fewer_deletes() -> None:
+    # Keep one block unchanged and delete+add the rest (cost 3), or update two and add nothing: both have
+    # k changes. Here: live [x, a], desired [a, y]. Option A: delete x, keep a, add y = 2 calls, 1 delete.
+    # Option B: update x->a, update a->y = 2 calls, 0 deletes. B wins the tie.
+    result = align_area(live(("content", "x"), ("content", "a")), want(("content", "a"), ("content", "y")))
+    assert result.cost == 2
+    assert not any(isinstance(op, Delete) for op in result.ops)
+
+
+def test_fields_not_named_by_the_content_are_not_managed() -> None:
+    area = [LiveBlock(7, "image", {"fID": "3", "altText": "", "lazyLoad": "0"})]
+    assert align_area(area, [DesiredBlock("image", {"fID": "3"})]).ops == (Keep(7, 0),)
+    assert align_area(area, [DesiredBlock("image", {"fID": "3", "altText": "Logo"})]).cost == 1
+
+
+def test_custom_matcher() -> None:
+    exact = align_area(
+        [LiveBlock(7, "image", {"fID": "3", "altText": ""})],
+        [DesiredBlock("image", {"fID": "3"})],
+        matches=lambda a, b: dict(a) == dict(b),
+    )
+    assert exact.cost == 1
+
+
+# --- optimality ----------------------------------------------------------------------------------------------
+
+TYPES = st.sampled_from(["content", "html", "image"])
+VALUES = st.fixed_dictionaries(
+    {"content": st.sampled_from(["a", "b", "c"])}, optional={"alt": st.sampled_from(["", "x"])}
+)
+
+
+@st.composite
+def areas(draw: st.DrawFn) -> tuple[list[LiveBlock], list[DesiredBlock]]:
+    live_blocks = draw(st.lists(st.tuples(TYPES, VALUES), max_size=7))
+    desired_blocks = draw(st.lists(st.tuples(TYPES, VALUES), max_size=7))
+    return (
+        [LiveBlock(id=10 + i, type=t, value=v) for i, (t, v) in enumerate(live_blocks)],
+        [DesiredBlock(type=t, value=v) for t, v in desired_blocks],
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(areas())
+def test_alignment_is_optimal_and_correct(case: tuple[list[LiveBlock], list[DesiredBlock]]) -> None:
+    area, desired = case
+    result = align_area(area, desired)
+    cost, deletes = brute_force(area, desired)
+    assert result.cost == cost
+    assert sum(isinstance(op, Delete) for op in result.ops) == deletes
+    assert result.changed == (cost > 0)
+    assert_ends_as_desired(area, desired, result)
+    # Every live block is accounted for exactly once, in live order, before any add; adds come in desired order.
+    live_ops = [op for op in result.ops if not isinstance(op, Add)]
+    assert [op.live_id for op in live_ops] == [b.id for b in area]
+    adds = [op for op in result.ops if isinstance(op, Add)]
+    assert result.ops == (*live_ops, *adds)
+    assert [a.index for a in adds] == list(range(len(desired) - len(adds), len(desired)))
+    assert align_area(area, desired) == result  # deterministic
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(TYPES, VALUES), max_size=7))
+def test_aligning_an_area_with_itself_is_free(blocks: list[tuple[str, dict[str, str]]]) -> None:
+    area = [LiveBlock(id=i, type=t, value=v) for i, (t, v) in enumerate(blocks)]
+    result = align_area(area, [DesiredBlock(type=t, value=v) for t, v in blocks])
+    assert result.ops == tuple(Keep(i, i) for i in range(len(blocks)))
+
+
+@pytest.mark.parametrize("size", [50, 200])
+def test_large_area_is_fast(size: int) -> None:
+    area = [LiveBlock(id=i, type="content", value={"content": str(i)}) for i in range(size)]
+    desired = [DesiredBlock(type="content", value={"content": str(i)}) for i in range(0, size, 2)]
+    result = align_area(area, desired)
+    assert result.cost == size - len(desired)

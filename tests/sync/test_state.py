@@ -1,0 +1,378 @@
+"""The state store: round trips, atomic writes, locking between processes, format versions, secrets."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from cmssync.errors import StateError, StateLockedError
+from cmssync.sync import state as state_module
+from cmssync.sync.state import (
+    FileRecord,
+    GroupRecord,
+    PageRecord,
+    State,
+    StateStore,
+    UserRecord,
+    read_lock_holder,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+H1 = "sha256:" + "1" * 64
+H2 = "sha256:" + "2" * 64
+PASSWORD = "correct horse battery staple"
+TOKEN = "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.token-value"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> StateStore:
+    return StateStore(tmp_path / ".cmssync" / "state.json")
+
+
+def sample_state(state: State) -> State:
+    state.bind_site("https://www.example.com", "/ccm/api/1.0")
+    state.record_page("/about", PageRecord(id=157, digest=H1, live_version_id=3, areas={"Main": (11, 12)}))
+    state.record_page("/", PageRecord(id=1, digest=H2, live_version_id=1, draft_version_id=2))
+    state.record_file(
+        "logo.png",
+        FileRecord(id="6c1b-uuid", hash=H1, url="https://www.example.com/application/files/logo.png", folder=12),
+    )
+    state.record_user("editor", UserRecord(id=5, digest=H1, password_digest=state.password_digest("editor", PASSWORD)))
+    state.record_group("Editors", GroupRecord(id=7))
+    return state
+
+
+# --- round trip -----------------------------------------------------------------------------------------------
+
+
+def test_missing_file_is_an_empty_state(store: StateStore) -> None:
+    state = store.load()
+    assert state == State()
+    assert not store.path.parent.exists()  # loading writes nothing
+
+
+def test_round_trip(store: StateStore) -> None:
+    state = sample_state(store.load())
+    store.save(state)
+    loaded = store.load()
+    assert loaded == state
+    assert loaded.pages["/about"].areas == {"Main": (11, 12)}
+    document = json.loads(store.path.read_text())
+    assert document["format_version"] == 1
+    assert list(document["pages"]) == ["/", "/about"]  # sorted, so diffs of a committed state stay small
+
+
+def test_forget_and_evolve(store: StateStore) -> None:
+    state = sample_state(store.load())
+    page = state.pages["/about"]
+    state.record_page("/about", page.evolve(draft_version_id=4))
+    assert state.pages["/about"].draft_version_id == 4
+    assert state.pages["/about"].areas == page.areas
+    with pytest.raises(ValidationError):
+        page.evolve(digest="not a digest")
+    assert state.forget_page("/about") == page.evolve(draft_version_id=4)
+    assert state.forget_page("/about") is None
+    assert state.forget_file("logo.png") is not None
+    assert state.forget_user("editor") is not None
+    assert state.forget_group("Editors") == GroupRecord(id=7)
+    assert (state.files, state.users, state.groups) == ({}, {}, {})
+
+
+def test_records_are_frozen_and_strict() -> None:
+    record = PageRecord(id=1)
+    with pytest.raises(ValidationError):
+        record.id = 2  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        PageRecord(id=1, surprise=True)  # type: ignore[call-arg]
+    with pytest.raises(ValidationError):
+        UserRecord(id=1, password_digest=PASSWORD)  # a digest field cannot hold a password
+
+
+def test_site_binding(store: StateStore) -> None:
+    state = sample_state(store.load())
+    state.bind_site("HTTPS://WWW.example.com/", "/ccm/api/1.0/")  # the same site
+    with pytest.raises(StateError, match=r"recorded for https://www\.example\.com, not https://staging\.example\.com"):
+        state.bind_site("https://staging.example.com", "/ccm/api/1.0")
+    state.bind_site("https://staging.example.com", "/ccm/api/1.0", allow_other_site=True)
+    assert state.site is not None
+    assert state.site.url == "https://staging.example.com"
+
+
+def test_save_is_cheap(store: StateStore) -> None:
+    state = store.load()
+    for i in range(1000):
+        state.record_page(
+            f"/section-{i // 50}/page-{i}",
+            PageRecord(id=1000 + i, digest=H1, live_version_id=3, areas={"Main": (3 * i, 3 * i + 1), "Sidebar": (9,)}),
+        )
+        state.record_file(
+            f"images/photo-{i}.jpg",
+            FileRecord(
+                id=f"uuid-{i}", hash=H2, url=f"https://www.example.com/files/photo-{i}.jpg", folder=12, digest=H1
+            ),
+        )
+    for i in range(500):
+        state.record_user(f"user{i}", UserRecord(id=2 + i, digest=H1, password_digest=state.password_digest("u", "p")))
+    store.save(state)
+    timings = []
+    for _ in range(5):
+        started = time.perf_counter()
+        store.save(state)
+        timings.append(time.perf_counter() - started)
+    assert min(timings) < 0.25, timings  # measured about 6 ms (ext4, with fsync)
+    assert store.load() == state
+
+
+# --- atomic writes --------------------------------------------------------------------------------------------
+
+
+def test_a_crash_before_replace_keeps_the_old_state(store: StateStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    old = sample_state(store.load())
+    store.save(old)
+    before = store.path.read_bytes()
+
+    def crash(src: str, dst: str) -> None:
+        raise KeyboardInterrupt  # like a signal arriving between the write and the rename
+
+    monkeypatch.setattr(os, "replace", crash)
+    new = store.load()
+    new.forget_page("/about")
+    with pytest.raises(KeyboardInterrupt):
+        store.save(new)
+    assert store.path.read_bytes() == before
+    assert sorted(p.name for p in store.path.parent.iterdir()) == ["state.json", "state.json.key"]
+
+
+def test_a_leftover_temp_file_is_ignored_then_removed(store: StateStore) -> None:
+    store.save(sample_state(store.load()))
+    leftover = store.path.parent / ".state.json.abcd1234.saving"
+    leftover.write_text('{"format_version": 1, "pa')  # a save killed half-way
+    assert store.load().pages.keys() == {"/", "/about"}
+    with store.lock("cmssync apply"):
+        assert not leftover.exists()
+
+
+def test_sigkill_during_saves_leaves_a_readable_state(store: StateStore) -> None:
+    """Kill a process in the middle of a stream of saves, several times: the state always loads."""
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from pathlib import Path
+        from cmssync.sync.state import PageRecord, StateStore
+        store = StateStore(Path({str(store.path)!r}))
+        state = store.load()
+        for i in range(100_000):
+            state.record_page(f"/p{{i}}", PageRecord(id=i))
+            store.save(state)
+            print(i, flush=True)
+        """
+    )
+    for _ in range(3):
+        child = _spawn(script)
+        assert child.stdout is not None
+        for _ in range(20):
+            child.stdout.readline()
+        child.send_signal(signal.SIGKILL)
+        _reap(child)
+        assert len(store.load().pages) >= 20
+
+
+# --- format versions and corruption ---------------------------------------------------------------------------
+
+
+def test_a_newer_format_is_refused(store: StateStore) -> None:
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text('{"format_version": 2, "pages": {}, "hovercraft": []}')
+    with pytest.raises(StateError, match=r"format_version 2 is newer than this cmssync understands \(1\); upgrade"):
+        store.load()
+
+
+def test_an_older_format_is_migrated(store: StateStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text('{"format_version": 0, "page_ids": {"/about": 157}}')
+    with pytest.raises(StateError, match="cannot migrate state format_version 0"):
+        store.load()
+
+    def from_0(raw: dict[str, object]) -> dict[str, object]:
+        ids = raw.pop("page_ids")
+        assert isinstance(ids, dict)
+        return {**raw, "pages": {path: {"id": page_id} for path, page_id in ids.items()}}
+
+    monkeypatch.setitem(state_module._MIGRATIONS, 0, from_0)
+    assert store.load().pages == {"/about": PageRecord(id=157)}
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "not valid JSON"),
+        (b'{"format_version": 1, "pages": {"/": {"id"', "not valid JSON"),
+        (b"\xff\xfe garbage", "not valid JSON"),
+        (b"[]", "not a cmssync state file"),
+        (b'{"pages": {}}', "not a cmssync state file"),
+        (b'{"format_version": true}', "not a cmssync state file"),
+        (b'{"format_version": 1, "pages": {"/": {"id": "x"}}}', r"pages\./\.id: Input should be a valid integer"),
+        (b'{"format_version": 1, "pagez": {}}', "pagez: Extra inputs are not permitted"),
+        (b'{"format_version": 1, "users": {"a": {"id": 1, "password_digest": "hunter2"}}}', "users.a.password_digest"),
+    ],
+)
+def test_a_corrupted_state_is_a_clear_error(store: StateStore, content: bytes, reason: str) -> None:
+    store.path.parent.mkdir(parents=True)
+    store.path.write_bytes(content)
+    with pytest.raises(StateError, match=reason) as caught:
+        store.load()
+    assert str(store.path) in str(caught.value)
+    assert "hunter2" not in str(caught.value)
+
+
+def test_an_unreadable_state_is_a_clear_error(store: StateStore) -> None:
+    store.path.mkdir(parents=True)  # a directory where the file should be
+    with pytest.raises(StateError, match="cannot read the state"):
+        store.load()
+    with pytest.raises(StateError, match="cannot write the state"):
+        store.save(State())
+
+
+# --- secrets --------------------------------------------------------------------------------------------------
+
+
+def test_no_secret_is_ever_written(store: StateStore) -> None:
+    state = sample_state(store.load())
+    state.record_user("api", UserRecord(id=2, password_digest=state.password_digest("api", TOKEN)))
+    store.save(state)
+    with store.lock("cmssync apply"):
+        store.save(state)
+    for path in store.path.parent.iterdir():
+        text = path.read_bytes()
+        assert PASSWORD.encode() not in text, path
+        assert TOKEN.encode() not in text, path
+
+
+def test_password_digests_are_keyed_and_remembered(store: StateStore) -> None:
+    state = sample_state(store.load())
+    store.save(state)
+    assert stat.S_IMODE(store.key_path.stat().st_mode) == 0o600
+    digest = state.users["editor"].password_digest
+    assert digest is not None
+    assert digest.startswith("hmac-sha256:")
+    assert state.password_digest("other", PASSWORD) != digest  # equal passwords do not show
+
+    again = store.load()
+    assert not again.password_changed("editor", PASSWORD)
+    assert again.password_changed("editor", PASSWORD + "!")
+    assert again.password_changed("nobody", PASSWORD)
+
+    store.key_path.unlink()  # a lost key: every password counts as changed, and nothing is created by asking
+    lost = store.load()
+    assert lost.password_changed("editor", PASSWORD)
+    assert not store.key_path.exists()
+    lost.password_digest("editor", PASSWORD)
+    assert store.key_path.exists()
+
+
+def test_a_corrupted_key_is_a_clear_error(store: StateStore) -> None:
+    store.key_path.parent.mkdir(parents=True)
+    store.key_path.write_text("not hex")
+    state = sample_state(State())
+    store.save(state)
+    with pytest.raises(StateError, match="password key is not hex"):
+        store.load().password_changed("editor", PASSWORD)
+
+
+# --- locking --------------------------------------------------------------------------------------------------
+
+HOLD_LOCK = """
+import sys
+from pathlib import Path
+from cmssync.sync.state import StateStore
+with StateStore(Path({path!r})).lock("cmssync apply"):
+    print("locked", flush=True)
+    sys.stdin.read()
+"""
+
+
+def _spawn(script: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    )
+
+
+@pytest.fixture
+def holder(store: StateStore) -> Iterator[subprocess.Popen[str]]:
+    """Another process holding the state lock until its stdin closes."""
+    child = _spawn(HOLD_LOCK.format(path=str(store.path)))
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "locked"
+    yield child
+    _reap(child)
+
+
+def _reap(child: subprocess.Popen[str]) -> None:
+    if child.poll() is None:
+        child.kill()
+    child.wait()
+    for stream in (child.stdin, child.stdout):
+        if stream is not None and not stream.closed:
+            stream.close()
+
+
+def test_lock_contention_names_the_holder(store: StateStore, holder: subprocess.Popen[str]) -> None:
+    with pytest.raises(StateLockedError) as caught, store.lock("cmssync plan"):
+        pass
+    message = str(caught.value)
+    assert message.startswith(
+        f"state is locked by pid {holder.pid} on host {socket.gethostname()} (cmssync apply, since "
+    )
+    assert f"remove {store.lock_path} if that process is gone" in message
+    assert caught.value.temporary
+
+    seen = read_lock_holder(store.path)
+    assert seen is not None
+    assert (seen.pid, seen.command, seen.is_alive()) == (holder.pid, "cmssync apply", True)
+
+    assert holder.stdin is not None
+    holder.stdin.close()  # the holder finishes and releases the lock
+    holder.wait()
+    assert read_lock_holder(store.path) is None
+    with store.lock("apply") as mine:
+        assert mine.command == "cmssync apply"
+        assert read_lock_holder(store.path) == mine
+
+
+def test_a_killed_holder_leaves_a_stale_lock_that_is_taken_over(
+    store: StateStore, holder: subprocess.Popen[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    holder.kill()
+    holder.wait()
+    stale = read_lock_holder(store.path)
+    assert stale is not None
+    assert stale.pid == holder.pid
+    assert stale.is_alive() is False
+    with caplog.at_level(logging.WARNING, logger="cmssync.sync.state"), store.lock("cmssync apply") as mine:
+        assert mine.pid == os.getpid()
+    assert f"left by pid {holder.pid} on host" in caplog.text
+    assert read_lock_holder(store.path) is None
+
+
+def test_the_lock_is_not_reentrant(store: StateStore) -> None:
+    with store.lock("cmssync apply"), pytest.raises(StateLockedError, match=f"pid {os.getpid()}"), store.lock("x"):
+        pass
+    assert store.lock_path.exists()  # never deleted: see the module docstring
+
+
+def test_a_lock_holder_on_another_host_cannot_be_checked() -> None:
+    assert state_module.LockHolder(1, "elsewhere.invalid", "cmssync apply", "2026-11-21T12:00:00Z").is_alive() is None
