@@ -64,7 +64,7 @@ def site_overrides(directory: Path, sandbox: bool) -> Iterator[dict[str, Any] | 
 
     home = directory / ".cmssync" / "sandbox"
     home.mkdir(parents=True, exist_ok=True)
-    with Sandbox(db=str(home / "site.sqlite3")) as emulated:
+    with _start_sandbox(Sandbox, home) as emulated:
         click.echo(f"sandbox: emulated Concrete CMS site at {emulated.url}", err=True)
         yield {
             "site": {"url": emulated.url, "api_prefix": "/ccm/api/1.0"},
@@ -78,6 +78,33 @@ def site_overrides(directory: Path, sandbox: bool) -> Iterator[dict[str, Any] | 
             },
             "state": str(home / "state.json"),
         }
+
+
+def _start_sandbox(sandbox_class: Any, home: Path) -> Any:
+    """The sandbox on the port it had last time, so absolute links stored on the emulated site stay valid."""
+    port_file = home / "port"
+    try:
+        port = int(port_file.read_text())
+        sandbox = sandbox_class(db=str(home / "site.sqlite3"), port=port)
+        sandbox.__enter__()
+    except (OSError, ValueError):
+        sandbox = sandbox_class(db=str(home / "site.sqlite3"))
+        sandbox.__enter__()
+    port_file.write_text(str(sandbox.url.rsplit(":", 1)[1]))
+    return _Entered(sandbox)
+
+
+class _Entered:
+    """A context manager around an object whose ``__enter__`` already ran."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __enter__(self) -> Any:
+        return self.inner
+
+    def __exit__(self, *exc: object) -> None:
+        self.inner.__exit__(*exc)
 
 
 def open_site_workspace(directory: Path, overrides: dict[str, Any] | None) -> Workspace:

@@ -119,6 +119,7 @@ _OAUTH_ERRORS = {
     "temporarily_unavailable",
 }
 _NOT_FOUND = re.compile(r"\bnot found\b|^invalid parent page specified", re.IGNORECASE)
+_INVALID = re.compile(r"^(invalid|unable to find)\b", re.IGNORECASE)
 _PENDING_DELETION = re.compile(r"pending deletion", re.IGNORECASE)
 _CONFLICT = re.compile(r"already (taken|in use|exists)|may not delete the approved version", re.IGNORECASE)
 _PERMISSION = re.compile(
@@ -238,7 +239,11 @@ def _by_messages(messages: Sequence[str], status: int) -> type[ApiError]:
     joined = " ".join(messages)
     if _PENDING_DELETION.search(joined):
         return PendingDeletion
-    if status == 404 or (messages and all(_NOT_FOUND.search(m) for m in messages)):
+    if messages and all(_NOT_FOUND.search(m) for m in messages):
+        return NotFound
+    if messages and all(_INVALID.search(m) for m in messages):
+        return ValidationFailed  # "Invalid block type handle." and the like, whatever the status
+    if status == 404:
         return NotFound
     if messages and all(_CONFLICT.search(m) for m in messages):
         return Conflict
@@ -313,7 +318,7 @@ def error_for_response(response: httpx.Response, *, method: str, path: str, api:
             text = response.reason_phrase or "no reason given"
         cls: type[ApiError]
         if status == 404:
-            cls = NotFound
+            cls = _by_messages([text], status)
         elif status in (401, 403):
             cls = _by_messages([text], status) if _NOT_FOUND.search(text) else PermissionDenied
             if status == 401 and cls is PermissionDenied and not _PERMISSION.search(text):

@@ -85,6 +85,15 @@ class _Deleted(Exception):
     """Internal: a retried DELETE found the object already gone."""
 
 
+class _TokenTrouble(Exception):
+    """Internal: getting a token failed, so the request itself was not sent (not ambiguous, not retried again:
+    the token request has its own retries)."""
+
+    def __init__(self, error: ApiError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 DELETED_ON_RETRY: Any = object()
 """Returned by :meth:`Transport.call` for a DELETE whose retry found the object gone."""
 
@@ -192,6 +201,8 @@ class Transport:
                         raise
         except _Deleted:
             return DELETED_ON_RETRY
+        except _TokenTrouble as trouble:
+            raise trouble.error from trouble.error.__cause__
         raise AssertionError("unreachable: stamina either returns or raises")  # pragma: no cover
 
     async def post_token(self, url: str, form: Mapping[str, str]) -> httpx.Response:
@@ -275,7 +286,10 @@ class Transport:
     async def _token(self) -> str | None:
         if self.auth is None:
             return None
-        return await self.auth.token(self.post_token)
+        try:
+            return await self.auth.token(self.post_token)
+        except ApiError as exc:
+            raise _TokenTrouble(exc) from exc
 
     async def _send_body(
         self,

@@ -72,14 +72,18 @@ class FaultsAndStats:
             auth.revoke_bearer(request, self.emu)
             response = responses.oauth_error("access_denied", auth.DENIED, 401, "Access token has been revoked")
         elif rule.kind == "429":
-            response = Response("Too Many Requests", status_code=429,
-                                headers={"retry-after": rule.retry_after, "content-type": "text/plain; charset=UTF-8"})
+            response = Response(
+                "Too Many Requests",
+                status_code=429,
+                headers={"retry-after": rule.retry_after, "content-type": "text/plain; charset=UTF-8"},
+            )
         elif rule.kind == "503":
             headers = {"content-type": "text/html; charset=UTF-8"}
             if "retry-after" in rule.options:
                 headers["retry-after"] = rule.retry_after
-            response = Response("<html><body><h1>Service Unavailable</h1></body></html>", status_code=503,
-                                headers=headers)
+            response = Response(
+                "<html><body><h1>Service Unavailable</h1></body></html>", status_code=503, headers=headers
+            )
         else:
             response = responses.whoops("RuntimeException", "Injected fault: 500", xhr)
         await response(scope, receive, send)

@@ -85,7 +85,8 @@ def render_html(block_type: str, record: dict[str, str] | None, base_url: str) -
         return f"\n\n    {record['content']}\n"
     if block_type == "page_title":
         tag = record.get("formatting") or "h1"
-        return f'\n\n    <{tag} class="ccm-block-page-title page-title">{html.escape(record.get("titleText", ""))}</{tag}>\n'
+        title = html.escape(record.get("titleText", ""))
+        return f'\n\n    <{tag} class="ccm-block-page-title page-title">{title}</{tag}>\n'
     fields = json.dumps(record, sort_keys=True)
     return f'\n\n    <div class="ccm-block-{block_type.replace("_", "-")}" data-fields="{html.escape(fields)}"></div>\n'
 

@@ -245,7 +245,47 @@ PAGE_TEMPLATES: frozenset[str] = frozenset({"full", "left_sidebar", "right_sideb
 
 #: ``concrete.upload.extensions`` of a default install.
 UPLOAD_EXTENSIONS: frozenset[str] = frozenset(
-    ["flv", "jpg", "gif", "jpeg", "ico", "docx", "xla", "png", "psd", "swf", "doc", "txt", "xls", "xlsx", "csv", "pdf", "tiff", "rtf", "m4a", "mov", "wmv", "mpeg", "mpg", "wav", "3gp", "avi", "m4v", "mp4", "mp3", "qt", "ppt", "pptx", "kml", "xml", "svg", "webm", "webp", "ogg", "ogv"]
+    [
+        "flv",
+        "jpg",
+        "gif",
+        "jpeg",
+        "ico",
+        "docx",
+        "xla",
+        "png",
+        "psd",
+        "swf",
+        "doc",
+        "txt",
+        "xls",
+        "xlsx",
+        "csv",
+        "pdf",
+        "tiff",
+        "rtf",
+        "m4a",
+        "mov",
+        "wmv",
+        "mpeg",
+        "mpg",
+        "wav",
+        "3gp",
+        "avi",
+        "m4v",
+        "mp4",
+        "mp3",
+        "qt",
+        "ppt",
+        "pptx",
+        "kml",
+        "xml",
+        "svg",
+        "webm",
+        "webp",
+        "ogg",
+        "ogv",
+    ]
 )
 
 FILE_TYPE_NAMES: dict[str, str] = {

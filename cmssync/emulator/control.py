@@ -42,17 +42,19 @@ def _bad(message: str) -> Response:
 
 async def info(request: Request) -> Response:
     emu = _emu(request)
-    return JSONResponse({
-        "dialect": emu.dialect,
-        "api_prefix": emu.api_prefix,
-        "seed": emu.seed,
-        "generate": emu.generate,
-        "client_id": emu.settings.client_id,
-        "client_secret": emu.settings.client_secret,
-        "admin_username": emu.settings.admin_username,
-        "admin_password": emu.settings.admin_password,
-        "token_ttl": emu.settings.token_ttl,
-    })
+    return JSONResponse(
+        {
+            "dialect": emu.dialect,
+            "api_prefix": emu.api_prefix,
+            "seed": emu.seed,
+            "generate": emu.generate,
+            "client_id": emu.settings.client_id,
+            "client_secret": emu.settings.client_secret,
+            "admin_username": emu.settings.admin_username,
+            "admin_password": emu.settings.admin_password,
+            "token_ttl": emu.settings.token_ttl,
+        }
+    )
 
 
 async def faults(request: Request) -> Response:
@@ -94,8 +96,9 @@ async def reset(request: Request) -> Response:
         return _bad(str(exc))
     emu.faults.clear()
     emu.stats.clear()
-    return JSONResponse({"seed": emu.seed, "generate": emu.generate, "dialect": emu.dialect,
-                         "api_prefix": emu.api_prefix})
+    return JSONResponse(
+        {"seed": emu.seed, "generate": emu.generate, "dialect": emu.dialect, "api_prefix": emu.api_prefix}
+    )
 
 
 ROUTES = [

@@ -50,8 +50,16 @@ class Sandbox:
         fault_seed: int | None = None,
     ) -> None:
         self.settings = Settings(
-            db=db, seed=seed, generate=generate, dialect=dialect, latency_ms=latency_ms, faults=list(faults or []),
-            fault_seed=fault_seed, client_id=client_id, client_secret=client_secret, admin_password=admin_password,
+            db=db,
+            seed=seed,
+            generate=generate,
+            dialect=dialect,
+            latency_ms=latency_ms,
+            faults=list(faults or []),
+            fault_seed=fault_seed,
+            client_id=client_id,
+            client_secret=client_secret,
+            admin_password=admin_password,
             token_ttl=token_ttl,
         )
         self._emu = Emulator(self.settings)

@@ -24,12 +24,16 @@ def _page(ctx: Ctx) -> sqlite3.Row:
     return page
 
 
-def _value(data: dict[str, Any], where: str) -> dict[str, Any]:
+def _value(data: dict[str, Any], where: str, line: int) -> dict[str, Any]:
     value = data["value"]
     if isinstance(value, list):
         return {}  # a JSON array is a PHP array too
     if not isinstance(value, dict):
-        raise PhpError("TypeError", f"{where}(): Argument #1 ($data) must be of type array, {php_type(value)} given")
+        raise PhpError(
+            "TypeError",
+            f"{where}(): Argument #1 ($data) must be of type array, {php_type(value)} given, called in "
+            f"<site-root>/concrete/src/Api/Controller/Areas.php on line {line}",
+        )
     return value
 
 
@@ -55,12 +59,13 @@ async def add(ctx: Ctx) -> Response:
         raise not_found(400, "Invalid block type handle.")
     if not ctx.caller.is_super_admin:
         raise denied(400, "You do not have permission to add this block type to this area on this page.", "update")
-    value = _value(data, "Concrete\\Core\\Block\\Command\\AddBlockToPageCommand::setData")
+    value = _value(data, "Concrete\\Core\\Block\\Command\\AddBlockToPageCommand::setData", 89)
     record = blockvalues.save(block_type, value, ctx.render.base_url)
     page_id = int(page["id"])
     with ctx.store.transaction():
-        block_id, version = versioning.add_block(ctx.store, page_id, ctx.params["areaHandle"], block_type, record,
-                                                 ctx.now)
+        block_id, version = versioning.add_block(
+            ctx.store, page_id, ctx.params["areaHandle"], block_type, record, ctx.now
+        )
         sitetree.touch(ctx.store, page_id, ctx.now)
     return envelope.item(ctx, _block_with_page(ctx, block_id, page, int(version["id"])))
 
@@ -68,8 +73,9 @@ async def add(ctx: Ctx) -> Response:
 def _find(ctx: Ctx, page: sqlite3.Row, action: str) -> sqlite3.Row:
     """Area and block looked up in the page's most recent version (errors answered with 400)."""
     if not ctx.caller.is_super_admin:
-        raise denied(400, f"You do not have permission to {action} this block.", "update" if action == "edit"
-                     else "delete")
+        raise denied(
+            400, f"You do not have permission to {action} this block.", "update" if action == "edit" else "delete"
+        )
     page_id, area = int(page["id"]), ctx.params["areaHandle"]
     if not versioning.area_exists(ctx.store, page_id, area):
         raise not_found(400, "Area not found.")
@@ -87,7 +93,7 @@ async def update(ctx: Ctx) -> Response:
     data = ctx.json_object()
     if "value" not in data:
         raise missing_key("value")
-    value = _value(data, "Concrete\\Core\\Block\\BlockController::validate")
+    value = _value(data, "Concrete\\Core\\Block\\BlockController::validate", 134)
     errors = blockvalues.validate(block["type"], value)
     if errors:
         # ValidateBlockRequestTrait answers a failed validation with HTTP 200.
@@ -95,8 +101,9 @@ async def update(ctx: Ctx) -> Response:
     record = blockvalues.save(block["type"], value, ctx.render.base_url)
     page_id = int(page["id"])
     with ctx.store.transaction():
-        block_id, version = versioning.update_block(ctx.store, page_id, ctx.params["areaHandle"], int(block["id"]),
-                                                    record, ctx.now)
+        block_id, version = versioning.update_block(
+            ctx.store, page_id, ctx.params["areaHandle"], int(block["id"]), record, ctx.now
+        )
         sitetree.touch(ctx.store, page_id, ctx.now)
     return envelope.item(ctx, _block_with_page(ctx, block_id, page, int(version["id"])))
 
@@ -120,8 +127,9 @@ async def read(ctx: Ctx) -> Response:
     out = ctx.render.block(block)
     if "pages" in ctx.includes:
         pages = []
-        for row in ctx.store.all("SELECT DISTINCT page_id FROM placements WHERE block_id = ? ORDER BY page_id",
-                                 block["id"]):
+        for row in ctx.store.all(
+            "SELECT DISTINCT page_id FROM placements WHERE block_id = ? ORDER BY page_id", block["id"]
+        ):
             page = sitetree.get_page(ctx.store, int(row["page_id"]))
             if page is not None:
                 pages.append(ctx.render.page(page, versioning.recent_version(ctx.store, int(page["id"]))))
@@ -139,4 +147,3 @@ async def delete(ctx: Ctx) -> Response:
         # Blocks::delete calls deleteBlock(true): gone from every version, live ones included.
         versioning.delete_block_everywhere(ctx.store, int(block["id"]))
     return envelope.deleted(ctx, ctx.params["bID"], "blocks")
-

@@ -73,13 +73,17 @@ async def upload(ctx: Ctx) -> Response:
         await form.close()
     extension = filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
     if ctx.caller.is_guest or not ctx.caller.is_super_admin or (extension and extension not in UPLOAD_EXTENSIONS):
-        raise ApiError(403, "Invalid file extension.", documented=(401, "You do not have the proper permissions"
-                                                                    " to update this resource"))
+        raise ApiError(
+            403,
+            "Invalid file extension.",
+            documented=(401, "You do not have the proper permissions to update this resource"),
+        )
     if not extension:
         return responses.unexpected_error_page(f'The file extension "{extension}" is not valid.')
     with ctx.store.transaction():
-        row = filestore.add(ctx.store, filename=filename, content=content, folder_id=folder_id, ts=ctx.now,
-                            rng=ctx.emu.upload_rng)
+        row = filestore.add(
+            ctx.store, filename=filename, content=content, folder_id=folder_id, ts=ctx.now, rng=ctx.emu.upload_rng
+        )
     # size.exact is an int only here (recorded).
     return envelope.item(ctx, ctx.render.file(row, exact_as_int=True, includes=ctx.includes))
 
@@ -123,8 +127,7 @@ async def update(ctx: Ctx) -> Response:
         changes["tags"] = filestore.normalize_tags(str(data["tags"]))
     with ctx.store.transaction():
         for column, value in changes.items():
-            ctx.store.db.execute(f"UPDATE files SET {column} = ? WHERE num_id = ?",
-                                 (value, row["num_id"]))
+            ctx.store.db.execute(f"UPDATE files SET {column} = ? WHERE num_id = ?", (value, row["num_id"]))
         if isinstance(data.get("attributes"), dict):
             filestore.set_attributes(ctx.store, int(row["num_id"]), data["attributes"])
     fresh = ctx.store.one("SELECT * FROM files WHERE num_id = ?", row["num_id"])

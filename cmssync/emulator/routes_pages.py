@@ -166,10 +166,10 @@ async def update(ctx: Ctx) -> Response:
         if "type" in data:
             ctx.store.db.execute("UPDATE pages SET type = ? WHERE id = ?", (data["type"], page_id))
         sitetree.touch(ctx.store, page_id, ctx.now)
-    page = sitetree.get_page(ctx.store, page_id)
-    version = versioning.get_version(ctx.store, page_id, int(version["id"]))
-    assert page is not None
-    return envelope.item(ctx, ctx.render.page(page, version, ctx.includes))
+    fresh = sitetree.get_page(ctx.store, page_id)
+    assert fresh is not None
+    draft = versioning.get_version(ctx.store, page_id, int(version["id"]))
+    return envelope.item(ctx, ctx.render.page(fresh, draft, ctx.includes))
 
 
 async def delete(ctx: Ctx) -> Response:

@@ -41,9 +41,9 @@ async def list_users(ctx: Ctx) -> Response:
         where = "(date_added < ? OR (date_added = ? AND id < ?))"
         params = [cursor["date_added"], cursor["date_added"], cursor["id"]]
     rows = ctx.store.all(
-        f"SELECT * FROM users WHERE {where} ORDER BY date_added DESC, (id * 2654435761) % 4294967296"
-        " LIMIT ?",
-        *params, limit,
+        f"SELECT * FROM users WHERE {where} ORDER BY date_added DESC, (id * 2654435761) % 4294967296 LIMIT ?",
+        *params,
+        limit,
     )
     items = [ctx.render.user(r, ctx.includes) for r in rows]
     return envelope.collection(ctx, items, cursor_next=int(rows[-1]["id"]) if rows else None)
@@ -86,8 +86,9 @@ async def create(ctx: Ctx) -> Response:
         raise ApiError(401, *errors)
     language = data.get("language") if isinstance(data.get("language"), str) else None
     with ctx.store.transaction():
-        user_id = userstore.create(ctx.store, username=username, email=email, password=password, ts=ctx.now,
-                                   language=language or None)
+        user_id = userstore.create(
+            ctx.store, username=username, email=email, password=password, ts=ctx.now, language=language or None
+        )
     row = userstore.get(ctx.store, user_id)
     assert row is not None
     return envelope.item(ctx, ctx.render.user(row, ctx.includes))
@@ -110,14 +111,18 @@ async def update(ctx: Ctx) -> Response:
     with ctx.store.transaction():
         for column in ("username", "email", "language"):
             if data.get(column) is not None:
-                ctx.store.db.execute(f"UPDATE users SET {column} = ? WHERE id = ?",
-                                     (str(data[column]), before["id"]))
+                ctx.store.db.execute(f"UPDATE users SET {column} = ? WHERE id = ?", (str(data[column]), before["id"]))
         if isinstance(data.get("attributes"), dict):
             for handle, value in data["attributes"].items():
                 if handle in USER_ATTRIBUTE_KEYS:
                     ctx.store.db.execute(
                         "INSERT OR REPLACE INTO user_attributes (user_id, handle, av_id, value) VALUES (?, ?, ?, ?)",
-                        (before["id"], handle, ctx.store.next_counter("next_av_id", 300), dumps(value in (True, 1, "1"))),
+                        (
+                            before["id"],
+                            handle,
+                            ctx.store.next_counter("next_av_id", 300),
+                            dumps(value in (True, 1, "1")),
+                        ),
                     )
     # The answer is the user object loaded before the update (recorded: users.update.email).
     return envelope.item(ctx, ctx.render.user(before, ctx.includes))
@@ -141,8 +146,10 @@ async def change_password(ctx: Ctx) -> Response:
     if errors:
         raise ApiError(401, *errors)
     with ctx.store.transaction():
-        ctx.store.db.execute("UPDATE users SET password = ?, date_password_last_changed = ? WHERE id = ?",
-                             (userstore.hash_password(password), ctx.now, row["id"]))
+        ctx.store.db.execute(
+            "UPDATE users SET password = ?, date_password_last_changed = ? WHERE id = ?",
+            (userstore.hash_password(password), ctx.now, row["id"]),
+        )
     fresh = userstore.get(ctx.store, int(row["id"]))
     assert fresh is not None
     return envelope.item(ctx, ctx.render.user(fresh, ctx.includes))
@@ -171,8 +178,9 @@ async def list_groups(ctx: Ctx) -> Response:
         where += " AND id > ?"
         params.append(after)
     rows = ctx.store.all(f"SELECT * FROM groups WHERE {where} ORDER BY id LIMIT ?", *params, limit)
-    return envelope.collection(ctx, [ctx.render.group(r) for r in rows],
-                               cursor_next=int(rows[-1]["id"]) if rows else None)
+    return envelope.collection(
+        ctx, [ctx.render.group(r) for r in rows], cursor_next=int(rows[-1]["id"]) if rows else None
+    )
 
 
 async def read_group(ctx: Ctx) -> Response:

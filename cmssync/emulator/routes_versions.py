@@ -49,7 +49,9 @@ def _page(ctx: Ctx, *, listing: bool, message: str = READ_DENIED, action: str = 
         if listing:
             limit = envelope.limit(ctx)
             raise _sql_error(limit, limit * (_results_page(ctx) - 1))
-        raise PhpError("Stash\\Exception\\InvalidArgumentException", "Invalid or Empty Node passed to getItem constructor.")
+        raise PhpError(
+            "Stash\\Exception\\InvalidArgumentException", "Invalid or Empty Node passed to getItem constructor."
+        )
     return page
 
 
@@ -65,7 +67,9 @@ async def list_versions(ctx: Ctx) -> Response:
     limit = envelope.limit(ctx)
     rows = ctx.store.all(
         "SELECT * FROM versions WHERE page_id = ? ORDER BY id DESC LIMIT ? OFFSET ?",
-        page["id"], limit, limit * (_results_page(ctx) - 1),
+        page["id"],
+        limit,
+        limit * (_results_page(ctx) - 1),
     )
     return envelope.collection(ctx, [ctx.render.version(r) for r in rows], with_cursor=False)
 
@@ -76,8 +80,9 @@ async def read(ctx: Ctx) -> Response:
 
 
 async def update(ctx: Ctx) -> Response:
-    page = _page(ctx, listing=False, message="You do not have access to approve page versions from this page.",
-                 action="update")
+    page = _page(
+        ctx, listing=False, message="You do not have access to approve page versions from this page.", action="update"
+    )
     version = _version(ctx, page, "Version not found")
     data = ctx.json()
     data = data if isinstance(data, dict) else {}
@@ -97,8 +102,9 @@ async def update(ctx: Ctx) -> Response:
                 versioning.approve(ctx.store, page_id, version_id, ctx.now)
             sitetree.touch(ctx.store, page_id, ctx.now)
         if end_date is not None:
-            ctx.store.db.execute("UPDATE versions SET publish_end_date = ? WHERE page_id = ? AND id = ?",
-                                 (end_date, page_id, version_id))
+            ctx.store.db.execute(
+                "UPDATE versions SET publish_end_date = ? WHERE page_id = ? AND id = ?", (end_date, page_id, version_id)
+            )
     fresh = versioning.get_version(ctx.store, page_id, version_id)
     assert fresh is not None
     out = ctx.render.version(version if denying else fresh)
@@ -107,8 +113,9 @@ async def update(ctx: Ctx) -> Response:
 
 
 async def delete(ctx: Ctx) -> Response:
-    page = _page(ctx, listing=False, message="You do not have access to delete versions from this page.",
-                 action="delete")
+    page = _page(
+        ctx, listing=False, message="You do not have access to delete versions from this page.", action="delete"
+    )
     version = _version(ctx, page, "Page version not found")
     if version["is_approved"]:
         raise ApiError(401, "You may not delete the approved version of a page.")

@@ -50,8 +50,9 @@ class ApiRoute:
     reads_form: bool = False
 
 
-def _route(method: str, template: str, scope: str, handler: Handler, digits: tuple[str, ...] = (),
-           reads_form: bool = False) -> ApiRoute:
+def _route(
+    method: str, template: str, scope: str, handler: Handler, digits: tuple[str, ...] = (), reads_form: bool = False
+) -> ApiRoute:
     def segment(match: re.Match[str]) -> str:
         name = match.group(1)
         return rf"(?P<{name}>\d+)" if name in digits else rf"(?P<{name}>[^/]+)"
@@ -76,8 +77,9 @@ ROUTES: tuple[ApiRoute, ...] = (
     _route("GET", "/users/{uID}", "users:read", routes_users.read, ("uID",)),
     _route("POST", "/users", "users:add", routes_users.create),
     _route("PUT", "/users/{uID}", "users:update", routes_users.update, ("uID",)),
-    _route("POST", "/users/{uID}/change_password", "users:update", routes_users.change_password, ("uID",),
-           reads_form=True),
+    _route(
+        "POST", "/users/{uID}/change_password", "users:update", routes_users.change_password, ("uID",), reads_form=True
+    ),
     _route("DELETE", "/users/{uID}", "users:delete", routes_users.delete, ("uID",)),
     _route("GET", "/groups", "groups:read", routes_users.list_groups),
     _route("GET", "/groups/{gID}", "groups:read", routes_users.read_group, ("gID",)),
@@ -89,17 +91,42 @@ ROUTES: tuple[ApiRoute, ...] = (
     _route("PUT", "/pages/{cID}", "pages:update", routes_pages.update),
     _route("DELETE", "/pages/{pageID}", "pages:delete", routes_pages.delete, ("pageID",)),
     _route("POST", "/pages/{pageID}/{areaHandle}", "pages:areas:add_block", routes_blocks.add, ("pageID",)),
-    _route("PUT", "/pages/{pageID}/{areaHandle}/{blockID}", "pages:areas:update_block", routes_blocks.update,
-           ("pageID", "blockID")),
-    _route("DELETE", "/pages/{pageID}/{areaHandle}/{blockID}", "pages:areas:delete_block", routes_blocks.remove,
-           ("pageID", "blockID")),
+    _route(
+        "PUT",
+        "/pages/{pageID}/{areaHandle}/{blockID}",
+        "pages:areas:update_block",
+        routes_blocks.update,
+        ("pageID", "blockID"),
+    ),
+    _route(
+        "DELETE",
+        "/pages/{pageID}/{areaHandle}/{blockID}",
+        "pages:areas:delete_block",
+        routes_blocks.remove,
+        ("pageID", "blockID"),
+    ),
     _route("GET", "/page_versions/{pageID}", "pages:versions:read", routes_versions.list_versions, ("pageID",)),
-    _route("GET", "/page_versions/{pageID}/{versionID}", "pages:versions:read", routes_versions.read,
-           ("pageID", "versionID")),
-    _route("PUT", "/page_versions/{pageID}/{versionID}", "pages:versions:update", routes_versions.update,
-           ("pageID", "versionID")),
-    _route("DELETE", "/page_versions/{pageID}/{versionID}", "pages:versions:delete", routes_versions.delete,
-           ("pageID", "versionID")),
+    _route(
+        "GET",
+        "/page_versions/{pageID}/{versionID}",
+        "pages:versions:read",
+        routes_versions.read,
+        ("pageID", "versionID"),
+    ),
+    _route(
+        "PUT",
+        "/page_versions/{pageID}/{versionID}",
+        "pages:versions:update",
+        routes_versions.update,
+        ("pageID", "versionID"),
+    ),
+    _route(
+        "DELETE",
+        "/page_versions/{pageID}/{versionID}",
+        "pages:versions:delete",
+        routes_versions.delete,
+        ("pageID", "versionID"),
+    ),
     _route("GET", "/blocks/{bID}", "blocks:read", routes_blocks.read, ("bID",)),
     _route("DELETE", "/blocks/{bID}", "blocks:delete", routes_blocks.delete, ("bID",)),
 )
@@ -159,8 +186,13 @@ async def dispatch(request: Request, emu: Emulator) -> Response:
     if trimmed == "ccm/system/api/openapi.json" and method == "GET":
         # The API documentation endpoint without a session dies on a missing class (recorded on 9.3.1).
         request.scope[ROUTE_KEY] = "/ccm/system/api/openapi.json"
-        return responses.whoops("Error", 'Class "UserMessageException" not found', xhr,
-                                file="<site-root>/concrete/controllers/api/open_api.php", line=31)
+        return responses.whoops(
+            "Error",
+            'Class "UserMessageException" not found',
+            xhr,
+            file="<site-root>/concrete/controllers/api/open_api.php",
+            line=31,
+        )
     if method == "GET":
         served = _public_file(request, emu, trimmed)
         if served is not None:
@@ -201,8 +233,16 @@ async def _run(request: Request, emu: Emulator, route: ApiRoute, params: dict[st
         return auth.out_of_scope()
     renderer = Renderer(emu.store, emu.dialect, str(request.base_url).rstrip("/"))
     body = b"" if route.reads_form or request.method in ("GET", "HEAD", "DELETE") else await read_body(request)
-    ctx = Ctx(request=request, emu=emu, params=params, caller=caller, render=renderer, now=now(), body=body,
-              includes=parse_includes(request.query_params.multi_items()))
+    ctx = Ctx(
+        request=request,
+        emu=emu,
+        params=params,
+        caller=caller,
+        render=renderer,
+        now=now(),
+        body=body,
+        includes=parse_includes(request.query_params.multi_items()),
+    )
     try:
         return await route.handler(ctx)
     except ApiError as error:

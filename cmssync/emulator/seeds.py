@@ -236,7 +236,7 @@ def populate(store: Store, settings: Settings, seed: str, generate: str | None, 
 
 
 def _clients(store: Store, settings: Settings, extra: list[dict[str, Any]]) -> None:
-    clients = [
+    clients: list[dict[str, Any]] = [
         {"client_id": settings.client_id, "secret": settings.client_secret, "scopes": None, "name": "Sandbox"},
         {
             "client_id": f"{settings.client_id}-limited",
@@ -272,38 +272,31 @@ def _page(store: Store, page: dict[str, Any], ts: int) -> None:
     template = page.get("template", "full")
     if page_type not in PAGE_TYPES or template not in PAGE_TEMPLATES:
         raise ValueError(f"seed page {path or '/'}: unknown type {page_type!r} or template {template!r}")
+    parent_id: int | None
+    page_id: int | None
     if path == "":
-        page_id = sitetree.create_page(
-            store,
-            parent_id=None,
-            name=page["name"],
-            handle_source="",
-            page_type=page_type,
-            template=template,
-            ts=ts,
-            description=page.get("description", ""),
-            attributes=page.get("attributes"),
-            page_id=sitetree.HOME_PAGE_ID,
-        )
+        parent_id, handle, page_id = None, "", sitetree.HOME_PAGE_ID
     else:
         parent_path, _, handle = path.rpartition("/")
         parent = store.one("SELECT id FROM pages WHERE path IS ?", parent_path or None)
         if parent is None:
             raise ValueError(f"seed page {path}: parent {parent_path or '/'} must come first")
-        page_id = sitetree.create_page(
-            store,
-            parent_id=int(parent["id"]),
-            name=page["name"],
-            handle_source=handle,
-            page_type=page_type,
-            template=template,
-            ts=ts,
-            description=page.get("description", ""),
-            attributes=page.get("attributes"),
-            page_id=page.get("id"),
-        )
+        parent_id, page_id = int(parent["id"]), page.get("id")
+    created_id = sitetree.create_page(
+        store,
+        parent_id=parent_id,
+        name=page["name"],
+        handle_source=handle,
+        page_type=page_type,
+        template=template,
+        ts=ts,
+        description=page.get("description", ""),
+        attributes=page.get("attributes"),
+        page_id=page_id,
+        from_seed=True,
+    )
     for area, blocks in (page.get("areas") or {}).items():
-        versioning.ensure_area(store, page_id, area)
+        versioning.ensure_area(store, created_id, area)
         for position, block in enumerate(blocks, start=1):
             if block["type"] not in BLOCK_COLUMNS:
                 raise ValueError(f"seed page {path or '/'}: unknown block type {block['type']!r}")
@@ -313,7 +306,7 @@ def _page(store: Store, page: dict[str, Any], ts: int) -> None:
                 (block.get("id"), block["type"], None if record is None else dumps(record)),
             )
             store.db.execute(
-                "INSERT INTO placements VALUES (?, 1, ?, ?, ?)", (page_id, area, position, int(cursor.lastrowid or 0))
+                "INSERT INTO placements VALUES (?, 1, ?, ?, ?)", (created_id, area, position, int(cursor.lastrowid or 0))
             )
 
 
@@ -335,6 +328,7 @@ def _file(store: Store, entry: dict[str, Any], root: int, ts: int, rng: random.R
         title=entry.get("title"),
         description=entry.get("description", ""),
         tags=entry.get("tags", ""),
+        prefix=entry.get("prefix"),
     )
 
 

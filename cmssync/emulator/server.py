@@ -45,8 +45,16 @@ def run_emulator(
     """Serve the emulator on ``host:port`` until interrupted (Ctrl-C propagates as ``KeyboardInterrupt`` after a
     clean shutdown, so the caller can choose its exit code)."""
     settings = Settings(
-        db=db, seed=seed, generate=generate, dialect=dialect, latency_ms=latency_ms, faults=list(faults),
-        client_id=client_id, client_secret=client_secret, admin_password=admin_password, token_ttl=token_ttl,
+        db=db,
+        seed=seed,
+        generate=generate,
+        dialect=dialect,
+        latency_ms=latency_ms,
+        faults=list(faults),
+        client_id=client_id,
+        client_secret=client_secret,
+        admin_password=admin_password,
+        token_ttl=token_ttl,
     )
     emu = Emulator(settings)
     try:
@@ -54,8 +62,11 @@ def run_emulator(
         actual_port = sock.getsockname()[1]
         server = uvicorn.Server(uvicorn.Config(build_app(emu), log_level="warning", lifespan="off"))
         shown = f"[{host}]" if ":" in host else host
-        print(f"cmssync emulator listening on http://{shown}:{actual_port} (dialect {dialect}, seed {seed})",
-              file=sys.stderr, flush=True)
+        print(
+            f"cmssync emulator listening on http://{shown}:{actual_port} (dialect {dialect}, seed {seed})",
+            file=sys.stderr,
+            flush=True,
+        )
         try:
             server.run(sockets=[sock])
         finally:

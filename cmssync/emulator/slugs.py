@@ -12,7 +12,35 @@ import unicodedata
 
 # Concrete's default ``concrete.seo.exclude_words``: dropped from handles.
 EXCLUDED_WORDS = frozenset(
-    ["a", "an", "as", "at", "before", "but", "by", "for", "from", "is", "in", "into", "like", "of", "off", "on", "onto", "per", "since", "than", "the", "this", "that", "to", "up", "via", "with"]
+    [
+        "a",
+        "an",
+        "as",
+        "at",
+        "before",
+        "but",
+        "by",
+        "for",
+        "from",
+        "is",
+        "in",
+        "into",
+        "like",
+        "of",
+        "off",
+        "on",
+        "onto",
+        "per",
+        "since",
+        "than",
+        "the",
+        "this",
+        "that",
+        "to",
+        "up",
+        "via",
+        "with",
+    ]
 )
 MAX_HANDLE_LENGTH = 128
 

@@ -20,7 +20,7 @@ from typing import Literal
 
 from cmssync.api.client import ConcreteClient
 from cmssync.content.site import SiteContent
-from cmssync.errors import CmsSyncError
+from cmssync.errors import CmsSyncError, ContentError
 from cmssync.sync.actions import Action, Plan
 from cmssync.sync.desired import Resolver
 from cmssync.sync.snapshot import Snapshot
@@ -123,6 +123,8 @@ async def _blocked_by(action: Action, finished: dict[str, asyncio.Event], outcom
 async def _attempt(action: Action, context: ApplyContext, handlers: Mapping[str, Handler]) -> Outcome:
     try:
         message = await handlers[action.kind](action, context)
+    except ContentError as exc:  # e.g. a password variable that is not set: one line per problem, no summary
+        return Outcome(action, "failed", "; ".join(str(problem) for problem in exc.problems))
     except CmsSyncError as exc:
         return Outcome(action, "failed", str(exc))
     except LookupError as exc:  # a reference whose target does not exist on the site

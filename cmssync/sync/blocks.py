@@ -115,8 +115,13 @@ class AreaAlignment:
 
 
 def values_match(live: BlockValue, desired: BlockValue) -> bool:
-    """True when every field named in ``desired`` has the same value in ``live`` (extra live fields are ignored)."""
-    return all(key in live and live[key] == value for key, value in desired.items())
+    """True when every field of ``desired`` that the live block has holds the same value there.
+
+    Extra live fields are ignored (the content manages only what it writes). Desired fields the live block lacks
+    are ignored too: the server returns every column of a block's table and silently drops value keys that are not
+    columns (concrete-api.md §7, ``performSave``), so such a key can never be stored and must not plan a change.
+    """
+    return all(live[key] == value for key, value in desired.items() if key in live)
 
 
 def align_area(

@@ -71,20 +71,49 @@ def render(value: Any, resolve: Render) -> Any:
 
 
 def block_fields(block: Block, resolve: Render) -> dict[str, Any]:
-    """The ``value`` a block is created or updated with, references rendered."""
+    """The ``value`` a block is created or updated with, references rendered.
+
+    Booleans are sent as ``"1"``/``"0"``: block controllers store what they are given, and PHP turns a JSON
+    ``false`` into ``""``, which would never compare equal to the content's ``false`` again.
+    """
     if isinstance(block, ContentBlock | HtmlBlock):
         return {"content": block.value.content.render(resolve)}
     if isinstance(block, PageTitleBlock):
         title = block.value.titleText.render(resolve) if block.value.titleText is not None else ""
         return {
-            "useCustomTitle": block.value.useCustomTitle,
+            "useCustomTitle": _flag(block.value.useCustomTitle),
             "titleText": title,
             "formatting": block.value.formatting,
         }
     if isinstance(block, HorizontalRuleBlock):
         return {}
     assert isinstance(block, RawBlock)
-    return {key: render(value, resolve) for key, value in block.value.items()}
+    return {
+        key: _flag(value) if isinstance(value, bool) else render(value, resolve) for key, value in block.value.items()
+    }
+
+
+def _flag(value: bool) -> str:
+    return "1" if value else "0"
+
+
+# Types of the page attributes a Concrete install creates (concrete-api.md §7), for pages that do not have the
+# attribute set yet and so do not say its type.
+DEFAULT_ATTRIBUTE_TYPES = {
+    "meta_title": "text",
+    "meta_description": "textarea",
+    "meta_keywords": "textarea",
+    "header_extra_content": "textarea",
+    "exclude_nav": "boolean",
+    "exclude_page_list": "boolean",
+    "exclude_search_index": "boolean",
+    "exclude_sitemapxml": "boolean",
+    "exclude_subpages_from_nav": "boolean",
+    "is_featured": "boolean",
+    "tags": "select",
+    "thumbnail": "image_file",
+    "desktop_priority": "number",
+}
 
 
 def desired_blocks(spec: PageSpec, area: str, resolve: Render, *, base_url: str) -> list[DesiredBlock]:

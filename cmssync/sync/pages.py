@@ -17,7 +17,14 @@ from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
 from cmssync.sync.actions import Action, BlockChange, FieldChange, Precondition
 from cmssync.sync.blocks import Add, Delete, DesiredBlock, Update, align_area
-from cmssync.sync.desired import Resolver, attribute_matches, desired_blocks, page_fields, publish_end_date
+from cmssync.sync.desired import (
+    DEFAULT_ATTRIBUTE_TYPES,
+    Resolver,
+    attribute_matches,
+    desired_blocks,
+    page_fields,
+    publish_end_date,
+)
 from cmssync.sync.normalize import digest, normalize_text
 from cmssync.sync.snapshot import LivePage, Snapshot
 from cmssync.sync.state import State
@@ -200,7 +207,7 @@ def _field_changes(path: str, live: LivePage, desired: DesiredPage, warnings: li
                 changes.append(FieldChange(field=name, before=current[name], after=value))
             continue
         handle = name.removeprefix("attributes.")
-        kind = live.attribute_types.get(handle)
+        kind = live.attribute_types.get(handle) or DEFAULT_ATTRIBUTE_TYPES.get(handle)
         before = live.attributes.get(handle)
         if attribute_matches(value, before, kind):
             continue

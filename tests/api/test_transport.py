@@ -323,3 +323,19 @@ async def test_path_segments_are_quoted() -> None:
     async with mock_client(script) as client:
         await client.add_block(266, "Sidebar Area/x", type="content", value={"content": "x"})
     assert script.requests[0].url.raw_path == b"/ccm/api/1.0/pages/266/Sidebar%20Area%2Fx"
+
+
+async def test_token_failure_during_a_create_is_not_ambiguous() -> None:
+    def tokens(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(500, html="<!DOCTYPE html><!--\n\n\nRuntimeException: boom")
+
+    script = Script(data(GROUP))
+
+    def route(request: httpx.Request) -> httpx.Response:
+        return tokens(request) if request.url.path.startswith("/oauth") else script(request)
+
+    client = ConcreteClient("http://cms.test", auth=oauth(), retry=FAST, transport=httpx.MockTransport(route))
+    async with client:
+        with pytest.raises(e.ServerError):
+            await client.create_group("G")
+    assert script.requests == []

@@ -54,8 +54,8 @@ def test_the_example_loads(example: Path) -> None:
     assert block.value.content.references == (FileUrlRef("images/logo.png"),)
     assert isinstance(content.pages["/contact"].areas["Main"][1], RawBlock)
     logo = content.files["images/logo.png"]
-    assert (logo.folder_id, logo.meta.attributes.width) == (2, 16)
-    assert content.files["documents/price-list.txt"].folder_id == 3
+    assert (logo.folder_id, logo.meta.attributes.width) == (10, 16)
+    assert content.files["documents/price-list.txt"].folder_id == 11
     assert content.pages["/about"].attributes["tags"] == [Text("company"), Text("team")]
 
 
