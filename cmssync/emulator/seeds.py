@@ -306,7 +306,8 @@ def _page(store: Store, page: dict[str, Any], ts: int) -> None:
                 (block.get("id"), block["type"], None if record is None else dumps(record)),
             )
             store.db.execute(
-                "INSERT INTO placements VALUES (?, 1, ?, ?, ?)", (created_id, area, position, int(cursor.lastrowid or 0))
+                "INSERT INTO placements VALUES (?, 1, ?, ?, ?)",
+                (created_id, area, position, int(cursor.lastrowid or 0)),
             )
 
 

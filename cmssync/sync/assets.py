@@ -13,7 +13,6 @@ not name is reported, never an error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -159,15 +158,15 @@ def plan_users(
     content: SiteContent,
     observed: Snapshot,
     state: State,
-    password_digests: Mapping[str, str],
+    passwords_changed: frozenset[str],
+    passwords_unset: frozenset[str],
     warnings: list[str],
 ) -> list[Action]:
     actions: list[Action] = []
     for username, spec in sorted(content.users.items()):
         live = observed.users.get(username)
         record = state.users.get(username)
-        password_digest = password_digests.get(username)
-        if spec.password is not None and password_digest is None:
+        if spec.password is not None and username in passwords_unset:
             warnings.append(
                 f"user {username}: its password comes from {spec.password.name}, which is not set; apply cannot set it"
             )
@@ -195,7 +194,7 @@ def plan_users(
             for name, value in desired.items()
             if _differs(name, current[name], value)
         ]
-        if password_digest is not None and (record is None or record.password_digest != password_digest):
+        if spec.password is not None and username in passwords_changed:
             changes.append(FieldChange(field="password", sensitive=True))
         if changes:
             actions.append(

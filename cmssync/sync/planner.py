@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from cmssync.content.paths import parent_path
@@ -51,8 +51,10 @@ class PlanOptions:
     replace_moved: bool = False
     api_username: str | None = None
     """The account cmssync acts as: never deleted."""
-    password_digests: Mapping[str, str] = field(default_factory=dict)
-    """Username → keyed digest of the password the environment gives now (absent when unset)."""
+    passwords_changed: frozenset[str] = frozenset()
+    """Usernames whose password (from the environment) differs from the one last applied, or is not known."""
+    passwords_unset: frozenset[str] = frozenset()
+    """Usernames whose password variable is not set in the environment."""
     existing_pages: frozenset[str] = frozenset()
 
 
@@ -77,7 +79,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         result = plan_page(path, context, warnings)
         page_actions.extend(result.actions)
         moved_from |= result.moved_from
-    users = plan_users(content, observed, state, options.password_digests, warnings)
+    users = plan_users(content, observed, state, options.passwords_changed, options.passwords_unset, warnings)
 
     deletes = _deletes(content, observed, state, options, moved_from, warnings)
     actions = [*groups, *files.actions, *page_actions, *users, *deletes]

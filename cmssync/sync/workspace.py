@@ -50,6 +50,7 @@ class Workspace:
     ) -> PlanOptions:
         settings = self.settings
         assert settings.site.url is not None
+        changed, unset = self.password_status(state)
         return PlanOptions(
             base_url=settings.site.url,
             publish=settings.publish,
@@ -62,23 +63,28 @@ class Workspace:
             targets=targets,
             replace_moved=replace_moved,
             api_username=settings.auth.username,
-            password_digests=self.password_digests(state),
+            passwords_changed=changed,
+            passwords_unset=unset,
             existing_pages=frozenset(settings.existing_pages),
         )
 
-    def password_digests(self, state: State) -> dict[str, str]:
-        """Keyed digests of the passwords the environment gives now; users whose variable is unset are left out."""
-        digests = {}
+    def password_status(self, state: State) -> tuple[frozenset[str], frozenset[str]]:
+        """(users whose password changed or is unknown, users whose password variable is unset).
+
+        Compared through the state's keyed digests without creating the key: planning writes nothing.
+        """
+        changed, unset = set(), set()
         for username, spec in self.content.users.items():
             if spec.password is None:
                 continue
             try:
                 password = resolve_password(spec)
-            except ContentError:  # an unset variable: the planner reports it as a warning
+            except ContentError:
+                unset.add(username)
                 continue
-            if password is not None:
-                digests[username] = state.password_digest(username, password)
-        return digests
+            if password is not None and state.password_changed(username, password):
+                changed.add(username)
+        return frozenset(changed), frozenset(unset)
 
 
 def state_dir(directory: Path, settings: Settings) -> Path:

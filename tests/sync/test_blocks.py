@@ -184,7 +184,7 @@ def areas(draw: st.DrawFn) -> tuple[list[LiveBlock], list[DesiredBlock]]:
     )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(areas())
 def test_alignment_is_optimal_and_correct(case: tuple[list[LiveBlock], list[DesiredBlock]]) -> None:
     area, desired = case
