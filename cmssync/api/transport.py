@@ -120,6 +120,7 @@ class Transport:
         self.stats = stats if stats is not None else RequestStats()
         self.concurrency = concurrency
         self._semaphore = asyncio.Semaphore(concurrency)
+        self._paused_until = 0.0
         limits = httpx.Limits(max_connections=concurrency + 2, max_keepalive_connections=concurrency)
         self.http = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout),
@@ -234,16 +235,45 @@ class Transport:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def stream_to(self, url: str, sink: IO[bytes], *, route: str = "download") -> int:
-        """GET ``url`` (absolute, no bearer token: file URLs are public) and write the body to ``sink``."""
+        """GET ``url`` (absolute, no bearer token: file URLs are public) and write the body to ``sink``.
+
+        Retried like a read; ``sink`` is rewound and truncated before each attempt.
+        """
+        path = httpx.URL(url).path
+        policy = self.retry
+
+        def should_retry(exc: Exception) -> bool | float:
+            if isinstance(exc, RateLimited | ServerError):
+                after = exc.retry_after
+                return min(after, policy.retry_after_max) if after is not None else True
+            return isinstance(exc, TransportError)
+
+        async for attempt in stamina.retry_context(
+            on=should_retry,
+            attempts=max(1, policy.attempts),
+            timeout=policy.timeout if policy.timeout > 0 else None,
+            wait_initial=policy.wait_initial,
+            wait_max=policy.wait_max,
+            wait_jitter=policy.wait_jitter,
+        ):
+            with attempt:
+                if attempt.num > 1:
+                    self.stats.record_retry()
+                sink.seek(0)
+                sink.truncate()
+                return await self._stream_once(url, path, route, sink)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _stream_once(self, url: str, path: str, route: str, sink: IO[bytes]) -> int:
+        await self._cool_down()
         async with self._semaphore:
             started = time.monotonic()
-            path = httpx.URL(url).path
             try:
                 async with self.http.stream("GET", url) as response:
                     if response.status_code != 200:
                         await response.aread()
                         self._count("GET", route, path, response.status_code, started)
-                        raise error_for_response(response, method="GET", path=path)
+                        raise self._note_pressure(error_for_response(response, method="GET", path=path))
                     written = 0
                     async for chunk in response.aiter_bytes(1 << 16):
                         sink.write(chunk)
@@ -253,6 +283,21 @@ class Transport:
                 raise _transport_error(exc, "GET", path) from exc
             self._count("GET", route, path, 200, started)
             return written
+
+    # -- backing off together -------------------------------------------------------------------------------------
+
+    async def _cool_down(self) -> None:
+        """Wait while the site has asked everyone to back off (a 429 or 503 with ``Retry-After``)."""
+        while (delay := self._paused_until - time.monotonic()) > 0:
+            await asyncio.sleep(delay)
+
+    def _note_pressure(self, error: ApiError) -> ApiError:
+        """After a 429/503 with ``Retry-After``, hold back *every* call, not only the one that was refused."""
+        after = getattr(error, "retry_after", None)
+        if isinstance(error, RateLimited | ServerError) and error.status in (429, 503) and after:
+            pause = min(after, self.retry.retry_after_max)
+            self._paused_until = max(self._paused_until, time.monotonic() + pause)
+        return error
 
     # -- one attempt ----------------------------------------------------------------------------------------------
 
@@ -267,6 +312,7 @@ class Transport:
         form: Mapping[str, str] | None,
         upload: Upload | None,
     ) -> Any:
+        await self._cool_down()
         async with self._semaphore:
             token = await self._token()
             response = await self._send_body(method, path, route, token, params, json, form, upload)
@@ -339,7 +385,7 @@ class Transport:
 
     def _result(self, response: httpx.Response, method: str, path: str) -> Any:
         if not 200 <= response.status_code < 300:
-            raise error_for_response(response, method=method, path=path)
+            raise self._note_pressure(error_for_response(response, method=method, path=path))
         body = json_body(response)
         if body is None:
             what = "an HTML page" if looks_like_html(response) else f"{short(response.text, 80)!r}"

@@ -135,8 +135,9 @@ def merge(old: Any, new: Any) -> Any:
                 old.append(fresh(value))
         del old[len(new) :]
         return old
-    if type(old) is not bool and type(new) is not bool and old == new and isinstance(old, type(new)):
-        return old  # same value: keep the scalar's written style (quotes, block scalar)
+    if isinstance(old, str) and isinstance(new, str) and old == new:
+        return old  # same text: keep the scalar's written style (quotes, block scalar)
+    # Not for numbers: ruamel re-formats a loaded float from its parts, which can change the last digit.
     return fresh(new)
 
 

@@ -143,7 +143,9 @@ LIVE = RetryPolicy(attempts=4, timeout=20.0, wait_initial=0.001, wait_max=0.01, 
 """Retries against the sandbox: ``Retry-After`` is honoured but capped, so fault tests stay fast."""
 
 
-def sandbox_client(sandbox: Any, *, grant: str = "password", retry: RetryPolicy = LIVE, **options: Any) -> ConcreteClient:
+def sandbox_client(
+    sandbox: Any, *, grant: str = "password", retry: RetryPolicy = LIVE, **options: Any
+) -> ConcreteClient:
     """A client acting as the sandbox's super admin (or as ``options`` say), on the sandbox's API prefix."""
     auth = options.pop("auth", None)
     if auth is None:

@@ -25,7 +25,8 @@ async def test_rate_limited_with_retry_after(live: ConcreteClient, sandbox_any_d
     await live.get_page(1)  # the token first: faults apply to the token endpoint too
     sandbox_any_dialect.set_faults(["429:1:retry-after=1:times=2"])
     assert (await live.system_info()).version
-    assert live.stats.count(status=429) == 2 and live.stats.retries == 2
+    assert live.stats.count(status=429) == 2
+    assert live.stats.retries == 2
 
 
 async def test_service_unavailable(live: ConcreteClient, sandbox_any_dialect: Any) -> None:
@@ -39,7 +40,9 @@ async def test_service_unavailable(live: ConcreteClient, sandbox_any_dialect: An
 
 async def test_dropped_connections(sandbox_any_dialect: Any) -> None:
     sandbox_any_dialect.set_faults(["drop:0.3:method=GET"], seed=7)
-    async with sandbox_client(sandbox_any_dialect, retry=RetryPolicy(attempts=8, wait_initial=0.001, wait_max=0.01)) as client:
+    async with sandbox_client(
+        sandbox_any_dialect, retry=RetryPolicy(attempts=8, wait_initial=0.001, wait_max=0.01)
+    ) as client:
         nodes = [n async for n in client.walk_page_tree()]
         errors = client.stats.count(status="error")
     assert len(nodes) >= 7
@@ -65,7 +68,8 @@ async def test_delete_gone_on_retry_has_succeeded(live: ConcreteClient, sandbox_
     user = await live.create_user(username="deleted_twice", email="dt@example.com", password="pass-word1")
     sandbox_any_dialect.set_faults(["commit-then-500:1:times=1:method=DELETE:path=/users"])
     result = await live.delete_user(user.id)
-    assert result.deleted and result.confirmed_by_retry
+    assert result.deleted
+    assert result.confirmed_by_retry
 
 
 async def test_revoked_token_is_renewed_once(live: ConcreteClient, sandbox_any_dialect: Any) -> None:
@@ -180,16 +184,58 @@ def _settings(sandbox: Any, **auth: Any) -> Settings:
 async def test_diagnose_ok(sandbox_any_dialect: Any, tmp_path: Path) -> None:
     report = await diagnose(_settings(sandbox_any_dialect), base_dir=tmp_path)
     assert report.ok, report.lines()
-    assert report.account == "admin (user 1)" and report.version and report.site_name
-    assert report.scopes is not None and not report.missing_scopes
+    assert report.account == "admin (user 1)"
+    assert report.version
+    assert report.site_name
+    assert report.scopes is not None
+    assert not report.missing_scopes
 
 
 async def test_diagnose_problems(sandbox_any_dialect: Any, tmp_path: Path) -> None:
     wrong = await diagnose(_settings(sandbox_any_dialect, client_secret="nope"), base_dir=tmp_path)
-    assert not wrong.ok and "client_secret" in wrong.problems[0]
+    assert not wrong.ok
+    assert "client_secret" in wrong.problems[0]
     guest = await diagnose(_settings(sandbox_any_dialect, grant="client_credentials"), base_dir=tmp_path)
-    assert guest.account is not None and "Guest" in guest.account
+    assert guest.account is not None
+    assert "Guest" in guest.account
     settings = _settings(sandbox_any_dialect)
     moved = settings.model_copy(update={"site": settings.site.model_copy(update={"api_prefix": "/nope/api"})})
     disabled = await diagnose(moved, base_dir=tmp_path)
-    assert not disabled.ok and "not enabled" in disabled.problems[0]
+    assert not disabled.ok
+    assert "not enabled" in disabled.problems[0]
+
+
+async def test_permission_denied_for_a_regular_user(sandbox_any_dialect: Any) -> None:
+    jane = sandbox_client(sandbox_any_dialect, auth_options={"username": "jane", "password": "jane-password"})
+    async with jane:
+        assert (await jane.account()).username == "jane"
+        with pytest.raises(e.PermissionDenied):
+            await jane.delete_user(1)
+
+
+async def test_rate_limited_when_retries_run_out(live: ConcreteClient, sandbox_any_dialect: Any) -> None:
+    await live.get_page(1)
+    sandbox_any_dialect.set_faults(["429:1:retry-after=1:path=/pages"])
+    with pytest.raises(e.RateLimited) as caught:
+        await live.get_page(1)
+    assert caught.value.retry_after == 1
+    assert caught.value.temporary
+    assert live.stats.count("GET", "/pages/{page_id}", 429) == 4
+
+
+async def test_transport_error_when_retries_run_out(live: ConcreteClient, sandbox_any_dialect: Any) -> None:
+    await live.get_page(1)
+    sandbox_any_dialect.set_faults(["drop:1:path=/pages"])
+    with pytest.raises(e.TransportError) as caught:
+        await live.get_page(1)
+    assert caught.value.temporary
+
+
+async def test_concurrent_requests_share_one_token(sandbox_any_dialect: Any) -> None:
+    import asyncio
+
+    async with sandbox_client(sandbox_any_dialect, concurrency=4) as client:
+        pages = await asyncio.gather(*(client.get_page(1) for _ in range(24)))
+    assert {p.id for p in pages} == {1}
+    assert client.stats.token_requests == 1
+    assert client.stats.count("GET", "/pages/{page_id}", 200) == 24

@@ -12,13 +12,16 @@ pytestmark = pytest.mark.slow
 
 async def test_account_system_sites(live: ConcreteClient) -> None:
     account = await live.account()
-    assert account.id == 1 and account.username == "admin"
+    assert account.id == 1
+    assert account.username == "admin"
     info = await live.system_info()
     assert info.version
     sites = await live.list_sites()
-    assert sites and sites[0].id == 1
+    assert sites
+    assert sites[0].id == 1
     default = await live.default_site()
-    assert default.home_page_id == 1 and default.name
+    assert default.home_page_id == 1
+    assert default.name
     assert (await live.get_site(default.id)).id == default.id
     with pytest.raises(e.NotFound):
         await live.get_site(9999)
@@ -30,9 +33,11 @@ async def test_page_tree_and_reads(live: ConcreteClient) -> None:
     assert {"/", "/about", "/about/team", "/blog/hello-world"} <= paths
     about = next(n.page for n in nodes if n.page.url_path == "/about")
     full = await live.get_page(about.id, includes=("areas", "custom_attributes"))
-    assert full.version is not None and full.version.is_approved
+    assert full.version is not None
+    assert full.version.is_approved
     main = full.area("Main")
-    assert main is not None and main.blocks
+    assert main is not None
+    assert main.blocks
     assert all(isinstance(v, str) for b in main.blocks for v in b.value.values())
     children = await live.page_children(about.id)
     assert any(c.url_path == "/about/team" for c in children)
@@ -46,8 +51,10 @@ async def test_page_tree_and_reads(live: ConcreteClient) -> None:
 
 async def test_page_lifecycle(live: ConcreteClient) -> None:
     created = await live.create_page(parent_id=1, name="Integration Page", description="ignored by a real site")
-    assert created.id and created.url_path.startswith("/integration-page")
-    assert created.version is not None and created.version.is_approved
+    assert created.id
+    assert created.url_path.startswith("/integration-page")
+    assert created.version is not None
+    assert created.version.is_approved
     updated = await live.update_page(created.id, name="Integration Page 2", description="d")
     assert updated.name == "Integration Page 2"
     live_now = await live.get_page(created.id)
@@ -70,7 +77,8 @@ async def test_page_lifecycle(live: ConcreteClient) -> None:
 async def test_blocks(live: ConcreteClient) -> None:
     page = await live.create_page(parent_id=1, name="Block Page")
     added = await live.add_block(page.id, "Main", type="content", value={"content": "<p>one</p>"})
-    assert added.type == "content" and added.value["content"] == "<p>one</p>"
+    assert added.type == "content"
+    assert added.value["content"] == "<p>one</p>"
     second = await live.add_block(page.id, "Main", type="html", value={"content": "<hr>"})
     versions = await live.list_page_versions(page.id)
     await live.approve_version(page.id, versions[0].id or 0)
@@ -80,7 +88,8 @@ async def test_blocks(live: ConcreteClient) -> None:
     assert read.value["content"] == "<p>two</p>"
     recent = await live.get_page(page.id, includes=("areas",), version="recent")
     main = recent.area("Main")
-    assert main is not None and [b.id for b in main.blocks] == [updated.id, second.id]
+    assert main is not None
+    assert [b.id for b in main.blocks] == [updated.id, second.id]
     gone = await live.delete_area_block(page.id, "Main", second.id)
     assert gone.deleted
     with pytest.raises(e.NotFound):
@@ -114,7 +123,8 @@ async def test_versions(live: ConcreteClient) -> None:
     denied = await live.deny_version(page.id, draft.id or 0)
     assert denied.is_approved is False
     dated = await live.update_page_version(page.id, first.id or 0, publish_end_date="2031-01-31 00:00:00")
-    assert dated.publish_end_date is not None and dated.publish_end_date.year == 2031
+    assert dated.publish_end_date is not None
+    assert dated.publish_end_date.year == 2031
     with pytest.raises((e.Conflict, e.PermissionDenied)):
         await live.delete_page_version(page.id, first.id or 0)
     assert (await live.delete_page_version(page.id, draft.id or 0)).deleted

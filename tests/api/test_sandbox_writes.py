@@ -23,11 +23,14 @@ async def test_files(live: ConcreteClient, tmp_path: Path) -> None:
     source.write_text("hello from cmssync\n")
     uploaded = await live.upload_file(source, folder_id=min(folders))
     assert uploaded.title == "notes-upload.txt"
-    assert uploaded.size is not None and uploaded.size.exact == source.stat().st_size
+    assert uploaded.size is not None
+    assert uploaded.size.exact == source.stat().st_size
     again = await live.get_file(uploaded.id)
-    assert again.size is not None and again.size.exact == uploaded.size.exact
+    assert again.size is not None
+    assert again.size.exact == uploaded.size.exact
     changed = await live.update_file(uploaded.id, title="Notes", description="d", tags=["a", "b"])
-    assert changed.title == "Notes" and changed.tag_list == ["a", "b"]
+    assert changed.title == "Notes"
+    assert changed.tag_list == ["a", "b"]
     target = max(folders)
     moved = await live.move_file(uploaded.id, target)
     assert moved.folder == target
@@ -56,13 +59,15 @@ async def test_upload_refusals(live: ConcreteClient, tmp_path: Path) -> None:
 
 async def test_users(live: ConcreteClient, sandbox_any_dialect: Any) -> None:
     created = await live.create_user(username="integration_user", email="iu@example.com", password="first-pass1")
-    assert created.username == "integration_user" and created.status == "active"
+    assert created.username == "integration_user"
+    assert created.status == "active"
     with pytest.raises(e.Conflict):
         await live.create_user(username="integration_user", email="other@example.com", password="first-pass1")
     with pytest.raises(e.ValidationFailed):
         await live.create_user(username="x", email="bad", password="1")
     updated = await live.update_user(created.id, email="iu2@example.com", language="de_DE")
-    assert updated.email == "iu2@example.com" and updated.language == "de_DE"
+    assert updated.email == "iu2@example.com"
+    assert updated.language == "de_DE"
     with pytest.raises(e.Conflict):
         await live.update_user(created.id, email="iu2@example.com")
     changed = await live.change_password(created.id, "second-pass2")
@@ -85,7 +90,8 @@ async def test_users(live: ConcreteClient, sandbox_any_dialect: Any) -> None:
 
 async def test_groups(live: ConcreteClient) -> None:
     names = [g.name async for g in live.iter_groups()]
-    assert "Administrators" in names and "Guest" not in names
+    assert "Administrators" in names
+    assert "Guest" not in names
     group = await live.create_group("Integration Group")
     assert group.name == "Integration Group"
     assert (await live.get_group(group.id)).name == "Integration Group"
@@ -95,9 +101,7 @@ async def test_groups(live: ConcreteClient) -> None:
 
 
 async def test_long_lists(sandbox_any_dialect: Any) -> None:
-    sandbox_any_dialect.reset(
-        dialect=_dialect(sandbox_any_dialect), generate="pages=230,blocks=1,files=230,users=230"
-    )
+    sandbox_any_dialect.reset(dialect=_dialect(sandbox_any_dialect), generate="pages=230,blocks=1,files=230,users=230")
     async with sandbox_client(sandbox_any_dialect) as client:
         users = [u.id async for u in client.iter_users()]
         files = [f.id async for f in client.iter_files()]

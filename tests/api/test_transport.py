@@ -339,3 +339,47 @@ async def test_token_failure_during_a_create_is_not_ambiguous() -> None:
         with pytest.raises(e.ServerError):
             await client.create_group("G")
     assert script.requests == []
+
+
+async def test_a_retry_after_holds_back_every_call() -> None:
+    import time
+
+    policy = RetryPolicy(attempts=3, timeout=10, wait_initial=0.001, wait_max=0.002, wait_jitter=0, retry_after_max=0.2)
+    seen: list[tuple[str, float]] = []
+    limited = [True]
+
+    async def api(request: httpx.Request) -> httpx.Response:
+        if request.url.path.startswith("/oauth"):
+            return FakeTokenEndpoint()(request)
+        seen.append((request.url.path, time.monotonic()))
+        if request.url.path.endswith("/4") and limited[0]:
+            limited[0] = False
+            return httpx.Response(429, headers={"retry-after": "0.2"})
+        await asyncio.sleep(0)
+        return data(GROUP)
+
+    client = ConcreteClient("http://cms.test", auth=oauth(), retry=policy, transport=httpx.MockTransport(api))
+    async with client:
+        await client.get_group(4)  # refused once: the site asks for 0.2 s
+        started = time.monotonic()
+        await client.get_group(5)
+    # The refused call waited, and so did nothing else; a call right after the pause is not held.
+    assert time.monotonic() - started < 0.15
+    refused_at = seen[0][1]
+    assert seen[1][1] - refused_at >= 0.19
+
+
+async def test_download_is_retried_from_the_start(tmp_path: Any) -> None:
+    from cmssync.api.models import File
+
+    answers = [httpx.Response(503), httpx.Response(200, content=b"complete body")]
+
+    def api(request: httpx.Request) -> httpx.Response:
+        return answers.pop(0)
+
+    target = tmp_path / "f.bin"
+    async with mock_client(api) as client:
+        written = await client.download_file(File(id="u", url="http://cms.test/application/files/f.bin"), target)
+    assert written == len(b"complete body")
+    assert target.read_bytes() == b"complete body"
+    assert client.stats.retries == 1

@@ -56,7 +56,7 @@ def test_the_example_loads(example: Path) -> None:
     logo = content.files["images/logo.png"]
     assert (logo.folder_id, logo.meta.attributes.width) == (10, 16)
     assert content.files["documents/price-list.txt"].folder_id == 11
-    assert content.pages["/about"].attributes["tags"] == [Text("company"), Text("team")]
+    assert content.pages["/about"].attributes["is_featured"] is True
 
 
 def test_page_paths_come_from_file_places(tmp_path: Path) -> None:

@@ -1,0 +1,130 @@
+"""Benchmark: ``load_content`` on a generated site vs ruamel.yaml's own round-trip parse of the same files.
+
+    python bench/content_bench.py [--pages 1000] [--blocks 5] [--repeat 3]
+
+Generates a content directory (pages in a two-level tree, each with attributes and BLOCKS blocks, plus a few
+files, users and groups) in a temporary directory, then reports the best of REPEAT runs of each measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+from cmssync.content.loader import load_content
+
+
+def generate(root: Path, pages: int, blocks: int) -> list[Path]:
+    """Write the site; returns every YAML file written."""
+    written: list[Path] = []
+    sections = max(1, pages // 50)
+    (root / "files" / "images").mkdir(parents=True)
+    for index in range(10):
+        (root / "files" / "images" / f"image-{index}.png").write_bytes(bytes([index]) * 2048)
+    for index in range(pages):
+        if index < sections:
+            path = root / "pages" / f"section-{index}.yaml"
+        else:
+            path = root / "pages" / f"section-{index % sections}" / f"page-{index}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page_text(index, blocks), encoding="utf-8")
+        written.append(path)
+    users = root / "users.yaml"
+    users.write_text(
+        "".join(
+            f"- username: user{n}\n  email: user{n}@example.com\n  password: ${{env:USER{n}_PASSWORD}}\n"
+            for n in range(20)
+        ),
+        encoding="utf-8",
+    )
+    groups = root / "groups.yaml"
+    groups.write_text("".join(f"- name: Group {n}\n" for n in range(10)), encoding="utf-8")
+    return [*written, users, groups]
+
+
+def page_text(index: int, blocks: int) -> str:
+    lines = [
+        f"name: Page {index}",
+        f"description: Generated page number {index} for the benchmark.",
+        "type: page",
+        "template: full",
+        "attributes:",
+        f"  meta_title: Page {index} | Benchmark",
+        "  exclude_nav: false",
+        "  tags: [bench, generated]",
+        "areas:",
+        "  Main:",
+    ]
+    kinds = ("content", "html", "page_title", "content", "horizontal_rule")
+    for number in range(blocks):
+        kind = kinds[number % len(kinds)]
+        lines.append(f"    - type: {kind}")
+        if kind in ("content", "html"):
+            lines += [
+                "      value:",
+                "        content: |",
+                f"          <h2>Section {number}</h2>",
+                f'          <p>Text of block {number} on page {index}. <img src="${{file:images/image-{number % 10}.png}}"></p>',
+            ]
+        elif kind == "page_title":
+            lines.append(f"      value: {{useCustomTitle: true, titleText: Title {index}}}")
+    return "\n".join(lines) + "\n"
+
+
+def best_of(repeat: int, action: Callable[[], object]) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def parse_only(files: list[Path]) -> None:
+    yaml = YAML(typ="rt")
+    for path in files:
+        yaml.load(path.read_text(encoding="utf-8"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=1000)
+    parser.add_argument("--blocks", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=3)
+    options = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        files = generate(root, options.pages, options.blocks)
+        size = sum(p.stat().st_size for p in files)
+        parse = best_of(options.repeat, lambda: parse_only(files))
+        content = load_content(root)
+        load = best_of(options.repeat, lambda: load_content(root))
+        cache = root.parent / f"{root.name}-hashes.json"
+        load_content(root, hash_cache=cache)
+        cached = best_of(options.repeat, lambda: load_content(root, hash_cache=cache))
+        cache.unlink(missing_ok=True)
+    rows = [
+        ("site", f"{options.pages} pages x {options.blocks} blocks, {len(files)} YAML files, {size / 1024:.0f} KiB"),
+        ("loaded", content.summary()),
+        ("ruamel.yaml rt parse only", f"{parse:.3f} s"),
+        ("load_content", f"{load:.3f} s"),
+        ("load_content, warm hash cache", f"{cached:.3f} s"),
+        ("load_content / parse", f"{load / parse:.2f}x"),
+        ("per page (load_content)", f"{load / options.pages * 1000:.2f} ms"),
+    ]
+    width = max(len(label) for label, _ in rows)
+    print(f"{'measurement':<{width}}  result")
+    print(f"{'-' * width}  {'-' * 40}")
+    for label, value in rows:
+        print(f"{label:<{width}}  {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
