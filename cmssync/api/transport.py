@@ -288,7 +288,8 @@ class Transport:
 
     async def _cool_down(self) -> None:
         """Wait while the site has asked everyone to back off (a 429 or 503 with ``Retry-After``)."""
-        while (delay := self._paused_until - time.monotonic()) > 0:
+        delay = self._paused_until - time.monotonic()
+        if delay > 0:
             await asyncio.sleep(delay)
 
     def _note_pressure(self, error: ApiError) -> ApiError:
