@@ -77,13 +77,15 @@ def page_text(index: int, blocks: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def best_of(repeat: int, action: Callable[[], object]) -> float:
-    times = []
+def best_of(repeat: int, *actions: Callable[[], object]) -> list[float]:
+    """Best time of each action over ``repeat`` rounds, run interleaved so that drift hits all alike."""
+    times: list[list[float]] = [[] for _ in actions]
     for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for index, action in enumerate(actions):
+            start = time.perf_counter()
+            action()
+            times[index].append(time.perf_counter() - start)
+    return [min(t) for t in times]
 
 
 def parse_only(files: list[Path]) -> None:
@@ -102,12 +104,15 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(directory)
         files = generate(root, options.pages, options.blocks)
         size = sum(p.stat().st_size for p in files)
-        parse = best_of(options.repeat, lambda: parse_only(files))
         content = load_content(root)
-        load = best_of(options.repeat, lambda: load_content(root))
         cache = root.parent / f"{root.name}-hashes.json"
         load_content(root, hash_cache=cache)
-        cached = best_of(options.repeat, lambda: load_content(root, hash_cache=cache))
+        parse, load, cached = best_of(
+            options.repeat,
+            lambda: parse_only(files),
+            lambda: load_content(root),
+            lambda: load_content(root, hash_cache=cache),
+        )
         cache.unlink(missing_ok=True)
     rows = [
         ("site", f"{options.pages} pages x {options.blocks} blocks, {len(files)} YAML files, {size / 1024:.0f} KiB"),

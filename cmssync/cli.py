@@ -242,9 +242,12 @@ def pull(directory: Path, pages: tuple[str, ...], sandbox: bool) -> None:
     help="How to notice file changes (default from daemon.watch in cmssync.yaml).",
 )
 @site_options
-def daemon(directory: Path, watch: str | None, sandbox: bool) -> None:
+def daemon(directory: Path, watch: str | None, sandbox: bool) -> int:
     """Watch the content, re-check on a schedule and serve health and metrics, until SIGTERM."""
-    not_built("daemon", 8)
+    from cmssync.daemon.run import run_daemon
+
+    with site_overrides(directory, sandbox) as overrides:
+        return run_daemon(directory, overrides=overrides, watch=watch)
 
 
 @cli.command()

@@ -5,7 +5,7 @@ the errors of ``errors``; ``diagnose`` backs ``cmssync status``.
 """
 
 from cmssync.api.client import ConcreteClient
+from cmssync.api.retry import RetryPolicy
 from cmssync.api.stats import RequestStats
-from cmssync.api.transport import RetryPolicy
 
 __all__ = ["ConcreteClient", "RequestStats", "RetryPolicy"]

@@ -19,8 +19,9 @@ from cmssync.api.files import FilesApi
 from cmssync.api.models import Site, SystemInfo, User
 from cmssync.api.pages import PagesApi
 from cmssync.api.pagination import includes_param
+from cmssync.api.retry import Kind, RetryPolicy
 from cmssync.api.stats import RequestStats
-from cmssync.api.transport import Kind, RetryPolicy, Transport
+from cmssync.api.transport import Transport
 from cmssync.api.users import UsersApi
 from cmssync.config import DEFAULT_API_PREFIX, Settings
 from cmssync.errors import ConfigError

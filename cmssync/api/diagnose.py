@@ -21,7 +21,7 @@ from cmssync.api.errors import (
     TransportError,
     UnexpectedResponse,
 )
-from cmssync.api.transport import RetryPolicy
+from cmssync.api.retry import RetryPolicy
 from cmssync.config import Settings
 from cmssync.errors import ApiError, CmsSyncError
 

@@ -19,7 +19,7 @@ from typing import IO, Any
 from cmssync.api.models import DeleteResult, File
 from cmssync.api.pages import deleted
 from cmssync.api.pagination import Endpoints, includes_param
-from cmssync.api.transport import Kind
+from cmssync.api.retry import Kind
 
 
 class FilesApi(Endpoints):

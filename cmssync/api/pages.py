@@ -18,7 +18,8 @@ from typing import Any, Literal, TypeVar
 
 from cmssync.api.models import Block, DeleteResult, Page, PageVersion
 from cmssync.api.pagination import Endpoints, includes_param
-from cmssync.api.transport import DELETED_ON_RETRY, Kind
+from cmssync.api.retry import Kind
+from cmssync.api.transport import DELETED_ON_RETRY
 
 _UNSET: Any = object()
 T = TypeVar("T")

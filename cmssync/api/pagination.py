@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from cmssync.api.errors import UnexpectedResponse, short
-from cmssync.api.transport import Kind, Transport
+from cmssync.api.retry import Kind
+from cmssync.api.transport import Transport
 
 MAX_LIMIT = 100
 M = TypeVar("M", bound=BaseModel)

@@ -18,16 +18,13 @@ A 401 that rejects the token triggers one re-authentication and one resend withi
 from __future__ import annotations
 
 import asyncio
-import enum
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import IO, Any
 from urllib.parse import quote
 
 import httpx
-import stamina
 import structlog
 
 from cmssync.api.auth import TOKEN_PATH, TokenSource
@@ -47,34 +44,13 @@ from cmssync.api.errors import (
     looks_like_html,
     short,
 )
+from cmssync.api.retry import Kind, RetryPolicy, attempts, retry_hook, transport_error
 from cmssync.api.stats import RequestStats
 from cmssync.errors import ApiError
 
 log = structlog.get_logger("cmssync.api")
 
 USER_AGENT = "cmssync (+https://github.com/cmssync)"
-
-
-class Kind(enum.Enum):
-    READ = "read"
-    UPDATE = "update"
-    """PUT, and POSTs that are idempotent."""
-    DELETE = "delete"
-    CREATE = "create"
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How hard to try. Tests shrink the waits; ``attempts=1`` turns retries off."""
-
-    attempts: int = 5
-    timeout: float = 60.0
-    """Total time budget for one call, retries included (seconds)."""
-    wait_initial: float = 0.2
-    wait_max: float = 5.0
-    wait_jitter: float = 0.5
-    retry_after_max: float = 30.0
-    """A longer ``Retry-After`` is cut to this (the daemon's next run will try again anyway)."""
 
 
 Upload = Callable[[], AbstractContextManager[Mapping[str, tuple[str, IO[bytes], str]]]]
@@ -159,30 +135,11 @@ class Transport:
         path = self.api_prefix + route.format(**{k: quote(str(v), safe="") for k, v in path_params.items()})
         ambiguous = False
         policy = self.retry
-
-        def should_retry(exc: Exception) -> bool | float:
-            if isinstance(exc, RateLimited):
-                return min(exc.retry_after, policy.retry_after_max) if exc.retry_after is not None else True
-            if kind is Kind.CREATE:
-                return isinstance(exc, TransportError) and not exc.maybe_processed
-            if isinstance(exc, ServerError):
-                return min(exc.retry_after, policy.retry_after_max) if exc.retry_after is not None else True
-            return isinstance(exc, TransportError)
-
-        first = True
         try:
-            async for attempt in stamina.retry_context(
-                on=should_retry,
-                attempts=max(1, policy.attempts),
-                timeout=policy.timeout if policy.timeout > 0 else None,
-                wait_initial=policy.wait_initial,
-                wait_max=policy.wait_max,
-                wait_jitter=policy.wait_jitter,
-            ):
+            async for attempt in attempts(policy, retry_hook(kind, policy)):
                 with attempt:
-                    if not first:
+                    if attempt.num > 1:
                         self.stats.record_retry()
-                    first = False
                     try:
                         return await self._once(method, route, path, params=params, json=json, form=form, upload=upload)
                     except NotFound:
@@ -210,20 +167,7 @@ class Transport:
         """POST a form to the token endpoint (no bearer); retried on transport failures, 429 and 503."""
         policy = self.retry
 
-        def should_retry(exc: Exception) -> bool | float:
-            if isinstance(exc, RateLimited | ServerError) and exc.status in (429, 502, 503, 504):
-                after = exc.retry_after
-                return min(after, policy.retry_after_max) if after is not None else True
-            return isinstance(exc, TransportError)
-
-        async for attempt in stamina.retry_context(
-            on=should_retry,
-            attempts=max(1, min(policy.attempts, 3)),
-            timeout=policy.timeout if policy.timeout > 0 else None,
-            wait_initial=policy.wait_initial,
-            wait_max=policy.wait_max,
-            wait_jitter=policy.wait_jitter,
-        ):
+        async for attempt in attempts(policy, retry_hook(Kind.READ, policy, only_busy=True), cap=3):
             with attempt:
                 if attempt.num > 1:
                     self.stats.record_retry()
@@ -242,20 +186,7 @@ class Transport:
         path = httpx.URL(url).path
         policy = self.retry
 
-        def should_retry(exc: Exception) -> bool | float:
-            if isinstance(exc, RateLimited | ServerError):
-                after = exc.retry_after
-                return min(after, policy.retry_after_max) if after is not None else True
-            return isinstance(exc, TransportError)
-
-        async for attempt in stamina.retry_context(
-            on=should_retry,
-            attempts=max(1, policy.attempts),
-            timeout=policy.timeout if policy.timeout > 0 else None,
-            wait_initial=policy.wait_initial,
-            wait_max=policy.wait_max,
-            wait_jitter=policy.wait_jitter,
-        ):
+        async for attempt in attempts(policy, retry_hook(Kind.READ, policy)):
             with attempt:
                 if attempt.num > 1:
                     self.stats.record_retry()
@@ -280,7 +211,7 @@ class Transport:
                         written += len(chunk)
             except httpx.HTTPError as exc:
                 self._count("GET", route, path, "error", started)
-                raise _transport_error(exc, "GET", path) from exc
+                raise transport_error(exc, "GET", path) from exc
             self._count("GET", route, path, 200, started)
             return written
 
@@ -366,7 +297,7 @@ class Transport:
             response = await self.http.request(method, url, **kwargs)
         except httpx.HTTPError as exc:
             self._count(method, route, path, "error", started, error=type(exc).__name__)
-            raise _transport_error(exc, method, path) from exc
+            raise transport_error(exc, method, path) from exc
         self._count(method, route, path, response.status_code, started)
         return response
 
@@ -408,22 +339,3 @@ class Transport:
             path=path,
             status=response.status_code,
         )
-
-
-def _transport_error(exc: httpx.HTTPError, method: str, path: str) -> TransportError:
-    not_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
-    names: dict[type[httpx.HTTPError], str] = {
-        httpx.ConnectError: "cannot connect",
-        httpx.ConnectTimeout: "timed out connecting",
-        httpx.ReadTimeout: "timed out waiting for the answer",
-        httpx.WriteTimeout: "timed out sending the request",
-        httpx.PoolTimeout: "timed out waiting for a free connection",
-        httpx.RemoteProtocolError: "the connection was dropped",
-        httpx.ReadError: "the connection failed while reading",
-        httpx.WriteError: "the connection failed while sending",
-    }
-    what = names.get(type(exc), type(exc).__name__)
-    detail = short(str(exc), 120)
-    return TransportError(
-        f"{what}: {detail}" if detail else what, maybe_processed=not not_sent, method=method, path=path
-    )

@@ -16,7 +16,7 @@ from pydantic import SecretStr
 from cmssync.api.models import DeleteResult, Group, User
 from cmssync.api.pages import deleted
 from cmssync.api.pagination import Endpoints, includes_param
-from cmssync.api.transport import Kind
+from cmssync.api.retry import Kind
 
 
 def _secret(value: str | SecretStr) -> str:

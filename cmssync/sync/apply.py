@@ -64,6 +64,9 @@ class ApplyContext:
             if live is not None:
                 self.file_urls[path] = live.url
                 self.file_ids[path] = live.id
+            elif not self.snapshot.complete:  # an incremental run did not read this file: trust the state
+                self.file_urls[path] = record.url
+                self.file_ids[path] = str(record.id)
 
     @property
     def base_url(self) -> str:

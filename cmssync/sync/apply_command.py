@@ -27,6 +27,7 @@ from cmssync.sync.apply_pages import apply_page
 from cmssync.sync.observe import observe
 from cmssync.sync.plan_command import read_plan_file
 from cmssync.sync.report import render_text
+from cmssync.sync.scope import Scope
 from cmssync.sync.snapshot import Snapshot
 from cmssync.sync.workspace import Workspace
 
@@ -41,6 +42,8 @@ class ApplyRequest:
     replace_moved: bool = False
     allow_mass_delete: bool = False
     targets: tuple[str, ...] = ()
+    scope: Scope | None = None
+    """Incremental run (the daemon's file-change runs): only these objects, never deletes."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,8 @@ async def apply(
     with workspace.store.lock("cmssync apply"):
         state = workspace.load_state()
         async with workspace.client() as client:
-            snapshot = await observe(client, workspace.content, state)
+            snapshot = await observe(client, workspace.content, state, scope=request.scope)
+            content = request.scope.restrict(workspace.content) if request.scope else workspace.content
             if request.plan_file is not None:
                 plan = read_plan_file(request.plan_file)
                 check_fresh(plan, workspace.content, snapshot)
@@ -102,7 +106,7 @@ async def apply(
                     replace_moved=request.replace_moved,
                     allow_mass_delete=request.allow_mass_delete,
                 )
-                plan = planner.plan(workspace.content, snapshot, state, options)
+                plan = planner.plan(content, snapshot, state, options)
             out.write(render_text(plan, color=color))
             if not plan.has_changes:
                 return ApplyReport(plan, [], [], client.stats.total)

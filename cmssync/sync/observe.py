@@ -23,11 +23,12 @@ from typing import TypeVar
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PermissionDenied
-from cmssync.api.models import File, Page, User
+from cmssync.api.models import File, Group, Page, User
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
 from cmssync.sync.blocks import LiveBlock
 from cmssync.sync.normalize import normalize_block_value, normalize_date, normalize_tags
+from cmssync.sync.scope import Scope, with_parents
 from cmssync.sync.snapshot import LiveFile, LiveGroup, LivePage, LiveUser, Snapshot
 from cmssync.sync.state import State
 
@@ -46,16 +47,24 @@ class _PageIndex:
         self.by_id[page.id] = page
 
 
-async def observe(client: ConcreteClient, content: SiteContent, state: State) -> Snapshot:
-    """A snapshot of every live object the content or the state names (see the module docstring)."""
+async def observe(
+    client: ConcreteClient, content: SiteContent, state: State, *, scope: Scope | None = None
+) -> Snapshot:
+    """A snapshot of every live object the content or the state names (see the module docstring).
+
+    With a ``scope`` (incremental runs), only the objects in scope are read, and the snapshot is incomplete.
+    """
     site = await client.default_site(includes=())
     home_id = site.home_page_id or 1
     base_url = client.base_url
+    if scope is not None:
+        content = scope.restrict(content)
+        state = _restricted_state(state, scope)
     pages, files, users, groups = await asyncio.gather(
         _observe_pages(client, content, state, home_id, base_url),
-        _observe_files(client, state),
-        _observe_users(client, state),
-        _gather_list(client.iter_groups()),
+        _observe_files(client, state, list_all=scope is None or bool(set(content.files) - set(state.files))),
+        _observe_users(client, state) if scope is None or scope.all_users else _no_users(),
+        _gather_list(client.iter_groups()) if scope is None or scope.all_groups else _no_groups(),
     )
     return Snapshot(
         site_url=base_url,
@@ -65,7 +74,28 @@ async def observe(client: ConcreteClient, content: SiteContent, state: State) ->
         files=files,
         users=users,
         groups={group.name or "": LiveGroup(group.id, group.name or "") for group in groups},
+        complete=scope is None,
     )
+
+
+def _restricted_state(state: State, scope: Scope) -> State:
+    """The part of the state that a scoped run looks at (pages in scope and their parents, scoped files)."""
+    pages = with_parents(scope)
+    return State(
+        site=state.site,
+        pages={p: r for p, r in state.pages.items() if p in pages},
+        files={p: r for p, r in state.files.items() if p in scope.files},
+        users=state.users if scope.all_users else {},
+        groups=state.groups if scope.all_groups else {},
+    )
+
+
+async def _no_users() -> dict[str, LiveUser]:
+    return {}
+
+
+async def _no_groups() -> list[Group]:
+    return []
 
 
 # --- pages --------------------------------------------------------------------------------------------------------
@@ -170,8 +200,10 @@ def to_live_page(page: Page, live_version_id: int | None, base_url: str) -> Live
 # --- files, users -------------------------------------------------------------------------------------------------
 
 
-async def _observe_files(client: ConcreteClient, state: State) -> dict[str, LiveFile]:
-    files = {f.id.lower(): f for f in await _gather_list(client.iter_files(includes=("custom_attributes",)))}
+async def _observe_files(client: ConcreteClient, state: State, *, list_all: bool) -> dict[str, LiveFile]:
+    files: dict[str, File] = {}
+    if list_all:
+        files = {f.id.lower(): f for f in await _gather_list(client.iter_files(includes=("custom_attributes",)))}
     unseen = [str(r.id) for r in state.files.values() if str(r.id).lower() not in files]
     for extra in await _all(_maybe(client.get_file(file_id, includes=("custom_attributes",))) for file_id in unseen):
         if extra is not None:

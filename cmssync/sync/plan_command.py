@@ -17,6 +17,7 @@ from cmssync.sync import planner
 from cmssync.sync.actions import Plan
 from cmssync.sync.observe import observe
 from cmssync.sync.report import render_json, render_markdown, render_text
+from cmssync.sync.scope import Scope
 from cmssync.sync.snapshot import Snapshot
 from cmssync.sync.state import State
 from cmssync.sync.workspace import Workspace
@@ -39,15 +40,17 @@ async def make_plan(
     prune: bool | None = None,
     replace_moved: bool = False,
     allow_mass_delete: bool = False,
+    scope: Scope | None = None,
 ) -> PlanRun:
     state = workspace.load_state()
     async with workspace.client() as client:
-        snapshot = await observe(client, workspace.content, state)
+        snapshot = await observe(client, workspace.content, state, scope=scope)
         requests = client.stats.total
     options = workspace.plan_options(
         state, targets=targets, prune=prune, replace_moved=replace_moved, allow_mass_delete=allow_mass_delete
     )
-    return PlanRun(planner.plan(workspace.content, snapshot, state, options), snapshot, state, requests)
+    content = scope.restrict(workspace.content) if scope is not None else workspace.content
+    return PlanRun(planner.plan(content, snapshot, state, options), snapshot, state, requests)
 
 
 def render(plan: Plan, output_format: OutputFormat, *, color: bool) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 from cmssync.api.auth import OAuthTokens
 from cmssync.api.client import ConcreteClient
-from cmssync.api.transport import RetryPolicy
+from cmssync.api.retry import RetryPolicy
 
 try:  # The sandbox fixtures: registered by tests/conftest.py once the lead adds the plugin; until then, here.
     import tests.conftest as _root

@@ -13,7 +13,7 @@ from cmssync.api import errors as e
 from cmssync.api.auth import OAuthTokens
 from cmssync.api.client import ConcreteClient
 from cmssync.api.diagnose import diagnose
-from cmssync.api.transport import RetryPolicy
+from cmssync.api.retry import RetryPolicy
 from cmssync.config import Settings
 
 from .conftest import LIVE, sandbox_client

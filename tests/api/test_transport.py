@@ -14,7 +14,7 @@ from structlog.testing import capture_logs
 from cmssync.api import errors as e
 from cmssync.api.auth import StaticToken
 from cmssync.api.client import ConcreteClient
-from cmssync.api.transport import RetryPolicy
+from cmssync.api.retry import RetryPolicy
 
 from .conftest import FAST, FakeTokenEndpoint, data, error_list, mock_client, oauth
 

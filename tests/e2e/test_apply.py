@@ -179,3 +179,31 @@ def _swap_blocks(text: str) -> str:
     )
     rule, block = lines[start:html], lines[html:end]
     return "".join(lines[:start] + block + rule + lines[end:])
+
+
+async def test_an_incremental_run_reads_and_writes_only_what_changed(example: Site, raw: RawSite) -> None:
+    from cmssync.sync.scope import scope_for_paths
+
+    assert not (await example.apply()).failed, example.last_output
+    about = (example.root / "pages/about.yaml").read_text()
+    example.write("pages/about.yaml", about.replace("Meet <a", "Say hello to <a"))
+    scope = scope_for_paths(["pages/about.yaml"])
+    assert scope is not None
+    example.sandbox.clear_stats()
+    report = await example.apply(scope=scope)
+    assert not report.failed, example.last_output
+    assert [(o.action.key, o.status) for o in report.outcomes] == [("/about", "ok")]
+    assert report.requests < 20, example.sandbox.stats()
+    assert "Say hello to" in raw.blocks("/about", "Main")[1][1]["content"]
+    assert (await example.plan()).actions == ()
+
+
+def test_changed_files_map_to_a_scope() -> None:
+    from cmssync.sync.scope import Scope, scope_for_paths
+
+    assert scope_for_paths(["pages/index.yaml", "pages/about/team.yaml", "files/images/logo.png.yaml"]) == Scope(
+        pages=frozenset({"/", "/about/team"}), files=frozenset({"images/logo.png"})
+    )
+    assert scope_for_paths(["users.yaml"]) == Scope(all_users=True)
+    assert scope_for_paths(["cmssync.yaml"]) is None
+    assert scope_for_paths([".git/index", "pages/.about.yaml.swp"]) == Scope()

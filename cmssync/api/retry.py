@@ -1,0 +1,99 @@
+"""When to try a call again, and how long to wait: the retry rules of design.md §5, on stamina.
+
+Exponential backoff with jitter, bounded in attempts and in total time (:class:`RetryPolicy`); a ``Retry-After``
+from the site replaces the computed wait, cut to ``retry_after_max``. What may be retried depends on the call's
+:class:`Kind`: reads, updates and deletes on every temporary failure; creates only when the request certainly was not
+processed (a 429, or a connection that could not be opened).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+import httpx
+import stamina
+from stamina import Attempt
+
+from cmssync.api.errors import RateLimited, ServerError, TransportError, short
+
+
+class Kind(enum.Enum):
+    READ = "read"
+    UPDATE = "update"
+    """PUT, and POSTs that are idempotent (move a file, change a password)."""
+    DELETE = "delete"
+    CREATE = "create"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to try. Tests shrink the waits; ``attempts=1`` turns retries off."""
+
+    attempts: int = 5
+    timeout: float = 60.0
+    """Total time budget for one call, retries included (seconds)."""
+    wait_initial: float = 0.2
+    wait_max: float = 5.0
+    wait_jitter: float = 0.5
+    retry_after_max: float = 30.0
+    """A longer ``Retry-After`` is cut to this (the daemon's next run will try again anyway)."""
+
+    def attempts_for(self, cap: int | None = None) -> int:
+        return max(1, min(self.attempts, cap) if cap else self.attempts)
+
+
+def retry_hook(kind: Kind, policy: RetryPolicy, *, only_busy: bool = False) -> Callable[[Exception], bool | float]:
+    """The stamina ``on=`` predicate for a call of ``kind``: False, True, or the wait the site asked for.
+
+    ``only_busy`` (the token endpoint) retries 5xx only when the site says it is busy (502, 503, 504).
+    """
+
+    def wait_asked(exc: RateLimited | ServerError) -> bool | float:
+        return min(exc.retry_after, policy.retry_after_max) if exc.retry_after is not None else True
+
+    def should_retry(exc: Exception) -> bool | float:
+        if isinstance(exc, RateLimited):
+            return wait_asked(exc)
+        if isinstance(exc, TransportError):
+            return kind is not Kind.CREATE or not exc.maybe_processed
+        if isinstance(exc, ServerError) and kind is not Kind.CREATE:
+            return wait_asked(exc) if not only_busy or exc.status in (502, 503, 504) else False
+        return False
+
+    return should_retry
+
+
+def attempts(
+    policy: RetryPolicy, on: Callable[[Exception], bool | float], *, cap: int | None = None
+) -> AsyncIterator[Attempt]:
+    """``async for attempt in attempts(...): with attempt: ...`` under ``policy``."""
+    return stamina.retry_context(
+        on=on,
+        attempts=policy.attempts_for(cap),
+        timeout=policy.timeout if policy.timeout > 0 else None,
+        wait_initial=policy.wait_initial,
+        wait_max=policy.wait_max,
+        wait_jitter=policy.wait_jitter,
+    ).__aiter__()
+
+
+def transport_error(exc: httpx.HTTPError, method: str, path: str) -> TransportError:
+    """What an httpx failure means; ``maybe_processed`` is False only if no connection was made."""
+    not_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+    names: dict[type[httpx.HTTPError], str] = {
+        httpx.ConnectError: "cannot connect",
+        httpx.ConnectTimeout: "timed out connecting",
+        httpx.ReadTimeout: "timed out waiting for the answer",
+        httpx.WriteTimeout: "timed out sending the request",
+        httpx.PoolTimeout: "timed out waiting for a free connection",
+        httpx.RemoteProtocolError: "the connection was dropped",
+        httpx.ReadError: "the connection failed while reading",
+        httpx.WriteError: "the connection failed while sending",
+    }
+    what = names.get(type(exc), type(exc).__name__)
+    detail = short(str(exc), 120)
+    return TransportError(
+        f"{what}: {detail}" if detail else what, maybe_processed=not not_sent, method=method, path=path
+    )
