@@ -253,9 +253,12 @@ def daemon(directory: Path, watch: str | None, sandbox: bool) -> int:
 @cli.command()
 @CONTENT_DIR
 @site_options
-def status(directory: Path, sandbox: bool) -> None:
+def status(directory: Path, sandbox: bool) -> int:
     """Connectivity, account, site, system info, granted scopes, and a drift summary."""
-    not_built("status", 4)
+    from cmssync.sync.status_command import run_status
+
+    with site_overrides(directory, sandbox) as overrides:
+        return asyncio.run(run_status(directory, out=sys.stdout, overrides=overrides))
 
 
 @cli.command()

@@ -1,18 +1,14 @@
 """One request to the API: bearer token, bounded concurrency, retries, error mapping, counting and logging.
 
-What is retried (exponential backoff with jitter through stamina, ``Retry-After`` honoured up to a cap, bounded in
-attempts and total time):
+Retry rules live in ``retry`` (what may be repeated depends on the call's kind). On top of them:
 
-* reads (GET), updates (PUT), deletes (DELETE) and the POSTs that are idempotent — ``files/{id}/move`` (moving to
-  the same folder twice ends the same) and ``users/{id}/change_password`` (setting the same password twice ends the
-  same) — on transport failures, 429 and 5xx;
-* creates (other POSTs) only when the request certainly was not processed: a 429, or a connection that could not be
-  opened. After an ambiguous failure (timeout, dropped connection, 5xx) a create raises ``OutcomeUnknown`` and is
-  never repeated: the caller reads the site to learn whether it happened.
-
-A DELETE that answers "not found" on a retry after an ambiguous attempt has succeeded (the first attempt deleted it).
-
-A 401 that rejects the token triggers one re-authentication and one resend within the same attempt.
+* a create that failed ambiguously (timeout, dropped connection, 5xx) raises ``OutcomeUnknown`` and is never sent
+  again; a failure to get a token is not ambiguous (the request was never sent);
+* a DELETE that answers "not found" on a retry after an ambiguous attempt has succeeded (the first attempt did it);
+* a 401 that rejects the token triggers one re-authentication and one resend within the same attempt;
+* a 429/503 with ``Retry-After`` pauses every call of this client, not only the refused one;
+* one ``asyncio.Semaphore`` of size ``concurrency`` bounds the requests in flight; each is counted in
+  ``RequestStats`` and logged at DEBUG with its path (never the query string or headers).
 """
 
 from __future__ import annotations
