@@ -228,9 +228,13 @@ def apply(
 @CONTENT_DIR
 @click.option("--pages", multiple=True, metavar="PATH", help="Only these page paths (and their blocks).")
 @site_options
-def pull(directory: Path, pages: tuple[str, ...], sandbox: bool) -> None:
+def pull(directory: Path, pages: tuple[str, ...], sandbox: bool) -> int:
     """Write the live site into the content directory and record it as managed."""
-    not_built("pull", 7)
+    from cmssync.sync.pull import run_pull
+
+    directory.mkdir(parents=True, exist_ok=True)
+    with site_overrides(directory, sandbox) as overrides:
+        return asyncio.run(run_pull(directory, out=sys.stdout, pages=pages, overrides=overrides))
 
 
 @cli.command()

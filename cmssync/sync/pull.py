@@ -1,0 +1,245 @@
+"""``cmssync pull``: adopt an existing site — write its pages, blocks, files, users and groups as content.
+
+The live site is read through the page tree (every page, or only ``--pages``), the file, user and group lists;
+files are downloaded. What is written is the content that, applied, gives the site as it is, so the next plan is
+empty: block values are kept as the server stores them (``{CCM:BASE_URL}`` links included), links to pulled files
+become ``${file:PATH}`` references, booleans of known blocks become YAML booleans. Existing files are edited in place
+by the content writer, so comments survive. Everything written is recorded as managed in the state.
+
+Not pulled, because the API cannot write it back: passwords (users get none; add ``password: ${env:NAME}`` to set
+one), select and file attributes (the API sets them by numeric option or file id), the super admin (user 1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, TextIO
+
+from pydantic import ValidationError
+
+from cmssync.api.client import ConcreteClient
+from cmssync.api.models import Block, File, Page
+from cmssync.config import Settings, load_settings
+from cmssync.content import writer
+from cmssync.content.files import FileSpec, HashCache
+from cmssync.content.loader import load_content
+from cmssync.content.models import FileSidecar, GroupSpec, Location, PageSpec, UserSpec
+from cmssync.content.paths import check_page_path
+from cmssync.errors import EXIT_OK, ConfigError
+from cmssync.sync.assets import desired_file_meta, file_hash
+from cmssync.sync.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
+from cmssync.sync.normalize import digest
+from cmssync.sync.pages import build_desired_page
+from cmssync.sync.state import FileRecord, GroupRecord, PageRecord, State, StateStore, UserRecord
+
+PULLED_ATTRIBUTE_TYPES = {"text", "textarea", "boolean", "number", "url", "email", "telephone"}
+MODELLED = {"content", "html", "page_title", "horizontal_rule"}
+
+
+@dataclass
+class Pulled:
+    pages: dict[str, tuple[Page, PageSpec]] = field(default_factory=dict)
+    files: dict[str, tuple[File, FileSpec]] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+
+
+async def run_pull(
+    directory: Path, *, out: TextIO, pages: tuple[str, ...] = (), overrides: Mapping[str, Any] | None = None
+) -> int:
+    settings = load_settings(directory, overrides=overrides)
+    if not settings.site.url:
+        raise ConfigError(f"no site to pull from: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
+    state_path = Path(settings.state) if Path(settings.state).is_absolute() else directory / settings.state
+    store = StateStore(state_path)
+    with store.lock("cmssync pull"):
+        state = store.load()
+        state.bind_site(settings.site.url, settings.site.api_prefix, allow_other_site=overrides is not None)
+        async with ConcreteClient.from_settings(settings, base_dir=directory) as client:
+            pulled = await pull(client, directory, settings, state, store, only=pages)
+    for note in pulled.skipped:
+        out.write(f"skipped: {note}\n")
+    out.write(
+        f"pulled {len(pulled.pages)} pages and {len(pulled.files)} files into {directory}; "
+        "they are now managed (the next plan is empty)\n"
+    )
+    return EXIT_OK
+
+
+async def pull(
+    client: ConcreteClient,
+    root: Path,
+    settings: Settings,
+    state: State,
+    store: StateStore,
+    *,
+    only: tuple[str, ...] = (),
+) -> Pulled:
+    result = Pulled()
+    base_url = client.base_url
+    if not only:
+        await _pull_files(client, root, settings, result)
+        await _pull_users_and_groups(client, root, state, result.skipped)
+    file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
+    for path, (file, file_spec) in result.files.items():
+        state.record_file(
+            path,
+            FileRecord(
+                id=file.id.lower(),
+                hash=file_hash(file_spec),
+                url=file.url or "",
+                folder=file.folder,
+                digest=digest(desired_file_meta(file_spec)),
+            ),
+        )
+    tree = [node async for node in client.walk_page_tree((await client.default_site(includes=())).home_page_id or 1)]
+    wanted = set(only)
+    paths = [node.page.url_path for node in tree if not wanted or node.page.url_path in wanted]
+    missing = wanted - set(paths)
+    result.skipped += [f"page {path}: not found on the site" for path in sorted(missing)]
+    ids = {node.page.url_path: node.page.id for node in tree}
+    reads = await asyncio.gather(
+        *(client.get_page(ids[path], includes=("areas", "custom_attributes")) for path in paths)
+    )
+    for path, page in zip(paths, reads, strict=True):
+        try:
+            check_page_path(path)
+        except ValueError as exc:
+            result.skipped.append(f"page {path}: {exc}")
+            continue
+        spec = page_spec(page, base_url, file_urls)
+        writer.write_page(root, path, spec)
+        result.pages[path] = (page, spec)
+    # Record after writing, from the content as it loads back, so digests are exactly what the planner computes.
+    content = load_content(root)
+    resolve = Resolver(
+        file_urls=file_urls, file_ids={p: f.id for p, (f, _) in result.files.items()}, page_ids=ids, strict=False
+    )
+    for path, (page, _) in result.pages.items():
+        desired = build_desired_page(content.pages[path], path, resolve, base_url=base_url)
+        version = page.version.id if page.version else None
+        state.record_page(path, PageRecord(id=page.id, digest=desired.digest, live_version_id=version))
+    store.save(state)
+    return result
+
+
+# --- pages --------------------------------------------------------------------------------------------------------
+
+
+def page_spec(page: Page, base_url: str, file_urls: Mapping[str, str]) -> PageSpec:
+    attributes = {
+        attribute.handle: attribute.value
+        for attribute in page.custom_attributes
+        if attribute.handle
+        and (attribute.type or DEFAULT_ATTRIBUTE_TYPES.get(attribute.handle, "")) in PULLED_ATTRIBUTE_TYPES
+        and attribute.value not in (None, "", False)
+    }
+    areas = {area.name: [_block(block, base_url, file_urls) for block in area.blocks] for area in page.areas or []}
+    data: dict[str, Any] = {"name": page.name or ""}
+    if page.description:
+        data["description"] = _escape(page.description)
+    if page.type:
+        data["type"] = page.type
+    if page.template:
+        data["template"] = page.template
+    if attributes:
+        data["attributes"] = {k: _escape(v) if isinstance(v, str) else v for k, v in attributes.items()}
+    if areas:
+        data["areas"] = areas
+    return PageSpec.model_validate(data)
+
+
+def _block(block: Block, base_url: str, file_urls: Mapping[str, str]) -> dict[str, Any]:
+    value = {key: _with_references(str(v), base_url, file_urls) for key, v in block.value.items()}
+    kind = block.type or ""
+    if kind in ("content", "html"):
+        return {"type": kind, "value": {"content": value.get("content", "")}}
+    if kind == "page_title":
+        title = {"useCustomTitle": value.get("useCustomTitle") == "1", "formatting": value.get("formatting", "h1")}
+        if value.get("titleText"):
+            title["titleText"] = value["titleText"]
+        return {"type": kind, "value": title}
+    if kind == "horizontal_rule":
+        return {"type": kind}
+    return {"type": kind, "raw": True, "value": value}
+
+
+def _with_references(text: str, base_url: str, file_urls: Mapping[str, str]) -> str:
+    text = _escape(text)
+    for path, url in file_urls.items():
+        if not url:
+            continue
+        reference = f"${{file:{path}}}"
+        text = text.replace(url, reference)
+        if url.startswith(base_url):
+            text = text.replace("{CCM:BASE_URL}" + url[len(base_url) :], reference)
+    return text
+
+
+def _escape(text: str) -> str:
+    return text.replace("${", "$${")
+
+
+# --- files, users, groups -----------------------------------------------------------------------------------------
+
+
+async def _pull_files(client: ConcreteClient, root: Path, settings: Settings, result: Pulled) -> None:
+    folder_names = {folder_id: name for name, folder_id in settings.folders.items()}
+    seen: set[str] = set()
+    async for file in client.iter_files():
+        url_name = PurePosixPath((file.url or "").split("?")[0]).name
+        if not url_name:
+            result.skipped.append(f"file {file.id}: it has no public URL")
+            continue
+        folder = folder_names.get(file.folder) if file.folder is not None else None
+        path = f"{folder}/{url_name}" if folder else url_name
+        stem, dot, suffix = path.rpartition(".")
+        number = 2
+        while path in seen:
+            path, number = f"{stem}-{number}{dot}{suffix}", number + 1
+        seen.add(path)
+        target = root / "files" / path
+        await client.download_file(file, target)
+        meta: dict[str, Any] = {}
+        if file.title and file.title != url_name:
+            meta["title"] = _escape(file.title)
+        if file.description:
+            meta["description"] = _escape(file.description)
+        if file.tag_list:
+            meta["tags"] = file.tag_list
+        if file.folder is not None:
+            meta["folder"] = folder or file.folder
+        sidecar = FileSidecar.model_validate(meta)
+        if meta:
+            writer.write_sidecar(root, path, sidecar)
+        size, sha = HashCache(None).sha256(target)
+        spec = FileSpec(
+            path=path, size=size, sha256=sha, meta=sidecar, folder_id=file.folder, source=Location(file=path)
+        )
+        result.files[path] = (file, spec)
+
+
+async def _pull_users_and_groups(client: ConcreteClient, root: Path, state: State, skipped: list[str]) -> None:
+    specs: list[UserSpec] = []
+    async for user in client.iter_users():
+        if user.id == 1 or not user.username:
+            continue  # the super admin is never managed
+        data = {"username": user.username, "email": user.email or ""}
+        if user.language:
+            data["language"] = user.language
+        try:
+            specs.append(UserSpec.model_validate(data))
+        except ValidationError as exc:
+            skipped.append(f"user {user.username}: {exc.errors()[0]['msg']}")
+            continue
+        record = UserRecord(id=user.id, digest=digest({"email": user.email, "language": user.language}))
+        state.record_user(user.username, record)
+    if specs:
+        writer.write_users(root, sorted(specs, key=lambda spec: spec.username))
+    groups = [group async for group in client.iter_groups()]
+    if groups:
+        writer.write_groups(root, [GroupSpec(name=g.name or "") for g in sorted(groups, key=lambda g: g.id)])
+        for group in groups:
+            state.record_group(group.name or "", GroupRecord(id=group.id))

@@ -1,0 +1,56 @@
+"""pull adopts an existing site: the next plan is empty, and edits to the pulled content reach the site."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from cmssync.emulator.embedded import Sandbox
+from cmssync.sync.pull import run_pull
+from tests.e2e.conftest import RawSite, Site
+
+
+def _pulled_site(tmp_path: Path, sandbox: Sandbox) -> Site:
+    root = tmp_path / "pulled"
+    root.mkdir()
+    (root / "cmssync.yaml").write_text("# adopted from the sandbox\nfolders: {images: 10, documents: 11}\n")
+    return Site(root, sandbox)
+
+
+async def _pull(site: Site, *pages: str) -> str:
+    out = io.StringIO()
+    assert await run_pull(site.root, out=out, pages=pages, overrides=site.overrides()) == 0
+    return out.getvalue()
+
+
+async def test_pull_then_plan_is_empty(tmp_path: Path, sandbox_any_dialect: Sandbox) -> None:
+    site = _pulled_site(tmp_path, sandbox_any_dialect)
+    await _pull(site)
+    assert (site.root / "pages/about/team.yaml").is_file()
+    assert (site.root / "files/images/logo.png").read_bytes().startswith(b"\x89PNG")
+    assert "password" not in (site.root / "users.yaml").read_text()
+    plan = await site.plan()
+    assert plan.actions == (), [(a.kind, a.key, a.op) for a in plan.actions]
+
+
+async def test_pull_edit_apply_reaches_the_site(tmp_path: Path, sandbox: Sandbox, raw: RawSite) -> None:
+    site = _pulled_site(tmp_path, sandbox)
+    await _pull(site)
+    page = site.root / "pages/about.yaml"
+    page.write_text(page.read_text().replace("A small team.", "A small, friendly team."))
+    report = await site.apply()
+    assert not report.failed, site.last_output
+    assert [(o.action.key, o.status) for o in report.outcomes] == [("/about", "ok")]
+    assert "A small, friendly team." in raw.blocks("/about", "Main")[0][1]["content"]
+    assert (await site.plan()).actions == ()
+
+
+async def test_pull_keeps_comments_and_can_take_only_some_pages(tmp_path: Path, sandbox: Sandbox) -> None:
+    site = _pulled_site(tmp_path, sandbox)
+    site.write("pages/about.yaml", "# maintained by the web team\nname: Old name  # renamed on the site\n")
+    output = await _pull(site, "/about", "/nowhere")
+    assert "page /nowhere: not found on the site" in output
+    text = (site.root / "pages/about.yaml").read_text()
+    assert text.startswith("# maintained by the web team\nname: About")
+    assert not (site.root / "pages/contact.yaml").exists()
+    assert (await site.plan()).actions == ()
