@@ -70,7 +70,8 @@ def page_text(index: int, blocks: int) -> str:
                 "      value:",
                 "        content: |",
                 f"          <h2>Section {number}</h2>",
-                f'          <p>Text of block {number} on page {index}. <img src="${{file:images/image-{number % 10}.png}}"></p>',
+                f"          <p>Text of block {number} on page {index}.",
+                f'          <img src="${{file:images/image-{number % 10}.png}}"></p>',
             ]
         elif kind == "page_title":
             lines.append(f"      value: {{useCustomTitle: true, titleText: Title {index}}}")

@@ -55,9 +55,7 @@ def test_huge_yaml_file_is_refused_without_reading_it(tmp_path: Path) -> None:
         stream.write("\n")
     size = huge.stat().st_size
     lines, elapsed = problems_of(tmp_path)
-    assert lines == [
-        f"pages/index.yaml: file is too large ({size} bytes; a content YAML file may have at most 5 MiB)"
-    ]
+    assert lines == [f"pages/index.yaml: file is too large ({size} bytes; a content YAML file may have at most 5 MiB)"]
     assert elapsed < TIME_LIMIT
 
 
@@ -102,9 +100,10 @@ def test_alias_bomb_in_users_and_groups_is_quick(tmp_path: Path) -> None:
     levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     levels += [f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]" for i in range(12)]
     bomb = "\n".join(levels) + "\n"
-    (tmp_path / "users.yaml").write_text("- username: jane\n  email: jane@example.com\n  x:\n" + "".join(
-        f"    {line}\n" for line in levels
-    ), encoding="utf-8")
+    (tmp_path / "users.yaml").write_text(
+        "- username: jane\n  email: jane@example.com\n  x:\n" + "".join(f"    {line}\n" for line in levels),
+        encoding="utf-8",
+    )
     (tmp_path / "groups.yaml").write_text(bomb, encoding="utf-8")
     lines, elapsed = problems_of(tmp_path)
     assert lines == [

@@ -46,7 +46,8 @@ def test_the_example_loads(example: Path) -> None:
     assert set(content.users) == {"jane.editor", "sam_writer"}
     assert set(content.groups) == {"Content Team", "Reviewers"}
     home = content.pages["/"]
-    assert home.source is not None and home.source.file == "pages/index.yaml"
+    assert home.source is not None
+    assert home.source.file == "pages/index.yaml"
     kinds = [type(block) for block in home.areas["Main"]]
     assert kinds == [PageTitleBlock, ContentBlock, HorizontalRuleBlock, type(home.areas["Main"][3])]
     block = home.areas["Main"][1]

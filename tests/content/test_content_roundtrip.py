@@ -24,11 +24,7 @@ _CHARS = st.characters(
     exclude_characters="$\ufeff",
 )
 literal = st.text(st.one_of(_CHARS, st.just("\n"), st.just(" ")), max_size=20)
-name = (
-    st.text(st.one_of(_CHARS, st.just(" ")), min_size=1, max_size=20)
-    .map(str.strip)
-    .filter(bool)
-)
+name = st.text(st.one_of(_CHARS, st.just(" ")), min_size=1, max_size=20).map(str.strip).filter(bool)
 handle = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 
@@ -138,9 +134,7 @@ def sites(draw: st.DrawFn) -> dict[str, Any]:
                 {"username": st.just(u), "email": st.just(f"user{i}@example.com")},
                 optional={
                     "language": st.sampled_from(["en_US", "de", "fr_FR"]),
-                    "password": st.from_regex(r"[A-Z_][A-Z0-9_]{0,8}", fullmatch=True).map(
-                        lambda n: f"${{env:{n}}}"
-                    ),
+                    "password": st.from_regex(r"[A-Z_][A-Z0-9_]{0,8}", fullmatch=True).map(lambda n: f"${{env:{n}}}"),
                     "attributes": st.dictionaries(handle, attribute_value(strings), max_size=2),
                 },
             )
@@ -199,4 +193,3 @@ def test_writing_over_existing_files_gives_the_new_content(first: dict[str, Any]
             (root / "files" / f"{path}.yaml").unlink(missing_ok=True)
         write_site(root, second)
         assert_loads_as(root, second)
-

@@ -79,5 +79,5 @@ def test_env_reference() -> None:
     assert parse_env_reference("${env:EDITOR_PASSWORD}") == EnvRef("EDITOR_PASSWORD")
     assert str(EnvRef("X")) == "${env:X}"
     for literal in ("hunter2", "${env:1BAD}", "x${env:A}", "${file:a}"):
-        with pytest.raises(ValueError, match="password|environment variable name"):
+        with pytest.raises(ValueError, match=r"password|environment variable name"):
             parse_env_reference(literal)
