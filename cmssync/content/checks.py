@@ -13,7 +13,7 @@ from cmssync.content.models import GroupSpec, PageSpec, Spec, UserSpec
 from cmssync.content.paths import parent_path
 from cmssync.content.text import FileIdRef, FileUrlRef, PageIdRef, iter_texts
 from cmssync.content.validation import clean_loc, where
-from cmssync.content.yamlsource import position_of
+from cmssync.content.yamlsource import find_in_text, position_of
 from cmssync.errors import Problem
 
 
@@ -79,19 +79,30 @@ def parents(page_files: dict[str, str], existing_pages: Iterable[str]) -> list[P
     return problems
 
 
-def references(spec: Spec, node: Any, files: set[str], pages: set[str]) -> list[Problem]:
-    """Every ``${file:…}``, ``${file-id:…}`` and ``${page-id:…}`` in ``spec`` names something that exists."""
+def references(
+    spec: Spec, node: Any, files: set[str], pages: set[str], lines: list[str] | None = None
+) -> list[Problem]:
+    """Every ``${file:…}``, ``${file-id:…}`` and ``${page-id:…}`` in ``spec`` names something that exists.
+
+    With the file's ``lines``, a problem points at the reference itself (also inside a multi-line block), else at
+    the start of the string that holds it.
+    """
     problems: list[Problem] = []
     if spec.source is None:
         return problems
     for loc, text in iter_texts(spec):
+        cleaned = clean_loc(loc)
+        cursor = position_of(node, cleaned)
         for reference in text.references:
+            found = find_in_text(lines, reference.source, cursor) if lines else None
+            if found is not None:
+                cursor = (found[0], found[1] + 1)
             if isinstance(reference, FileUrlRef | FileIdRef) and reference.path not in files:
                 reason = f"{reference.source}: no such file under files/"
             elif isinstance(reference, PageIdRef) and reference.path not in pages:
                 reason = f"{reference.source}: no page {reference.path} in the content or in existing_pages"
             else:
                 continue
-            line, column = position_of(node, clean_loc(loc))
-            problems.append(Problem(spec.source.file, line, column, where(clean_loc(loc)) + reason))
+            line, column = found or position_of(node, cleaned)
+            problems.append(Problem(spec.source.file, line, column, where(cleaned) + reason))
     return problems

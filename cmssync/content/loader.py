@@ -43,6 +43,7 @@ class _Loader:
         self.problems: list[Problem] = []
         self.yaml = new_yaml()
         self.documents: dict[str, Any] = {}
+        self.lines: dict[str, list[str]] = {}
         self.nodes: list[tuple[Spec, Any]] = []
         """Every valid spec with the YAML node it was read from (for locating reference problems)."""
 
@@ -66,7 +67,8 @@ class _Loader:
             self.problems.extend(checks.parents(page_files, settings.existing_pages))
         known_pages = set(pages) | set(settings.existing_pages if settings else ()) | {"/"}
         for spec, node in self.nodes:
-            self.problems.extend(checks.references(spec, node, set(files), known_pages))
+            where = spec.source.file if spec.source else ""
+            self.problems.extend(checks.references(spec, node, set(files), known_pages, self.lines.get(where)))
         self.cache.save()
         if self.problems:
             raise ContentError(self.problems)
@@ -97,6 +99,7 @@ class _Loader:
         if isinstance(result, Problem):
             self.problems.append(result)
             return None
+        self.lines[entry.name] = result.text.splitlines()
         return result
 
     def _validate(self, model: type[S], data: Any, name: str, prefix: tuple[str | int, ...] = ()) -> S | None:

@@ -59,10 +59,12 @@ def new_yaml() -> YAML:
 
 @dataclass(frozen=True)
 class YamlDocument:
-    """A parsed content file: its content-relative POSIX name and the round-trip tree (``None`` when empty)."""
+    """A parsed content file: its content-relative POSIX name, the round-trip tree (``None`` when empty) and its
+    text (to point into multi-line strings)."""
 
     name: str
     data: Any
+    text: str = ""
 
 
 def read_yaml(path: Path, name: str, yaml: YAML | None = None) -> YamlDocument | Problem:
@@ -90,7 +92,7 @@ def parse_yaml(text: str, name: str, yaml: YAML | None = None) -> YamlDocument |
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        return YamlDocument(name, yaml.load(text))
+        return YamlDocument(name, yaml.load(text), text)
     except MarkedYAMLError as exc:
         return _marked_problem(name, exc)
     except YAMLError as exc:
@@ -163,6 +165,16 @@ def position_of(document: Any, loc: tuple[str | int, ...], *, at_key: bool = Fal
         line, column = found
         node = node[part]
     return line, column
+
+
+def find_in_text(lines: list[str], needle: str, start: tuple[int, int], limit: int = 10_000) -> tuple[int, int] | None:
+    """1-based position of the first ``needle`` at or after ``start`` (1-based), within ``limit`` lines."""
+    line, column = start
+    for index in range(line - 1, min(len(lines), line - 1 + limit)):
+        found = lines[index].find(needle, column - 1 if index == line - 1 else 0)
+        if found >= 0:
+            return index + 1, found + 1
+    return None
 
 
 def start_of(node: Any) -> tuple[int, int]:

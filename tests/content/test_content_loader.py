@@ -10,7 +10,7 @@ from cmssync.content.files import HashCache
 from cmssync.content.loader import load_content
 from cmssync.content.models import ContentBlock, HorizontalRuleBlock, PageTitleBlock, RawBlock
 from cmssync.content.site import resolve_password
-from cmssync.content.text import FileUrlRef, Text
+from cmssync.content.text import FileUrlRef
 from cmssync.errors import ContentError
 
 
