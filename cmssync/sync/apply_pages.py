@@ -147,7 +147,9 @@ class PageWriter:
 
     async def _prune_versions(self, live_id: int) -> None:
         keep = self.context.versions_keep
-        if keep is None:
+        # Version ids count up from 1 per page, so a page whose newest version id is within ``keep`` cannot have
+        # more versions than that: no request needed.
+        if keep is None or live_id <= keep:
             return
         versions = await self.client.list_page_versions(self.page_id)
         for version in versions[keep:]:  # newest first
