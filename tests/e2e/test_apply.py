@@ -207,3 +207,18 @@ def test_changed_files_map_to_a_scope() -> None:
     assert scope_for_paths(["users.yaml"]) == Scope(all_users=True)
     assert scope_for_paths(["cmssync.yaml"]) is None
     assert scope_for_paths([".git/index", "pages/.about.yaml.swp"]) == Scope()
+
+
+async def test_versions_keep_deletes_older_non_live_versions(example: Site, raw: RawSite) -> None:
+    config = (example.root / "cmssync.yaml").read_text()
+    example.write("cmssync.yaml", config.replace("versions: {keep: 10}", "versions: {keep: 2}"))
+    assert "keep: 2" in (example.root / "cmssync.yaml").read_text()
+    contact = (example.root / "pages/contact.yaml").read_text()
+    for n in range(4):
+        example.write("pages/contact.yaml", contact.replace("How to reach us.", f"How to reach us ({n})."))
+        assert not (await example.apply()).failed, example.last_output
+    page = raw.page_by_path("/contact")
+    assert page is not None
+    versions = raw.get(f"/page_versions/{page['id']}", limit=100)
+    assert len(versions) == 2
+    assert str(versions[0]["is_approved"]) in {"1", "True", "true"}
