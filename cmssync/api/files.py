@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from cmssync.api.models import DeleteResult, File
-from cmssync.api.pages import deleted
 from cmssync.api.pagination import Endpoints, includes_param
 from cmssync.api.retry import Kind
 
@@ -85,7 +84,7 @@ class FilesApi(Endpoints):
     async def delete_file(self, file_id: str) -> DeleteResult:
         route = "/files/{file_id}"
         body = await self._t.call("DELETE", route, kind=Kind.DELETE, file_id=file_id)
-        return deleted(body, file_id, "files", self, route)
+        return self._deleted(body, file_id, "files", route)
 
     async def download_file(self, file: File | str, destination: Path) -> int:
         """Stream a file's bytes to ``destination`` (written atomically); returns the number of bytes.

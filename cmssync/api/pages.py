@@ -19,7 +19,6 @@ from typing import Any, Literal, TypeVar
 from cmssync.api.models import Block, DeleteResult, Page, PageVersion
 from cmssync.api.pagination import Endpoints, includes_param
 from cmssync.api.retry import Kind
-from cmssync.api.transport import DELETED_ON_RETRY
 
 _UNSET: Any = object()
 T = TypeVar("T")
@@ -32,12 +31,6 @@ class PageTreeNode:
     page: Page
     parent_id: int | None
     depth: int
-
-
-def deleted(body: Any, ident: object, kind: str, model: Endpoints, route: str, method: str = "DELETE") -> DeleteResult:
-    if body is DELETED_ON_RETRY:
-        return DeleteResult(id=str(ident), object=kind, deleted=True, confirmed_by_retry=True)
-    return model._model(DeleteResult, body, method=method, route=route)
 
 
 class PagesApi(Endpoints):
@@ -141,7 +134,7 @@ class PagesApi(Endpoints):
         """Move a page to the trash. The home page is silently kept by a real server (verify with a read)."""
         route = "/pages/{page_id}"
         body = await self._t.call("DELETE", route, kind=Kind.DELETE, page_id=page_id)
-        return deleted(body, page_id, "pages", self, route)
+        return self._deleted(body, page_id, "pages", route)
 
     # -- blocks in areas ------------------------------------------------------------------------------------------
 
@@ -169,7 +162,7 @@ class PagesApi(Endpoints):
         """Remove a block from an area in the draft version (``version`` of the result names it)."""
         route = "/pages/{page_id}/{area}/{block_id}"
         body = await self._t.call("DELETE", route, kind=Kind.DELETE, page_id=page_id, area=area, block_id=block_id)
-        return deleted(body, block_id, "blocks", self, route)
+        return self._deleted(body, block_id, "blocks", route)
 
     # -- blocks by id ---------------------------------------------------------------------------------------------
 
@@ -185,7 +178,7 @@ class PagesApi(Endpoints):
         """Delete a block everywhere, bypassing page versions."""
         route = "/blocks/{block_id}"
         body = await self._t.call("DELETE", route, kind=Kind.DELETE, block_id=block_id)
-        return deleted(body, block_id, "blocks", self, route)
+        return self._deleted(body, block_id, "blocks", route)
 
     # -- page versions --------------------------------------------------------------------------------------------
 
@@ -233,7 +226,7 @@ class PagesApi(Endpoints):
         """Delete a non-live version (the live one is refused: ``Conflict``)."""
         route = "/page_versions/{page_id}/{version_id}"
         body = await self._t.call("DELETE", route, kind=Kind.DELETE, page_id=page_id, version_id=version_id)
-        return deleted(body, version_id, "page_versions", self, route)
+        return self._deleted(body, version_id, "page_versions", route)
 
 
 async def _all(coroutines: list[Coroutine[Any, Any, T]]) -> list[T]:

@@ -18,8 +18,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from cmssync.api.errors import UnexpectedResponse, short
+from cmssync.api.models import DeleteResult
 from cmssync.api.retry import Kind
-from cmssync.api.transport import Transport
+from cmssync.api.transport import DELETED_ON_RETRY, Transport
 
 MAX_LIMIT = 100
 M = TypeVar("M", bound=BaseModel)
@@ -53,6 +54,12 @@ class Endpoints:
             return model.model_validate(data)
         except ValidationError as exc:
             raise _shape_error(model, exc, method, self._t.api_prefix + route) from None
+
+    def _deleted(self, body: Any, ident: object, kind: str, route: str) -> DeleteResult:
+        """A delete's answer; a retried delete that found the object gone (:data:`DELETED_ON_RETRY`) succeeded."""
+        if body is DELETED_ON_RETRY:
+            return DeleteResult(id=str(ident), object=kind, deleted=True, confirmed_by_retry=True)
+        return self._model(DeleteResult, body, method="DELETE", route=route)
 
     def _models(self, model: type[M], body: Any, *, method: str, route: str) -> list[M]:
         items, _ = split_list(body, method=method, path=self._t.api_prefix + route)

@@ -14,7 +14,6 @@ from typing import Any
 from pydantic import SecretStr
 
 from cmssync.api.models import DeleteResult, Group, User
-from cmssync.api.pages import deleted
 from cmssync.api.pagination import Endpoints, includes_param
 from cmssync.api.retry import Kind
 
@@ -73,7 +72,7 @@ class UsersApi(Endpoints):
     async def delete_user(self, user_id: int) -> DeleteResult:
         route = "/users/{user_id}"
         body = await self._t.call("DELETE", route, kind=Kind.DELETE, user_id=user_id)
-        return deleted(body, user_id, "users", self, route)
+        return self._deleted(body, user_id, "users", route)
 
     # -- groups ---------------------------------------------------------------------------------------------------
 

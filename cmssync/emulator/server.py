@@ -15,7 +15,9 @@ from cmssync.emulator.settings import Settings
 def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket (bound here so that port 0 can be reported as the port actually used)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP matters: asyncio only sets TCP_NODELAY on accepted sockets whose proto says TCP, and
+    # without it every response waits ~40 ms for a delayed ACK between its header and body writes.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))

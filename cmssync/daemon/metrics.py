@@ -1,0 +1,96 @@
+"""The daemon's Prometheus metrics, in a registry of their own (one per daemon, so tests can build many).
+
+Names follow design.md §6: runs by result and trigger, run duration, API requests by method and status (taken from
+each run's request counters, so they cover exactly the requests cmssync made), objects that drifted in the last
+full run, changes still pending after the last run, and the time of the last success. Scrape it at ``/metrics``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.exposition import choose_encoder
+
+from cmssync.api.stats import RequestKey
+
+KINDS = ("group", "file", "page", "user")
+RESULTS = ("success", "failure", "interrupted")
+DURATION_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
+
+
+class DaemonMetrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self.runs = Counter(
+            "cmssync_sync_runs", "Reconcile runs, by result and trigger.", ["result", "trigger"], registry=self.registry
+        )
+        self.duration = Histogram(
+            "cmssync_sync_duration_seconds",
+            "Duration of reconcile runs.",
+            buckets=DURATION_BUCKETS,
+            registry=self.registry,
+        )
+        self.change_latency = Histogram(
+            "cmssync_change_latency_seconds",
+            "From the first file event of a batch to the end of the run that applied it.",
+            buckets=DURATION_BUCKETS,
+            registry=self.registry,
+        )
+        self.api_requests = Counter(
+            "cmssync_api_requests",
+            "Requests sent to the site's API, by method and status ('error': no answer).",
+            ["method", "status"],
+            registry=self.registry,
+        )
+        self.drift = Gauge(
+            "cmssync_drift_resources",
+            "Objects changed outside cmssync, found by the last full run, by kind.",
+            ["kind"],
+            registry=self.registry,
+        )
+        self.pending = Gauge(
+            "cmssync_pending_changes",
+            "Planned changes the last run did not complete (failed or skipped).",
+            registry=self.registry,
+        )
+        self.last_success = Gauge(
+            "cmssync_last_success_timestamp_seconds",
+            "Unix time of the end of the last successful run.",
+            registry=self.registry,
+        )
+        for kind in KINDS:
+            self.drift.labels(kind=kind).set(0)
+
+    def record_run(
+        self,
+        *,
+        trigger: str,
+        result: str,
+        duration: float,
+        requests: Mapping[RequestKey, int],
+        finished_at: float,
+        latency: float | None = None,
+        drift: Mapping[str, int] | None = None,
+        pending: int | None = None,
+    ) -> None:
+        """Count one finished run. ``drift`` only from full runs (None leaves the gauge as it was); ``pending``
+        None when the run did not get as far as a plan."""
+        self.runs.labels(result=result, trigger=trigger).inc()
+        self.duration.observe(duration)
+        if latency is not None:
+            self.change_latency.observe(latency)
+        for key, count in requests.items():
+            self.api_requests.labels(method=key.method, status=key.status).inc(count)
+        if drift is not None:
+            for kind in {*KINDS, *drift}:
+                self.drift.labels(kind=kind).set(drift.get(kind, 0))
+        if pending is not None:
+            self.pending.set(pending)
+        if result == "success":
+            self.last_success.set(finished_at)
+
+    def render(self, accept: str | None) -> tuple[bytes, str]:
+        """The exposition text (Prometheus or OpenMetrics, as the scraper asks) and its content type."""
+        encoder, content_type = choose_encoder(accept or "")
+        return encoder(self.registry), content_type

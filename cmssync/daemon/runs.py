@@ -1,0 +1,226 @@
+"""One daemon run: load the content afresh, apply it (all of it, or a scope), and record what happened.
+
+Every run opens the workspace again, so it sees the content as it is on disk now. Invalid content fails the run
+before any request: its ``file:line:col`` problems go to the log and to ``/readyz``, nothing is written, and the
+next save that fixes it recovers. A run never raises for a failure of the site or the content; it reports a result
+to the reconciler (which retries with backoff), the metrics, the readiness and the log (one ``run finished`` line
+with the run id, trigger, duration, outcome counts and requests; file-triggered runs add the save-to-applied
+latency).
+
+The API client is made through :class:`DaemonWorkspace`, which puts the shutdown :class:`~.gate.RequestGate` in
+front of its transport and keeps the client, so the run's request counters can be read after ``apply`` closed it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from cmssync.api.client import ConcreteClient
+from cmssync.api.stats import RequestKey
+from cmssync.daemon.gate import RequestGate
+from cmssync.daemon.health import Readiness
+from cmssync.daemon.metrics import DaemonMetrics
+from cmssync.daemon.reconciler import Batch
+from cmssync.errors import CmsSyncError, ContentError
+from cmssync.sync.apply_command import ApplyReport, ApplyRequest, apply
+from cmssync.sync.scope import Scope
+from cmssync.sync.workspace import Workspace, open_workspace
+
+log = structlog.get_logger("cmssync.daemon")
+
+MAX_REASONS = 20
+"""Failed actions listed on /readyz and in the log, at most."""
+
+
+@dataclass(frozen=True)
+class DaemonWorkspace(Workspace):
+    """A workspace whose clients go through the shutdown gate and are kept for their request counters."""
+
+    gate: RequestGate = field(default_factory=RequestGate)
+    clients: list[ConcreteClient] = field(default_factory=list)
+
+    @classmethod
+    def wrap(cls, workspace: Workspace, gate: RequestGate) -> DaemonWorkspace:
+        values = {f.name: getattr(workspace, f.name) for f in fields(workspace) if f.init}
+        return cls(**values, gate=gate)
+
+    def client(self) -> ConcreteClient:
+        transport = self.gate.transport(self.settings.concurrency)
+        client = ConcreteClient.from_settings(self.settings, base_dir=self.directory, transport=transport)
+        self.clients.append(client)
+        return client
+
+    def request_counts(self) -> dict[RequestKey, int]:
+        counts: Counter[RequestKey] = Counter()
+        for client in self.clients:
+            counts.update(client.stats.snapshot())
+        return dict(counts)
+
+
+@dataclass
+class RunRecord:
+    """What one run did, for the log, the metrics and /readyz."""
+
+    result: str = "failure"
+    """``success``, ``failure`` or ``interrupted`` (stopped by SIGTERM)."""
+    reason: str = ""
+    problems: list[str] = field(default_factory=list)
+    report: ApplyReport | None = None
+    requests: dict[RequestKey, int] = field(default_factory=dict)
+
+
+class SyncRunner:
+    """The reconciler's run function for a content directory."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        overrides: Mapping[str, Any] | None,
+        metrics: DaemonMetrics,
+        readiness: Readiness,
+        gate: RequestGate,
+    ) -> None:
+        self.directory = directory
+        self.overrides = overrides
+        self.metrics = metrics
+        self.readiness = readiness
+        self.gate = gate
+
+    async def __call__(self, batch: Batch) -> bool:
+        started = time.monotonic()
+        log.info("run started", triggers=list(batch.triggers), scope=describe_scope(batch.scope))
+        record = await self._reconcile(batch)
+        self._finish(batch, record, started)
+        return record.result == "success"
+
+    async def _reconcile(self, batch: Batch) -> RunRecord:
+        record = RunRecord()
+        try:
+            workspace = await asyncio.to_thread(
+                open_workspace, self.directory, overrides=self.overrides, any_site=self.overrides is not None
+            )
+        except ContentError as exc:
+            record.reason, record.problems = "invalid content", [str(p) for p in exc.problems]
+            return record
+        except CmsSyncError as exc:
+            record.reason = str(exc)
+            return record
+        daemon_workspace = DaemonWorkspace.wrap(workspace, self.gate)
+        try:
+            record.report = await apply(daemon_workspace, ApplyRequest(yes=True, scope=batch.scope), out=io.StringIO())
+        except ContentError as exc:
+            record.reason, record.problems = "invalid content", [str(p) for p in exc.problems]
+        except CmsSyncError as exc:
+            record.reason = str(exc)
+        finally:
+            record.requests = daemon_workspace.request_counts()
+        report = record.report
+        if report is not None:
+            failed = [o.line() for o in report.outcomes if o.status != "ok"]
+            if report.failed:
+                record.reason = report.summary()
+                record.problems = [*report.problems, *failed][:MAX_REASONS]
+            else:
+                record.result = "success"
+        if record.result != "success" and self.gate.closed:
+            record.result = "interrupted"
+        return record
+
+    def _finish(self, batch: Batch, record: RunRecord, started: float) -> None:
+        ended = time.monotonic()
+        duration = ended - started
+        latency = ended - batch.first_change_at if batch.first_change_at is not None else None
+        report = record.report
+        finished_at = time.time()
+        _log_run(batch, record, duration, latency)
+        self.metrics.record_run(
+            trigger=batch.trigger,
+            result=record.result,
+            duration=duration,
+            requests=record.requests,
+            finished_at=finished_at,
+            latency=latency if record.result == "success" else None,
+            drift=_drift(report) if batch.full and report is not None else None,
+            pending=None if report is None else sum(1 for o in report.outcomes if o.status != "ok"),
+        )
+        run = {
+            "run_id": batch.run_id,
+            "trigger": batch.trigger,
+            "result": record.result,
+            "finished_at": datetime.fromtimestamp(finished_at, UTC).isoformat(timespec="seconds"),
+        }
+        if record.result == "success":
+            self.readiness.ready(run)
+        else:
+            self.readiness.failing(record.reason, record.problems, run)
+
+
+def _log_run(batch: Batch, record: RunRecord, duration: float, latency: float | None) -> None:
+    """One line per action, then the ``run finished`` line (with the save-to-applied latency for file changes)."""
+    report = record.report
+    outcomes: Counter[str] = Counter()
+    if report is not None:
+        for outcome in report.outcomes:
+            outcomes[outcome.status] += 1
+            action = outcome.action
+            about = {"kind": action.kind, "key": action.key, "op": action.op, "drift": action.drift}
+            if outcome.status == "ok":
+                log.info("action applied", **about, message=outcome.message)
+            else:
+                log.warning(f"action {outcome.status}", **about, message=outcome.message)
+    summary: dict[str, Any] = {
+        "result": record.result,
+        "full": batch.full,
+        "triggers": list(batch.triggers),
+        "duration_s": round(duration, 3),
+        "outcomes": {status: outcomes[status] for status in ("ok", "failed", "skipped")},
+        "requests": sum(record.requests.values()),
+        "requests_by_method": dict(_by_method(record.requests)),
+    }
+    if report is not None and (drift := _drift(report)):
+        summary["drift"] = drift
+    if latency is not None:
+        summary["save_to_applied_s"] = round(latency, 3)
+    if record.result == "success":
+        log.info("run finished", **summary)
+    else:
+        log.error("run finished", **summary, reason=record.reason, problems=record.problems)
+
+
+def _drift(report: ApplyReport) -> dict[str, int]:
+    """Objects changed outside cmssync, by kind (the plan flags them; the run overwrote them)."""
+    return dict(Counter(action.kind for action in report.plan.actions if action.drift))
+
+
+def _by_method(requests: Mapping[RequestKey, int]) -> Counter[str]:
+    totals: Counter[str] = Counter()
+    for key, count in requests.items():
+        totals[key.method] += count
+    return totals
+
+
+def describe_scope(scope: Scope | None) -> Any:
+    """A log-friendly view of a scope: ``"full"`` or the objects it names."""
+    if scope is None:
+        return "full"
+    described: dict[str, Any] = {}
+    for name in ("pages", "files", "users", "groups"):
+        values = getattr(scope, name)
+        if values:
+            described[name] = sorted(values)
+    if scope.all_users:
+        described["users"] = "all"
+    if scope.all_groups:
+        described["groups"] = "all"
+    return described

@@ -1,0 +1,128 @@
+"""The health server in the test's own loop: /healthz, /readyz states, /metrics as Prometheus text."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from cmssync.api.stats import RequestKey
+from cmssync.daemon.health import HealthServer, Readiness, build_app, parse_address
+from cmssync.daemon.metrics import DaemonMetrics
+from cmssync.errors import ConfigError
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[tuple[httpx.AsyncClient, Readiness, DaemonMetrics]]:
+    readiness, metrics = Readiness(), DaemonMetrics()
+    server = HealthServer(build_app(readiness, metrics), "127.0.0.1", 0)
+    await server.start()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", timeout=5) as client:
+            yield client, readiness, metrics
+    finally:
+        await server.stop()
+
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    found = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            found[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    return found
+
+
+async def test_healthz(served: tuple[httpx.AsyncClient, Readiness, DaemonMetrics]) -> None:
+    client, _, _ = served
+    response = await client.get("/healthz")
+    assert (response.status_code, response.text) == (200, "ok\n")
+
+
+async def test_readyz_follows_the_runs(served: tuple[httpx.AsyncClient, Readiness, DaemonMetrics]) -> None:
+    client, readiness, _ = served
+    response = await client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["status"] == "starting"
+
+    readiness.failing("invalid content", ["pages/about.yaml:3:7: name: field required"], {"run_id": "r1"})
+    response = await client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["problems"] == ["pages/about.yaml:3:7: name: field required"]
+
+    readiness.ready({"run_id": "r2"})
+    response = await client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ready", "reason": "the last run succeeded", "last_run": {"run_id": "r2"}}
+
+
+async def test_metrics_parse_and_count(served: tuple[httpx.AsyncClient, Readiness, DaemonMetrics]) -> None:
+    client, _, metrics = served
+    requests = {RequestKey("GET", "/pages/{page_id}", "200"): 5, RequestKey("PUT", "/pages/{cID}", "500"): 1}
+    metrics.record_run(
+        trigger="startup",
+        result="success",
+        duration=1.5,
+        requests=requests,
+        finished_at=1_700_000_000.0,
+        drift={"page": 2},
+        pending=0,
+    )
+    metrics.record_run(trigger="file", result="failure", duration=0.2, requests={}, finished_at=0.0, latency=0.4)
+    response = await client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    found = samples(response.text)
+    assert found[("cmssync_sync_runs_total", (("result", "success"), ("trigger", "startup")))] == 1
+    assert found[("cmssync_sync_runs_total", (("result", "failure"), ("trigger", "file")))] == 1
+    assert found[("cmssync_sync_duration_seconds_count", ())] == 2
+    assert found[("cmssync_change_latency_seconds_count", ())] == 1
+    assert found[("cmssync_api_requests_total", (("method", "GET"), ("status", "200")))] == 5
+    assert found[("cmssync_api_requests_total", (("method", "PUT"), ("status", "500")))] == 1
+    assert found[("cmssync_drift_resources", (("kind", "page"),))] == 2
+    assert found[("cmssync_drift_resources", (("kind", "user"),))] == 0
+    assert found[("cmssync_pending_changes", ())] == 0
+    assert found[("cmssync_last_success_timestamp_seconds", ())] == 1_700_000_000.0
+
+
+async def test_metrics_speak_openmetrics_when_asked(
+    served: tuple[httpx.AsyncClient, Readiness, DaemonMetrics],
+) -> None:
+    client, _, _ = served
+    response = await client.get("/metrics", headers={"Accept": "application/openmetrics-text; version=1.0.0"})
+    assert response.headers["content-type"].startswith("application/openmetrics-text")
+    assert response.text.endswith("# EOF\n")
+
+
+def test_each_daemon_has_its_own_registry() -> None:
+    DaemonMetrics()
+    DaemonMetrics()  # no "Duplicated timeseries"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("127.0.0.1:9090", ("127.0.0.1", 9090)), ("0.0.0.0:0", ("0.0.0.0", 0)), ("[::1]:9090", ("::1", 9090))],
+)
+def test_parse_address(text: str, expected: tuple[str, int]) -> None:
+    assert parse_address(text) == expected
+
+
+@pytest.mark.parametrize("text", ["9090", "localhost", ":9090", "host:99999", "host:http"])
+def test_bad_addresses_are_config_errors(text: str) -> None:
+    with pytest.raises(ConfigError, match=r"daemon\.health"):
+        parse_address(text)
+
+
+async def test_a_port_in_use_is_a_config_error() -> None:
+    first = HealthServer(build_app(Readiness(), DaemonMetrics()), "127.0.0.1", 0)
+    try:
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            probe.listen()
+            with pytest.raises(ConfigError, match="cannot listen"):
+                HealthServer(build_app(Readiness(), DaemonMetrics()), "127.0.0.1", probe.getsockname()[1])
+    finally:
+        await first.stop()
