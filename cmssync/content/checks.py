@@ -80,10 +80,11 @@ def parents(page_files: dict[str, str], existing_pages: Iterable[str]) -> list[P
 
 
 def references(
-    spec: Spec, node: Any, files: set[str], pages: set[str], lines: list[str] | None = None
+    spec: Spec, node: Any, files: set[str], pages: set[str] | None, lines: list[str] | None = None
 ) -> list[Problem]:
     """Every ``${file:…}``, ``${file-id:…}`` and ``${page-id:…}`` in ``spec`` names something that exists.
 
+    ``pages=None``: page references are not judged (the settings that list ``existing_pages`` are invalid).
     With the file's ``lines``, a problem points at the reference itself (also inside a multi-line block), else at
     the start of the string that holds it.
     """
@@ -99,7 +100,7 @@ def references(
                 cursor = (found[0], found[1] + 1)
             if isinstance(reference, FileUrlRef | FileIdRef) and reference.path not in files:
                 reason = f"{reference.source}: no such file under files/"
-            elif isinstance(reference, PageIdRef) and reference.path not in pages:
+            elif isinstance(reference, PageIdRef) and pages is not None and reference.path not in pages:
                 reason = f"{reference.source}: no page {reference.path} in the content or in existing_pages"
             else:
                 continue

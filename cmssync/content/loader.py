@@ -65,10 +65,13 @@ class _Loader:
         if settings is not None:
             page_files = {path: entry.name for path, entry in layout.pages.items()}
             self.problems.extend(checks.parents(page_files, settings.existing_pages))
-        known_pages = set(pages) | set(settings.existing_pages if settings else ()) | {"/"}
+        # Every page file counts as a target, valid or not, so one broken page does not break references to it;
+        # without valid settings existing_pages is unknown, and references to other pages are not judged.
+        known_pages = {*layout.pages, *settings.existing_pages, "/"} if settings is not None else None
+        known_files = set(layout.assets)
         for spec, node in self.nodes:
             where = spec.source.file if spec.source else ""
-            self.problems.extend(checks.references(spec, node, set(files), known_pages, self.lines.get(where)))
+            self.problems.extend(checks.references(spec, node, known_files, known_pages, self.lines.get(where)))
         self.cache.save()
         if self.problems:
             raise ContentError(self.problems)

@@ -73,8 +73,11 @@ Username = Annotated[str, Field(strict=True), AfterValidator(lambda v: (check_us
 
 
 def _scalar(value: Any) -> bool | int | float | Text:
-    if isinstance(value, bool | int):
-        return value
+    # ruamel gives subclasses (ScalarInt, ScalarFloat, …); keep plain Python values in the models.
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError("numbers must be finite")

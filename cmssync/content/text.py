@@ -142,6 +142,7 @@ class Text:
     source: str
 
     def __init__(self, source: str) -> None:
+        source = str(source)  # a plain str, also for ruamel's scalar-string subclasses
         object.__setattr__(self, "parts", parse_parts(source))
         object.__setattr__(self, "source", source)
 

@@ -14,14 +14,6 @@ from cmssync.api.auth import OAuthTokens
 from cmssync.api.client import ConcreteClient
 from cmssync.api.retry import RetryPolicy
 
-try:  # The sandbox fixtures: registered by tests/conftest.py once the lead adds the plugin; until then, here.
-    import tests.conftest as _root
-
-    if "tests.fixtures.sandbox" not in getattr(_root, "pytest_plugins", ()):
-        from tests.fixtures.sandbox import sandbox, sandbox_any_dialect, sandbox_server  # noqa: F401
-except ImportError:  # pragma: no cover - no emulator in this checkout
-    pass
-
 FAST = RetryPolicy(attempts=4, timeout=10.0, wait_initial=0.001, wait_max=0.005, wait_jitter=0.0, retry_after_max=0.02)
 """Retries without real waiting."""
 

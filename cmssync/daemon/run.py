@@ -1,0 +1,183 @@
+"""``cmssync daemon``: wire the reconciler to its triggers and the health server, and run until SIGTERM.
+
+Triggers: a full run at startup, file changes (incremental runs, debounced), the schedule (``daemon.interval`` and
+``daemon.cron``, full runs that undo drift) and SIGHUP (a full run). SIGTERM and SIGINT stop the daemon: no new
+trigger is taken, the request gate closes (calls in flight finish, no new one is sent), the run in progress ends
+within about one request's latency (its state written after every completed change, as always), and if it has not
+ended after ``SHUTDOWN_GRACE`` seconds it is cancelled. Then the health server stops and the exit code is 0.
+
+The daemon's own settings (watch, debounce, schedule, health address) are read once, at startup; a change to them
+in ``cmssync.yaml`` needs a restart. Everything else is read afresh by every run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import structlog
+from apscheduler.triggers.base import BaseTrigger
+
+from cmssync.config import DaemonSettings, load_settings
+from cmssync.daemon.gate import RequestGate
+from cmssync.daemon.health import HealthServer, Readiness, build_app, parse_address
+from cmssync.daemon.metrics import DaemonMetrics
+from cmssync.daemon.reconciler import Backoff, Reconciler
+from cmssync.daemon.runs import SyncRunner
+from cmssync.daemon.schedule import Schedule, cron_trigger, interval_trigger, load_timezone
+from cmssync.daemon.watch import ContentWatcher, WatchMode
+from cmssync.errors import EXIT_ERROR, EXIT_OK, ConfigError
+from cmssync.sync.scope import scope_for_paths
+
+log = structlog.get_logger("cmssync.daemon")
+
+SHUTDOWN_GRACE = 5.0
+"""Seconds a run may take to end after SIGTERM before it is cancelled."""
+RETRY_BACKOFF = Backoff(initial=5.0, maximum=300.0)
+
+
+@dataclass(frozen=True)
+class DaemonConfig:
+    """The daemon's settings, checked: a bad cron line or address stops the start with a clear error."""
+
+    watch: WatchMode | None
+    debounce: float
+    timezone: ZoneInfo
+    triggers: dict[str, BaseTrigger]
+    host: str
+    port: int
+
+    @classmethod
+    def from_settings(cls, settings: DaemonSettings, watch: str | None) -> DaemonConfig:
+        timezone = load_timezone(settings.timezone)
+        triggers: dict[str, BaseTrigger] = {}
+        if settings.interval is not None:
+            triggers["interval"] = interval_trigger(settings.interval, timezone)
+        if settings.cron:
+            triggers["cron"] = cron_trigger(settings.cron, timezone)
+        host, port = parse_address(settings.health)
+        return cls(
+            watch=watch_mode(watch, settings.watch),
+            debounce=settings.debounce,
+            timezone=timezone,
+            triggers=triggers,
+            host=host,
+            port=port,
+        )
+
+
+def watch_mode(option: str | None, setting: bool | str) -> WatchMode | None:
+    """``--watch`` wins; otherwise ``daemon.watch``: true → inotify, "poll" → poll, false → off (None)."""
+    chosen = (
+        option if option is not None else ("inotify" if setting is True else "poll" if setting == "poll" else "off")
+    )
+    if chosen == "inotify":
+        return "inotify"
+    if chosen == "poll":
+        return "poll"
+    if chosen == "off":
+        return None
+    raise ConfigError(f"unknown watch mode {chosen!r}: use inotify, poll or off")
+
+
+def run_daemon(directory: Path, *, overrides: Mapping[str, Any] | None, watch: str | None) -> int:
+    """Run the daemon until SIGTERM or SIGINT; returns the exit code (0 after a clean stop)."""
+    if not directory.is_dir():
+        raise ConfigError(f"content directory {directory} does not exist")
+    settings = load_settings(directory, overrides=overrides)
+    config = DaemonConfig.from_settings(settings.daemon, watch)
+    return asyncio.run(Daemon(directory, overrides, config).serve())
+
+
+class Daemon:
+    def __init__(self, directory: Path, overrides: Mapping[str, Any] | None, config: DaemonConfig) -> None:
+        self.directory = directory
+        self.config = config
+        self.metrics = DaemonMetrics()
+        self.readiness = Readiness()
+        self.gate = RequestGate()
+        runner = SyncRunner(
+            directory, overrides=overrides, metrics=self.metrics, readiness=self.readiness, gate=self.gate
+        )
+        self.reconciler = Reconciler(runner, debounce=config.debounce, backoff=RETRY_BACKOFF)
+        self.schedule = Schedule(config.triggers, config.timezone, lambda: self.reconciler.request("schedule"))
+        self._stop = asyncio.Event()
+
+    async def serve(self) -> int:
+        loop = asyncio.get_running_loop()
+        health = HealthServer(build_app(self.readiness, self.metrics), self.config.host, self.config.port)
+        await health.start()
+        watcher: ContentWatcher | None = None
+        if self.config.watch is not None:
+            watcher = ContentWatcher(self.directory, self._on_change, loop=loop, mode=self.config.watch)
+            try:
+                await asyncio.to_thread(watcher.start)
+            except ConfigError:
+                await health.stop()
+                raise
+        self._install_signals(loop)
+        self.schedule.start()
+        log.info(
+            "daemon started",
+            directory=str(self.directory),
+            watch=self.config.watch or "off",
+            debounce_s=self.config.debounce,
+            schedule={name: str(trigger) for name, trigger in self.config.triggers.items()},
+        )
+        serving = asyncio.create_task(self.reconciler.serve(), name="cmssync-reconciler")
+        self.reconciler.request("startup")
+        stopping = asyncio.create_task(self._stop.wait())
+        await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        crashed = serving.done()
+        await self._shut_down(loop, serving, stopping, watcher, health)
+        return EXIT_ERROR if crashed else EXIT_OK
+
+    def _on_change(self, paths: list[str] | None, at: float) -> None:
+        scope = None if paths is None else scope_for_paths(paths)
+        log.debug("content changed", paths=paths)
+        self.reconciler.request("file", scope, debounce=True, at=at)
+
+    def _install_signals(self, loop: asyncio.AbstractEventLoop) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._on_stop_signal, sig)
+        loop.add_signal_handler(signal.SIGHUP, self._on_hangup)
+
+    def _on_stop_signal(self, sig: signal.Signals) -> None:
+        log.info("stopping", signal=sig.name)
+        self.gate.close()  # at once: calls in flight finish, no new one is sent
+        self._stop.set()
+
+    def _on_hangup(self) -> None:
+        log.info("SIGHUP: full run requested")
+        self.reconciler.request("signal")
+
+    async def _shut_down(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        serving: asyncio.Task[None],
+        stopping: asyncio.Task[bool],
+        watcher: ContentWatcher | None,
+        health: HealthServer,
+    ) -> None:
+        stopping.cancel()
+        self.schedule.shutdown()
+        self.gate.close()
+        self.reconciler.stop()
+        if watcher is not None:
+            await asyncio.to_thread(watcher.stop)
+        done, _ = await asyncio.wait({serving}, timeout=SHUTDOWN_GRACE)
+        if not done:
+            log.warning("the run did not end in time; cancelling it", grace_s=SHUTDOWN_GRACE)
+            serving.cancel()
+            await asyncio.wait({serving}, timeout=1.0)
+        elif serving.exception() is not None:
+            log.error("the reconciler crashed", exc_info=serving.exception())
+        await health.stop()
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.remove_signal_handler(sig)
+        log.info("stopped")
