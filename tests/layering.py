@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 LAYERS = ["cli", "daemon", "sync", "content", "api", "base"]
-BASE_MODULES = {"config", "errors", "logs", "__init__"}
+BASE_MODULES = {"config", "errors", "fileio", "logs", "__init__"}
 FACE_MODULES = {"cli", "__main__"}
 PURE_SYNC = {"sync.planner", "sync.report", "sync.blocks", "sync.normalize"}
 

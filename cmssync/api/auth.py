@@ -18,8 +18,6 @@ import base64
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
@@ -38,6 +36,7 @@ from cmssync.api.errors import (
     short,
 )
 from cmssync.api.models import TokenResponse
+from cmssync.fileio import write_atomically
 
 TOKEN_PATH = "/oauth/2.0/token"
 
@@ -286,20 +285,8 @@ class OAuthTokens:
 
 
 def write_secret_file(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file in the same directory, fsync, ``os.replace``), mode 0600."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    """Write ``text`` to ``path`` atomically, readable by its owner only (mode 0600)."""
+    write_atomically(path, text, mode=0o600)
 
 
 def jwt_claims(token: str) -> dict[str, Any] | None:

@@ -69,7 +69,14 @@ Handle = Annotated[
     str, Field(strict=True, json_schema_extra={"pattern": f"^{HANDLE.pattern}$"}), AfterValidator(_handle)
 ]
 Name = Annotated[str, Field(strict=True), AfterValidator(_name)]
-Username = Annotated[str, Field(strict=True), AfterValidator(lambda v: (check_username(v), v)[1])]
+
+
+def _username(value: str) -> str:
+    check_username(value)
+    return value
+
+
+Username = Annotated[str, Field(strict=True), AfterValidator(_username)]
 
 
 def _scalar(value: Any) -> bool | int | float | Text:

@@ -116,7 +116,9 @@ def _marked_problem(name: str, exc: MarkedYAMLError) -> Problem:
         where = f" (the mapping starts at line {first.line + 1})" if first is not None else ""
         return Problem(name, line, column, f"duplicate key {duplicate.group('key')!r}{where}")
     if "'\\t'" in problem or "\t" in problem:
-        return Problem(name, line, column, "tab character in indentation: YAML indents with spaces")
+        return Problem(
+            name, line, column, "tab character where YAML expects spaces (indent and separate values with spaces)"
+        )
     if "maximum depth" in problem:
         return Problem(name, line, column, f"invalid YAML: nested too deeply (at most {MAX_DEPTH} levels)")
     if problem.startswith("but ") and exc.context:

@@ -117,7 +117,7 @@ def _issue(request: Request, emu: Emulator, form: dict[str, str]) -> Response:
         hint = "Cannot decrypt the authorization code" if form.get("code") else "Check the `code` parameter"
         raise _fail("invalid_request", INVALID_REQUEST, 400, hint)
     if grant == "refresh_token":
-        return _refresh(emu, client_id, form, allowed, ts)
+        return _refresh(emu, client_id, form, allowed, ts, issuer=str(request.base_url))
     requested = _requested_scopes(form.get("scope"))
     user_id: int | None = None
     if grant == "password":
@@ -134,7 +134,7 @@ def _issue(request: Request, emu: Emulator, form: dict[str, str]) -> Response:
     with store.transaction():
         if user_id is not None:
             userstore.record_login(store, user_id, ts)
-        body = _tokens(emu, client, user_id, scopes, ts, with_refresh=user_id is not None)
+        body = _tokens(emu, client, user_id, scopes, ts, with_refresh=user_id is not None, issuer=str(request.base_url))
     return Response(json.dumps(body, separators=(",", ":")), headers=TOKEN_HEADERS)
 
 
@@ -147,7 +147,7 @@ def _requested_scopes(text: str | None) -> list[str]:
 
 
 def _tokens(
-    emu: Emulator, client: Any, user_id: int | None, scopes: list[str], ts: int, *, with_refresh: bool
+    emu: Emulator, client: Any, user_id: int | None, scopes: list[str], ts: int, *, with_refresh: bool, issuer: str
 ) -> dict[str, Any]:
     """Issue an access token (and a refresh token for user grants); call inside a transaction."""
     ttl = emu.settings.token_ttl
@@ -172,7 +172,7 @@ def _tokens(
         body["id_token"] = tokens.sign(
             {
                 "aud": client["identifier"],
-                "iss": "cmssync-emulator",
+                "iss": issuer,
                 "iat": ts,
                 "nbf": ts,
                 "exp": ts + ttl,
@@ -199,7 +199,7 @@ def _tokens(
     return body
 
 
-def _refresh(emu: Emulator, client_id: str, form: dict[str, str], allowed: Any, ts: int) -> Response:
+def _refresh(emu: Emulator, client_id: str, form: dict[str, str], allowed: Any, ts: int, *, issuer: str) -> Response:
     invalid = "The refresh token is invalid."
     try:
         claims = tokens.verify(form.get("refresh_token", ""), emu.signing_key, ts)
@@ -221,6 +221,7 @@ def _refresh(emu: Emulator, client_id: str, form: dict[str, str], allowed: Any, 
     with emu.store.transaction():
         # Rotation: the used refresh token and the access token issued with it stop working.
         emu.store.db.execute("UPDATE tokens SET revoked = 1 WHERE jti IN (?, ?)", (row["jti"], row["access_jti"]))
+        emu.forget_tokens()
         body = _tokens(
             emu,
             client,
@@ -228,6 +229,7 @@ def _refresh(emu: Emulator, client_id: str, form: dict[str, str], allowed: Any, 
             [s for s in requested if allowed is None or s in allowed],
             ts,
             with_refresh=True,
+            issuer=issuer,
         )
     return Response(json.dumps(body, separators=(",", ":")), headers=TOKEN_HEADERS)
 
@@ -240,6 +242,10 @@ def authenticate(request: Request, emu: Emulator) -> Caller:
     # BearerTokenValidator strips "Bearer " case-sensitively; anything else is parsed as the token itself.
     token = header[7:].strip() if header.lstrip().startswith("Bearer ") else header.strip()
     ts = now()
+    cached = emu.token_cache.get(token)
+    if cached is not None and cached[1] > ts:
+        caller: Caller = cached[0]
+        return caller
     try:
         claims = tokens.verify(token, emu.signing_key, ts)
     except tokens.TokenError as exc:
@@ -265,6 +271,7 @@ def revoke_bearer(request: Request, emu: Emulator) -> None:
         return
     with emu.store.transaction():
         emu.store.db.execute("UPDATE tokens SET revoked = 1 WHERE jti = ?", (jti,))
+    emu.forget_tokens()
 
 
 def out_of_scope() -> Response:

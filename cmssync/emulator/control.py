@@ -5,7 +5,8 @@
   "latency_ms": N}``) or clear the fault rules.
 * ``GET|DELETE /__emulator/stats`` — request counts by method, route and status (``?reset=1`` clears after reading).
 * ``POST /__emulator/reset`` — reseed (``{"seed": "default"|"empty"|PATH, "generate": "...", "dialect": "..."}``,
-  all optional: the current seed and dialect are kept); clears faults, stats and tokens.
+  all optional: the current seed and dialect are kept, nothing is generated unless ``generate`` says so); clears
+  faults, stats and tokens.
 """
 
 from __future__ import annotations
@@ -89,9 +90,10 @@ async def reset(request: Request) -> Response:
     try:
         data = await _json(request)
         seed = str(data.get("seed", emu.seed))
+        # "generate" is never kept from before: a reset to a seed gives exactly that seed unless asked otherwise.
         generate = data.get("generate")
         dialect = data.get("dialect", emu.dialect)
-        emu.reseed(seed, None if generate is None else str(generate), str(dialect))
+        emu.reseed(seed, str(generate) if generate else None, str(dialect))
     except (ValueError, TypeError) as exc:
         return _bad(str(exc))
     emu.faults.clear()

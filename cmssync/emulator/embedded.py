@@ -72,6 +72,8 @@ class Sandbox:
             target=self._server.run, kwargs={"sockets": [self._sock]}, name=f"cmssync-sandbox-{self.port}", daemon=True
         )
         self._stopped = False
+        self._control_lock = threading.Lock()
+        self._control_client: httpx.Client | None = None
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT
         while not self._server.started:
@@ -121,15 +123,19 @@ class Sandbox:
     # --- control -----------------------------------------------------------------------------------------------
 
     def _control(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        with httpx.Client(base_url=self.url, timeout=60.0) as client:
-            response = client.request(method, "/__emulator" + path, json=body)
+        with self._control_lock:
+            if self._control_client is None:
+                # One client for all control calls: creating an httpx.Client loads the CA bundle (~50 ms).
+                self._control_client = httpx.Client(base_url=self.url, timeout=60.0)
+            response = self._control_client.request(method, "/__emulator" + path, json=body)
         if response.status_code != 200:
             raise ValueError(f"{method} /__emulator{path}: {response.status_code} {response.text}")
         result: dict[str, Any] = response.json()
         return result
 
     def reset(self, seed: str | None = None, dialect: str | None = None, generate: str | None = None) -> None:
-        """Reseed (default: the current seed and dialect) and clear faults, stats and tokens."""
+        """Reseed and clear faults, stats and tokens. ``seed`` and ``dialect`` default to the current ones;
+        nothing is generated unless ``generate`` is given."""
         body: dict[str, Any] = {}
         if seed is not None:
             body["seed"] = seed
@@ -158,6 +164,9 @@ class Sandbox:
         if self._stopped:
             return
         self._stopped = True
+        with self._control_lock:
+            if self._control_client is not None:
+                self._control_client.close()
         self._server.should_exit = True
         self._thread.join(timeout=30)
         self._sock.close()

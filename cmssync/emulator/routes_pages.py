@@ -10,7 +10,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Message
 
 from cmssync.emulator import envelope, sitetree, slugs, versioning
 from cmssync.emulator.catalog import PAGE_TEMPLATES, PAGE_TYPES
@@ -143,12 +145,11 @@ async def update(ctx: Ctx) -> Response:
     if not ctx.caller.is_super_admin:
         # 9.3.1 asks for the permission key "edit_page", which does not exist (issue #12234).
         raise PhpError("Exception", "Unable to get permission key for edit_page")
-    data = ctx.json()
-    data = data if isinstance(data, dict) else {}
+    data = await _update_fields(ctx)
     errors = []
-    if "type" in data and data["type"] not in PAGE_TYPES:
+    if "type" in data and not (isinstance(data["type"], str) and data["type"] in PAGE_TYPES):
         errors.append("Invalid page type")
-    if "template" in data and data["template"] not in PAGE_TEMPLATES:
+    if "template" in data and not (isinstance(data["template"], str) and data["template"] in PAGE_TEMPLATES):
         errors.append("Invalid page template")
     if errors:
         raise ApiError(401, *errors)
@@ -170,6 +171,31 @@ async def update(ctx: Ctx) -> Response:
     assert fresh is not None
     draft = versioning.get_version(ctx.store, page_id, int(version["id"]))
     return envelope.item(ctx, ctx.render.page(fresh, draft, ctx.includes))
+
+
+async def _update_fields(ctx: Ctx) -> dict[str, Any]:
+    """The update body: JSON; the documented dialect also takes the form fields its documentation describes
+    (``name``, ``description``, ``type``, ``template``, ``attributes[handle]``)."""
+    content_type = ctx.request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctx.documented and content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        fields: dict[str, Any] = {}
+        body = ctx.body
+
+        async def replay() -> Message:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        # The dispatcher has already read the body; a second Request parses it as a form.
+        async with Request(ctx.request.scope, replay).form() as form:
+            for key, value in form.multi_items():
+                if not isinstance(value, str):
+                    continue
+                if key.startswith("attributes[") and key.endswith("]"):
+                    fields.setdefault("attributes", {})[key[len("attributes[") : -1]] = value
+                else:
+                    fields[key] = value
+        return fields
+    data = ctx.json()
+    return data if isinstance(data, dict) else {}
 
 
 async def delete(ctx: Ctx) -> Response:

@@ -164,6 +164,7 @@ async def delete(ctx: Ctx) -> Response:
         with ctx.store.transaction():
             for table, column in (("users", "id"), ("user_groups", "user_id"), ("user_attributes", "user_id")):
                 ctx.store.db.execute(f"DELETE FROM {table} WHERE {column} = ?", (row["id"],))
+        ctx.emu.forget_tokens()  # the user's tokens stop working
     return envelope.deleted(ctx, ctx.params["uID"], "users")
 
 

@@ -13,7 +13,8 @@ import tempfile
 from collections import Counter
 from typing import Any
 
-from cmssync.emulator import seeds
+from cmssync.emulator import generator, seeds
+from cmssync.emulator.context import Caller
 from cmssync.emulator.faults import FaultEngine
 from cmssync.emulator.settings import CONCRETE_PREFIX, DIALECTS, DOCUMENTED_PREFIX, Settings
 from cmssync.emulator.store import Store, now
@@ -68,8 +69,13 @@ class Emulator:
         self.faults.set_rules(settings.faults, settings.fault_seed)
         self.stats = Stats()
         self.upload_rng = random.Random()
+        #: Verified bearer tokens -> (caller, expiry); dropped whenever a token may have been revoked.
+        self.token_cache: dict[str, tuple[Caller, int]] = {}
         if self.store.is_empty():
             self.reseed(settings.seed, settings.generate)
+        else:
+            with self.store.transaction():
+                seeds.apply_credentials(self.store, settings)
         self.signing_key = bytes.fromhex(self.store.get_meta("signing_key"))
 
     @property
@@ -82,12 +88,17 @@ class Emulator:
     def api_prefix(self) -> str:
         return self.prefixes[0]
 
+    def forget_tokens(self) -> None:
+        """Drop the verified-token cache (call after revoking tokens or deleting users)."""
+        self.token_cache.clear()
+
     def reseed(self, seed: str, generate: str | None, dialect: str | None = None) -> None:
         if dialect is not None and dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}")
         seeds.load_seed(seed)  # fail before wiping anything
         if generate:
-            seeds.parse_generate(generate)
+            generator.parse_generate(generate)
+        self.forget_tokens()
         self.store.wipe()
         with self.store.transaction():
             seeds.populate(self.store, self.settings, seed, generate, now())

@@ -22,7 +22,9 @@
         files: [{filename: notes.txt, folder: 7, text: "hello", uuid: "…", title: "…", description: "", tags: ""}]
         clients: [{client_id: other, secret: other-secret, scopes: [pages:read]}]
 
-    A file's content is ``text`` (UTF-8) or ``base64``; images may instead give ``png: [width, height]``.
+    A file's content is ``text`` (UTF-8) or ``base64``; images may instead give ``png: [width, height]``. A file may
+    pin its ``uuid`` and its storage ``prefix`` (``NNNN/NNNN/NNNN``, so its URL is known in advance); a page may set an
+    ``image_file`` attribute with ``{thumbnail: {file: <uuid>}}`` (the API itself cannot set those).
 
 Every seed also gets the OAuth client of the settings (all scopes), a limited client ``<client_id>-limited``
 (secret ``<client_secret>-limited``, scopes ``pages:read system:info:read``) and the admin with the configured
@@ -43,7 +45,7 @@ import uuid as uuidlib
 from pathlib import Path
 from typing import Any
 
-from cmssync.emulator import filestore, imagesize, sitetree, userstore, versioning
+from cmssync.emulator import filestore, generator, imagesize, sitetree, userstore, versioning
 from cmssync.emulator.blockvalues import save as save_block
 from cmssync.emulator.catalog import BLOCK_COLUMNS, PAGE_TEMPLATES, PAGE_TYPES
 from cmssync.emulator.settings import Settings
@@ -80,7 +82,8 @@ DEFAULT_SEED: dict[str, Any] = {
                     {
                         "type": "content",
                         "value": {
-                            "content": "<h1>Welcome</h1>\n<p>We build things. "
+                            "content": '<h1>Welcome</h1>\n<p><img src="{CCM:BASE_URL}/application/files/'
+                            '1001/2002/3003/logo.png" alt="logo"> We build things. '
                             '<a href="{CCM:BASE_URL}/about">About us</a></p>'
                         },
                     },
@@ -139,7 +142,7 @@ DEFAULT_SEED: dict[str, Any] = {
         },
     ],
     "files": [
-        {"filename": "logo.png", "folder": 10, "png": [64, 32], "title": "Logo"},
+        {"filename": "logo.png", "folder": 10, "png": [64, 32], "title": "Logo", "prefix": "1001/2002/3003"},
         {"filename": "hero.png", "folder": 10, "png": [8, 4]},
         {
             "filename": "brochure.pdf",
@@ -177,17 +180,6 @@ def load_seed(seed: str) -> dict[str, Any]:
     if not isinstance(loaded, dict):
         raise ValueError(f"seed file {seed} must hold a mapping")
     return loaded
-
-
-def parse_generate(spec: str) -> dict[str, int]:
-    """``pages=1000,blocks=5`` → ``{"pages": 1000, "blocks": 5, "files": 0, "users": 0}``."""
-    counts = {"pages": 0, "blocks": 0, "files": 0, "users": 0}
-    for part in filter(None, (p.strip() for p in spec.split(","))):
-        key, sep, value = part.partition("=")
-        if not sep or key.strip() not in counts or not value.strip().isdigit():
-            raise ValueError(f"bad --generate part {part!r} (expected pages=N,blocks=N,files=N,users=N)")
-        counts[key.strip()] = int(value)
-    return counts
 
 
 def populate(store: Store, settings: Settings, seed: str, generate: str | None, ts: int) -> None:
@@ -232,7 +224,17 @@ def populate(store: Store, settings: Settings, seed: str, generate: str | None, 
     for entry in data.get("files", []):
         _file(store, entry, int(folders[0]["id"]), ts, rng)
     if generate:
-        generate_site(store, parse_generate(generate), ts, rng)
+        generator.generate_site(store, generator.parse_generate(generate), ts, rng)
+
+
+def apply_credentials(store: Store, settings: Settings) -> None:
+    """Make the configured OAuth clients and admin password current in an existing database (on a restart with
+    ``--db``, changed ``--client-secret`` / ``--admin-password`` options take effect; call inside a transaction)."""
+    _clients(store, settings, [])
+    store.db.execute(
+        "UPDATE users SET username = ?, password = ? WHERE id = 1",
+        (settings.admin_username, userstore.hash_password(settings.admin_password)),
+    )
 
 
 def _clients(store: Store, settings: Settings, extra: list[dict[str, Any]]) -> None:
@@ -247,12 +249,13 @@ def _clients(store: Store, settings: Settings, extra: list[dict[str, Any]]) -> N
         *extra,
     ]
     for client in clients:
+        existing = store.one("SELECT identifier FROM clients WHERE client_id = ?", client["client_id"])
         store.db.execute(
             "INSERT OR REPLACE INTO clients (client_id, secret, identifier, name, scopes) VALUES (?, ?, ?, ?, ?)",
             (
                 client["client_id"],
                 client["secret"],
-                str(uuidlib.uuid4()),
+                existing["identifier"] if existing else str(uuidlib.uuid4()),
                 client.get("name", client["client_id"]),
                 None if client.get("scopes") is None else dumps(list(client["scopes"])),
             ),
@@ -330,108 +333,4 @@ def _file(store: Store, entry: dict[str, Any], root: int, ts: int, rng: random.R
         description=entry.get("description", ""),
         tags=entry.get("tags", ""),
         prefix=entry.get("prefix"),
-    )
-
-
-GENERATED_TEXT = b"generated file\n"
-
-
-def _max(store: Store, sql: str) -> int:
-    row = store.db.execute(sql).fetchone()
-    return int(row[0]) if row is not None and row[0] is not None else 0
-
-
-def generate_site(store: Store, counts: dict[str, int], ts: int, rng: random.Random) -> None:
-    """Bulk rows for benchmarks: sections of 100 pages under home, blocks per page, files, users."""
-    db = store.db
-    first = _max(store, "SELECT MAX(id) FROM pages") + 1
-    order = _max(store, "SELECT MAX(display_order) FROM pages WHERE parent_id = 1")
-    block_id = _max(store, "SELECT MAX(id) FROM blocks")
-    pages: list[tuple[Any, ...]] = []
-    versions: list[tuple[Any, ...]] = []
-    areas: list[tuple[Any, ...]] = []
-    blocks: list[tuple[Any, ...]] = []
-    placements: list[tuple[Any, ...]] = []
-    section = first
-    for n in range(counts["pages"]):
-        page_id = first + n
-        if n % 100 == 0:
-            section = page_id
-            order += 1
-            pages.append(
-                (
-                    page_id,
-                    1,
-                    f"section-{n // 100 + 1}",
-                    f"/section-{n // 100 + 1}",
-                    "page",
-                    ts,
-                    ts,
-                    order,
-                    sitetree.tiebreak("page", page_id),
-                )
-            )
-            name = f"Section {n // 100 + 1}"
-        else:
-            handle = f"page-{n}"
-            pages.append(
-                (
-                    page_id,
-                    section,
-                    handle,
-                    f"/section-{n // 100 + 1}/{handle}",
-                    "page",
-                    ts,
-                    ts,
-                    n % 100,
-                    sitetree.tiebreak("page", page_id),
-                )
-            )
-            name = f"Generated Page {n}"
-        versions.append((page_id, 1, name, "", "full", 1, 0, ts))
-        if counts["blocks"]:
-            areas.append((page_id, "Main"))
-        for position in range(1, counts["blocks"] + 1):
-            block_id += 1
-            blocks.append((block_id, "content", dumps({"content": f"<p>Block {position} of page {page_id}.</p>"})))
-            placements.append((page_id, 1, "Main", position, block_id))
-    db.executemany(
-        "INSERT INTO pages (id, parent_id, handle, path, type, date_added, date_modified, display_order,"
-        " tiebreak) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        pages,
-    )
-    db.executemany(
-        "INSERT INTO versions (page_id, id, name, description, template, is_approved, is_new,"
-        " date_created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        versions,
-    )
-    db.executemany("INSERT INTO areas VALUES (?, ?)", areas)
-    db.executemany("INSERT INTO blocks (id, type, record) VALUES (?, ?, ?)", blocks)
-    db.executemany("INSERT INTO placements VALUES (?, ?, ?, ?, ?)", placements)
-    root = filestore.root_folder(store)
-    files = [
-        (
-            str(uuidlib.UUID(int=rng.getrandbits(128), version=4)),
-            f"generated-{n}.txt",
-            f"generated-{n}.txt",
-            root,
-            ts,
-            filestore.storage_prefix(rng),
-            len(GENERATED_TEXT),
-            GENERATED_TEXT,
-            rng.randrange(2**31),
-        )
-        for n in range(counts["files"])
-    ]
-    db.executemany(
-        "INSERT INTO files (uuid, filename, title, folder_id, date_added, prefix, size, content, tiebreak)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        files,
-    )
-    password = userstore.hash_password("generated-password")
-    users = [(f"user{n}", f"user{n}@example.com", password, ts, ts, ts) for n in range(counts["users"])]
-    db.executemany(
-        "INSERT INTO users (username, email, password, date_added, date_password_last_changed,"
-        " date_last_updated) VALUES (?, ?, ?, ?, ?, ?)",
-        users,
     )

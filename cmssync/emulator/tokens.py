@@ -16,6 +16,7 @@ import binascii
 import hashlib
 import hmac
 import json
+import re
 from typing import Any
 
 
@@ -27,8 +28,11 @@ def _b64encode(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
+_BASE64URL = re.compile(r"^[A-Za-z0-9_=-]+$")
+
+
 def _b64decode(text: str) -> bytes:
-    if not text or any(ch not in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=" for ch in text):
+    if not _BASE64URL.match(text):
         raise TokenError("Error while decoding from JSON")
     try:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

@@ -6,13 +6,12 @@ and all), written atomically; ``apply PLANFILE`` executes exactly it, or refuses
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TextIO
 
 from cmssync.errors import EXIT_CHANGES, EXIT_OK, PlanError
+from cmssync.fileio import write_atomically
 from cmssync.sync import planner
 from cmssync.sync.actions import Plan
 from cmssync.sync.observe import observe
@@ -81,15 +80,7 @@ async def run_plan(
 
 
 def write_plan_file(plan: Plan, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(plan.model_dump_json(indent=2))
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, plan.model_dump_json(indent=2))
 
 
 def read_plan_file(path: Path) -> Plan:

@@ -50,9 +50,9 @@ from typing import Annotated, Any, Final, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, ValidationError
 
 from cmssync.errors import StateError, StateLockedError
+from cmssync.fileio import TEMP_SUFFIX, fsync_directory, write_atomically
 
 FORMAT_VERSION: Final = 1
-_SAVING_SUFFIX = ".saving"
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +157,7 @@ def _create_key(path: Path) -> bytes:
             return _read_key(path) or key  # theirs (ours only if theirs vanished again: passwords get reset once)
     finally:
         os.unlink(temp)
-    _fsync_dir(path.parent)
+    fsync_directory(path.parent)
     return key
 
 
@@ -359,7 +359,7 @@ class StateStore:
         with self._write_lock:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                _write_atomically(self.path, text.encode("utf-8") + b"\n")
+                write_atomically(self.path, text.encode("utf-8") + b"\n")
             except OSError as exc:
                 raise StateError(f"{self.path}: cannot write the state: {exc.strerror or exc}") from exc
 
@@ -411,7 +411,7 @@ class StateStore:
 
     def _remove_leftover_temp_files(self) -> None:
         """Temp files of a save that was killed before ``os.replace``; only safe while holding the lock."""
-        for leftover in self.path.parent.glob(f".{self.path.name}.*{_SAVING_SUFFIX}"):
+        for leftover in self.path.parent.glob(f".{self.path.name}.*{TEMP_SUFFIX}"):
             with contextlib.suppress(OSError):
                 leftover.unlink()
 
@@ -419,27 +419,3 @@ class StateStore:
 def _rewrite(fd: int, data: bytes) -> None:
     os.ftruncate(fd, 0)
     os.pwrite(fd, data, 0)
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=_SAVING_SUFFIX)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make a rename durable: fsync the directory that holds the new name (POSIX)."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -62,3 +62,10 @@ def test_schema_rejects_typos() -> None:
     raw_known = {"name": "Home", "areas": {"Main": [{"type": "content", "raw": True}]}}
     assert list(validator.iter_errors(raw_known))
     assert not list(validator.iter_errors({"name": "Home", "areas": {"Main": [{"type": "horizontal_rule"}]}}))
+
+
+def test_settings_schema_accepts_duration_strings() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    validator = jsonschema.Draft202012Validator(schema_for("settings"))
+    assert not list(validator.iter_errors({"daemon": {"interval": "10m", "debounce": 1}, "timeout": "30s"}))
+    assert list(validator.iter_errors({"daemon": {"interval": "soon"}}))

@@ -27,6 +27,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from ruamel.yaml import YAML
 
 from cmssync.emulator.embedded import Sandbox
+from tests.e2e.conftest import RawSite
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "content-example"
@@ -66,12 +67,13 @@ def daemon_environment(sandbox: Sandbox) -> dict[str, str]:
 
 
 class DaemonProcess:
-    def __init__(self, root: Path, env: dict[str, str], args: tuple[str, ...] = ()) -> None:
+    def __init__(self, root: Path, env: dict[str, str], args: tuple[str, ...] = (), *, debug: bool = False) -> None:
         self.root = root
         self.lines: list[LogLine] = []
         self.raw: list[str] = []
         self._changed = threading.Condition()
-        command = [sys.executable, "-m", "cmssync", "--log-format", "json", "daemon", str(root), *args]
+        options = ["--log-format", "json", *(["--debug"] if debug else [])]
+        command = [sys.executable, "-m", "cmssync", *options, "daemon", str(root), *args]
         self.process = subprocess.Popen(
             command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
@@ -181,9 +183,10 @@ class DaemonSite:
         self.env = daemon_environment(sandbox)
         self.processes: list[DaemonProcess] = []
 
-    def start(self, *args: str, **daemon: Any) -> DaemonProcess:
+    def start(self, *args: str, debug: bool = False, **daemon: Any) -> DaemonProcess:
+        """Start the daemon (``debug``: with every API request in the log); ``daemon`` overrides settings."""
         write_settings(self.root, self.sandbox, self.state_dir, daemon)
-        process = DaemonProcess(self.root, self.env, args)
+        process = DaemonProcess(self.root, self.env, args, debug=debug)
         self.processes.append(process)
         return process
 
@@ -210,3 +213,61 @@ def daemon_site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatc
         for process in site.processes:
             process.kill()
         sandbox.clear_faults()
+
+
+class DriftMaker:
+    """Someone editing the live site behind cmssync's back: a block changed and the version approved."""
+
+    SCOPES = "pages:read pages:areas:update_block pages:versions:read pages:versions:update"
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        token = httpx.post(
+            sandbox.token_url,
+            data={
+                "grant_type": "password",
+                "client_id": sandbox.client_id,
+                "client_secret": sandbox.client_secret,
+                "username": sandbox.admin_username,
+                "password": sandbox.admin_password,
+                "scope": self.SCOPES,
+            },
+        ).json()["access_token"]
+        self.http = httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        self.reader = RawSite(sandbox)
+
+    def change_block(self, path: str, area: str, index: int, html: str) -> None:
+        page = self.reader.page_by_path(path)
+        assert page is not None, path
+        areas = page["areas"]["data"] if isinstance(page["areas"], dict) else page["areas"]
+        blocks = next(a["blocks"] for a in areas if a["name"] == area)
+        blocks = blocks["data"] if isinstance(blocks, dict) else blocks
+        block = blocks[index]
+        response = self.http.put(f"/pages/{page['id']}/{area}/{block['id']}", json={"value": {"content": html}})
+        response.raise_for_status()
+        versions = self.reader.get(f"/page_versions/{page['id']}")
+        newest = versions[0]
+        assert not newest["is_approved"], versions[:2]
+        self.http.put(f"/page_versions/{page['id']}/{newest['id']}", json={"is_approved": True}).raise_for_status()
+
+    def close(self) -> None:
+        self.http.close()
+        self.reader.close()
+
+
+@pytest.fixture
+def drift(sandbox: Sandbox) -> Iterator[DriftMaker]:
+    maker = DriftMaker(sandbox)
+    try:
+        yield maker
+    finally:
+        maker.close()
+
+
+@pytest.fixture
+def raw(sandbox: Sandbox) -> Iterator[RawSite]:
+    """Plain HTTP reads of the sandbox (after its reset: a reset revokes every token)."""
+    site = RawSite(sandbox)
+    try:
+        yield site
+    finally:
+        site.close()

@@ -26,17 +26,42 @@ import httpx
 
 from cmssync.emulator import imagesize
 
-TRANSCRIPT = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "concrete-9.3.1" / "transcript.jsonl"
+TRANSCRIPT = (
+    Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "concrete-9.3.1" / "transcript.jsonl"
+)
 RECORDED_BASE = "http://127.0.0.1:8090"
 PREFIX = "/ccm/api/1.0"
 
 EXACT_KEYS = frozenset(
-    {"error", "errors", "error_description", "hint", "message", "object", "deleted", "is_approved", "token_type",
-     "expires_in", "prev", "messageContainsHtml"}
+    {
+        "error",
+        "errors",
+        "error_description",
+        "hint",
+        "message",
+        "object",
+        "deleted",
+        "is_approved",
+        "token_type",
+        "expires_in",
+        "prev",
+        "messageContainsHtml",
+    }
 )
 VOLATILE_KEYS = frozenset(
-    {"id", "date_added", "date_last_updated", "date_created", "date_approved", "date_password_last_changed",
-     "last_login", "previous_login", "url", "tracked_url", "publish_end_date"}
+    {
+        "id",
+        "date_added",
+        "date_last_updated",
+        "date_created",
+        "date_approved",
+        "date_password_last_changed",
+        "last_login",
+        "previous_login",
+        "url",
+        "tracked_url",
+        "publish_end_date",
+    }
 )
 KINDS = ("page", "block", "user", "group", "file")
 
@@ -72,25 +97,40 @@ def recorded_site_seed(exchanges: list[dict[str, Any]]) -> dict[str, Any]:
     files: dict[str, dict[str, Any]] = {}
     for exchange in exchanges:
         for obj in _walk(exchange["response"]["body"]):
-            if "locale" in obj and "path" in obj and isinstance(obj.get("id"), int) and obj["id"] not in created_pages:
-                if obj["name"] is not None and obj["path"] is not None and not obj["path"].startswith("/!trash"):
-                    pages.setdefault(obj["id"], obj)
+            if _is_seeded_page(obj, created_pages):
+                pages.setdefault(obj["id"], obj)
             if "file_type" in obj and obj["id"] not in created_files:
                 files.setdefault(obj["id"], obj)
     hero = files["b8d5a13b-23ea-4714-8077-41dfc2126f5d"]
     blog = files["946c106f-a929-4d34-b052-d70eb1604bc7"]
     seed_pages: list[dict[str, Any]] = [
-        {"path": "/", "name": "Home", "areas": {"Main": [
-            {"type": "core_container", "value": {}},
-            {"type": "content", "value": {"content": '<h2>What We Do</h2>\n<p><img src="{CCM:BASE_URL}'
-                                                     f'/application/files/{_prefix(hero)}/{hero["title"]}"></p>'}},
-        ]}},
+        {
+            "path": "/",
+            "name": "Home",
+            "areas": {
+                "Main": [
+                    {"type": "core_container", "value": {}},
+                    {
+                        "type": "content",
+                        "value": {
+                            "content": '<h2>What We Do</h2>\n<p><img src="{CCM:BASE_URL}'
+                            f'/application/files/{_prefix(hero)}/{hero["title"]}"></p>'
+                        },
+                    },
+                ]
+            },
+        },
     ]
     for page_id, page in sorted(pages.items(), key=lambda item: (item[1]["path"] or "").count("/")):
         if page_id == 1:
             continue
-        entry: dict[str, Any] = {"id": page_id, "path": page["path"], "name": page["name"], "type": page["type"],
-                                 "template": page["template"]}
+        entry: dict[str, Any] = {
+            "id": page_id,
+            "path": page["path"],
+            "name": page["name"],
+            "type": page["type"],
+            "template": page["template"],
+        }
         if page_id == 254:
             entry["attributes"] = {"thumbnail": {"file": blog["id"]}}
             entry["areas"] = {"Main": [{"type": "content", "value": {"content": "<p>Lorem ipsum dolor sit.</p>"}}]}
@@ -98,14 +138,29 @@ def recorded_site_seed(exchanges: list[dict[str, Any]]) -> dict[str, Any]:
     folders = sorted({int(f["folder"]) for f in files.values()} - {7})
     return {
         "site": {"name": "Concrete Real Test"},
-        "folders": [{"id": 7, "name": "File Manager"}, *({"id": f, "name": f"folder {f}", "parent": 7} for f in folders)],
+        "folders": [
+            {"id": 7, "name": "File Manager"},
+            *({"id": f, "name": f"folder {f}", "parent": 7} for f in folders),
+        ],
         "pages": seed_pages,
         "files": [
-            {"uuid": f["id"], "filename": f["title"], "folder": f["folder"], "prefix": _prefix(f),
-             **({"png": [4, 4]} if f["extension"] == "png" else {"text": "sample " * 8})}
+            {
+                "uuid": f["id"],
+                "filename": f["title"],
+                "folder": f["folder"],
+                "prefix": _prefix(f),
+                **({"png": [4, 4]} if f["extension"] == "png" else {"text": "sample " * 8}),
+            }
             for f in files.values()
         ],
     }
+
+
+def _is_seeded_page(obj: dict[str, Any], created: set[int]) -> bool:
+    """A page of the sample site (not created by the recorder, not shown while denied or trashed)."""
+    if "locale" not in obj or "path" not in obj or not isinstance(obj.get("id"), int) or obj["id"] in created:
+        return False
+    return obj["name"] is not None and obj["path"] is not None and not obj["path"].startswith("/!trash")
 
 
 def _prefix(file: dict[str, Any]) -> str:
@@ -238,10 +293,17 @@ class Replayer:
                 files = [
                     (f["field"], (f["filename"], _content(f), f["content_type"])) for f in body["multipart"]["files"]
                 ]
-        response = self.client.request(request["method"], path, params=query or None, headers=headers,
-                                       content=content, data=data, files=files)
-        result = Result(exchange["seq"], exchange["step"], request["method"], request["path"], recorded["status"],
-                        response.status_code)
+        response = self.client.request(
+            request["method"], path, params=query or None, headers=headers, content=content, data=data, files=files
+        )
+        result = Result(
+            exchange["seq"],
+            exchange["step"],
+            request["method"],
+            request["path"],
+            recorded["status"],
+            response.status_code,
+        )
         ours_body: Any = None
         if response.headers.get("content-type", "").startswith("application/json") and response.content:
             try:
@@ -331,10 +393,14 @@ class Replayer:
             for key in rec:
                 sub = f"{where}.{key}"
                 scalar = not isinstance(rec[key], (dict, list))
-                exact = (key in EXACT_KEYS and scalar) or (key == "type" and where.endswith(".error")) or (
-                    created is not None and key not in VOLATILE_KEYS and not isinstance(rec[key], (dict, list))
-                ) or (key == "value" and created == "block") or (key == "id" and same_object and _is_version(rec))
-                if exact and rec[key] != ours[key]:
+                exact = (
+                    (key in EXACT_KEYS and scalar)
+                    or (key == "type" and where.endswith(".error"))
+                    or (created is not None and key not in VOLATILE_KEYS and not isinstance(rec[key], (dict, list)))
+                    or (key == "value" and created == "block")
+                    or (key == "id" and same_object and _is_version(rec))
+                )
+                if exact and not _same(rec[key], ours[key]):
                     problems.append(f"{sub}: {ours[key]!r} != recorded {rec[key]!r}")
                 elif not exact:
                     problems += self.compare_json(rec[key], ours[key], sub, same_object=same_object)
@@ -380,6 +446,11 @@ class Replayer:
                     return matching, True
                 return recorded, False
         return recorded, True
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of equal JSON types (1 is not true, 1 is not "1")."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 def _norm(value: Any) -> Any:
@@ -436,8 +507,11 @@ def _content(file: dict[str, Any]) -> bytes:
 def html_facts(text: str) -> dict[str, str]:
     """The facts the recorder extracted from HTML pages."""
     facts: dict[str, str] = {}
-    for key, pattern in (("title", r"<title>(.*?)</title>"), ("h1", r"<h1[^>]*>(.*?)</h1>"),
-                         ("error_heading", r"<h3>(.*?)</h3>")):
+    for key, pattern in (
+        ("title", r"<title>(.*?)</title>"),
+        ("h1", r"<h1[^>]*>(.*?)</h1>"),
+        ("error_heading", r"<h3>(.*?)</h3>"),
+    ):
         found = re.search(pattern, text, re.DOTALL)
         if found:
             facts[key] = html.unescape(found.group(1).strip())

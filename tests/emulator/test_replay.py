@@ -29,15 +29,30 @@ def replay_results(tmp_path_factory: pytest.TempPathFactory) -> list[Result]:
     seed = work / "recorded-site.json"
     seed.write_text(json.dumps(recorded_site_seed(exchanges)), encoding="utf-8")
     with Sandbox(seed=str(seed)) as sandbox, httpx.Client(base_url=sandbox.url, timeout=30.0) as client:
-        replayer = Replayer(client, client_id=sandbox.client_id, client_secret=sandbox.client_secret,
-                            admin_password=sandbox.admin_password)
+        replayer = Replayer(
+            client,
+            client_id=sandbox.client_id,
+            client_secret=sandbox.client_secret,
+            admin_password=sandbox.admin_password,
+        )
         results = [replayer.replay(exchange) for exchange in exchanges]
     report = work / "replay-results.jsonl"
     with report.open("w", encoding="utf-8") as out:
         for r in results:
-            out.write(json.dumps({"seq": r.seq, "step": r.step, "ok": r.ok, "allowed": ALLOWED_MISMATCHES.get(r.seq),
-                                  "status": r.status, "recorded_status": r.recorded_status,
-                                  "problems": r.problems}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "seq": r.seq,
+                        "step": r.step,
+                        "ok": r.ok,
+                        "allowed": ALLOWED_MISMATCHES.get(r.seq),
+                        "status": r.status,
+                        "recorded_status": r.recorded_status,
+                        "problems": r.problems,
+                    }
+                )
+                + "\n"
+            )
     _print_summary(results, report)
     return results
 

@@ -1,0 +1,62 @@
+"""The deployment examples parse and say what the design needs (no Docker, Kubernetes or GitHub needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from cmssync.config import Settings
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+def load(name: str) -> Any:
+    return YAML(typ="safe").load((DEPLOY / name).read_text())
+
+
+def test_compose_runs_the_daemon_against_the_sandbox() -> None:
+    compose = load("compose.yaml")
+    sandbox, daemon = compose["services"]["sandbox"], compose["services"]["cmssync"]
+    assert sandbox["command"][:3] == ["emulator", "--host", "0.0.0.0"]
+    assert daemon["command"][:2] == ["daemon", "/content"]
+    assert daemon["depends_on"]["sandbox"]["condition"] == "service_healthy"
+    assert "../content-example:/content:ro" in daemon["volumes"]
+    assert any(v.endswith(":/state") for v in daemon["volumes"])
+    settings = Settings.model_validate(load("compose/cmssync.yaml"))
+    assert settings.site.url == "http://sandbox:8765"
+    assert settings.daemon.health == "0.0.0.0:9090"
+
+
+def test_kubernetes_one_replica_recreated_with_probes_secrets_and_state() -> None:
+    documents = list(YAML(typ="safe").load_all((DEPLOY / "kubernetes.yaml").read_text()))
+    [deployment] = [d for d in documents if d["kind"] == "Deployment"]
+    spec = deployment["spec"]
+    assert spec["replicas"] == 1
+    assert spec["strategy"]["type"] == "Recreate"
+    pod = spec["template"]["spec"]
+    [daemon] = [c for c in pod["containers"] if c["name"] == "cmssync"]
+    assert daemon["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert daemon["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    mounts = {m["mountPath"]: m for m in daemon["volumeMounts"]}
+    assert mounts["/run/secrets"]["readOnly"] is True
+    assert mounts["/git"]["readOnly"] is True
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert "persistentVolumeClaim" in volumes[mounts["/state"]["name"]]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["automountServiceAccountToken"] is False  # /run/secrets would hide the token mount
+    secret_files = next(d for d in documents if d["kind"] == "Secret")["stringData"]
+    assert set(secret_files) == {"cmssync_client_secret", "cmssync_password"}
+
+
+def test_ci_plans_pull_requests_and_applies_on_merge() -> None:
+    workflow = load("ci/github-actions.yml")
+    plan, apply = workflow["jobs"]["plan"], workflow["jobs"]["apply"]
+    assert "pull_request" in plan["if"]
+    plan_steps = " ".join(step.get("run", "") for step in plan["steps"])
+    assert "cmssync plan site --format markdown" in plan_steps
+    assert "gh pr comment" in plan_steps
+    assert "refs/heads/main" in apply["if"]
+    assert "cmssync apply site --yes" in " ".join(step.get("run", "") for step in apply["steps"])
+    assert apply["concurrency"]["cancel-in-progress"] is False

@@ -1,0 +1,32 @@
+"""Fixtures of the emulator tests (the sandbox fixtures come from the ``tests.fixtures.sandbox`` plugin)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from cmssync.emulator.embedded import Sandbox
+from tests.emulator.helpers import client, token
+
+
+@pytest.fixture
+def api(sandbox: Sandbox) -> Iterator[httpx.Client]:
+    """A client of the sandbox's API prefix, authenticated as the super admin with every scope."""
+    with client(sandbox, token(sandbox)) as http:
+        yield http
+
+
+@pytest.fixture
+def guest_api(sandbox: Sandbox) -> Iterator[httpx.Client]:
+    """A client-credentials client: requests run as the anonymous Guest."""
+    with client(sandbox, token(sandbox, grant="client_credentials")) as http:
+        yield http
+
+
+@pytest.fixture
+def any_api(sandbox_any_dialect: Sandbox) -> Iterator[httpx.Client]:
+    """Like ``api`` but once per dialect."""
+    with client(sandbox_any_dialect, token(sandbox_any_dialect)) as http:
+        yield http

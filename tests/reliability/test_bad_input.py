@@ -1,0 +1,113 @@
+"""Bad input never reaches the site: every invalid content directory of the corpus makes ``cmssync apply --yes``
+exit 1 with its located problems and without a single write request (issue 9).
+
+The site settings come from the environment (``CMSSYNC_URL`` …), which leaves the cases about ``cmssync.yaml``
+themselves as they are: the environment only adds what the case does not say.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cmssync.emulator.embedded import Sandbox
+from tests.reliability.cli import run_cli
+from tests.reliability.conftest import ReliabilityReport
+
+CORPUS = Path(__file__).resolve().parents[1] / "content" / "invalid"
+CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
+HUGE = 6 * 1024 * 1024
+
+
+def site_environment(monkeypatch: pytest.MonkeyPatch, sandbox: Sandbox, state: Path) -> None:
+    for name, value in {
+        "CMSSYNC_URL": sandbox.url,
+        "CMSSYNC_CLIENT_ID": sandbox.client_id,
+        "CMSSYNC_CLIENT_SECRET": sandbox.client_secret,
+        "CMSSYNC_USERNAME": sandbox.admin_username,
+        "CMSSYNC_PASSWORD": sandbox.admin_password,
+        "CMSSYNC_STATE": str(state),
+    }.items():
+        monkeypatch.setenv(name, value)
+
+
+def write_requests(stats: dict[str, Any]) -> list[str]:
+    """Every request that could change the site: POST (except for a token), PUT, DELETE and anything else."""
+    return [
+        f"{r['method']} {r['route']} ({r['status']}) x{r['count']}"
+        for r in stats["requests"]
+        if r["method"] not in ("GET", "HEAD") and not (r["method"] == "POST" and r["route"] == "/oauth/2.0/token")
+    ]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_invalid_content_is_refused_before_any_write(
+    case: str,
+    sandbox_server: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    reliability_report: ReliabilityReport,
+) -> None:
+    root = tmp_path / case
+    shutil.copytree(CORPUS / case, root)
+    expected = (root / "expected.txt").read_text(encoding="utf-8").splitlines()
+    (root / "expected.txt").unlink()
+    site_environment(monkeypatch, sandbox_server, tmp_path / "state" / "state.json")
+    sandbox_server.clear_stats()
+
+    result = run_cli(capsys, "apply", "--yes", str(root))
+
+    reliability_report.add(cases_tried=1)
+    assert result.code == 1, result.text
+    for line in expected:
+        assert line in result.err, f"missing located problem {line!r} in:\n{result.err}"
+    assert "Traceback" not in result.text
+    assert write_requests(sandbox_server.stats()) == []
+    assert not (tmp_path / "state" / "state.json").exists()
+
+
+def test_a_huge_content_file_is_refused_before_any_write(
+    sandbox_server: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    reliability_report: ReliabilityReport,
+) -> None:
+    root = tmp_path / "site"
+    (root / "pages").mkdir(parents=True)
+    with (root / "pages" / "index.yaml").open("w", encoding="utf-8") as stream:
+        stream.write("name: Home\ndescription: ")
+        stream.write("x" * HUGE)
+        stream.write("\n")
+    size = (root / "pages" / "index.yaml").stat().st_size
+    site_environment(monkeypatch, sandbox_server, tmp_path / "state.json")
+    sandbox_server.clear_stats()
+
+    result = run_cli(capsys, "apply", "--yes", str(root))
+
+    reliability_report.add(cases_tried=1)
+    assert result.code == 1
+    assert f"pages/index.yaml: file is too large ({size} bytes;" in result.err
+    assert write_requests(sandbox_server.stats()) == []
+
+
+def test_a_missing_content_directory_is_refused_without_a_request(
+    sandbox_server: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    reliability_report: ReliabilityReport,
+) -> None:
+    site_environment(monkeypatch, sandbox_server, tmp_path / "state.json")
+    sandbox_server.clear_stats()
+
+    result = run_cli(capsys, "apply", "--yes", "--prune", "--allow-mass-delete", str(tmp_path / "not-mounted"))
+
+    reliability_report.add(cases_tried=1)
+    assert result.code == 1
+    assert "does not exist" in result.err
+    assert sandbox_server.stats()["total"] == 0

@@ -1,0 +1,135 @@
+"""Crash safety (issues 7 and 9): SIGKILL a real ``cmssync apply`` subprocess at ten seeded points of a large
+apply; after every kill the state file is a valid state, and the apply that follows (not killed) converges with
+nothing duplicated or lost.
+
+The subprocess is the installed command (``python -m cmssync apply --yes DIR``) talking HTTP to the session
+sandbox, configured like a user would: ``cmssync.yaml`` with the URL and the state path, secrets in the environment.
+A kill point is "after the Nth write request of this run reached the sandbox" (counted from the sandbox's
+statistics, polled): each killed run resumes the work of the previous one, so the ten points fall at different
+depths of one large apply — groups and files early, page creates, block adds and approvals later.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from cmssync.emulator.embedded import Sandbox
+from cmssync.sync.state import StateStore
+from tests.e2e.conftest import RawSite
+from tests.reliability.conftest import ReliabilityReport
+from tests.reliability.inventory import duplicates, problems, take_inventory
+from tests.reliability.sites import USER_PASSWORD, USER_PASSWORD_ENV, ReliabilitySite, write_generated_content
+
+REPO = Path(__file__).resolve().parents[2]
+KILLS = 10
+KILL_SEED = 7
+RUN_TIMEOUT = 60.0
+POLL = 0.01
+
+
+def writes(stats: dict[str, Any]) -> int:
+    """Requests that change the site (every non-GET except asking for a token)."""
+    return sum(r["count"] for r in stats["requests"] if r["method"] != "GET" and r["route"] != "/oauth/2.0/token")
+
+
+def cmssync_env(sandbox: Sandbox) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("CMSSYNC_")}
+    env.update(
+        CMSSYNC_CLIENT_SECRET=sandbox.client_secret,
+        CMSSYNC_PASSWORD=sandbox.admin_password,
+        **{USER_PASSWORD_ENV: USER_PASSWORD},
+    )
+    return env
+
+
+def start_apply(root: Path, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as sink:
+        return subprocess.Popen(
+            [sys.executable, "-m", "cmssync", "--log-format", "json", "apply", "--yes", str(root)],
+            cwd=REPO,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def kill_after_writes(process: subprocess.Popen[bytes], sandbox: Sandbox, count: int) -> int | None:
+    """SIGKILL ``process`` once ``count`` writes of this run reached the sandbox; the writes seen at the kill, or
+    None when the run finished first."""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while time.monotonic() < deadline:
+        seen = writes(sandbox.stats())
+        if seen >= count:
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=RUN_TIMEOUT)
+            return seen
+        if process.poll() is not None:
+            return None
+        time.sleep(POLL)  # polling another process's progress: there is no event to wait on
+    raise AssertionError(f"the apply neither reached {count} writes nor finished within {RUN_TIMEOUT} s")
+
+
+def assert_valid_state(path: Path) -> None:
+    if not path.exists():
+        return  # killed before the first remote change was recorded
+    json.loads(path.read_text(encoding="utf-8"))
+    StateStore(path).load()
+
+
+async def test_sigkill_at_ten_points_then_apply_converges(
+    sandbox: Sandbox, tmp_path: Path, reliability_report: ReliabilityReport
+) -> None:
+    root = tmp_path / "site"
+    site = ReliabilitySite(root, sandbox)
+    write_generated_content(
+        root,
+        sections=6,
+        pages_per_section=9,
+        blocks=3,
+        files=8,
+        users=5,
+        groups=3,
+        settings={"site": {"url": sandbox.url}, "state": str(site.state_path), "concurrency": 4},
+    )
+    raw = RawSite(sandbox)
+    before = take_inventory(raw, block_pages=set())
+    env = cmssync_env(sandbox)
+    log = tmp_path / "apply.log"
+    points = [random.Random(KILL_SEED).randint(4, 45) for _ in range(KILLS)]
+    killed: list[int] = []
+    process: subprocess.Popen[bytes] | None = None
+    try:
+        for point in points:
+            sandbox.clear_stats()
+            process = start_apply(root, env, log)
+            seen = kill_after_writes(process, sandbox, point)
+            if seen is not None:
+                killed.append(seen)
+            assert_valid_state(site.state_path)
+        sandbox.clear_stats()
+        process = start_apply(root, env, log)
+        assert process.wait(timeout=RUN_TIMEOUT) == 0, log.read_text()[-3000:]
+        assert_valid_state(site.state_path)
+    finally:
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+
+    plan = await site.plan()
+    assert [a.id for a in plan.actions] == [], log.read_text()[-3000:]
+    content = site.content()
+    after = take_inventory(raw, block_pages=set(content.pages))
+    raw.close()
+    found = problems(before, after, content, site.state())
+    reliability_report.add(cases_tried=1, kills=len(killed), duplicates_found=duplicates(found))
+    assert found == []
+    assert len(killed) == KILLS, f"only {len(killed)} runs were killed (points {points}, killed at {killed})"
+    assert len(content.pages) == 60
