@@ -266,13 +266,19 @@ def status(directory: Path, sandbox: bool) -> int:
 
 
 @cli.command()
-def schema() -> None:
+@click.option(
+    "--kind",
+    type=click.Choice(["page", "file_sidecar", "users", "groups", "settings"]),
+    help="Only the schema of one kind of file (for editors that do not follow #/$defs/… references).",
+)
+def schema(kind: str | None) -> None:
     """Print the JSON Schema of the content format (for editors and the YAML language server)."""
     import json
 
-    from cmssync.content.schema import content_schema
+    from cmssync.content.schema import content_schema, schema_for
 
-    click.echo(json.dumps(content_schema(), indent=2, sort_keys=True))
+    document = content_schema() if kind is None else schema_for(kind)  # type: ignore[arg-type]
+    click.echo(json.dumps(document, indent=2, sort_keys=True))
 
 
 @cli.command()

@@ -271,6 +271,10 @@ def _read_config_file(path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
     return resolved
 
 
+_UNSET = object()
+"""A value whose ``${env:NAME}`` variable is not set: the setting is left out, as if not written."""
+
+
 def _resolve_env(
     node: Any,
     place: tuple[str, ...],
@@ -279,12 +283,19 @@ def _resolve_env(
     name: str,
     problems: list[Problem],
 ) -> Any:
-    """Resolve ``${env:NAME}`` in every string (``at`` is the node's position); refuse literal secrets."""
+    """Resolve ``${env:NAME}`` in every string (``at`` is the node's position); refuse literal secrets.
+
+    A setting whose variable is unset is left out rather than refused, so that ``validate`` and ``plan`` in CI do
+    not need secrets they never use; whatever needs the value says so when it is missing (e.g. the password grant
+    asking for ``auth.password``).
+    """
     if isinstance(node, CommentedMap):
         out: dict[str, Any] = {}
         for key, value in node.items():
             here = _value_position(node, key)
-            out[str(key)] = _resolve_env(value, (*place, str(key)), here, environ, name, problems)
+            resolved = _resolve_env(value, (*place, str(key)), here, environ, name, problems)
+            if resolved is not _UNSET:
+                out[str(key)] = resolved
             is_literal_secret = isinstance(value, str) and not ENV_REFERENCE.fullmatch(value.strip())
             if (*place, str(key)) in _SECRET_FIELDS and is_literal_secret:
                 problems.append(
@@ -297,22 +308,25 @@ def _resolve_env(
                 )
         return out
     if isinstance(node, CommentedSeq):
-        return [
+        items = [
             _resolve_env(item, place, (node.lc.item(i)[0] + 1, node.lc.item(i)[1] + 1), environ, name, problems)
             for i, item in enumerate(node)
         ]
+        return [item for item in items if item is not _UNSET]
     if isinstance(node, str):
+        missing = False
 
         def substitute(match: re.Match[str]) -> str:
+            nonlocal missing
             if match.group(0) == "$${":
                 return "${"
-            variable = match.group(1)
-            if variable not in environ:
-                problems.append(Problem(name, *at, f"environment variable {variable} is not set"))
+            if match.group(1) not in environ:
+                missing = True
                 return ""
-            return environ[variable]
+            return environ[match.group(1)]
 
-        return ENV_REFERENCE.sub(substitute, str(node))
+        text = ENV_REFERENCE.sub(substitute, str(node))
+        return _UNSET if missing else text
     return node
 
 

@@ -9,6 +9,7 @@ settings themselves are invalid, so one mistake does not show up as ten.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,17 +28,21 @@ from cmssync.errors import ContentError, Problem
 S = TypeVar("S", bound=Spec)
 
 
-def load_content(root: Path, *, hash_cache: Path | None = None) -> SiteContent:
+def load_content(
+    root: Path, *, hash_cache: Path | None = None, overrides: Mapping[str, Any] | None = None
+) -> SiteContent:
     """Load the content directory ``root``; ``ContentError`` with every problem when it is not valid.
 
     ``hash_cache``: where to keep file hashes between runs (never inside the content by default).
+    ``overrides``: settings chosen on the command line (``--sandbox``), which win over ``cmssync.yaml``.
     """
-    loader = _Loader(root, hash_cache)
+    loader = _Loader(root, hash_cache, overrides)
     return loader.load()
 
 
 class _Loader:
-    def __init__(self, root: Path, hash_cache: Path | None) -> None:
+    def __init__(self, root: Path, hash_cache: Path | None, overrides: Mapping[str, Any] | None = None) -> None:
+        self.overrides = overrides
         self.root = root.resolve()
         self.cache = HashCache(hash_cache)
         self.problems: list[Problem] = []
@@ -92,7 +97,7 @@ class _Loader:
             if checked is None:
                 return None
         try:
-            return load_settings(self.root)
+            return load_settings(self.root, overrides=self.overrides)
         except ContentError as exc:
             self.problems.extend(exc.problems)
             return None

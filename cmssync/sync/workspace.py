@@ -96,20 +96,14 @@ def open_workspace(directory: Path, *, overrides: Mapping[str, Any] | None = Non
     """Load and validate the content (raises ``ContentError`` with every problem) and the settings."""
     if not directory.is_dir():
         raise ConfigError(f"content directory {directory} does not exist")
-    settings = load_settings(directory, overrides=overrides)
-    cache = state_dir(directory, settings) / "file-hashes.json"
-    content = load_content(directory, hash_cache=cache if _writable(cache.parent) else None)
-    if overrides:
-        # The loader reads cmssync.yaml on its own; command-line choices (--sandbox) must still win.
-        settings = load_settings(directory, overrides=overrides)
-        content = SiteContent(
-            root=content.root,
-            settings=settings,
-            pages=content.pages,
-            files=content.files,
-            users=content.users,
-            groups=content.groups,
-        )
+    try:  # only to place the hash cache beside the state; the loader reports settings problems with all others
+        cache: Path | None = state_dir(directory, load_settings(directory, overrides=overrides)) / "file-hashes.json"
+    except ContentError:
+        cache = None
+    if cache is not None and not _writable(cache.parent):
+        cache = None
+    content = load_content(directory, hash_cache=cache, overrides=overrides)
+    settings = content.settings
     if not settings.site.url:
         raise ConfigError(f"no site to talk to: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
     state_path = Path(settings.state)
