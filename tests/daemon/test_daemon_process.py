@@ -56,6 +56,11 @@ def test_a_file_edit_reaches_the_site(daemon_site: DaemonSite, raw: RawSite, wat
     assert isinstance(run["run_id"], str)
     print(f"{watch}: save-to-applied {run['save_to_applied_s']:.3f}s, {run['requests']} requests")
 
+    code, seconds = daemon.terminate()  # while idle
+    assert code == 0
+    assert seconds < 3
+    daemon.wait_for("stopped")
+
 
 def test_a_burst_of_saves_gives_one_or_two_runs(daemon_site: DaemonSite, raw: RawSite) -> None:
     daemon = started(daemon_site)
@@ -83,7 +88,17 @@ def test_sighup_undoes_drift(daemon_site: DaemonSite, raw: RawSite, drift: Drift
     assert run["full"] is True
     assert run["drift"] == {"page": 1}
     assert FOUNDED in about_text(raw)
-    assert daemon.metrics()[("cmssync_drift_resources", (("kind", "page"),))] == 1
+
+    metrics = daemon.metrics()  # Prometheus text, parsed
+    assert metrics[("cmssync_drift_resources", (("kind", "page"),))] == 1
+    assert metrics[("cmssync_sync_runs_total", (("result", "success"), ("trigger", "startup")))] == 1
+    assert metrics[("cmssync_sync_runs_total", (("result", "success"), ("trigger", "signal")))] == 1
+    assert metrics[("cmssync_sync_duration_seconds_count", ())] == 2
+    assert metrics[("cmssync_pending_changes", ())] == 0
+    assert metrics[("cmssync_last_success_timestamp_seconds", ())] > time.time() - 60
+    requests = {labels: v for (name, labels), v in metrics.items() if name == "cmssync_api_requests_total"}
+    assert requests[(("method", "GET"), ("status", "200"))] > 5
+    assert requests[(("method", "PUT"), ("status", "200"))] >= 1
 
 
 def test_the_schedule_undoes_drift(daemon_site: DaemonSite, raw: RawSite, drift: DriftMaker) -> None:
@@ -129,26 +144,6 @@ def test_invalid_content_keeps_the_daemon_alive_and_says_why(daemon_site: Daemon
     assert page is not None
     assert page["name"] == "About the company"
     assert daemon.process.poll() is None
-
-
-def test_sigterm_while_idle_exits_0(daemon_site: DaemonSite) -> None:
-    daemon = started(daemon_site)
-    code, seconds = daemon.terminate()
-    assert code == 0
-    assert seconds < 3
-    daemon.wait_for("stopped")
-
-
-def test_metrics_are_prometheus_text_and_count_runs(daemon_site: DaemonSite) -> None:
-    daemon = started(daemon_site)
-    metrics = daemon.metrics()
-    assert metrics[("cmssync_sync_runs_total", (("result", "success"), ("trigger", "startup")))] == 1
-    assert metrics[("cmssync_sync_duration_seconds_count", ())] == 1
-    assert metrics[("cmssync_pending_changes", ())] == 0
-    assert metrics[("cmssync_last_success_timestamp_seconds", ())] > time.time() - 60
-    requests = {labels: v for (name, labels), v in metrics.items() if name == "cmssync_api_requests_total"}
-    assert requests[(("method", "GET"), ("status", "200"))] > 5
-    assert requests[(("method", "POST"), ("status", "200"))] >= 1
 
 
 async def test_sigterm_during_a_long_apply_exits_0_and_the_next_run_completes(

@@ -30,3 +30,13 @@ def any_api(sandbox_any_dialect: Sandbox) -> Iterator[httpx.Client]:
     """Like ``api`` but once per dialect."""
     with client(sandbox_any_dialect, token(sandbox_any_dialect)) as http:
         yield http
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Show the replay summary (share of recorded exchanges that match) whenever the replay ran."""
+    from tests.emulator.test_replay import SUMMARY
+
+    if SUMMARY:
+        terminalreporter.write_sep("-", "replay of the recorded Concrete 9.3.1 exchanges")
+        for line in SUMMARY:
+            terminalreporter.write_line(line)
