@@ -159,6 +159,8 @@ class EnvironmentOverrides(BaseSettings):
     state: str | None = None
     publish: str | None = None
     concurrency: int | None = None
+    token_store: str | None = None
+    health: str | None = None
 
     def as_tree(self) -> dict[str, Any]:
         """The overrides placed where they belong in the ``Settings`` tree."""
@@ -175,6 +177,8 @@ class EnvironmentOverrides(BaseSettings):
             "state": ("state",),
             "publish": ("publish",),
             "concurrency": ("concurrency",),
+            "token_store": ("auth", "token_store"),
+            "health": ("daemon", "health"),
         }
         tree: dict[str, Any] = {}
         for name, place in places.items():

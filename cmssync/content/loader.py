@@ -22,27 +22,39 @@ from cmssync.content.layout import Entry, Layout, scan
 from cmssync.content.models import FileSidecar, GroupSpec, Location, PageSpec, Spec, UserSpec
 from cmssync.content.site import SiteContent
 from cmssync.content.validation import validate
-from cmssync.content.yamlsource import YamlDocument, new_yaml, read_yaml, start_of, value_position
+from cmssync.content.yamlsource import ParseCache, YamlDocument, new_yaml, read_yaml, start_of, value_position
 from cmssync.errors import ContentError, Problem
 
 S = TypeVar("S", bound=Spec)
 
 
 def load_content(
-    root: Path, *, hash_cache: Path | None = None, overrides: Mapping[str, Any] | None = None
+    root: Path,
+    *,
+    hash_cache: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    parse_cache: ParseCache | None = None,
 ) -> SiteContent:
     """Load the content directory ``root``; ``ContentError`` with every problem when it is not valid.
 
     ``hash_cache``: where to keep file hashes between runs (never inside the content by default).
     ``overrides``: settings chosen on the command line (``--sandbox``), which win over ``cmssync.yaml``.
+    ``parse_cache``: parsed YAML kept between loads by a long-lived caller (the daemon).
     """
-    loader = _Loader(root, hash_cache, overrides)
+    loader = _Loader(root, hash_cache, overrides, parse_cache)
     return loader.load()
 
 
 class _Loader:
-    def __init__(self, root: Path, hash_cache: Path | None, overrides: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        hash_cache: Path | None,
+        overrides: Mapping[str, Any] | None = None,
+        parse_cache: ParseCache | None = None,
+    ) -> None:
         self.overrides = overrides
+        self.parse_cache = parse_cache
         self.root = root.resolve()
         self.cache = HashCache(hash_cache)
         self.problems: list[Problem] = []
@@ -103,7 +115,7 @@ class _Loader:
             return None
 
     def _read(self, entry: Entry) -> YamlDocument | None:
-        result = read_yaml(entry.path, entry.name, self.yaml)
+        result = read_yaml(entry.path, entry.name, self.yaml, cache=self.parse_cache)
         if isinstance(result, Problem):
             self.problems.append(result)
             return None

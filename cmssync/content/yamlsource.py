@@ -67,7 +67,32 @@ class YamlDocument:
     text: str = ""
 
 
-def read_yaml(path: Path, name: str, yaml: YAML | None = None) -> YamlDocument | Problem:
+class ParseCache:
+    """Parsed documents by name, reused while a file's text is unchanged.
+
+    For long-lived callers (the daemon re-loads the whole content on every run, and parsing with ruamel's pure-Python
+    round-trip parser is nearly all of that time). The cached trees are shared between loads, which is safe because
+    the loader only reads them.
+    """
+
+    def __init__(self) -> None:
+        self._documents: dict[str, YamlDocument] = {}
+
+    def parse(self, text: str, name: str, yaml: YAML | None = None) -> YamlDocument | Problem:
+        cached = self._documents.get(name)
+        if cached is not None and cached.text == text.removeprefix("\ufeff"):
+            return cached
+        result = parse_yaml(text, name, yaml)
+        if isinstance(result, YamlDocument):
+            self._documents[name] = result
+        else:
+            self._documents.pop(name, None)
+        return result
+
+
+def read_yaml(
+    path: Path, name: str, yaml: YAML | None = None, *, cache: ParseCache | None = None
+) -> YamlDocument | Problem:
     """Parse ``path`` (shown as ``name``); a ``Problem`` instead of a document when it cannot be used."""
     try:
         size = path.stat().st_size
@@ -84,7 +109,7 @@ def read_yaml(path: Path, name: str, yaml: YAML | None = None) -> YamlDocument |
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         return Problem(name, line, 1, "not UTF-8 text")
-    return parse_yaml(text, name, yaml)
+    return cache.parse(text, name, yaml) if cache is not None else parse_yaml(text, name, yaml)
 
 
 def parse_yaml(text: str, name: str, yaml: YAML | None = None) -> YamlDocument | Problem:

@@ -253,7 +253,13 @@ class Reconciler:
         delay = self.backoff.delay(self._failures)
         self._cancel_retry()
         self._retry = asyncio.get_running_loop().call_later(delay, self._fire_retry)
-        log.warning("run failed; will retry", retry_in_s=round(delay, 3), failures=self._failures)
+        log.warning(
+            "run failed; will retry",
+            run_id=batch.run_id,
+            trigger=batch.trigger,
+            retry_in_s=round(delay, 3),
+            failures=self._failures,
+        )
 
     def _cancel_retry(self) -> None:
         if self._retry is not None:

@@ -110,6 +110,7 @@ class Daemon:
 
     async def serve(self) -> int:
         loop = asyncio.get_running_loop()
+        self._install_signals(loop)  # first: a SIGTERM during the start still stops cleanly
         health = HealthServer(build_app(self.readiness, self.metrics), self.config.host, self.config.port)
         await health.start()
         watcher: ContentWatcher | None = None
@@ -120,7 +121,6 @@ class Daemon:
             except ConfigError:
                 await health.stop()
                 raise
-        self._install_signals(loop)
         self.schedule.start()
         log.info(
             "daemon started",

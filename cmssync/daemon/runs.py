@@ -27,6 +27,7 @@ import structlog
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.stats import RequestKey
+from cmssync.content.yamlsource import ParseCache
 from cmssync.daemon.gate import RequestGate
 from cmssync.daemon.health import Readiness
 from cmssync.daemon.metrics import DaemonMetrics
@@ -96,6 +97,8 @@ class SyncRunner:
         self.metrics = metrics
         self.readiness = readiness
         self.gate = gate
+        self.parse_cache = ParseCache()
+        """Parsed YAML kept between runs: a one-file edit re-parses one file, not the whole content."""
 
     async def __call__(self, batch: Batch) -> bool:
         started = time.monotonic()
@@ -108,7 +111,11 @@ class SyncRunner:
         record = RunRecord()
         try:
             workspace = await asyncio.to_thread(
-                open_workspace, self.directory, overrides=self.overrides, any_site=self.overrides is not None
+                open_workspace,
+                self.directory,
+                overrides=self.overrides,
+                any_site=self.overrides is not None,
+                parse_cache=self.parse_cache,
             )
         except ContentError as exc:
             record.reason, record.problems = "invalid content", [str(p) for p in exc.problems]

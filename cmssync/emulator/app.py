@@ -69,6 +69,9 @@ class FaultsAndStats:
             await self.app(scope, receive, discard)
             response = responses.whoops("RuntimeException", "Injected fault: commit-then-500", xhr)
         elif rule.kind == "revoke-token":
+            if not request.headers.get("authorization", "").startswith("Bearer "):
+                await self.app(scope, receive, send)  # nothing to revoke (the token endpoint, unauthenticated calls)
+                return
             auth.revoke_bearer(request, self.emu)
             response = responses.oauth_error("access_denied", auth.DENIED, 401, "Access token has been revoked")
         elif rule.kind == "429":

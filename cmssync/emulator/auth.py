@@ -240,12 +240,12 @@ def authenticate(request: Request, emu: Emulator) -> Caller:
     if header is None:
         raise _fail("access_denied", DENIED, 401, 'Missing "Authorization" header')
     # BearerTokenValidator strips "Bearer " case-sensitively; anything else is parsed as the token itself.
-    token = header[7:].strip() if header.lstrip().startswith("Bearer ") else header.strip()
+    stripped = header.lstrip()
+    token = stripped[7:].strip() if stripped.startswith("Bearer ") else header.strip()
     ts = now()
     cached = emu.token_cache.get(token)
     if cached is not None and cached[1] > ts:
-        caller: Caller = cached[0]
-        return caller
+        return cached[0]
     try:
         claims = tokens.verify(token, emu.signing_key, ts)
     except tokens.TokenError as exc:
@@ -256,9 +256,13 @@ def authenticate(request: Request, emu: Emulator) -> Caller:
     user_id = row["user_id"]
     if user_id is not None and userstore.get(emu.store, int(user_id)) is None:
         raise _fail("access_denied", DENIED, 401, "Access token has been revoked")
-    return Caller(
+    caller = Caller(
         user_id=None if user_id is None else int(user_id), scopes=frozenset(loads(row["scopes"])), jti=str(row["jti"])
     )
+    if len(emu.token_cache) > 10_000:
+        emu.token_cache.clear()
+    emu.token_cache[token] = (caller, min(int(claims["exp"]), int(row["expires"])))
+    return caller
 
 
 def revoke_bearer(request: Request, emu: Emulator) -> None:

@@ -43,9 +43,6 @@ SCOPES: tuple[str, ...] = (
 )
 
 SUPER_ADMIN_ID = 1
-GUEST_GROUP_ID = 1
-REGISTERED_GROUP_ID = 2
-ADMINISTRATORS_GROUP_ID = 3
 
 #: Block type handle -> (column, default) pairs in table order. ``None`` means the type has no table.
 BLOCK_COLUMNS: dict[str, tuple[tuple[str, str], ...] | None] = {

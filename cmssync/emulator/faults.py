@@ -5,7 +5,8 @@ Rule syntax: ``KIND:PROBABILITY[:key=value…]``, e.g. ``500:0.1``, ``429:0.05:r
 
 Kinds: ``latency`` (``ms=``, default 100), ``500``, ``503``, ``429`` (``retry-after=`` seconds, default 1),
 ``drop`` (close the connection without an answer), ``commit-then-500`` (do the change, then answer 500) and
-``revoke-token`` (revoke the caller's token, then answer 401 "Access token has been revoked").
+``revoke-token`` (revoke the caller's bearer token, then answer 401 "Access token has been revoked"; requests
+without a bearer token pass untouched).
 
 Filters and options: ``method=POST`` (comma list allowed), ``path=`` (a glob when it contains ``*``, ``?`` or
 ``[``; otherwise a regular expression searched in the path), ``times=N`` (fire at most N times; ``times=1`` is a
@@ -21,7 +22,6 @@ import re
 from dataclasses import dataclass, field
 
 KINDS = ("latency", "500", "503", "429", "drop", "commit-then-500", "revoke-token")
-TERMINAL = frozenset(KINDS) - {"latency"}
 
 
 class FaultRuleError(ValueError):

@@ -18,7 +18,6 @@ from cmssync.emulator import blockvalues, timefmt, versioning
 from cmssync.emulator.catalog import BLOCK_FILE_COLUMNS, FILE_ATTRIBUTE_KEYS, FILE_TYPE_NAMES
 from cmssync.emulator.store import Store, loads
 
-PAGE_INCLUDES = ("custom_attributes", "areas", "files", "content")
 LOCALE = "en_US"
 DEFAULT_AVATAR = "/concrete/images/avatar_none.png"
 _FILE_URL = re.compile(r"/application/files/(\d{4}/\d{4}/\d{4})/([^\"'\s<>?#]+)")

@@ -18,7 +18,6 @@ from starlette.responses import Response
 from cmssync.emulator import envelope, filestore, responses
 from cmssync.emulator.catalog import MIME_TYPES, POST_MAX_BYTES, UPLOAD_EXTENSIONS, UPLOAD_MAX_BYTES
 from cmssync.emulator.context import ApiError, Ctx, PhpError, denied, not_found
-from cmssync.emulator.runtime import Emulator
 
 FOLDER_NOT_FOUND = "Unable to find specified folder"
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -166,7 +165,8 @@ async def delete(ctx: Ctx) -> Response:
     return envelope.deleted(ctx, ctx.params["fID"], "files")
 
 
-def serve_bytes(emu: Emulator, row: sqlite3.Row, *, download: bool) -> Response:
+def serve_bytes(row: sqlite3.Row, *, download: bool) -> Response:
+    """The bytes of a file at its public URL (or as a download at its tracked URL)."""
     extension = row["filename"].rsplit(".", 1)[-1].lower() if "." in row["filename"] else ""
     headers = {"content-type": MIME_TYPES.get(extension, "application/octet-stream")}
     if download:

@@ -20,6 +20,7 @@ from starlette.responses import Response
 from cmssync.emulator import (
     auth,
     filestore,
+    public,
     responses,
     routes_blocks,
     routes_files,
@@ -204,6 +205,11 @@ async def dispatch(request: Request, emu: Emulator) -> Response:
             if found is not None:
                 request.scope[ROUTE_KEY] = found[0].template
                 return await _run(request, emu, found[0], found[1], xhr)
+    if method == "GET" and not xhr:
+        shown = public.page_response(emu.store, trimmed, str(request.base_url).rstrip("/"))
+        if shown is not None:
+            request.scope[ROUTE_KEY] = "(page)"
+            return shown
     request.scope[ROUTE_KEY] = "(unrouted)"
     return responses.not_found_page(emu.store.get_meta("site_name", "Sandbox Site"), xhr)
 
@@ -214,13 +220,13 @@ def _public_file(request: Request, emu: Emulator, trimmed: str) -> Response | No
         request.scope[ROUTE_KEY] = "/application/files/{path}"
         row = emu.store.one("SELECT * FROM files WHERE prefix = ? AND filename = ?", found.group(1), found.group(2))
         if row is not None:
-            return routes_files.serve_bytes(emu, row, download=False)
+            return routes_files.serve_bytes(row, download=False)
     found = _DOWNLOAD_URL.match(trimmed)
     if found:
         request.scope[ROUTE_KEY] = "/download_file/{fID}"
         row = filestore.find(emu.store, found.group(1))
         if row is not None:
-            return routes_files.serve_bytes(emu, row, download=True)
+            return routes_files.serve_bytes(row, download=True)
     return None
 
 

@@ -16,6 +16,7 @@ from cmssync.api.client import ConcreteClient
 from cmssync.config import Settings, load_settings
 from cmssync.content.loader import load_content
 from cmssync.content.site import SiteContent, resolve_password
+from cmssync.content.yamlsource import ParseCache
 from cmssync.errors import ConfigError, ContentError
 from cmssync.sync.planner import PlanOptions
 from cmssync.sync.state import State, StateStore
@@ -92,7 +93,13 @@ def state_dir(directory: Path, settings: Settings) -> Path:
     return (path if path.is_absolute() else directory / path).parent
 
 
-def open_workspace(directory: Path, *, overrides: Mapping[str, Any] | None = None, any_site: bool = False) -> Workspace:
+def open_workspace(
+    directory: Path,
+    *,
+    overrides: Mapping[str, Any] | None = None,
+    any_site: bool = False,
+    parse_cache: ParseCache | None = None,
+) -> Workspace:
     """Load and validate the content (raises ``ContentError`` with every problem) and the settings."""
     if not directory.is_dir():
         raise ConfigError(f"content directory {directory} does not exist")
@@ -102,7 +109,7 @@ def open_workspace(directory: Path, *, overrides: Mapping[str, Any] | None = Non
         cache = None
     if cache is not None and not _writable(cache.parent):
         cache = None
-    content = load_content(directory, hash_cache=cache, overrides=overrides)
+    content = load_content(directory, hash_cache=cache, overrides=overrides, parse_cache=parse_cache)
     settings = content.settings
     if not settings.site.url:
         raise ConfigError(f"no site to talk to: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")

@@ -138,3 +138,17 @@ def test_reset_refuses_unknown_seeds_and_dialects(sandbox: Sandbox) -> None:
         sandbox.reset(seed="/no/such/seed.json")
     with pytest.raises(ValueError, match="dialect"):
         sandbox.reset(dialect="klingon")
+
+
+def test_revoke_token_leaves_requests_without_a_bearer_alone(sandbox: Sandbox) -> None:
+    sandbox.set_faults(["revoke-token:1"])
+    response = http_request(
+        "POST",
+        sandbox.token_url,
+        data={
+            "grant_type": "client_credentials",
+            "client_id": sandbox.client_id,
+            "client_secret": sandbox.client_secret,
+        },
+    )
+    assert response.status_code == 200

@@ -168,3 +168,17 @@ def test_documented_dialect_takes_a_form_encoded_page_update(sandbox: Sandbox) -
         recent = api.get("/pages/2", params={"version": "recent", "includes": "custom_attributes"}).json()
     assert recent["name"] == "Form Name"
     assert recent["custom_attributes"][0]["value"] == "Form Title"
+
+
+def test_live_pages_are_shown_at_their_paths(api: httpx.Client, sandbox: Sandbox) -> None:
+    home = http_request("GET", sandbox.url + "/")
+    assert home.status_code == 200
+    assert "<title>Home :: Sandbox Site</title>" in home.text
+    assert f'src="{sandbox.url}/application/files/1001/2002/3003/logo.png"' in home.text
+    about = http_request("GET", sandbox.url + "/about/")
+    assert "A small team." in about.text
+    api.put("/pages/2", json={"name": "Draft name"})
+    assert "<title>About :: Sandbox Site</title>" in http_request("GET", sandbox.url + "/about").text
+    api.delete("/pages/3")
+    assert http_request("GET", sandbox.url + "/about/team").status_code == 404
+    assert http_request("GET", sandbox.url + "/no/such/page").status_code == 404
