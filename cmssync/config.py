@@ -21,6 +21,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.events import AliasEvent
 
 from cmssync.errors import ConfigError, ContentError, Problem
 
@@ -243,14 +244,20 @@ def _merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _read_config_file(path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
     name = path.name
     try:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ContentError([Problem(name, 0, 0, "file is too large (cmssync.yaml may have at most 1 MiB)")])
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ContentError([Problem(name, 0, 0, f"cannot read: {exc}")]) from None
     yaml = YAML(typ="rt")
     try:
+        _refuse_aliases(yaml, text, name)
         document = yaml.load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -277,6 +284,16 @@ def _read_config_file(path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
 
 _UNSET = object()
 """A value whose ``${env:NAME}`` variable is not set: the setting is left out, as if not written."""
+
+
+def _refuse_aliases(yaml: YAML, text: str, name: str) -> None:
+    """Anchors and aliases are refused before anything is built: an alias bomb must cost nothing."""
+    for event in yaml.parse(text):
+        if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
+            mark = event.start_mark
+            raise ContentError(
+                [Problem(name, mark.line + 1, mark.column + 1, "anchors and aliases are not allowed in cmssync.yaml")]
+            )
 
 
 def _resolve_env(

@@ -3,7 +3,9 @@
 * ``GET /__emulator/info`` — dialect, API prefix, seed, credentials of the sandbox.
 * ``GET|POST|DELETE /__emulator/faults`` — show, add (``{"rules": [...], "seed": N, "replace": false,
   "latency_ms": N}``) or clear the fault rules.
-* ``GET|DELETE /__emulator/stats`` — request counts by method, route and status (``?reset=1`` clears after reading).
+* ``GET|DELETE /__emulator/stats`` — request counts by method, route template and status (``?reset=1`` clears after
+  reading). Routes are the API templates (``/pages/{pageID}``), ``/oauth/2.0/token``, ``(page)`` for public pages
+  and ``(unrouted)``; status 0 means the connection was dropped by a fault.
 * ``POST /__emulator/reset`` — reseed (``{"seed": "default"|"empty"|PATH, "generate": "...", "dialect": "..."}``,
   all optional: the current seed and dialect are kept, nothing is generated unless ``generate`` says so); clears
   faults, stats and tokens.

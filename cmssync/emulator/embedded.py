@@ -63,7 +63,11 @@ class Sandbox:
             token_ttl=token_ttl,
         )
         self._emu = Emulator(self.settings)
-        self._sock = bind(host, port)
+        try:
+            self._sock = bind(host, port)
+        except OSError:
+            self._emu.close()
+            raise
         self.host = host
         self.port = int(self._sock.getsockname()[1])
         config = uvicorn.Config(build_app(self._emu), log_level="warning", lifespan="off")

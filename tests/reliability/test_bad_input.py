@@ -7,19 +7,37 @@ themselves as they are: the environment only adds what the case does not say.
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from tests.reliability.cli import run_cli
+from tests.reliability.cli import CliResult, run_cli
 from tests.reliability.conftest import ReliabilityReport
 
 CORPUS = Path(__file__).resolve().parents[1] / "content" / "invalid"
-CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
 HUGE = 6 * 1024 * 1024
+REPO = Path(__file__).resolve().parents[2]
+SUBPROCESS_TIMEOUT = 5.0
+
+CONFIG_ALIAS_BOMB = (
+    "product bug: `cmssync apply` (every command that opens a workspace: plan, apply, daemon) hangs on a "
+    "cmssync.yaml that is a YAML alias bomb — cmssync.config._read_config_file loads it with ruamel's round-trip "
+    "loader and _resolve_env walks the expanded tree (9**9 strings), burning CPU and memory without end; only "
+    "`validate` (the content loader) refuses anchors and aliases. Run in a subprocess with a time limit"
+)
+IN_A_SUBPROCESS = {"config_alias_bomb": CONFIG_ALIAS_BOMB}
+CASES = [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=IN_A_SUBPROCESS[name]))
+    if name in IN_A_SUBPROCESS
+    else name
+    for name in sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
+]
 
 
 def site_environment(monkeypatch: pytest.MonkeyPatch, sandbox: Sandbox, state: Path) -> None:
@@ -43,6 +61,29 @@ def write_requests(stats: dict[str, Any]) -> list[str]:
     ]
 
 
+def apply_in_a_subprocess(root: Path) -> CliResult:
+    """``cmssync apply --yes ROOT`` as a process that is killed after SUBPROCESS_TIMEOUT seconds (exit code -9)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cmssync", "apply", "--yes", str(root)],
+        cwd=REPO,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        out, err = process.communicate(timeout=SUBPROCESS_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        err += f"\n(killed: no answer within {SUBPROCESS_TIMEOUT} s)"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return CliResult(process.returncode, out, err)
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_invalid_content_is_refused_before_any_write(
     case: str,
@@ -59,7 +100,10 @@ def test_invalid_content_is_refused_before_any_write(
     site_environment(monkeypatch, sandbox_server, tmp_path / "state" / "state.json")
     sandbox_server.clear_stats()
 
-    result = run_cli(capsys, "apply", "--yes", str(root))
+    if case in IN_A_SUBPROCESS:
+        result = apply_in_a_subprocess(root)
+    else:
+        result = run_cli(capsys, "apply", "--yes", str(root))
 
     reliability_report.add(cases_tried=1)
     assert result.code == 1, result.text

@@ -24,7 +24,7 @@ def test_every_command_has_help(command: str, capsys: pytest.CaptureFixture[str]
 def test_an_error_prints_one_line_and_exits_1(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def broken() -> None:
+    def broken(**_: object) -> None:
         raise ConfigError("site.url is not set")
 
     monkeypatch.setattr(cli.commands["schema"], "callback", broken)
@@ -37,7 +37,7 @@ def test_an_error_prints_one_line_and_exits_1(
 def test_content_errors_print_every_location(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def broken() -> None:
+    def broken(**_: object) -> None:
         raise ContentError([Problem("pages/b.yaml", 3, 1, "second"), Problem("pages/a.yaml", 12, 7, "first")])
 
     monkeypatch.setattr(cli.commands["schema"], "callback", broken)
@@ -47,7 +47,7 @@ def test_content_errors_print_every_location(
 
 
 def test_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken() -> None:
+    def broken(**_: object) -> None:
         raise ConfigError("boom")
 
     monkeypatch.setattr(cli.commands["schema"], "callback", broken)
@@ -56,7 +56,7 @@ def test_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    def interrupted() -> None:
+    def interrupted(**_: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli.commands["schema"], "callback", interrupted)
