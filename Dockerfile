@@ -9,9 +9,8 @@
 #     -e CMSSYNC_CLIENT_SECRET -e CMSSYNC_PASSWORD \   # or Docker secrets in /run/secrets
 #     -p 9090:9090 cmssync
 #
-# The health server listens on daemon.health from cmssync.yaml (default 127.0.0.1:9090, which the HEALTHCHECK
-# below reaches from inside the container). To scrape /metrics or probe /readyz from outside, set
-# `daemon: {health: "0.0.0.0:9090"}` in the content's cmssync.yaml.
+# The health server listens on CMSSYNC_HEALTH (0.0.0.0:9090 here, so /metrics and /readyz can be reached from
+# outside; the HEALTHCHECK below uses /healthz from inside). It overrides daemon.health from cmssync.yaml.
 # Other commands run the same image: `docker run --rm -v "$PWD/site:/content:ro" cmssync plan /content`.
 
 ARG PYTHON_IMAGE=python:3.11-slim
@@ -27,10 +26,10 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY cmssync ./cmssync
 
-# tzdata: zoneinfo data for daemon.timezone, whatever the base image ships.
+# The wheel's dependencies include tzdata: zoneinfo data for daemon.timezone, whatever the base image ships.
 RUN pip wheel --no-deps --wheel-dir /wheels . \
     && python -m venv /opt/cmssync \
-    && /opt/cmssync/bin/pip install /wheels/cmssync-*.whl tzdata \
+    && /opt/cmssync/bin/pip install /wheels/cmssync-*.whl \
     && /opt/cmssync/bin/cmssync --version
 
 # ---- runtime: the virtual environment only, run as an unprivileged user -------------------------------------------
@@ -43,7 +42,8 @@ LABEL org.opencontainers.image.title="cmssync" \
 ENV PATH=/opt/cmssync/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
-    CMSSYNC_STATE=/state/state.json
+    CMSSYNC_STATE=/state/state.json \
+    CMSSYNC_HEALTH=0.0.0.0:9090
 
 RUN groupadd --system --gid 10001 cmssync \
     && useradd --system --uid 10001 --gid cmssync --home-dir /state --no-create-home --shell /usr/sbin/nologin cmssync \
