@@ -24,6 +24,7 @@ from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError, NotBuiltE
 from cmssync.logs import configure_logging
 
 if TYPE_CHECKING:
+    from cmssync.emulator.embedded import Sandbox
     from cmssync.sync.workspace import Workspace
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -80,31 +81,15 @@ def site_overrides(directory: Path, sandbox: bool) -> Iterator[dict[str, Any] | 
         }
 
 
-def _start_sandbox(sandbox_class: Any, home: Path) -> Any:
+def _start_sandbox(sandbox_class: type[Sandbox], home: Path) -> Sandbox:
     """The sandbox on the port it had last time, so absolute links stored on the emulated site stay valid."""
     port_file = home / "port"
     try:
-        port = int(port_file.read_text())
-        sandbox = sandbox_class(db=str(home / "site.sqlite3"), port=port)
-        sandbox.__enter__()
-    except (OSError, ValueError):
+        sandbox = sandbox_class(db=str(home / "site.sqlite3"), port=int(port_file.read_text()))
+    except (OSError, ValueError):  # no port yet, or it is taken now
         sandbox = sandbox_class(db=str(home / "site.sqlite3"))
-        sandbox.__enter__()
-    port_file.write_text(str(sandbox.url.rsplit(":", 1)[1]))
-    return _Entered(sandbox)
-
-
-class _Entered:
-    """A context manager around an object whose ``__enter__`` already ran."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    def __enter__(self) -> Any:
-        return self.inner
-
-    def __exit__(self, *exc: object) -> None:
-        self.inner.__exit__(*exc)
+    port_file.write_text(str(sandbox.port))
+    return sandbox
 
 
 def open_site_workspace(directory: Path, overrides: dict[str, Any] | None) -> Workspace:

@@ -20,16 +20,15 @@ Rules worth knowing when reading the code:
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
 from cmssync.sync.actions import Action, Plan, Precondition
 from cmssync.sync.assets import plan_files, plan_groups, plan_users
-from cmssync.sync.normalize import digest
-from cmssync.sync.pages import PageContext, page_digest, plan_page
+from cmssync.sync.pages import PageContext, plan_page
 from cmssync.sync.snapshot import Snapshot
 from cmssync.sync.state import State
 
@@ -219,11 +218,3 @@ def _targeted(actions: list[Action], targets: Iterable[str]) -> list[Action]:
                 wanted.add(dependency)
                 stack.append(dependency)
     return [a for a in actions if a.id in wanted]
-
-
-def content_fingerprint(fields: Mapping[str, Any]) -> str:
-    """The digest recorded in the state for an object's managed fields."""
-    return digest(dict(fields))
-
-
-__all__ = ["PlanOptions", "content_fingerprint", "page_digest", "plan"]
