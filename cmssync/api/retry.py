@@ -44,11 +44,8 @@ class RetryPolicy:
         return max(1, min(self.attempts, cap) if cap else self.attempts)
 
 
-def retry_hook(kind: Kind, policy: RetryPolicy, *, only_busy: bool = False) -> Callable[[Exception], bool | float]:
-    """The stamina ``on=`` predicate for a call of ``kind``: False, True, or the wait the site asked for.
-
-    ``only_busy`` (the token endpoint) retries 5xx only when the site says it is busy (502, 503, 504).
-    """
+def retry_hook(kind: Kind, policy: RetryPolicy) -> Callable[[Exception], bool | float]:
+    """The stamina ``on=`` predicate for a call of ``kind``: False, True, or the wait the site asked for."""
 
     def wait_asked(exc: RateLimited | ServerError) -> bool | float:
         return min(exc.retry_after, policy.retry_after_max) if exc.retry_after is not None else True
@@ -59,7 +56,7 @@ def retry_hook(kind: Kind, policy: RetryPolicy, *, only_busy: bool = False) -> C
         if isinstance(exc, TransportError):
             return kind is not Kind.CREATE or not exc.maybe_processed
         if isinstance(exc, ServerError) and kind is not Kind.CREATE:
-            return wait_asked(exc) if not only_busy or exc.status in (502, 503, 504) else False
+            return wait_asked(exc)
         return False
 
     return should_retry

@@ -160,16 +160,22 @@ class Transport:
         raise AssertionError("unreachable: stamina either returns or raises")  # pragma: no cover
 
     async def post_token(self, url: str, form: Mapping[str, str]) -> httpx.Response:
-        """POST a form to the token endpoint (no bearer); retried on transport failures, 429 and 503."""
-        policy = self.retry
+        """POST a form to the token endpoint (no bearer); retried (at most 3 tries) on transport failures, 429 and 5xx.
 
-        async for attempt in attempts(policy, retry_hook(Kind.READ, policy, only_busy=True), cap=3):
+        Asking for a token again is harmless: it only issues another token. The last answer is returned whatever it
+        is, for the caller to explain (a real server's 500 for an unknown client id with the password grant is
+        permanent, and means a wrong client id).
+        """
+        policy = self.retry
+        tries = policy.attempts_for(3)
+
+        async for attempt in attempts(policy, retry_hook(Kind.READ, policy), cap=3):
             with attempt:
                 if attempt.num > 1:
                     self.stats.record_retry()
                 self.stats.record_token_request()
                 response = await self._send("POST", url, TOKEN_PATH, TOKEN_PATH, data=dict(form))
-                if response.status_code in (429, 502, 503, 504):
+                if (response.status_code == 429 or response.status_code >= 500) and attempt.num < tries:
                     raise error_for_response(response, method="POST", path=TOKEN_PATH, api=False)
                 return response
         raise AssertionError("unreachable")  # pragma: no cover

@@ -16,9 +16,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 from cmssync.api.client import ConcreteClient
+from cmssync.api.errors import OutcomeUnknown
 from cmssync.content.site import SiteContent
 from cmssync.errors import CmsSyncError, ContentError
 from cmssync.sync.actions import Action, Plan
@@ -81,6 +82,29 @@ class ApplyContext:
 
 
 Handler = Callable[[Action, ApplyContext], Awaitable[str]]
+T = TypeVar("T")
+CREATE_ATTEMPTS = 3
+
+
+async def create_verified(
+    create: Callable[[], Awaitable[T]], find: Callable[[], Awaitable[T | None]], *, attempts: int = CREATE_ATTEMPTS
+) -> T:
+    """Create an object; after an ambiguous failure, read the site, and send the create again only if it is not there.
+
+    The client never repeats a create itself (``OutcomeUnknown``: the request may or may not have been processed);
+    ``find`` looks the object up by its natural key. So a create is never duplicated, and a create that certainly
+    did not happen is not left for the next run.
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            return await create()
+        except OutcomeUnknown:
+            found = await find()
+            if found is not None:
+                return found
+            if attempt == attempts:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 async def execute(

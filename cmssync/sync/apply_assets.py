@@ -2,7 +2,8 @@
 
 Creates are never repeated blindly: when a create fails ambiguously (``OutcomeUnknown``: a timeout, a dropped
 connection or a 5xx after the request was sent) the handler looks the object up by its natural key (group name;
-file name, folder and size; username) and adopts it if it exists. Every delete is read back, because a real server
+file name, folder and size; username), adopts it if it exists, and sends the create again only if it does not
+(``create_verified``). Every delete is read back, because a real server
 answers "deleted" for objects it silently keeps (the super admin).
 
 A replaced file's new bytes are uploaded first; the old file is only retired here and deleted after the pages
@@ -14,13 +15,13 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any
 
-from cmssync.api.errors import NotFound, OutcomeUnknown
+from cmssync.api.errors import NotFound
 from cmssync.api.models import File, Group, User
 from cmssync.content.files import FileSpec
 from cmssync.content.site import resolve_password
 from cmssync.errors import ApplyError
 from cmssync.sync.actions import Action
-from cmssync.sync.apply import ApplyContext, Outcome
+from cmssync.sync.apply import ApplyContext, Outcome, create_verified
 from cmssync.sync.assets import desired_file_meta, file_hash
 from cmssync.sync.normalize import digest
 from cmssync.sync.state import FileRecord, GroupRecord, UserRecord
@@ -30,13 +31,7 @@ from cmssync.sync.state import FileRecord, GroupRecord, UserRecord
 
 async def apply_group(action: Action, context: ApplyContext) -> str:
     name = action.key
-    try:
-        group = await context.client.create_group(name)
-    except OutcomeUnknown:
-        found = await _group_named(context, name)
-        if found is None:
-            raise
-        group = found
+    group = await create_verified(lambda: context.client.create_group(name), lambda: _group_named(context, name))
     context.state.record_group(name, GroupRecord(id=group.id))
     context.save()
     return f"created (id {group.id})"
@@ -81,13 +76,9 @@ async def apply_file(action: Action, context: ApplyContext) -> str:
 
 async def _upload(context: ApplyContext, spec: FileSpec) -> File:
     local = context.content.root / "files" / spec.path
-    try:
-        return await context.client.upload_file(local, folder_id=spec.folder_id)
-    except OutcomeUnknown:
-        found = await _uploaded_copy(context, spec)
-        if found is None:
-            raise
-        return found
+    return await create_verified(
+        lambda: context.client.upload_file(local, folder_id=spec.folder_id), lambda: _uploaded_copy(context, spec)
+    )
 
 
 async def _uploaded_copy(context: ApplyContext, spec: FileSpec) -> File | None:
@@ -191,15 +182,18 @@ async def apply_user(action: Action, context: ApplyContext) -> str:
     if action.op == "create":
         if password is None:
             raise ApplyError(f"user {username}: a new user needs a password (password: ${{env:NAME}} in users.yaml)")
-        try:
-            user = await context.client.create_user(
+        created = False
+
+        async def create() -> User:
+            nonlocal created
+            new = await context.client.create_user(
                 username=username, email=spec.email, password=password, language=spec.language
             )
-        except OutcomeUnknown:
-            found = await _user_named(context, username)
-            if found is None:
-                raise
-            user = found
+            created = True
+            return new
+
+        user = await create_verified(create, lambda: _user_named(context, username))
+        if not created:  # found after an ambiguous create: make sure it has the password we meant to give it
             await context.client.change_password(user.id, password)
         _record_user(context, username, user.id, password)
         return f"created (id {user.id})"

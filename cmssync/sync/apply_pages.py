@@ -17,13 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.errors import NotFound, OutcomeUnknown, PendingDeletion
-from cmssync.api.models import Page, PageVersion
+from cmssync.api.errors import NotFound, PendingDeletion
+from cmssync.api.models import Block, Page, PageVersion
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import parent_path
 from cmssync.errors import ApplyError
 from cmssync.sync.actions import Action, BlockChange
-from cmssync.sync.apply import ApplyContext
+from cmssync.sync.apply import ApplyContext, create_verified
 from cmssync.sync.blocks import values_match
 from cmssync.sync.desired import block_fields, page_fields
 from cmssync.sync.normalize import normalize_block_value
@@ -32,29 +32,57 @@ from cmssync.sync.state import PageRecord
 
 
 class PageWriter:
-    """The writes to one page in one run: tracks its draft version, records it, approves it at the end."""
+    """The writes to one page in one run: tracks its draft version, records it, approves it at the end.
 
-    def __init__(self, context: ApplyContext, path: str, page_id: int) -> None:
+    ``recent_version_id`` / ``recent_is_draft`` describe the page's newest version before this run's first write,
+    and ``area_sizes`` how many blocks each area holds in it.
+    """
+
+    def __init__(
+        self,
+        context: ApplyContext,
+        path: str,
+        page_id: int,
+        *,
+        recent_version_id: int | None,
+        recent_is_draft: bool,
+        area_sizes: dict[str, int],
+    ) -> None:
         self.context = context
         self.path = path
         self.page_id = page_id
         record = context.state.pages.get(path)
         self.draft_id: int | None = record.draft_version_id if record is not None else None
+        self.recent_version_id = recent_version_id
+        self.recent_is_draft = recent_is_draft
+        self.area_sizes = dict(area_sizes)
         self.writes = 0
 
     @property
     def client(self) -> ConcreteClient:
         return self.context.client
 
+    def _before_write(self) -> None:
+        """Record the draft this write will land in before sending it (design.md §5: a draft of an interrupted run
+        is recognised). Concrete numbers a page's versions 1, 2, 3 …, so the draft is the pending one, or the
+        version after the newest. If the answer is then lost, the next run still knows the draft is cmssync's."""
+        if self.writes or self.recent_version_id is None:
+            return
+        expected = self.recent_version_id if self.recent_is_draft else self.recent_version_id + 1
+        self._record_draft(expected)
+
+    def _record_draft(self, version_id: int) -> None:
+        if version_id == self.draft_id:
+            return
+        self.draft_id = version_id
+        record = self.context.state.pages.get(self.path) or PageRecord(id=self.page_id)
+        self.context.state.record_page(self.path, record.evolve(id=self.page_id, draft_version_id=version_id))
+        self.context.save()
+
     def _saw(self, version: PageVersion | None) -> None:
         self.writes += 1
-        if version is None or version.id is None or version.is_approved:
-            return
-        if version.id != self.draft_id:
-            self.draft_id = version.id
-            record = self.context.state.pages.get(self.path) or PageRecord(id=self.page_id)
-            self.context.state.record_page(self.path, record.evolve(id=self.page_id, draft_version_id=version.id))
-            self.context.save()
+        if version is not None and version.id is not None and not version.is_approved:
+            self._record_draft(version.id)
 
     async def update_fields(self, spec: PageSpec, wanted: set[str]) -> None:
         fields = page_fields(spec, self.context.resolver())
@@ -64,13 +92,16 @@ class PageWriter:
             if name.startswith("attributes.") and name in wanted
         }
         plain = {name: fields[name] for name in ("name", "description", "type", "template") if name in wanted}
+        self._before_write()
         page = await self.client.update_page(self.page_id, attributes=attributes or None, **plain)
         self._saw(page.version)
 
     async def block(self, change: BlockChange, spec: PageSpec) -> None:
+        self._before_write()
         if change.op == "delete":
             assert change.block_id is not None
             result = await self.client.delete_area_block(self.page_id, change.area, change.block_id)
+            self.area_sizes[change.area] = self.area_sizes.get(change.area, 1) - 1
             self._saw(result.version)
             return
         block = spec.areas[change.area][change.position]
@@ -80,28 +111,26 @@ class PageWriter:
             updated = await self.client.update_block(self.page_id, change.area, change.block_id, value=value)
             self._saw(updated.page.version if updated.page else None)
             return
-        try:
-            added = await self.client.add_block(self.page_id, change.area, type=block.type, value=value)
-        except OutcomeUnknown:
-            if not await self._block_landed(change, block.type, value):
-                raise
-            self.writes += 1
-            return
+        expected_size = self.area_sizes.get(change.area, 0) + 1
+        added = await create_verified(
+            lambda: self.client.add_block(self.page_id, change.area, type=block.type, value=value),
+            lambda: self._landed_block(change.area, expected_size, block.type, value),
+        )
+        self.area_sizes[change.area] = expected_size
         self._saw(added.page.version if added.page else None)
 
-    async def _block_landed(self, change: BlockChange, block_type: str, value: dict[str, Any]) -> bool:
-        """After an ambiguous add: is the area's last block in the recent version the one we sent?"""
+    async def _landed_block(self, area_name: str, size: int, block_type: str, value: dict[str, Any]) -> Block | None:
+        """After an ambiguous add: the block, if the area of the recent version now ends with it at ``size``."""
         page = await self.client.get_page(self.page_id, includes=("areas",), version="recent")
-        area = page.area(change.area)
-        if area is None or not area.blocks:
-            return False
+        area = page.area(area_name)
+        if area is None or len(area.blocks) != size:
+            return None
         last = area.blocks[-1]
         wanted = normalize_block_value(block_type, value, base_url=self.context.base_url)
         landed = normalize_block_value(block_type, last.value, base_url=self.context.base_url)
-        if last.type == block_type and values_match(landed, wanted):
-            self._saw(page.version)
-            return True
-        return False
+        if last.type != block_type or not values_match(landed, wanted):
+            return None
+        return last.model_copy(update={"page": page})
 
     async def finish(self, spec: PageSpec) -> str:
         """Approve the draft (``publish: approve``) or leave it for review, and record what the page now is."""
@@ -175,18 +204,15 @@ async def _create(action: Action, context: ApplyContext) -> str:
     if parent_id is None:
         raise ApplyError(f"page {path}: its parent {parent} does not exist on the site")
     segment = path.rstrip("/").rsplit("/", 1)[-1]
-    try:
-        page = await context.client.create_page(
+    page = await create_verified(
+        lambda: context.client.create_page(
             parent_id=parent_id,
             name=segment,
             type=spec.type or DEFAULT_TYPE,
             template=spec.template or DEFAULT_TEMPLATE,
-        )
-    except OutcomeUnknown:
-        found = await _created_child(context, parent_id, path)
-        if found is None:
-            raise
-        page = found
+        ),
+        lambda: _created_child(context, parent_id, path),
+    )
     context.page_ids[path] = page.id
     context.state.record_page(path, PageRecord(id=page.id, live_version_id=page.version.id if page.version else None))
     context.save()
@@ -195,7 +221,14 @@ async def _create(action: Action, context: ApplyContext) -> str:
             f"page {path}: the site created it at {page.url_path} (Concrete makes the URL from the name and drops "
             "words such as 'the' or 'of'); rename the page file to match, or move the page in the dashboard"
         )
-    writer = PageWriter(context, path, page.id)
+    writer = PageWriter(
+        context,
+        path,
+        page.id,
+        recent_version_id=page.version.id if page.version else None,
+        recent_is_draft=False,
+        area_sizes={},
+    )
     wanted = {change.field for change in action.changes} - {"type", "template", "publish_end_date"}
     await writer.update_fields(spec, wanted)
     for change in action.blocks:
@@ -217,7 +250,15 @@ async def _update(action: Action, context: ApplyContext) -> str:
     page_id = context.page_ids.get(path)
     if page_id is None:
         raise ApplyError(f"page {path}: not found on the site")
-    writer = PageWriter(context, path, page_id)
+    live = context.snapshot.pages.get(path)
+    writer = PageWriter(
+        context,
+        path,
+        page_id,
+        recent_version_id=live.recent_version_id if live else None,
+        recent_is_draft=live.has_draft if live else False,
+        area_sizes={area: len(blocks) for area, blocks in live.areas.items()} if live else {},
+    )
     wanted = {change.field for change in action.changes} - {"publish_end_date"}
     if wanted:
         await writer.update_fields(spec, wanted)
@@ -225,9 +266,9 @@ async def _update(action: Action, context: ApplyContext) -> str:
         await writer.block(change, spec)
     if not writer.writes and action.op == "update" and any(c.field == "publish_end_date" for c in action.changes):
         # Only the end date differs: it is set on the live version directly.
-        live = context.snapshot.pages[path].live_version_id
-        if live is not None and spec.publish_end_date is not None:
-            await context.client.update_page_version(page_id, live, publish_end_date=spec.publish_end_date)
+        live_version = live.live_version_id if live else None
+        if live_version is not None and spec.publish_end_date is not None:
+            await context.client.update_page_version(page_id, live_version, publish_end_date=spec.publish_end_date)
     return await writer.finish(spec)
 
 

@@ -37,14 +37,14 @@ class FilePlan:
 
 def plan_files(content: SiteContent, observed: Snapshot, state: State, warnings: list[str]) -> FilePlan:
     result = FilePlan()
+    managed = {str(record.id).lower() for record in state.files.values()}
     for path, spec in sorted(content.files.items()):
         record = state.files.get(path)
         live = observed.files.get(str(record.id)) if record is not None else None
         adopted = False
         if live is None and record is None:
-            candidate = observed.file_by_name(PurePosixPath(path).name, spec.folder_id)
-            if candidate is not None and candidate.size == spec.size:
-                live, adopted = candidate, True
+            live = observed.file_to_adopt(PurePosixPath(path).name, spec.folder_id, spec.size, managed)
+            adopted = live is not None
         if live is None:
             result.actions.append(_create_file(path, spec, drift=record is not None))
             result.changing.add(path)

@@ -93,7 +93,15 @@ class Snapshot:
     complete: bool = True
     """False for an incremental observation that read only some objects: the planner then plans no deletes."""
 
-    def file_by_name(self, name: str, folder: int | None) -> LiveFile | None:
-        """A live file with this stored name in this folder (for adopting files when the state was lost)."""
-        matches = [f for f in self.files.values() if f.name == name and (folder is None or f.folder == folder)]
+    def file_to_adopt(self, name: str, folder: int | None, size: int, managed: set[str]) -> LiveFile | None:
+        """The one unmanaged live file with this stored name, folder and size, if there is exactly one.
+
+        Used when the state does not know a file (it was lost, or a run died between upload and state save), so an
+        upload that already happened is adopted instead of repeated.
+        """
+        matches = [
+            f
+            for f in self.files.values()
+            if f.name == name and f.size == size and f.id not in managed and (folder is None or f.folder == folder)
+        ]
         return matches[0] if len(matches) == 1 else None

@@ -90,9 +90,7 @@ async def apply_until_converged(site: ReliabilitySite, *, max_runs: int, faults:
 def fault_answers(stats: Mapping[str, Any]) -> int:
     """Injected faults that answered (or dropped) a request, from the sandbox's statistics."""
     by_status = stats["by_status"]
-    revoked = sum(
-        r["count"] for r in stats["requests"] if r["status"] == 401 and r["route"] != "/oauth/2.0/token"
-    )
+    revoked = sum(r["count"] for r in stats["requests"] if r["status"] == 401 and r["route"] != "/oauth/2.0/token")
     return sum(int(by_status.get(status, 0)) for status in FAULT_STATUSES) + revoked
 
 

@@ -36,18 +36,9 @@ ALL_TOGETHER = (
 ISSUE_7 = ("500:0.1", "429:0.05:retry-after=0", "drop:0.02", "commit-then-500:0.02")
 ISSUE_7_SEEDS = (1, 2, 3, 4, 5)
 
-NOT_WITHIN_THREE = (
-    "product shortfall (issue 7): a create (block add, page, file, user, group) that fails ambiguously (500, "
-    "dropped connection) is looked up on the site, found missing, and then NOT sent again — the action fails and "
-    "waits for the next run (apply_pages.PageWriter.block, apply_pages._create, apply_assets); a 500 from the token "
-    "endpoint is not retried and fails the whole run (transport.post_token retries only 429/502/503/504). Under "
-    "issue 7's faults seeds 1 and 5 need 4 runs (both dialects)"
-)
 
 
-async def _scenario(
-    scenario: Scenario, sandbox: Sandbox, tmp_path: Path, report: ReliabilityReport
-) -> ScenarioResult:
+async def _scenario(scenario: Scenario, sandbox: Sandbox, tmp_path: Path, report: ReliabilityReport) -> ScenarioResult:
     result, fresh = await run_scenario(scenario, sandbox, tmp_path)
     if fresh:
         report.add(
@@ -89,13 +80,14 @@ async def test_issue_7_faults_converge_without_duplicates(
 ) -> None:
     """Issue 7: `--fault 500:0.1 --fault 429:0.05 --fault drop:0.02 --fault commit-then-500:0.02` (seeded):
     no duplicated block, file, user, group or page, nothing lost, the state consistent, and the site converges."""
-    result = await _scenario(Scenario(ISSUE_7, seed=seed, dialect=dialect), sandbox_server, tmp_path, reliability_report)
+    result = await _scenario(
+        Scenario(ISSUE_7, seed=seed, dialect=dialect), sandbox_server, tmp_path, reliability_report
+    )
     assert result.problems == [], result.explain()
     assert result.convergence.converged_after is not None, result.explain()
     assert result.faults_injected > 0
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_WITHIN_THREE)
 @pytest.mark.parametrize("dialect", ["concrete", "documented"])
 async def test_issue_7_faults_converge_within_three_runs(
     dialect: str, sandbox_server: Sandbox, tmp_path: Path, reliability_report: ReliabilityReport
