@@ -40,6 +40,8 @@ class Measurement:
     requests: int
     rss_mib: float
     code: int
+    cpu: float
+    """CPU time (user + system) of the cmssync process."""
     emulator_cpu: float
     output: str
     by_method: Mapping[str, int]
@@ -83,6 +85,7 @@ def run_measured(
         requests=int(stats["total"]),
         rss_mib=usage.ru_maxrss / 1024,
         code=process.returncode,
+        cpu=usage.ru_utime + usage.ru_stime,
         emulator_cpu=emulator_cpu,
         output=log.read_text(encoding="utf-8", errors="replace"),
         by_method=dict(stats["by_method"]),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import re
 import shutil
@@ -34,7 +35,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import (  # noqa: E402
+import httpx
+
+from bench.common import (
     REPO,
     Measurement,
     UploadSink,
@@ -44,7 +47,9 @@ from bench.common import (  # noqa: E402
     run_measured,
     table,
 )
-from cmssync.emulator.embedded import Sandbox  # noqa: E402
+from cmssync.emulator.embedded import Sandbox
+from cmssync.logs import configure_logging
+from cmssync.sync.workspace import open_workspace
 
 USER_PASSWORD = "bench-user-password-1"
 DEFAULT_CONCURRENCY = 8
@@ -64,16 +69,22 @@ class Bench:
         slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
         profile = ["-m", "cProfile", "-o", str(self.out / f"{slug}.prof")] if self.options.profile else []
         print(f"  … {name}", flush=True)
-        measured = run_measured(
-            name, args, sandbox=sandbox, env=env, log=self.out / f"{slug}.log", python_args=profile
-        )
+        measured = run_measured(name, args, sandbox=sandbox, env=env, log=self.out / f"{slug}.log", python_args=profile)
         if measured.code not in (0, 2):
             raise SystemExit(f"{name} failed ({measured.code}):\n{measured.tail(40)}")
         return measured
 
-    def row(self, measured: Measurement, *, concurrency: int, chain: int = 1, target: float | None = 1.5) -> None:
-        bound = lower_bound(measured.requests, concurrency, self.latency, chain)
-        ratio = measured.seconds / bound if bound else float("nan")
+    def row(
+        self,
+        measured: Measurement,
+        *,
+        concurrency: int,
+        chain: int = 1,
+        target: float | None = 1.5,
+        bounded: bool = True,
+    ) -> None:
+        bound = lower_bound(measured.requests, concurrency, self.latency, chain) if bounded else 0.0
+        ratio = measured.seconds / bound if bound else None
         self.results["rows"].append(
             {
                 "name": measured.name,
@@ -82,9 +93,10 @@ class Bench:
                 "by_method": measured.by_method,
                 "concurrency": concurrency,
                 "lower_bound_s": round(bound, 2),
-                "ratio": round(ratio, 2),
+                "ratio": None if ratio is None else round(ratio, 2),
                 "target_ratio": target,
                 "rss_mib": round(measured.rss_mib, 1),
+                "cpu_s": round(measured.cpu, 2),
                 "emulator_cpu_s": round(measured.emulator_cpu, 2),
             }
         )
@@ -118,20 +130,6 @@ def environment(sandbox: Sandbox, **extra: str) -> dict[str, str]:
     return env
 
 
-def add_user_passwords(root: Path) -> int:
-    """Pulled users have no password (the API cannot read one); a new user needs one."""
-    users = root / "users.yaml"
-    lines, count = [], 0
-    for line in users.read_text(encoding="utf-8").splitlines():
-        lines.append(line)
-        if line.strip().startswith("email:"):
-            indent = line[: len(line) - len(line.lstrip())]
-            lines.append(f"{indent}password: ${{env:BENCH_USER_PASSWORD}}")
-            count += 1
-    users.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return count
-
-
 def edit_blocks(root: Path, pages: int, blocks: int) -> int:
     """Change ``blocks`` content blocks in each of ``pages`` page files (spread over the site); returns the edits."""
     files = sorted((root / "pages").rglob("page-*.yaml"))
@@ -161,6 +159,33 @@ def planned_block_changes(bench: Bench, root: Path, env: dict[str, str]) -> int:
     return sum(len(action.get("blocks") or ()) for action in plan["actions"])
 
 
+def write_files_and_users(root: Path, files: int, users: int) -> None:
+    """Files and users like the sandbox generator's (``generated-N.txt`` in the root folder, ``userN``), as content.
+
+    ``pull`` cannot be used for them: the generated rows share one timestamp, and the list walks of files and users
+    repeat and skip items whose dates tie (concrete-api.md §13), so a pull sees only part of them.
+    """
+    shutil.rmtree(root / "files", ignore_errors=True)
+    (root / "files").mkdir()
+    for number in range(files):
+        (root / "files" / f"generated-{number}.txt").write_text(f"generated file {number}\n", encoding="utf-8")
+    (root / "users.yaml").write_text(
+        "".join(
+            f"- username: user{n}\n  email: user{n}@example.com\n  password: ${{env:BENCH_USER_PASSWORD}}\n"
+            for n in range(users)
+        ),
+        encoding="utf-8",
+    )
+
+
+def count_pulled(root: Path) -> dict[str, int]:
+    files = [p for p in (root / "files").rglob("*") if p.is_file() and not p.name.endswith(".yaml")]
+    users = (
+        (root / "users.yaml").read_text(encoding="utf-8").count("username:") if (root / "users.yaml").exists() else 0
+    )
+    return {"pages": len(list((root / "pages").rglob("*.yaml"))), "files": len(files), "users": users}
+
+
 def site_benchmarks(bench: Bench, work: Path) -> None:
     options = bench.options
     spec = f"pages={options.pages},blocks={options.blocks},files={options.files},users={options.users}"
@@ -173,6 +198,14 @@ def site_benchmarks(bench: Bench, work: Path) -> None:
 
         pulled = bench.measure("pull (generated site)", ["pull", str(root)], sandbox, env)
         bench.row(pulled, concurrency=DEFAULT_CONCURRENCY, target=None)
+        bench.results["pulled"] = count_pulled(root)
+        write_files_and_users(root, options.files, options.users)
+
+        sandbox.reset(seed="empty")
+        shutil.rmtree(state.parent)
+        first = bench.measure("apply, whole site to an empty sandbox", ["apply", "--yes", str(root)], sandbox, env)
+        bench.row(first, concurrency=DEFAULT_CONCURRENCY, chain=OBSERVE_DEPTH + 2 * PAGE_CREATE_CHAIN)
+
         noop = bench.measure("plan, no-op (concurrency 8)", ["plan", "--detailed-exitcode", str(root)], sandbox, env)
         _expect_no_changes(noop)
         bench.row(noop, concurrency=DEFAULT_CONCURRENCY, chain=OBSERVE_DEPTH)
@@ -186,15 +219,6 @@ def site_benchmarks(bench: Bench, work: Path) -> None:
         bench.row(sequential, concurrency=1, target=None)
         bench.results["sequential_over_default"] = round(sequential.seconds / noop.seconds, 2)
 
-        bench.results["users_given_passwords"] = add_user_passwords(root)
-        sandbox.reset(seed="empty")
-        shutil.rmtree(state.parent)
-        first = bench.measure("apply, whole site to an empty sandbox", ["apply", "--yes", str(root)], sandbox, env)
-        bench.row(first, concurrency=DEFAULT_CONCURRENCY, chain=OBSERVE_DEPTH + 2 * PAGE_CREATE_CHAIN)
-        after = bench.measure("plan, no-op after the apply", ["plan", "--detailed-exitcode", str(root)], sandbox, env)
-        _expect_no_changes(after)
-        bench.row(after, concurrency=DEFAULT_CONCURRENCY, chain=OBSERVE_DEPTH)
-
         edits = edit_blocks(root, options.edit_pages, options.edit_blocks)
         bench.results["block_edits_written"] = edits
         bench.results["block_changes_planned"] = planned_block_changes(bench, root, env)
@@ -204,6 +228,43 @@ def site_benchmarks(bench: Bench, work: Path) -> None:
         bench.row(changed, concurrency=DEFAULT_CONCURRENCY, chain=1 + options.edit_blocks + 1)
         final = bench.measure("plan, no-op after the edits", ["plan", "--detailed-exitcode", str(root)], sandbox, env)
         _expect_no_changes(final)
+        diagnostics(bench, root, sandbox, env)
+
+
+def diagnostics(bench: Bench, root: Path, sandbox: Sandbox, env: dict[str, str]) -> None:
+    """Where the time goes besides waiting for the site, on the same content and state: loading the content and
+    one state save (in this process), and a no-op plan with the latency switched off (the client's own cost)."""
+    for name, value in env.items():
+        os.environ[name] = value
+    started = time.perf_counter()
+    workspace = open_workspace(root)
+    loaded = time.perf_counter() - started
+    state = workspace.load_state()
+    started = time.perf_counter()
+    for _ in range(20):
+        workspace.store.save(state)
+    saved = (time.perf_counter() - started) / 20
+    objects = sum(len(getattr(state, kind)) for kind in ("pages", "files", "users", "groups"))
+    startup = bench.measure("diagnostic: cmssync --version (interpreter start)", ["--version"], None, env)
+    _set_latency(sandbox, 0)
+    try:
+        fast = bench.measure("diagnostic: plan, no-op, no latency", ["plan", str(root)], sandbox, env)
+    finally:
+        _set_latency(sandbox, bench.options.latency_ms)
+    bench.results["diagnostics"] = {
+        "content_load_s": round(loaded, 2),
+        "state_objects": objects,
+        "state_save_ms": round(saved * 1000, 2),
+        "interpreter_start_s": round(startup.seconds, 2),
+        "no_latency_plan_s": round(fast.seconds, 2),
+        "no_latency_plan_requests": fast.requests,
+        "no_latency_plan_cpu_s": round(fast.cpu, 2),
+        "client_ms_per_request": round((fast.seconds - loaded - startup.seconds) / fast.requests * 1000, 2),
+    }
+
+
+def _set_latency(sandbox: Sandbox, milliseconds: int) -> None:
+    httpx.post(sandbox.url + "/__emulator/faults", json={"rules": [], "latency_ms": milliseconds}).raise_for_status()
 
 
 def _expect_no_changes(measured: Measurement) -> None:
@@ -227,10 +288,12 @@ def upload_benchmark(bench: Bench, work: Path) -> None:
             sandbox.reset(seed="empty")
             sink.received = 0
             label = f"{length // 1024 // 1024} MiB" if length >= 1024 * 1024 else f"{length // 1024} KiB"
-            measured[name] = bench.measure(f"apply, upload of a {label} file", ["apply", "--yes", str(root)], sandbox, env)
+            measured[name] = bench.measure(
+                f"apply, upload of a {label} file", ["apply", "--yes", str(root)], sandbox, env
+            )
             if sink.received < length:
                 raise SystemExit(f"the upload sink received {sink.received} bytes of {length}")
-            bench.row(measured[name], concurrency=DEFAULT_CONCURRENCY, target=None)
+            bench.row(measured[name], concurrency=DEFAULT_CONCURRENCY, target=None, bounded=False)
         bench.results["upload_rss_growth_mib"] = round(measured["big"].rss_mib - measured["tiny"].rss_mib, 1)
         bench.results["upload_mib_per_s"] = round(bench.options.upload_mib / measured["big"].seconds, 1)
 
@@ -254,41 +317,56 @@ def other_benchmark(bench: Bench, key: str, script: str, args: list[str]) -> Non
 
 
 def report(results: dict[str, Any]) -> str:
+    """The results as Markdown tables (also readable as plain text)."""
     rows = results["rows"]
-    lines = [
-        "machine: " + ", ".join(f"{k} {v}" for k, v in results["machine"].items()),
-        "",
-        table(
-            ["measurement", "wall", "requests", "conc.", "lower bound", "ratio", "target", "peak RSS", "emulator CPU"],
-            [
-                [
-                    r["name"],
-                    fmt_s(r["seconds"]),
-                    r["requests"],
-                    r["concurrency"],
-                    fmt_s(r["lower_bound_s"]),
-                    f"{r['ratio']:.2f}x",
-                    f"<= {r['target_ratio']}x" if r["target_ratio"] else "-",
-                    f"{r['rss_mib']:.0f} MiB",
-                    fmt_s(r["emulator_cpu_s"]),
-                ]
-                for r in rows
-            ],
-        ),
-        "",
+    headers = [
+        "measurement",
+        "wall",
+        "requests",
+        "conc.",
+        "lower bound",
+        "ratio",
+        "target",
+        "peak RSS",
+        "CPU",
+        "emu CPU",
     ]
-    summary: list[tuple[str, str]] = []
+    body = [
+        [
+            r["name"],
+            fmt_s(r["seconds"]),
+            r["requests"],
+            r["concurrency"],
+            fmt_s(r["lower_bound_s"]) if r["ratio"] is not None else "-",
+            f"{r['ratio']:.2f}x" if r["ratio"] is not None else "-",
+            f"<= {r['target_ratio']}x" if r["target_ratio"] else "-",
+            f"{r['rss_mib']:.0f} MiB",
+            fmt_s(r["cpu_s"]),
+            fmt_s(r["emulator_cpu_s"]),
+        ]
+        for r in rows
+    ]
+    lines = ["machine: " + ", ".join(f"{k} {v}" for k, v in results["machine"].items()), "", table(headers, body), ""]
+    summary: list[tuple[str, object]] = []
     if "sequential_over_default" in results:
-        summary.append(("no-op plan, concurrency 1 / concurrency 8 (target >= 6x)", f"{results['sequential_over_default']}x"))
-    if "block_changes_planned" in results:
-        summary.append(("block changes planned for the edit apply", str(results["block_changes_planned"])))
-    if "upload_rss_growth_mib" in results:
-        summary.append(("upload RSS growth over a 1 KiB upload (target < 64 MiB)", f"{results['upload_rss_growth_mib']} MiB"))
-        summary.append(("upload throughput", f"{results['upload_mib_per_s']} MiB/s"))
+        summary.append(
+            ("no-op plan, concurrency 1 over concurrency 8 (target >= 6x)", f"{results['sequential_over_default']}x")
+        )
+    for key, label in (
+        ("pulled", "pull of the generated site found"),
+        ("block_changes_planned", "block changes planned for the edit apply"),
+        ("upload_rss_growth_mib", "upload: peak RSS growth over a 1 KiB upload, MiB (target < 64)"),
+        ("upload_mib_per_s", "upload throughput, MiB/s"),
+        ("diagnostics", "diagnostics"),
+    ):
+        if key in results:
+            summary.append((label, results[key]))
     if rows:
-        summary.append(("largest peak RSS of a command (target < 300 MiB)", f"{max(r['rss_mib'] for r in rows):.0f} MiB"))
+        summary.append(
+            ("largest peak RSS of a command (target < 300 MiB)", f"{max(r['rss_mib'] for r in rows):.0f} MiB")
+        )
     lines += [f"{name}: {value}" for name, value in summary]
-    for key, title in (("daemon", "daemon (bench/daemon_bench.py)"), ("content", "content loading (bench/content_bench.py)")):
+    for key, title in (("daemon", "bench/daemon_bench.py"), ("content", "bench/content_bench.py")):
         if key in results:
             lines += ["", f"{title}:", results[key]["output"]]
     return "\n".join(lines)
@@ -308,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="Write a cProfile of every measured command.")
     parser.add_argument("--out", type=Path, help="Keep logs, profiles and results.json here (default: temporary).")
     options = parser.parse_args(argv)
+    configure_logging(level=logging.WARNING)  # the in-process diagnostics would log every request
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="cmssync-bench-") as temp:
         out = options.out or Path(temp) / "out"

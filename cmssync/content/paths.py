@@ -7,8 +7,41 @@ from __future__ import annotations
 
 import re
 
-PAGE_HANDLE = re.compile(r"[a-z0-9_-]+")
-"""A page path segment: Concrete's URL handle as cmssync accepts it (lowercase letters, digits, ``-``, ``_``)."""
+PAGE_HANDLE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+"""A page path segment: a URL handle Concrete can make (lowercase letters and digits, single ``-`` between)."""
+
+EXCLUDED_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "as",
+        "at",
+        "before",
+        "but",
+        "by",
+        "for",
+        "from",
+        "is",
+        "in",
+        "into",
+        "like",
+        "of",
+        "off",
+        "on",
+        "onto",
+        "per",
+        "since",
+        "than",
+        "the",
+        "this",
+        "that",
+        "to",
+        "up",
+        "via",
+        "with",
+    ]
+)
+"""Concrete's default ``concrete.seo.exclude_words``: dropped from a page's URL when it is made from its name."""
 
 HANDLE = re.compile(r"[a-z][a-z0-9_]*")
 """Attribute, page type, template and block type handles."""
@@ -20,10 +53,19 @@ MAX_NAME = 255
 
 
 def check_page_handle(segment: str) -> None:
+    """A segment Concrete can produce: it makes a new page's URL from its name with URLify, which lowercases,
+    turns ``_`` and spaces into ``-`` and drops common short words; cmssync creates pages so that the URL is the
+    file's name, which only works when URLify leaves that name as it is."""
     if not PAGE_HANDLE.fullmatch(segment):
         raise ValueError(
-            f"invalid page handle {segment!r}: use lowercase letters, digits, '-' and '_' "
+            f"invalid page handle {segment!r}: use lowercase letters and digits, with single '-' between words "
             "(the page's URL segment comes from its file name)"
+        )
+    dropped = [word for word in segment.split("-") if word in EXCLUDED_WORDS]
+    if dropped:
+        raise ValueError(
+            f"invalid page handle {segment!r}: Concrete leaves the word {dropped[0]!r} out of page URLs "
+            "(concrete.seo.exclude_words), so this page cannot have this URL; rename the file"
         )
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from cmssync.content.loader import load_content
 from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
+from cmssync.content.paths import EXCLUDED_WORDS
 from cmssync.content.writer import write_groups, write_page, write_sidecar, write_users, write_yaml
 
 FOLDERS = {"images": 12, "documents": 13}
@@ -88,7 +89,9 @@ def page(strings: st.SearchStrategy[str]) -> st.SearchStrategy[dict[str, Any]]:
 
 @st.composite
 def sites(draw: st.DrawFn) -> dict[str, Any]:
-    segment = st.from_regex(r"[a-z0-9_-]{1,6}", fullmatch=True).filter(lambda s: s != "index")
+    segment = st.from_regex(r"[a-z0-9]{1,4}(-[a-z0-9]{1,3})?", fullmatch=True).filter(
+        lambda s: s != "index" and not set(s.split("-")) & EXCLUDED_WORDS
+    )
     leaves = draw(st.lists(st.lists(segment, min_size=1, max_size=2), max_size=3))
     paths = {"/"} if draw(st.booleans()) else set()
     for parts in leaves:

@@ -33,6 +33,8 @@ KILLS = 10
 KILL_SEED = 7
 RUN_TIMEOUT = 60.0
 POLL = 0.01
+SLOWER = ["latency:1:ms=20"]
+"""Every request waits 20 ms, so the apply is long enough for a 10 ms poll to stop it near its kill point."""
 
 
 def writes(stats: dict[str, Any]) -> int:
@@ -103,7 +105,9 @@ async def test_sigkill_at_ten_points_then_apply_converges(
     before = take_inventory(raw, block_pages=set())
     env = cmssync_env(sandbox)
     log = tmp_path / "apply.log"
-    points = [random.Random(KILL_SEED).randint(4, 45) for _ in range(KILLS)]
+    rng = random.Random(KILL_SEED)
+    points = [rng.randint(4, 45) for _ in range(KILLS)]
+    sandbox.set_faults(SLOWER)
     killed: list[int] = []
     process: subprocess.Popen[bytes] | None = None
     try:
@@ -114,11 +118,12 @@ async def test_sigkill_at_ten_points_then_apply_converges(
             if seen is not None:
                 killed.append(seen)
             assert_valid_state(site.state_path)
-        sandbox.clear_stats()
+        sandbox.clear_faults()
         process = start_apply(root, env, log)
         assert process.wait(timeout=RUN_TIMEOUT) == 0, log.read_text()[-3000:]
         assert_valid_state(site.state_path)
     finally:
+        sandbox.clear_faults()
         if process is not None and process.poll() is None:
             process.kill()
             process.wait()
