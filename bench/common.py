@@ -45,6 +45,7 @@ class Measurement:
     emulator_cpu: float
     output: str
     by_method: Mapping[str, int]
+    by_route: Mapping[str, int]
 
     def tail(self, lines: int = 15) -> str:
         return "\n".join(self.output.splitlines()[-lines:])
@@ -78,7 +79,7 @@ def run_measured(
         process.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - started
     emulator_cpu = time.process_time() - cpu
-    stats: dict[str, Any] = sandbox.stats() if sandbox is not None else {"total": 0, "by_method": {}}
+    stats: dict[str, Any] = sandbox.stats() if sandbox is not None else {"total": 0, "by_method": {}, "by_route": {}}
     return Measurement(
         name=name,
         seconds=seconds,
@@ -89,6 +90,7 @@ def run_measured(
         emulator_cpu=emulator_cpu,
         output=log.read_text(encoding="utf-8", errors="replace"),
         by_method=dict(stats["by_method"]),
+        by_route=dict(stats["by_route"]),
     )
 
 

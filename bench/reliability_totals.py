@@ -24,6 +24,7 @@ LABELS = {
     "duplicates_found": "duplicates found",
     "secrets_leaked": "secrets leaked",
     "applies": "applies run under faults",
+    "duplicates_in_known_bugs": "duplicates made by known bugs (strict xfail tests)",
 }
 
 

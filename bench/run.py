@@ -91,6 +91,7 @@ class Bench:
                 "seconds": round(measured.seconds, 2),
                 "requests": measured.requests,
                 "by_method": measured.by_method,
+                "top_routes": dict(sorted(measured.by_route.items(), key=lambda item: -item[1])[:6]),
                 "concurrency": concurrency,
                 "lower_bound_s": round(bound, 2),
                 "ratio": None if ratio is None else round(ratio, 2),

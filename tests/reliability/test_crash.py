@@ -1,6 +1,6 @@
 """Crash safety (issues 7 and 9): SIGKILL a real ``cmssync apply`` subprocess at ten seeded points of a large
-apply; after every kill the state file is a valid state, and the apply that follows (not killed) converges with
-nothing duplicated or lost.
+apply (and six more of an apply that updates every page); after every kill the state file is a valid state, and
+the apply that follows (not killed) converges with nothing duplicated or lost.
 
 The subprocess is the installed command (``python -m cmssync apply --yes DIR``) talking HTTP to the session
 sandbox, configured like a user would: ``cmssync.yaml`` with the URL and the state path, secrets in the environment.
@@ -30,6 +30,7 @@ from tests.reliability.sites import USER_PASSWORD, USER_PASSWORD_ENV, Reliabilit
 
 REPO = Path(__file__).resolve().parents[2]
 KILLS = 10
+UPDATE_KILLS = 6
 KILL_SEED = 7
 RUN_TIMEOUT = 60.0
 POLL = 0.01
@@ -86,9 +87,48 @@ def assert_valid_state(path: Path) -> None:
     StateStore(path).load()
 
 
+def apply_with_kills(
+    root: Path, sandbox: Sandbox, env: dict[str, str], log: Path, state: Path, points: list[int]
+) -> list[int]:
+    """One apply per kill point, each SIGKILLed at its point (slowed down), then one apply to the end."""
+    killed: list[int] = []
+    process: subprocess.Popen[bytes] | None = None
+    sandbox.set_faults(SLOWER)
+    try:
+        for point in points:
+            sandbox.clear_stats()
+            process = start_apply(root, env, log)
+            seen = kill_after_writes(process, sandbox, point)
+            if seen is not None:
+                killed.append(seen)
+            assert_valid_state(state)
+        sandbox.clear_faults()
+        process = start_apply(root, env, log)
+        assert process.wait(timeout=RUN_TIMEOUT) == 0, log.read_text()[-3000:]
+        assert_valid_state(state)
+    finally:
+        sandbox.clear_faults()
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+    return killed
+
+
+def edit_every_page(root: Path) -> int:
+    """Change block 2 of every page: one block update per page, the kind of run whose first write matters."""
+    edited = 0
+    for path in sorted((root / "pages").rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("<p>Block 2 of page", "<p>Block 2 (edited) of page"), encoding="utf-8")
+        edited += 1
+    return edited
+
+
 async def test_sigkill_at_ten_points_then_apply_converges(
     sandbox: Sandbox, tmp_path: Path, reliability_report: ReliabilityReport
 ) -> None:
+    """Ten kills while the site is created, six more while every page is updated; after each series the next
+    apply converges: the plan is empty, nothing is duplicated or lost, and the live pages hold the edits."""
     root = tmp_path / "site"
     site = ReliabilitySite(root, sandbox)
     write_generated_content(
@@ -106,35 +146,25 @@ async def test_sigkill_at_ten_points_then_apply_converges(
     env = cmssync_env(sandbox)
     log = tmp_path / "apply.log"
     rng = random.Random(KILL_SEED)
-    points = [rng.randint(4, 45) for _ in range(KILLS)]
-    sandbox.set_faults(SLOWER)
-    killed: list[int] = []
-    process: subprocess.Popen[bytes] | None = None
-    try:
-        for point in points:
-            sandbox.clear_stats()
-            process = start_apply(root, env, log)
-            seen = kill_after_writes(process, sandbox, point)
-            if seen is not None:
-                killed.append(seen)
-            assert_valid_state(site.state_path)
-        sandbox.clear_faults()
-        process = start_apply(root, env, log)
-        assert process.wait(timeout=RUN_TIMEOUT) == 0, log.read_text()[-3000:]
-        assert_valid_state(site.state_path)
-    finally:
-        sandbox.clear_faults()
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait()
 
+    creating = [rng.randint(4, 45) for _ in range(KILLS)]
+    killed = apply_with_kills(root, sandbox, env, log, site.state_path, creating)
+    assert len(killed) == KILLS, f"only {len(killed)} runs were killed (points {creating}, killed at {killed})"
     plan = await site.plan()
     assert [a.id for a in plan.actions] == [], log.read_text()[-3000:]
+
+    assert edit_every_page(root) == 60
+    updating = [rng.randint(1, 20) for _ in range(UPDATE_KILLS)]
+    killed += apply_with_kills(root, sandbox, env, log, site.state_path, updating)
+    plan = await site.plan()
+    assert [a.id for a in plan.actions] == [], log.read_text()[-3000:]
+
     content = site.content()
     after = take_inventory(raw, block_pages=set(content.pages))
-    raw.close()
     found = problems(before, after, content, site.state())
-    reliability_report.add(cases_tried=1, kills=len(killed), duplicates_found=duplicates(found))
+    stale = [path for path in sorted(content.pages) if "(edited)" not in raw.blocks(path, "Main")[1][1]["content"]]
+    raw.close()
+    reliability_report.add(cases_tried=2, kills=len(killed), duplicates_found=duplicates(found))
     assert found == []
-    assert len(killed) == KILLS, f"only {len(killed)} runs were killed (points {points}, killed at {killed})"
-    assert len(content.pages) == 60
+    assert stale == [], "live pages without the edit (a draft left unapproved?)"
+    assert len(killed) == KILLS + UPDATE_KILLS, f"killed at {killed} (points {creating} and {updating})"

@@ -37,7 +37,6 @@ ISSUE_7 = ("500:0.1", "429:0.05:retry-after=0", "drop:0.02", "commit-then-500:0.
 ISSUE_7_SEEDS = (1, 2, 3, 4, 5)
 
 
-
 async def _scenario(scenario: Scenario, sandbox: Sandbox, tmp_path: Path, report: ReliabilityReport) -> ScenarioResult:
     result, fresh = await run_scenario(scenario, sandbox, tmp_path)
     if fresh:

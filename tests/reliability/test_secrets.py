@@ -121,8 +121,11 @@ def run_everything(root: Path, plan_file: Path, capsys: pytest.CaptureFixture[st
 
 
 def status(capsys: pytest.CaptureFixture[str], root: Path, outputs: Outputs) -> None:
-    result = run_cli(capsys, "--log-format", "json", "status", str(root))
-    outputs.add("status", result)
+    for log_format in ("json", "console"):
+        result = run_cli(capsys, "--debug", "--log-format", log_format, "status", str(root))
+        assert "Traceback" not in result.text
+        assert "auth:" in result.out, result.text
+        outputs.add(f"status ({log_format} logs)", result)
 
 
 def test_no_secret_in_any_output_with_the_password_grant(
