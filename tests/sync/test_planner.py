@@ -157,11 +157,11 @@ def test_an_empty_content_directory_never_deletes(tmp_path: Path) -> None:
 
 def test_children_are_created_after_parents_and_deleted_before_them(tmp_path: Path) -> None:
     content = write_content(
-        tmp_path, {"pages/a.yaml": "name: A\n", "pages/a/b.yaml": "name: B\n", "pages/a/b/c.yaml": "name: C\n"}
+        tmp_path, {"pages/p.yaml": "name: P\n", "pages/p/q.yaml": "name: Q\n", "pages/p/q/r.yaml": "name: R\n"}
     )
     result = plan(content, snapshot(), State(), options())
-    assert [a.key for a in result.actions] == ["/a", "/a/b", "/a/b/c"]
-    assert result.actions[2].depends_on == ("page:/a/b",)
+    assert [a.key for a in result.actions] == ["/p", "/p/q", "/p/q/r"]
+    assert result.actions[2].depends_on == ("page:/p/q",)
     state = State()
     for n, path in enumerate(["/x", "/x/y", "/x/y/z"]):
         state.record_page(path, PageRecord(id=200 + n))
@@ -211,10 +211,10 @@ def test_user_changes_are_field_level_and_passwords_sensitive(tmp_path: Path) ->
 
 def test_targets_select_actions_and_their_dependencies(tmp_path: Path) -> None:
     content = write_content(
-        tmp_path, {"pages/a.yaml": "name: A\n", "pages/a/b.yaml": "name: B\n", "pages/c.yaml": "name: C\n"}
+        tmp_path, {"pages/p.yaml": "name: P\n", "pages/p/q.yaml": "name: Q\n", "pages/c.yaml": "name: C\n"}
     )
-    result = plan(content, snapshot(), State(), options(targets=("page:/a/b",)))
-    assert [a.key for a in result.actions] == ["/a", "/a/b"]
+    result = plan(content, snapshot(), State(), options(targets=("page:/p/q",)))
+    assert [a.key for a in result.actions] == ["/p", "/p/q"]
 
 
 def test_a_moved_page_file_is_shown_as_a_move_not_create_and_delete(tmp_path: Path) -> None:
