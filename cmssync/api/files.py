@@ -24,7 +24,9 @@ from cmssync.api.retry import Kind
 class FilesApi(Endpoints):
     def iter_files(self, *, includes: Sequence[str] = (), limit: int = 100) -> AsyncIterator[File]:
         """Every file the acting user may see, newest first, each once (see pagination for the caveats)."""
-        return self._walk(File, "/files", params=includes_param(tuple(includes)), limit=limit)
+        return self._walk(
+            File, "/files", params=includes_param(tuple(includes)), limit=limit, sort_key=lambda item: item.date_added
+        )
 
     async def get_file(self, file_id: str, *, includes: Sequence[str] = ()) -> File:
         route = "/files/{file_id}"

@@ -39,7 +39,13 @@ class PagesApi(Endpoints):
     def iter_pages(self, *, includes: Sequence[str] = (), limit: int = 100) -> AsyncIterator[Page]:
         """Every page ``GET /pages`` lists (live, non-system pages), each once. Unreliable on real sites when
         modification dates tie: prefer :meth:`walk_page_tree`."""
-        return self._walk(Page, "/pages", params=includes_param(tuple(includes)), limit=limit)
+        return self._walk(
+            Page,
+            "/pages",
+            params=includes_param(tuple(includes)),
+            limit=limit,
+            sort_key=lambda item: item.date_last_updated,
+        )
 
     async def page_children(self, page_id: int) -> list[Page]:
         """The direct children of a page, in sitemap order (the server returns all; no paging)."""

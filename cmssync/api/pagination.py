@@ -12,7 +12,7 @@ Version lists use the older ``limit`` + ``resultsPage`` paging and carry no meta
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -72,8 +72,10 @@ class Endpoints:
         *,
         params: Mapping[str, str] | None = None,
         limit: int = MAX_LIMIT,
+        sort_key: Callable[[M], object] | None = None,
         **path_params: Any,
     ) -> AsyncIterator[M]:
+        """Every item of a cursor list once (see :func:`next_cursor` for ``sort_key``)."""
         limit = max(1, min(MAX_LIMIT, limit))
         seen: set[str] = set()
         used: set[str] = set()
@@ -84,9 +86,9 @@ class Endpoints:
                 query["after"] = str(after)
             body = await self._t.call("GET", route, kind=Kind.READ, params=query, **path_params)
             items, following = split_list(body, path=self._t.api_prefix + route)
+            page = [self._model(model, item, method="GET", route=route) for item in items]
             fresh = 0
-            for item in items:
-                parsed = self._model(model, item, method="GET", route=route)
+            for parsed in page:
                 key = str(getattr(parsed, "id", id(parsed))).lower()
                 if key in seen:
                     continue
@@ -95,7 +97,9 @@ class Endpoints:
                 yield parsed
             if not items or len(items) < limit or fresh == 0:
                 return
-            if following is None:
+            if sort_key is not None:
+                following = next_cursor(page, sort_key, limit=limit, used=used)
+            elif following is None:
                 last = items[-1]
                 following = last.get("id") if isinstance(last, dict) else None
             if following is None or str(following) in used:
@@ -125,6 +129,28 @@ class Endpoints:
             if len(items) < limit or fresh == 0:
                 return
             number += 1
+
+
+def next_cursor(page: Sequence[M], sort_key: Callable[[M], object], *, limit: int, used: set[str]) -> object:
+    """The ``after`` cursor for the page following ``page`` that skips no item.
+
+    A real server filters ``(sort column, id) < (cursor's sort column, cursor's id)`` but orders by the sort column
+    alone (concrete-api.md §4, §13), so when a page ends inside a group of items with the same sort value, the
+    group's members that fall after the cut and have a higher id than the last item are never returned. Taking as
+    cursor the last item *before* that trailing group makes the next page start with the whole group (its members
+    seen already are dropped by id). A group longer than half a page is cut at the last item instead, as the server
+    suggests: re-reading it would cost more pages than it saves, and such groups are the bulk imports of one second.
+    """
+    last = page[-1]
+    tail = sort_key(last)
+    run = 1
+    while run < len(page) and sort_key(page[-run - 1]) == tail:
+        run += 1
+    if run < len(page) and run <= limit // 2:
+        cursor = getattr(page[-run - 1], "id", None)
+        if cursor is not None and str(cursor) not in used:
+            return cursor
+    return getattr(last, "id", None)
 
 
 def _shape_error(model: type[BaseModel], exc: ValidationError, method: str, path: str) -> UnexpectedResponse:

@@ -8,11 +8,13 @@ the same password twice ends the same). ``DELETE /users/1`` answers "deleted" wh
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+import asyncio
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from typing import Any
 
 from pydantic import SecretStr
 
+from cmssync.api.errors import NotFound
 from cmssync.api.models import DeleteResult, Group, User
 from cmssync.api.pagination import Endpoints, includes_param
 from cmssync.api.retry import Kind
@@ -26,7 +28,35 @@ class UsersApi(Endpoints):
     # -- users ----------------------------------------------------------------------------------------------------
 
     def iter_users(self, *, includes: Sequence[str] = (), limit: int = 100) -> AsyncIterator[User]:
-        return self._walk(User, "/users", params=includes_param(tuple(includes)), limit=limit)
+        return self._walk(
+            User, "/users", params=includes_param(tuple(includes)), limit=limit, sort_key=lambda item: item.date_added
+        )
+
+    async def find_missed_users(self, seen: Collection[int], *, beyond: int = 20) -> list[User]:
+        """Users a list walk did not return, found by reading the ids it skipped one by one.
+
+        ``GET /users`` skips users whose ``date_added`` ties across a page boundary (concrete-api.md §13), and users
+        created in bulk share a second. User ids are sequential, so the ids between 2 and the highest seen are read
+        individually (404s are deleted users), and then ids above it until ``beyond`` in a row do not exist. The
+        super admin (id 1) is not looked for: it is never managed. Costs one request per id not seen.
+        """
+        highest = max(seen, default=1)
+        candidates = [n for n in range(2, highest + 1) if n not in seen]
+        found = [user for user in await asyncio.gather(*(self._maybe_user(n) for n in candidates)) if user]
+        misses, number = 0, highest
+        while misses < beyond:
+            number += 1
+            user = await self._maybe_user(number)
+            misses = 0 if user is not None else misses + 1
+            if user is not None:
+                found.append(user)
+        return found
+
+    async def _maybe_user(self, user_id: int) -> User | None:
+        try:
+            return await self.get_user(user_id)
+        except NotFound:
+            return None
 
     async def get_user(self, user_id: int, *, includes: Sequence[str] = ()) -> User:
         route = "/users/{user_id}"

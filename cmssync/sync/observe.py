@@ -16,6 +16,7 @@ Concurrency is bounded by the client (its semaphore); here every independent rea
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -60,10 +61,13 @@ async def observe(
     if scope is not None:
         content = scope.restrict(content)
         state = _restricted_state(state, scope)
+    warnings: list[str] = []
     pages, files, users, groups = await asyncio.gather(
         _observe_pages(client, content, state, home_id, base_url),
-        _observe_files(client, state, list_all=scope is None or bool(set(content.files) - set(state.files))),
-        _observe_users(client, state) if scope is None or scope.all_users else _no_users(),
+        _observe_files(
+            client, state, list_all=scope is None or bool(set(content.files) - set(state.files)), warnings=warnings
+        ),
+        _observe_users(client, state, content.users) if scope is None or scope.all_users else _no_users(),
         _gather_list(client.iter_groups()) if scope is None or scope.all_groups else _no_groups(),
     )
     return Snapshot(
@@ -75,6 +79,7 @@ async def observe(
         users=users,
         groups={group.name or "": LiveGroup(group.id, group.name or "") for group in groups},
         complete=scope is None,
+        warnings=tuple(warnings),
     )
 
 
@@ -200,10 +205,33 @@ def to_live_page(page: Page, live_version_id: int | None, base_url: str) -> Live
 # --- files, users -------------------------------------------------------------------------------------------------
 
 
-async def _observe_files(client: ConcreteClient, state: State, *, list_all: bool) -> dict[str, LiveFile]:
+def unreliable_list_warning(kind: str, dates: list[object]) -> str | None:
+    """A warning when a list walk cannot have returned everything.
+
+    The server's cursor skips items whose sort dates tie across a page boundary (concrete-api.md §13); a group of
+    ties larger than half a page (a bulk import, the sample content of an install) cannot be walked completely.
+    """
+    if len(dates) < 100:
+        return None
+    largest = max(Counter(dates).values())
+    if largest < 50:
+        return None
+    return (
+        f"the site's {kind} list cannot be read completely: {largest} {kind} share the same date, and the API skips "
+        f"some of them; {kind} it did not return look absent (a content {kind[:-1]} not yet in the state may be "
+        "created again)"
+    )
+
+
+async def _observe_files(
+    client: ConcreteClient, state: State, *, list_all: bool, warnings: list[str]
+) -> dict[str, LiveFile]:
     files: dict[str, File] = {}
     if list_all:
         files = {f.id.lower(): f for f in await _gather_list(client.iter_files(includes=("custom_attributes",)))}
+        warning = unreliable_list_warning("files", [f.date_added for f in files.values()])
+        if warning is not None:
+            warnings.append(warning)
     unseen = [str(r.id) for r in state.files.values() if str(r.id).lower() not in files]
     for extra in await _all(_maybe(client.get_file(file_id, includes=("custom_attributes",))) for file_id in unseen):
         if extra is not None:
@@ -226,12 +254,17 @@ def to_live_file(file: File) -> LiveFile:
     )
 
 
-async def _observe_users(client: ConcreteClient, state: State) -> dict[str, LiveUser]:
+async def _observe_users(client: ConcreteClient, state: State, wanted: Iterable[str]) -> dict[str, LiveUser]:
     users: dict[int, User] = {u.id: u for u in await _gather_list(client.iter_users())}
     unseen = [r.id for r in state.users.values() if r.id not in users]
     for extra in await _all(_maybe(client.get_user(user_id)) for user_id in unseen):
         if extra is not None:
             users[extra.id] = extra
+    names = {u.username for u in users.values()}
+    if any(name not in names for name in wanted):
+        # A content user is neither known nor listed: it may be one the list skipped (tied dates), so read the
+        # ids the walk did not return before planning to create it.
+        users.update({u.id: u for u in await client.find_missed_users(set(users))})
     return {
         u.username: LiveUser(id=u.id, username=u.username, email=u.email or "", language=u.language)
         for u in users.values()

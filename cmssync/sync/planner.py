@@ -58,7 +58,7 @@ class PlanOptions:
 
 
 def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOptions) -> Plan:
-    warnings: list[str] = []
+    warnings: list[str] = list(observed.warnings)
     files = plan_files(content, observed, state, warnings)
     groups = plan_groups(content, observed, warnings)
     context = PageContext(

@@ -32,6 +32,7 @@ from cmssync.errors import EXIT_OK, ConfigError
 from cmssync.sync.assets import desired_file_meta, file_hash
 from cmssync.sync.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.sync.normalize import digest
+from cmssync.sync.observe import unreliable_list_warning
 from cmssync.sync.pages import build_desired_page
 from cmssync.sync.state import FileRecord, GroupRecord, PageRecord, State, StateStore, UserRecord
 
@@ -188,7 +189,11 @@ def _escape(text: str) -> str:
 async def _pull_files(client: ConcreteClient, root: Path, settings: Settings, result: Pulled) -> None:
     folder_names = {folder_id: name for name, folder_id in settings.folders.items()}
     seen: set[str] = set()
-    async for file in client.iter_files():
+    listed = [file async for file in client.iter_files()]
+    warning = unreliable_list_warning("files", [file.date_added for file in listed])
+    if warning is not None:
+        result.skipped.append(warning)
+    for file in listed:
         url_name = PurePosixPath((file.url or "").split("?")[0]).name
         if not url_name:
             result.skipped.append(f"file {file.id}: it has no public URL")
@@ -223,7 +228,10 @@ async def _pull_files(client: ConcreteClient, root: Path, settings: Settings, re
 
 async def _pull_users_and_groups(client: ConcreteClient, root: Path, state: State, skipped: list[str]) -> None:
     specs: list[UserSpec] = []
-    async for user in client.iter_users():
+    listed = [user async for user in client.iter_users()]
+    # The list skips users whose dates tie (bulk-created); their ids are read one by one.
+    listed += await client.find_missed_users({user.id for user in listed})
+    for user in listed:
         if user.id == 1 or not user.username:
             continue  # the super admin is never managed
         data = {"username": user.username, "email": user.email or ""}

@@ -92,6 +92,8 @@ class Snapshot:
     """Live groups by name (Guest and Registered Users are never listed by the API)."""
     complete: bool = True
     """False for an incremental observation that read only some objects: the planner then plans no deletes."""
+    warnings: tuple[str, ...] = ()
+    """What the observation could not be sure of (e.g. a list the API cannot return completely)."""
 
     def file_to_adopt(self, name: str, folder: int | None, size: int, managed: set[str]) -> LiveFile | None:
         """The one unmanaged live file with this stored name, folder and size, if there is exactly one.

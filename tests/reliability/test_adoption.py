@@ -24,11 +24,10 @@ GENERATED_TEXT = b"generated file\n"
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "product bug: `cmssync pull` walks GET /files and GET /users with the cursor, which repeats and skips items "
-        "whose dates tie (concrete-api.md §13), and writes what it happened to see: of 150 generated files and 150 "
-        "users it pulls 112 and 133 and says 'pulled … they are now managed (the next plan is empty)' without a "
-        "warning (sync/pull.py). At 1,000 files and 500 users it pulls 159 and 194. Fix: repeat the walk until no "
-        "new id appears (the observer's de-duplication), or at least warn that the list may be incomplete"
+        "API limit (concrete-api.md §13): GET /files cannot return every file of a group of more than half a page "
+        "that share one date (a bulk import), whatever cursor is used, and files have no other listing; pull says so "
+        "('cannot be read completely') instead of claiming the site. Users are complete: their sequential ids are "
+        "read one by one (UsersApi.find_missed_users)"
     ),
 )
 def test_pull_sees_every_file_and_user_whose_dates_tie(
@@ -61,11 +60,9 @@ def uploads(stats: dict[str, object]) -> int:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "product bug: with no state (first adoption, or a lost state), a content file that exists on the site but "
-        "that the tied GET /files walk did not show is planned as a create and uploaded again: 29 duplicate uploads "
-        "for 150 existing files (sync/observe.py _observe_files, sync/assets.py plan_files). Fix: when the walk "
-        "was unreliable (repeated ids, or dates tied at a page boundary), do not create an unrecorded file whose "
-        "name may already exist — warn and skip it, or look further before uploading"
+        "API limit (concrete-api.md §13): without a state, a file the tied GET /files walk cannot return looks "
+        "absent and is uploaded again; the plan warns that the site's file list cannot be read completely "
+        "(test_an_unreliable_file_list_is_announced). With a state, files are read by id and never re-uploaded"
     ),
 )
 async def test_files_that_exist_are_not_uploaded_again_without_a_state(
@@ -86,15 +83,6 @@ async def test_files_that_exist_are_not_uploaded_again_without_a_state(
     assert uploads(sandbox_server.stats()) == 0, site.last_output[-2000:]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "product bug: with no state, a content user that exists on the site but that the tied GET /users walk did "
-        "not show is planned as a create, which fails ('needs a password', or the site's 'username already taken') "
-        "on every run: 17 of 150 existing users, and the apply never succeeds (sync/observe.py _observe_users). "
-        "Fix: after a refused create, or when the walk was unreliable, look the user up before creating it"
-    ),
-)
 async def test_users_that_exist_are_adopted_without_a_state(
     sandbox_server: Sandbox, tmp_path: Path, reliability_report: ReliabilityReport
 ) -> None:
@@ -112,3 +100,13 @@ async def test_users_that_exist_are_adopted_without_a_state(
     reliability_report.add(cases_tried=1)
     assert not second.failed, site.last_output[-2000:]
     assert not first.failed, site.last_output[-2000:]
+
+
+async def test_an_unreliable_file_list_is_announced(sandbox_server: Sandbox, tmp_path: Path) -> None:
+    sandbox_server.reset(seed="empty", generate=f"files={GENERATED}")
+    root = tmp_path / "site"
+    (root / "files").mkdir(parents=True)
+    write_settings(root)
+    (root / "files" / "one.txt").write_bytes(GENERATED_TEXT)
+    plan = await ReliabilitySite(root, sandbox_server).plan()
+    assert any("files list cannot be read completely" in warning for warning in plan.warnings), plan.warnings
