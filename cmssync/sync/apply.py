@@ -57,7 +57,6 @@ class ApplyContext:
     file_ids: dict[str, str] = field(default_factory=dict)
     retired_files: dict[str, str] = field(default_factory=dict)
     """Old file id → path, for files replaced in this run: deleted once the pages pointing at them are updated."""
-    _sequence: int = 0
 
     def __post_init__(self) -> None:
         self.page_ids.update({path: page.id for path, page in self.snapshot.pages.items()})
@@ -78,14 +77,8 @@ class ApplyContext:
         """References resolved to what exists on the site right now (strict: an unknown target is an error)."""
         return Resolver(file_urls=self.file_urls, file_ids=self.file_ids, page_ids=self.page_ids, strict=strict)
 
-    async def save(self) -> None:
-        """Write the state after a completed remote change, and wait until it is on disk.
-
-        The snapshot is taken here, on the event loop where the state changes; the write (and its fsyncs) runs in a
-        thread, so other pages' requests go on meanwhile. Only the newest snapshot is written (``StateStore.write``).
-        """
-        self._sequence += 1
-        await asyncio.to_thread(self.store.write, self.store.serialize(self.state), self._sequence)
+    def save(self) -> None:
+        self.store.save(self.state)
 
 
 Handler = Callable[[Action, ApplyContext], Awaitable[str]]

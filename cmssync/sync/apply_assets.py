@@ -33,7 +33,7 @@ async def apply_group(action: Action, context: ApplyContext) -> str:
     name = action.key
     group = await create_verified(lambda: context.client.create_group(name), lambda: _group_named(context, name))
     context.state.record_group(name, GroupRecord(id=group.id))
-    await context.save()
+    context.save()
     return f"created (id {group.id})"
 
 
@@ -57,7 +57,7 @@ async def apply_file(action: Action, context: ApplyContext) -> str:
         old = context.state.files.get(path)
         if action.op == "replace" and old is not None:
             context.retired_files[str(old.id)] = path
-        await _record_file(context, spec, uploaded)
+        _record_file(context, spec, uploaded)
         await _set_metadata(context, spec, uploaded, set(desired_file_meta(spec)) - {"folder"})
         verb = "uploaded" if action.op == "create" else "uploaded the new bytes"
         return f"{verb} (id {uploaded.id})"
@@ -70,7 +70,7 @@ async def apply_file(action: Action, context: ApplyContext) -> str:
         current = await _set_metadata(context, spec, None, fields - {"folder"}, file_id=file_id)
     if current is None:  # adopted as it is
         current = await context.client.get_file(file_id)
-    await _record_file(context, spec, current)
+    _record_file(context, spec, current)
     return "updated"
 
 
@@ -115,7 +115,7 @@ async def _set_metadata(
     )
 
 
-async def _record_file(context: ApplyContext, spec: FileSpec, file: File) -> None:
+def _record_file(context: ApplyContext, spec: FileSpec, file: File) -> None:
     context.state.record_file(
         spec.path,
         FileRecord(
@@ -128,7 +128,7 @@ async def _record_file(context: ApplyContext, spec: FileSpec, file: File) -> Non
     )
     context.file_urls[spec.path] = file.url or ""
     context.file_ids[spec.path] = file.id.lower()
-    await context.save()
+    context.save()
 
 
 async def _delete_file(action: Action, context: ApplyContext) -> str:
@@ -136,7 +136,7 @@ async def _delete_file(action: Action, context: ApplyContext) -> str:
     file_id = action.precondition.remote_id or (str(record.id) if record else "")
     await _delete_file_id(context, file_id, action.key)
     context.state.forget_file(action.key)
-    await context.save()
+    context.save()
     return "deleted"
 
 
@@ -195,7 +195,7 @@ async def apply_user(action: Action, context: ApplyContext) -> str:
         user = await create_verified(create, lambda: _user_named(context, username))
         if not created:  # found after an ambiguous create: make sure it has the password we meant to give it
             await context.client.change_password(user.id, password)
-        await _record_user(context, username, user.id, password)
+        _record_user(context, username, user.id, password)
         return f"created (id {user.id})"
     user_id = int(action.precondition.remote_id or context.state.users[username].id)
     changed: dict[str, Any] = {}
@@ -207,7 +207,7 @@ async def apply_user(action: Action, context: ApplyContext) -> str:
         await context.client.update_user(user_id, **changed)
     if password is not None:
         await context.client.change_password(user_id, password)
-    await _record_user(context, username, user_id, password)
+    _record_user(context, username, user_id, password)
     return "updated" + (" (password changed)" if password is not None else "")
 
 
@@ -218,7 +218,7 @@ async def _user_named(context: ApplyContext, username: str) -> User | None:
     return None
 
 
-async def _record_user(context: ApplyContext, username: str, user_id: int, password: str | None) -> None:
+def _record_user(context: ApplyContext, username: str, user_id: int, password: str | None) -> None:
     old = context.state.users.get(username)
     spec = context.content.users[username]
     password_digest = context.state.password_digest(username, password) if password is not None else None
@@ -230,7 +230,7 @@ async def _record_user(context: ApplyContext, username: str, user_id: int, passw
             password_digest=password_digest or (old.password_digest if old else None),
         ),
     )
-    await context.save()
+    context.save()
 
 
 async def _delete_user(action: Action, context: ApplyContext) -> str:
@@ -241,6 +241,6 @@ async def _delete_user(action: Action, context: ApplyContext) -> str:
         await context.client.get_user(user_id)
     except NotFound:
         context.state.forget_user(action.key)
-        await context.save()
+        context.save()
         return "deleted"
     raise ApplyError(f"user {action.key}: the server answered 'deleted' but user {user_id} is still there")

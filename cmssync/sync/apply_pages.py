@@ -62,27 +62,27 @@ class PageWriter:
     def client(self) -> ConcreteClient:
         return self.context.client
 
-    async def _before_write(self) -> None:
+    def _before_write(self) -> None:
         """Record the draft this write will land in before sending it (design.md §5: a draft of an interrupted run
         is recognised). Concrete numbers a page's versions 1, 2, 3 …, so the draft is the pending one, or the
         version after the newest. If the answer is then lost, the next run still knows the draft is cmssync's."""
         if self.writes or self.recent_version_id is None:
             return
         expected = self.recent_version_id if self.recent_is_draft else self.recent_version_id + 1
-        await self._record_draft(expected)
+        self._record_draft(expected)
 
-    async def _record_draft(self, version_id: int) -> None:
+    def _record_draft(self, version_id: int) -> None:
         if version_id == self.draft_id:
             return
         self.draft_id = version_id
         record = self.context.state.pages.get(self.path) or PageRecord(id=self.page_id)
         self.context.state.record_page(self.path, record.evolve(id=self.page_id, draft_version_id=version_id))
-        await self.context.save()
+        self.context.save()
 
-    async def _saw(self, version: PageVersion | None) -> None:
+    def _saw(self, version: PageVersion | None) -> None:
         self.writes += 1
         if version is not None and version.id is not None and not version.is_approved:
-            await self._record_draft(version.id)
+            self._record_draft(version.id)
 
     async def update_fields(self, spec: PageSpec, wanted: set[str]) -> None:
         fields = page_fields(spec, self.context.resolver())
@@ -92,24 +92,24 @@ class PageWriter:
             if name.startswith("attributes.") and name in wanted
         }
         plain = {name: fields[name] for name in ("name", "description", "type", "template") if name in wanted}
-        await self._before_write()
+        self._before_write()
         page = await self.client.update_page(self.page_id, attributes=attributes or None, **plain)
-        await self._saw(page.version)
+        self._saw(page.version)
 
     async def block(self, change: BlockChange, spec: PageSpec) -> None:
-        await self._before_write()
+        self._before_write()
         if change.op == "delete":
             assert change.block_id is not None
             result = await self.client.delete_area_block(self.page_id, change.area, change.block_id)
             self.area_sizes[change.area] = self.area_sizes.get(change.area, 1) - 1
-            await self._saw(result.version)
+            self._saw(result.version)
             return
         block = spec.areas[change.area][change.position]
         value = block_fields(block, self.context.resolver())
         if change.op == "update":
             assert change.block_id is not None
             updated = await self.client.update_block(self.page_id, change.area, change.block_id, value=value)
-            await self._saw(updated.page.version if updated.page else None)
+            self._saw(updated.page.version if updated.page else None)
             return
         expected_size = self.area_sizes.get(change.area, 0) + 1
         added = await create_verified(
@@ -117,7 +117,7 @@ class PageWriter:
             lambda: self._landed_block(change.area, expected_size, block.type, value),
         )
         self.area_sizes[change.area] = expected_size
-        await self._saw(added.page.version if added.page else None)
+        self._saw(added.page.version if added.page else None)
 
     async def _landed_block(self, area_name: str, size: int, block_type: str, value: dict[str, Any]) -> Block | None:
         """After an ambiguous add: the block, if the area of the recent version now ends with it at ``size``."""
@@ -164,7 +164,7 @@ class PageWriter:
                 draft_version_id=None if live_id is not None else draft,
             ),
         )
-        await self.context.save()
+        self.context.save()
         if live_id is not None:
             await self._prune_versions(live_id)
         return message
@@ -215,7 +215,7 @@ async def _create(action: Action, context: ApplyContext) -> str:
     )
     context.page_ids[path] = page.id
     context.state.record_page(path, PageRecord(id=page.id, live_version_id=page.version.id if page.version else None))
-    await context.save()
+    context.save()
     if page.url_path != path:
         raise ApplyError(
             f"page {path}: the site created it at {page.url_path} (Concrete makes the URL from the name and drops "
@@ -280,7 +280,7 @@ async def _delete(action: Action, context: ApplyContext) -> str:
         page = await context.client.get_page(page_id)
     except (NotFound, PendingDeletion):
         context.state.forget_page(action.key)
-        await context.save()
+        context.save()
         return "deleted (moved to the trash)"
     raise ApplyError(
         f"page {action.key}: the server answered 'deleted' but the page is still there at {page.url_path} "
