@@ -15,12 +15,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from cmssync import __version__
-from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError, NotBuiltError
+from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError
 from cmssync.logs import configure_logging
 
 if TYPE_CHECKING:
@@ -100,10 +100,6 @@ def open_site_workspace(directory: Path, overrides: dict[str, Any] | None) -> Wo
 
 def wants_color() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
-
-
-def not_built(command: str, issue: int) -> NoReturn:
-    raise NotBuiltError(f"`cmssync {command}` is not built yet (issue #{issue})")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})

@@ -33,10 +33,6 @@ class CmsSyncError(Exception):
         return self.message
 
 
-class NotBuiltError(CmsSyncError):
-    """A command that exists in the interface but whose implementation has not landed yet."""
-
-
 class ConfigError(CmsSyncError):
     """Settings are missing, malformed or contradictory (cmssync.yaml, environment, secrets)."""
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from cmssync.content.models import FileSidecar, Location
+from cmssync.fileio import write_atomically
 
 CACHE_VERSION = 1
 
@@ -72,17 +71,8 @@ class HashCache:
         if self.location is None or not self.changed:
             return
         payload = {"version": CACHE_VERSION, "files": {k: list(v) for k, v in sorted(self.entries.items())}}
-        with contextlib.suppress(OSError):
-            self.location.parent.mkdir(parents=True, exist_ok=True)
-            descriptor, temporary = tempfile.mkstemp(dir=self.location.parent, prefix=".hashes.", suffix=".tmp")
-            try:
-                with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-                    json.dump(payload, stream)
-                os.replace(temporary, self.location)
-            except OSError:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
-                raise
+        with contextlib.suppress(OSError):  # a cache that cannot be written costs speed, never correctness
+            write_atomically(self.location, json.dumps(payload), durable=False)
         self.changed = False
 
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import shutil
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 from cmssync.content.files import FileSpec
 from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
 from cmssync.content.site import SiteContent
+from cmssync.fileio import write_atomically
 
 
 def _yaml() -> YAML:
@@ -116,7 +115,7 @@ def write_yaml(target: Path, data: Any) -> None:
     tree = merge(tree, data) if tree is not None else fresh(data)
     buffer = io.StringIO()
     yaml.dump(tree, buffer)
-    _atomic_write(target, buffer.getvalue())
+    write_atomically(target, buffer.getvalue(), durable=False)
 
 
 def merge(old: Any, new: Any) -> Any:
@@ -163,16 +162,3 @@ def _literal_block_safe(text: str) -> bool:
     if any(ch in text for ch in "\r\t\x85\u2028\u2029") or not text.replace("\n", "").isprintable():
         return False
     return all(line == line.rstrip() for line in text.split("\n"))
-
-
-def _atomic_write(target: Path, text: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
