@@ -32,6 +32,11 @@ class UsersApi(Endpoints):
             User, "/users", params=includes_param(tuple(includes)), limit=limit, sort_key=lambda item: item.date_added
         )
 
+    async def all_users(self) -> list[User]:
+        """Every user, the super admin included: the list walk plus the users it skipped (:meth:`find_missed_users`)."""
+        listed = [user async for user in self.iter_users()]
+        return listed + await self.find_missed_users({user.id for user in listed})
+
     async def find_missed_users(self, seen: Collection[int], *, beyond: int = 20) -> list[User]:
         """Users a list walk did not return, found by reading the ids it skipped one by one.
 

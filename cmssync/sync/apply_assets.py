@@ -212,10 +212,7 @@ async def apply_user(action: Action, context: ApplyContext) -> str:
 
 
 async def _user_named(context: ApplyContext, username: str) -> User | None:
-    async for user in context.client.iter_users():
-        if user.username == username:
-            return user
-    return None
+    return next((user for user in await context.client.all_users() if user.username == username), None)
 
 
 def _record_user(context: ApplyContext, username: str, user_id: int, password: str | None) -> None:

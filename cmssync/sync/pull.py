@@ -228,10 +228,7 @@ async def _pull_files(client: ConcreteClient, root: Path, settings: Settings, re
 
 async def _pull_users_and_groups(client: ConcreteClient, root: Path, state: State, skipped: list[str]) -> None:
     specs: list[UserSpec] = []
-    listed = [user async for user in client.iter_users()]
-    # The list skips users whose dates tie (bulk-created); their ids are read one by one.
-    listed += await client.find_missed_users({user.id for user in listed})
-    for user in listed:
+    for user in await client.all_users():
         if user.id == 1 or not user.username:
             continue  # the super admin is never managed
         data = {"username": user.username, "email": user.email or ""}
