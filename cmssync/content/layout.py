@@ -24,12 +24,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cmssync.content.paths import check_page_handle
+from cmssync.content.paths import CONFIG_FILE, LIST_FILES, YAML_SUFFIX, page_path_of
 from cmssync.errors import Problem
-
-CONFIG = "cmssync.yaml"
-CONTENT_DIRS = ("pages", "files", "users", "groups")
-LIST_FILES = {"users.yaml": "users", "groups.yaml": "groups"}
 
 
 @dataclass(frozen=True)
@@ -61,7 +57,7 @@ def scan(root: Path) -> Layout:
         name = entry.name
         if entry.path.is_dir():
             _scan_top_directory(root, entry, layout)
-        elif name == CONFIG:
+        elif name == CONFIG_FILE:
             layout.config = entry
         elif name in LIST_FILES:
             getattr(layout, LIST_FILES[name]).append(entry)
@@ -83,8 +79,8 @@ def _scan_top_directory(root: Path, entry: Entry, layout: Layout) -> None:
     elif entry.name == "files":
         for item in _entries(root, entry.path, layout, recurse=True):
             relative = item.name[len("files/") :]
-            if relative.endswith(".yaml"):
-                layout.sidecars[relative[: -len(".yaml")]] = item
+            if relative.endswith(YAML_SUFFIX):
+                layout.sidecars[relative[: -len(YAML_SUFFIX)]] = item
             else:
                 layout.assets[relative] = item
     elif entry.name in ("users", "groups"):
@@ -103,7 +99,7 @@ def _scan_top_directory(root: Path, entry: Entry, layout: Layout) -> None:
 
 
 def _is_yaml(item: Entry, layout: Layout, message: str) -> bool:
-    if item.name.endswith(".yaml"):
+    if item.name.endswith(YAML_SUFFIX):
         return True
     text = "use the .yaml extension" if item.name.endswith(".yml") else message
     layout.problems.append(Problem(item.name, 0, 0, text))
@@ -111,16 +107,11 @@ def _is_yaml(item: Entry, layout: Layout, message: str) -> bool:
 
 
 def _add_page(item: Entry, layout: Layout) -> None:
-    parts = item.name[len("pages/") : -len(".yaml")].split("/")
-    if parts[-1] == "index":
-        parts.pop()
     try:
-        for segment in parts:
-            check_page_handle(segment)
+        path = page_path_of(item.name)
     except ValueError as exc:
         layout.problems.append(Problem(item.name, 0, 0, str(exc)))
         return
-    path = "/" + "/".join(parts)
     earlier = layout.pages.get(path)
     if earlier is not None:
         first, second = sorted((earlier, item), key=lambda e: e.name)

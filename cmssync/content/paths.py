@@ -106,3 +106,49 @@ def check_username(name: str) -> None:
             f"username {name!r} may only contain letters, numbers, dots and underscores "
             "(dots and underscores not at the beginning or end)"
         )
+
+
+# --- Where things live in the content directory (design.md §3) -------------------------------------------------
+
+CONFIG_FILE = "cmssync.yaml"
+CONTENT_DIRS = ("pages", "files", "users", "groups")
+"""The top-level directories of the content."""
+YAML_SUFFIX = ".yaml"
+"""The one extension of content YAML files; ``.yml`` is reported wherever it appears (one spelling, one rule)."""
+LIST_FILES = {"users.yaml": "users", "groups.yaml": "groups"}
+"""Top-level list files → the kind they list (beside ``users/*.yaml`` and ``groups/*.yaml``)."""
+
+
+def page_path_of(name: str) -> str:
+    """The page path of a page file, from its content-relative POSIX name.
+
+    ``pages/index.yaml`` → ``/``; ``pages/a.yaml`` and ``pages/a/index.yaml`` → ``/a``; ``pages/a/b.yaml`` →
+    ``/a/b``. Raises ``ValueError`` for a name that is not a page file or whose segments are not valid handles.
+    """
+    if not name.startswith("pages/") or not name.endswith(YAML_SUFFIX):
+        raise ValueError(f"{name}: not a page file (pages/**/*{YAML_SUFFIX})")
+    parts = name[len("pages/") : -len(YAML_SUFFIX)].split("/")
+    if parts[-1] == "index":
+        parts.pop()
+    for segment in parts:
+        check_page_handle(segment)
+    return "/" + "/".join(parts)
+
+
+def page_file_names(path: str) -> tuple[str, ...]:
+    """The names a page file for ``path`` may have, preferred first (the inverse of :func:`page_path_of`)."""
+    if path == "/":
+        return ("pages/index.yaml",)
+    stem = path.strip("/")
+    return (f"pages/{stem}{YAML_SUFFIX}", f"pages/{stem}/index{YAML_SUFFIX}")
+
+
+def asset_path_of(name: str) -> str:
+    """The asset a name under ``files/`` stands for: the asset itself, or the one a ``.yaml`` sidecar describes."""
+    relative = name.removeprefix("files/")
+    return relative.removesuffix(YAML_SUFFIX)
+
+
+def is_hidden(name: str) -> bool:
+    """Dotfiles and dot-directories anywhere in a content-relative name are not content."""
+    return any(part.startswith(".") for part in name.split("/"))

@@ -25,6 +25,7 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 
 from cmssync.content.files import FileSpec
 from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
+from cmssync.content.paths import page_file_names
 from cmssync.content.site import SiteContent
 from cmssync.fileio import write_atomically
 
@@ -45,11 +46,9 @@ def spec_data(spec: BaseModel) -> dict[str, Any]:
 def page_file(root: Path, path: str) -> Path:
     """The file of page ``path``: ``pages/index.yaml`` for ``/``; an existing ``pages/a/index.yaml`` for ``/a``
     is kept, otherwise ``pages/a.yaml``."""
-    pages = root / "pages"
-    if path == "/":
-        return pages / "index.yaml"
-    index_form = pages / path.lstrip("/") / "index.yaml"
-    return index_form if index_form.is_file() else pages / f"{path.lstrip('/')}.yaml"
+    names = page_file_names(path)
+    existing = [name for name in names if (root / name).is_file()]
+    return root / (existing[0] if existing else names[0])
 
 
 def write_page(root: Path, path: str, spec: PageSpec) -> Path:

@@ -34,6 +34,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
+from cmssync.content.paths import CONTENT_DIRS
 from cmssync.errors import ConfigError
 
 log = structlog.get_logger("cmssync.daemon")
@@ -42,7 +43,6 @@ WatchMode = Literal["inotify", "poll"]
 ChangeCallback = Callable[[list[str] | None, float], None]
 """Called on the loop with the changed paths (``None``: anything may have changed) and the monotonic time seen."""
 
-CONTENT_DIRS = ("pages", "files", "users", "groups")
 JUNK_SUFFIXES = ("~", ".swp", ".swo", ".swx", ".tmp", ".bak", ".part", ".crdownload")
 CONFIGMAP_LINK = "..data"
 WATCHED_EVENTS = (EVENT_TYPE_CREATED, EVENT_TYPE_MODIFIED, EVENT_TYPE_DELETED, EVENT_TYPE_MOVED)

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import PurePosixPath
 
-from cmssync.content.paths import parent_path
+from cmssync.content.paths import asset_path_of, is_hidden, page_path_of, parent_path
 from cmssync.content.site import SiteContent
 
 
@@ -58,29 +57,23 @@ def scope_for_paths(changed: Iterable[str]) -> Scope | None:
     files: set[str] = set()
     all_users = all_groups = False
     for name in changed:
-        parts = PurePosixPath(name).parts
-        if not parts or any(part.startswith(".") for part in parts):
+        if not name or is_hidden(name):
             continue
-        top = parts[0]
-        if top == "pages" and name.endswith((".yaml", ".yml")):
-            pages.add(_page_path(parts[1:]))
-        elif top == "files" and len(parts) > 1:
-            asset = "/".join(parts[1:])
-            files.add(asset.removesuffix(".yaml").removesuffix(".yml") if asset.endswith((".yaml", ".yml")) else asset)
-        elif top in ("users.yaml", "users.yml", "users"):
+        top = name.split("/", 1)[0]
+        if top == "pages":
+            try:
+                pages.add(page_path_of(name))
+            except ValueError:
+                return None  # not a valid page file: the full run reports it
+        elif top == "files" and name != "files":
+            files.add(asset_path_of(name))
+        elif top in ("users", "users.yaml"):
             all_users = True
-        elif top in ("groups.yaml", "groups.yml", "groups"):
+        elif top in ("groups", "groups.yaml"):
             all_groups = True
         else:
             return None
     return Scope(frozenset(pages), frozenset(files), all_users=all_users, all_groups=all_groups)
-
-
-def _page_path(parts: tuple[str, ...]) -> str:
-    stem = [*parts[:-1], PurePosixPath(parts[-1]).stem] if parts else []
-    if stem == ["index"]:
-        return "/"
-    return "/" + "/".join(stem)
 
 
 def with_parents(scope: Scope) -> frozenset[str]:
