@@ -1,9 +1,8 @@
 """Fixed facts of a freshly installed Concrete CMS 9.3 site that the emulator serves as constants.
 
-Scope names, the block types with their database columns, page attribute keys, page types and templates, the upload
-extension allow-list and the system-info strings. Block columns matter because the real server copies only the keys
-of a block's ``value`` that match a column of the block's table and returns every column as a string; a type without
-a table returns ``[]``.
+Scope names, page attribute keys, page types and templates, the upload
+extension allow-list and the system-info strings. Block types and their columns are in
+:mod:`cmssync.emulator.blocktypes`.
 """
 
 from __future__ import annotations
@@ -43,152 +42,6 @@ SCOPES: tuple[str, ...] = (
 )
 
 SUPER_ADMIN_ID = 1
-
-#: Block type handle -> (column, default) pairs in table order. ``None`` means the type has no table.
-BLOCK_COLUMNS: dict[str, tuple[tuple[str, str], ...] | None] = {
-    "content": (("content", ""),),
-    "html": (("content", ""),),
-    "page_title": (
-        ("useCustomTitle", "0"),
-        ("useFilterTitle", "0"),
-        ("useFilterTopic", "0"),
-        ("useFilterTag", "0"),
-        ("useFilterDate", "0"),
-        ("topicTextFormat", ""),
-        ("tagTextFormat", ""),
-        ("dateTextFormat", ""),
-        ("filterDateFormat", ""),
-        ("titleText", ""),
-        ("formatting", "h1"),
-    ),
-    "file": (("fID", ""), ("fileLinkText", ""), ("filePassword", ""), ("forceDownload", "0")),
-    "image": (
-        ("fID", ""),
-        ("fOnstateID", "0"),
-        ("maxWidth", "0"),
-        ("maxHeight", "0"),
-        ("externalLink", ""),
-        ("internalLinkCID", "0"),
-        ("fileLinkID", "0"),
-        ("altText", ""),
-        ("title", ""),
-        ("cropImage", "0"),
-        ("sizingOption", "thumbnails_default"),
-        ("openLinkInNewWindow", "0"),
-        ("lazyLoad", "0"),
-    ),
-    "feature": (
-        ("icon", ""),
-        ("title", ""),
-        ("paragraph", ""),
-        ("externalLink", ""),
-        ("internalLinkCID", ""),
-        ("titleFormat", "h4"),
-        ("fID", ""),
-    ),
-    "hero_image": (
-        ("image", ""),
-        ("title", ""),
-        ("body", ""),
-        ("buttonText", ""),
-        ("buttonExternalLink", ""),
-        ("buttonInternalLinkCID", "0"),
-        ("buttonFileLinkID", "0"),
-        ("height", "0"),
-        ("buttonColor", ""),
-        ("buttonStyle", ""),
-        ("buttonSize", ""),
-        ("titleFormat", "h1"),
-        ("icon", ""),
-    ),
-    "youtube": (
-        ("title", ""),
-        ("videoURL", ""),
-        ("vHeight", ""),
-        ("vWidth", ""),
-        ("sizing", "16:9"),
-        ("startTimeEnabled", "0"),
-        ("startTime", ""),
-        ("autoplay", "0"),
-        ("color", ""),
-        ("controls", "1"),
-        ("iv_load_policy", "1"),
-        ("loopEnd", "0"),
-        ("modestbranding", "0"),
-        ("rel", "0"),
-        ("showCaptions", "0"),
-        ("lazyLoad", "0"),
-    ),
-    "testimonial": (
-        ("fID", ""),
-        ("name", ""),
-        ("position", ""),
-        ("company", ""),
-        ("companyURL", ""),
-        ("paragraph", ""),
-        ("awardImageID", ""),
-    ),
-    "horizontal_rule": None,
-    "core_container": None,
-    "core_area_layout": None,
-    "gallery": None,
-    "autonav": (
-        ("orderBy", "display_asc"),
-        ("displayPages", "top"),
-        ("displayPagesCID", "0"),
-        ("displayPagesIncludeSelf", "0"),
-        ("displaySubPages", "none"),
-        ("displaySubPageLevels", "none"),
-        ("displaySubPageLevelsNum", "0"),
-        ("displayUnavailablePages", "0"),
-    ),
-    "breadcrumbs": (("includeCurrent", "1"), ("ignoreExcludeNav", "0")),
-    "page_list": (("num", "0"), ("orderBy", "display_asc"), ("cParentID", ""), ("cThis", "0")),
-    "share_this_page": None,
-    "social_links": None,
-    "search": (("title", ""), ("buttonText", ""), ("baseSearchPath", ""), ("resultsURL", "")),
-    "accordion": None,
-    "faq": None,
-    "image_slider": (
-        ("navigationType", "0"),
-        ("timeout", "4000"),
-        ("speed", "500"),
-        ("noAnimate", "0"),
-        ("pause", "0"),
-        ("maxWidth", "0"),
-    ),
-    "feature_link": (
-        ("title", ""),
-        ("body", ""),
-        ("buttonText", ""),
-        ("buttonExternalLink", ""),
-        ("buttonInternalLinkCID", "0"),
-        ("buttonFileLinkID", "0"),
-        ("buttonColor", ""),
-        ("buttonStyle", ""),
-        ("buttonSize", ""),
-        ("titleFormat", "h2"),
-        ("icon", ""),
-    ),
-    "google_map": (("title", ""), ("location", ""), ("latitude", "0"), ("longitude", "0"), ("zoom", "14")),
-    "video": (("webmfID", "0"), ("oggfID", "0"), ("mp4fID", "0"), ("posterfID", "0"), ("width", "0")),
-    "document_library": None,
-    "express_form": None,
-    "form": None,
-    "survey": None,
-    "tags": None,
-    "topic_list": None,
-    "switch_language": None,
-    "rss_displayer": None,
-    "next_previous": None,
-    "date_navigation": None,
-    "calendar": None,
-    "event_list": None,
-    "top_navigation_bar": None,
-}
-
-#: Block columns that hold a numeric file id (used to find the files a page refers to).
-BLOCK_FILE_COLUMNS: frozenset[str] = frozenset({"fID", "awardImageID", "image"})
 
 
 @dataclass(frozen=True)
@@ -238,6 +91,8 @@ USER_ATTRIBUTE_KEYS: dict[str, AttributeKey] = {
 
 #: Page type handle -> display name (the name appears in a permission message).
 PAGE_TYPES: dict[str, str] = {"page": "Page", "blog": "Blog", "blog_entry": "Blog Entry", "resource": "Resource"}
+#: Page type handle -> the numeric id block columns store (``ptID``); exported as ``{ccm:export:pagetype:…}``.
+PAGE_TYPE_IDS: dict[str, int] = {handle: number for number, handle in enumerate(PAGE_TYPES, start=1)}
 PAGE_TEMPLATES: frozenset[str] = frozenset({"full", "left_sidebar", "right_sidebar", "resource_detail"})
 
 #: ``concrete.upload.extensions`` of a default install.

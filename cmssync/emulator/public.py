@@ -7,11 +7,12 @@ pages without a live version get the CMS's "Page Not Found" page, as on a real s
 
 from __future__ import annotations
 
+import functools
 import html
 
 from starlette.responses import Response
 
-from cmssync.emulator import blockvalues, versioning
+from cmssync.emulator import blockvalues, markup, versioning
 from cmssync.emulator.store import Store, loads
 
 
@@ -27,8 +28,9 @@ def page_response(store: Store, trimmed_path: str, base_url: str) -> Response | 
     site = store.get_meta("site_name", "Sandbox Site")
     areas: dict[str, list[str]] = {}
     for block in versioning.placed_blocks(store, int(page["id"]), int(version["id"])):
+        expand = functools.partial(markup.render, store=store, base_url=base_url, page_id=int(page["id"]))
         areas.setdefault(block["area"], []).append(
-            blockvalues.render_html(block["type"], loads(block["record"]), base_url)
+            blockvalues.render_html(block["type"], loads(block["record"]), base_url, expand)
         )
     sections = "".join(
         f'<section class="ccm-area" data-area="{html.escape(name)}">{"".join(parts)}</section>\n'

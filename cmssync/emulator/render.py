@@ -14,8 +14,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from cmssync.emulator import blockvalues, timefmt, versioning
-from cmssync.emulator.catalog import BLOCK_FILE_COLUMNS, FILE_ATTRIBUTE_KEYS, FILE_TYPE_NAMES
+from cmssync.emulator import blockexport, blockvalues, markup, timefmt, versioning
+from cmssync.emulator.blocktypes import BLOCK_FILE_COLUMNS
+from cmssync.emulator.catalog import FILE_ATTRIBUTE_KEYS, FILE_TYPE_NAMES
 from cmssync.emulator.store import Store, loads
 
 LOCALE = "en_US"
@@ -103,12 +104,12 @@ class Renderer:
             assert version is not None
             blocks = versioning.placed_blocks(self.store, page_id, int(version["id"]))
             if "areas" in includes:
-                out["areas"] = self.wrap(self.areas(blocks, "areas.content" in includes))
+                out["areas"] = self.wrap(self.areas(blocks, "areas.content" in includes, page_id))
             if "files" in includes:
                 files = self.referenced_files(blocks, page_id, int(version["id"]))
                 out["files"] = self.wrap([self.file(f) for f in files])
             if "content" in includes:
-                raw = "".join(blockvalues.render_html(b["type"], loads(b["record"]), self.base_url) for b in blocks)
+                raw = "".join(self.block_html(b, page_id) for b in blocks)
                 raw = f'<div class="ccm-page page-type-{page["type"]}">{raw}</div>'
                 out["content"] = self.wrap({"raw": raw, "content": blockvalues.clean_html(raw)})
         return out
@@ -124,7 +125,7 @@ class Renderer:
             out.append({"id": av_id, "type": kind, "handle": handle, "value": value})
         return out
 
-    def areas(self, blocks: list[sqlite3.Row], with_content: bool) -> list[dict[str, Any]]:
+    def areas(self, blocks: list[sqlite3.Row], with_content: bool, page_id: int) -> list[dict[str, Any]]:
         grouped: dict[str, list[sqlite3.Row]] = {}
         for block in blocks:
             grouped.setdefault(block["area"], []).append(block)
@@ -132,24 +133,23 @@ class Renderer:
         for name, members in grouped.items():
             area: dict[str, Any] = {"name": name, "blocks": self.wrap([self.block(b) for b in members])}
             if with_content:
-                raw = "".join(blockvalues.render_html(b["type"], loads(b["record"]), self.base_url) for b in members)
+                raw = "".join(self.block_html(b, page_id) for b in members)
                 area["content"] = self.wrap({"raw": raw, "content": blockvalues.clean_html(raw)})
             out.append(area)
         return out
 
     def block(self, row: sqlite3.Row) -> dict[str, Any]:
-        record = loads(row["record"])
-        value: Any = [] if record is None else self.export_record(record)
+        value = blockexport.export_record(self.store, row["type"], loads(row["record"]))
         return {"id": int(row["id"]), "type": row["type"], "value": value}
 
-    def export_record(self, record: dict[str, str]) -> dict[str, str]:
-        """``BlockController::export``: file columns become ``{ccm:export:file:…}`` placeholders."""
-        out = dict(record)
-        for column in BLOCK_FILE_COLUMNS & out.keys():
-            if out[column].isdigit():
-                f = self.store.one("SELECT prefix, filename FROM files WHERE num_id = ?", int(out[column]))
-                out[column] = f"{{ccm:export:file:{f['prefix'].replace('/', '')}:{f['filename']}}}" if f else ""
-        return out
+    def block_html(self, row: sqlite3.Row, page_id: int) -> str:
+        """A placed block rendered (content placeholders expanded as the public page shows them)."""
+        return blockvalues.render_html(
+            row["type"],
+            loads(row["record"]),
+            self.base_url,
+            lambda text: markup.render(text, self.store, self.base_url, page_id),
+        )
 
     def referenced_files(self, blocks: list[sqlite3.Row], page_id: int, version_id: int) -> list[sqlite3.Row]:
         """Files a page version refers to: image attributes, numeric file columns and links in block values."""
@@ -161,6 +161,11 @@ class Renderer:
                     found[int(row["num_id"])] = row
         for block in blocks:
             record = loads(block["record"]) or {}
+            if block["type"] == "content":
+                for num_id in markup.referenced_file_ids(record.get("content", ""), self.store):
+                    row = self.store.one("SELECT * FROM files WHERE num_id = ?", num_id)
+                    if row is not None:
+                        found[num_id] = row
             for column, value in record.items():
                 if column in BLOCK_FILE_COLUMNS and value.isdigit():
                     row = self.store.one("SELECT * FROM files WHERE num_id = ?", int(value))

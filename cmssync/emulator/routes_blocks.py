@@ -2,7 +2,9 @@
 
 Area endpoints answer their "not found" and permission errors with HTTP **400** (the intended code went into
 ``t()``), a failed block validation on update with an ErrorList and HTTP **200**, and never approve anything: the
-change lands in the page's draft (see :mod:`cmssync.emulator.versioning`).
+change lands in the page's draft (see :mod:`cmssync.emulator.versioning`) and leaves the page's
+``date_last_updated`` alone. Adds that the real controller cannot save (layouts, containers, an image whose file
+id is not a number) answer the Whoops 500 of the failed command after taking a block id and making the draft.
 """
 
 from __future__ import annotations
@@ -13,8 +15,12 @@ from typing import Any
 from starlette.responses import Response
 
 from cmssync.emulator import blockvalues, envelope, sitetree, versioning
-from cmssync.emulator.catalog import BLOCK_COLUMNS
+from cmssync.emulator.blocktypes import BLOCK_COLUMNS, LAYOUT_REQUIRED_KEY
 from cmssync.emulator.context import ApiError, Ctx, PhpError, denied, missing_key, not_found, php_type
+
+
+HANDLER_FAILED = "Symfony\\Component\\Messenger\\Exception\\HandlerFailedException"
+ADD_COMMAND = "Concrete\\Core\\Block\\Command\\AddBlockToPageCommand"
 
 
 def _page(ctx: Ctx) -> sqlite3.Row:
@@ -60,13 +66,21 @@ async def add(ctx: Ctx) -> Response:
     if not ctx.caller.is_super_admin:
         raise denied(400, "You do not have permission to add this block type to this area on this page.", "update")
     value = _value(data, "Concrete\\Core\\Block\\Command\\AddBlockToPageCommand::setData", 89)
-    record = blockvalues.save(block_type, value, ctx.render.base_url)
     page_id = int(page["id"])
+    try:
+        record = blockvalues.save(block_type, value, ctx.render.base_url)
+    except (blockvalues.LayoutKeyError, blockvalues.ColumnError) as exc:
+        # The command fails after the draft was made and the block id taken (blocks.jsonl, layout.* / filecol.*).
+        with ctx.store.transaction():
+            orphan = versioning.add_orphan(ctx.store, page_id, block_type, ctx.now)
+        if isinstance(exc, blockvalues.ColumnError):
+            raise PhpError(HANDLER_FAILED, exc.message(orphan, update=False)) from exc
+        raise PhpError(HANDLER_FAILED, f'Handling "{ADD_COMMAND}" failed: {exc}') from exc
     with ctx.store.transaction():
+        # A block change in a draft does not move the page's date_last_updated (blocks.jsonl, batch.*).
         block_id, version = versioning.add_block(
             ctx.store, page_id, ctx.params["areaHandle"], block_type, record, ctx.now
         )
-        sitetree.touch(ctx.store, page_id, ctx.now)
     return envelope.item(ctx, _block_with_page(ctx, block_id, page, int(version["id"])))
 
 
@@ -98,13 +112,15 @@ async def update(ctx: Ctx) -> Response:
     if errors:
         # ValidateBlockRequestTrait answers a failed validation with HTTP 200.
         raise ApiError(200, *errors)
-    record = blockvalues.save(block["type"], value, ctx.render.base_url)
+    try:
+        record = blockvalues.save(block["type"], value, ctx.render.base_url)
+    except blockvalues.ColumnError as exc:
+        raise PhpError(HANDLER_FAILED, exc.message(int(block["id"]), update=True)) from exc
     page_id = int(page["id"])
     with ctx.store.transaction():
         block_id, version = versioning.update_block(
             ctx.store, page_id, ctx.params["areaHandle"], int(block["id"]), record, ctx.now
         )
-        sitetree.touch(ctx.store, page_id, ctx.now)
     return envelope.item(ctx, _block_with_page(ctx, block_id, page, int(version["id"])))
 
 
@@ -114,7 +130,6 @@ async def remove(ctx: Ctx) -> Response:
     page_id = int(page["id"])
     with ctx.store.transaction():
         version = versioning.remove_block(ctx.store, page_id, ctx.params["areaHandle"], int(block["id"]), ctx.now)
-        sitetree.touch(ctx.store, page_id, ctx.now)
     return envelope.deleted(ctx, ctx.params["blockID"], "blocks", ctx.render.version(version))
 
 
@@ -124,6 +139,9 @@ async def read(ctx: Ctx) -> Response:
         raise not_found(404, "Block not found")
     if ctx.caller.is_guest:
         raise denied(401, "You do not have access to view this block.", "access")
+    if block["type"] in LAYOUT_REQUIRED_KEY and versioning.is_orphan(ctx.store, int(block["id"])):
+        # The layout controller exports its (never created) layout object.
+        raise PhpError("Error", "Call to a member function export() on null")
     out = ctx.render.block(block)
     if "pages" in ctx.includes:
         pages = []

@@ -46,12 +46,12 @@ from pathlib import Path
 from typing import Any
 
 from cmssync.emulator import filestore, generator, imagesize, sitetree, userstore, versioning
-from cmssync.emulator.blockvalues import save as save_block
-from cmssync.emulator.catalog import BLOCK_COLUMNS, PAGE_TEMPLATES, PAGE_TYPES
+from cmssync.emulator.blocktypes import BLOCK_COLUMNS
+from cmssync.emulator.blockvalues import stored as stored_block
+from cmssync.emulator.catalog import PAGE_TEMPLATES, PAGE_TYPES
 from cmssync.emulator.settings import Settings
 from cmssync.emulator.store import Store, dumps
 
-SEED_BASE_URL = "http://localhost"
 _BUILTIN_GROUPS = ((1, "Guest"), (2, "Registered Users"), (3, "Administrators"))
 
 DEFAULT_SEED: dict[str, Any] = {
@@ -303,7 +303,7 @@ def _page(store: Store, page: dict[str, Any], ts: int) -> None:
         for position, block in enumerate(blocks, start=1):
             if block["type"] not in BLOCK_COLUMNS:
                 raise ValueError(f"seed page {path or '/'}: unknown block type {block['type']!r}")
-            record = save_block(block["type"], block.get("value") or {}, SEED_BASE_URL)
+            record = stored_block(block["type"], block.get("value") or {})
             cursor = store.db.execute(
                 "INSERT INTO blocks (id, type, record) VALUES (?, ?, ?)",
                 (block.get("id"), block["type"], None if record is None else dumps(record)),

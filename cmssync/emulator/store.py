@@ -71,6 +71,9 @@ CREATE TABLE IF NOT EXISTS placements (
     block_id INTEGER NOT NULL, PRIMARY KEY (page_id, version_id, block_id)
 );
 CREATE INDEX IF NOT EXISTS placements_by_block ON placements (block_id);
+CREATE TABLE IF NOT EXISTS orphan_blocks (
+    block_id INTEGER PRIMARY KEY  -- a block id a failed add consumed: the block has no record and no placement
+);
 CREATE TABLE IF NOT EXISTS folders (id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent_id INTEGER);
 CREATE TABLE IF NOT EXISTS files (
     num_id INTEGER PRIMARY KEY AUTOINCREMENT, uuid TEXT NOT NULL UNIQUE, filename TEXT NOT NULL,
@@ -99,6 +102,7 @@ TABLES = (
     "areas",
     "blocks",
     "placements",
+    "orphan_blocks",
     "folders",
     "files",
     "file_attributes",

@@ -181,6 +181,20 @@ def add_block(
     return block_id, version
 
 
+def add_orphan(store: Store, page_id: int, block_type: str, ts: int) -> int:
+    """What a failed add leaves behind: the page's draft (created if needed) and a consumed block id whose block
+    has no record and is placed nowhere."""
+    version_to_modify(store, page_id, ts, from_live=True)
+    cursor = store.db.execute("INSERT INTO blocks (type, record) VALUES (?, NULL)", (block_type,))
+    block_id = int(cursor.lastrowid or 0)
+    store.db.execute("INSERT INTO orphan_blocks (block_id) VALUES (?)", (block_id,))
+    return block_id
+
+
+def is_orphan(store: Store, block_id: int) -> bool:
+    return store.one("SELECT 1 FROM orphan_blocks WHERE block_id = ?", block_id) is not None
+
+
 def block_in_version(store: Store, page_id: int, version_id: int, area: str, block_id: int) -> sqlite3.Row | None:
     return store.one(
         "SELECT b.id, b.type, b.record FROM placements p JOIN blocks b ON b.id = p.block_id"
@@ -232,4 +246,5 @@ def remove_block(store: Store, page_id: int, area: str, block_id: int, ts: int) 
 
 def delete_block_everywhere(store: Store, block_id: int) -> None:
     store.db.execute("DELETE FROM placements WHERE block_id = ?", (block_id,))
+    store.db.execute("DELETE FROM orphan_blocks WHERE block_id = ?", (block_id,))
     store.db.execute("DELETE FROM blocks WHERE id = ?", (block_id,))
