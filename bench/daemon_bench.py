@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import io
 import json
 import logging
 import os
@@ -35,7 +34,7 @@ import httpx
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.logs import configure_logging
-from cmssync.sync.apply_command import ApplyRequest, apply
+from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.workspace import open_workspace
 
 REPO = Path(__file__).resolve().parents[1]
@@ -185,9 +184,9 @@ def main() -> int:
         os.environ.update({k: env[k] for k in ("CMSSYNC_CLIENT_SECRET", "CMSSYNC_PASSWORD")})
         sandbox.clear_stats()
         started = time.monotonic()
-        report = asyncio.run(apply(open_workspace(root), ApplyRequest(yes=True), out=io.StringIO()))
+        report = asyncio.run(apply_site(open_workspace(root), ApplyRequest()))
         if report is None or report.failed:
-            raise SystemExit(f"the first apply failed: {report and report.summary()}")
+            raise SystemExit(f"the first apply failed: {report.counts()}")
         rows.append(("first full apply (s / requests / actions)", _first(time.monotonic() - started, report)))
 
         daemon = Daemon(root, env)

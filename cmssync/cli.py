@@ -25,6 +25,7 @@ from cmssync.logs import configure_logging
 
 if TYPE_CHECKING:
     from cmssync.emulator.embedded import Sandbox
+    from cmssync.plan.request import PlanRequest
     from cmssync.sync.workspace import Workspace
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -41,14 +42,35 @@ def site_options(command: F) -> F:
     )(command)
 
 
-def target_option(command: F) -> F:
-    return click.option(
-        "--target",
-        "targets",
-        multiple=True,
-        metavar="KIND:KEY",
-        help="Limit to these objects, e.g. page:/about, file:logo.png, user:editor, group:Editors (repeatable).",
-    )(command)
+def plan_options(command: F) -> F:
+    """The options of a plan, shared by ``plan`` and ``apply`` (see :func:`plan_request`)."""
+    options = [
+        click.option(
+            "--target",
+            "targets",
+            multiple=True,
+            metavar="KIND:KEY",
+            help="Limit to these objects, e.g. page:/about, file:logo.png, user:editor, group:Editors (repeatable).",
+        ),
+        click.option(
+            "--prune", is_flag=True, default=None, help="Delete managed objects that disappeared from the content."
+        ),
+        click.option("--replace-moved", is_flag=True, help="Apply page moves as create-new-then-delete-old."),
+        click.option("--allow-mass-delete", is_flag=True, help="Allow deletes beyond the prune guards."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def plan_request(
+    targets: tuple[str, ...], prune: bool | None, replace_moved: bool, allow_mass_delete: bool
+) -> PlanRequest:
+    from cmssync.plan.request import PlanRequest
+
+    return PlanRequest(
+        targets=targets, prune=prune or None, replace_moved=replace_moved, allow_mass_delete=allow_mass_delete
+    )
 
 
 @contextmanager
@@ -135,29 +157,29 @@ def validate(directory: Path) -> None:
 @click.option("-o", "--out", "plan_file", type=click.Path(dir_okay=False, path_type=Path), help="Write the plan.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text")
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
-@target_option
+@plan_options
 @site_options
 def plan(
     directory: Path,
     plan_file: Path | None,
     output_format: str,
     detailed_exitcode: bool,
-    targets: tuple[str, ...],
     sandbox: bool,
+    **options: Any,
 ) -> int:
     """Read the site and print what apply would do; writes nothing to the site."""
-    from cmssync.sync.plan_command import run_plan
+    from cmssync.commands.plan import run_plan
 
     with site_overrides(directory, sandbox) as overrides:
         workspace = open_site_workspace(directory, overrides)
         return asyncio.run(
             run_plan(
                 workspace,
+                plan_request(**options),
                 out=sys.stdout,
                 output_format=output_format,  # type: ignore[arg-type]
                 plan_file=plan_file,
                 detailed_exitcode=detailed_exitcode,
-                targets=targets,
                 color=wants_color() and output_format == "text",
             )
         )
@@ -167,41 +189,25 @@ def plan(
 @CONTENT_DIR
 @click.argument("plan_file", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--prune", is_flag=True, default=None, help="Delete managed objects that disappeared from the content.")
-@click.option("--replace-moved", is_flag=True, help="Apply page moves as create-new-then-delete-old.")
-@click.option("--allow-mass-delete", is_flag=True, help="Allow deletes beyond the prune guards.")
-@target_option
+@plan_options
 @site_options
-def apply(
-    directory: Path,
-    plan_file: Path | None,
-    yes: bool,
-    prune: bool | None,
-    replace_moved: bool,
-    allow_mass_delete: bool,
-    targets: tuple[str, ...],
-    sandbox: bool,
-) -> int:
+def apply(directory: Path, plan_file: Path | None, yes: bool, sandbox: bool, **options: Any) -> int:
     """Make the site match the content (with PLAN_FILE: exactly that plan, refused if stale)."""
-    from cmssync.sync.apply_command import ApplyRequest, run_apply
+    from cmssync.commands.apply import run_apply
+    from cmssync.sync.applying import ApplyRequest
 
-    request = ApplyRequest(
-        plan_file=plan_file,
-        yes=yes,
-        prune=prune or None,
-        replace_moved=replace_moved,
-        allow_mass_delete=allow_mass_delete,
-        targets=targets,
-    )
+    request = ApplyRequest(plan=plan_request(**options), plan_file=plan_file)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
 
-    def confirm() -> bool:
+    def ask() -> bool:
         return click.confirm("Apply these changes?", default=False)
 
     with site_overrides(directory, sandbox) as overrides:
         workspace = open_site_workspace(directory, overrides)
         return asyncio.run(
-            run_apply(workspace, request, out=sys.stdout, confirm=confirm if interactive else None, color=wants_color())
+            run_apply(
+                workspace, request, out=sys.stdout, yes=yes, ask=ask if interactive else None, color=wants_color()
+            )
         )
 
 
@@ -229,7 +235,7 @@ def pull(directory: Path, pages: tuple[str, ...], sandbox: bool) -> int:
 @site_options
 def daemon(directory: Path, watch: str | None, sandbox: bool) -> int:
     """Watch the content, re-check on a schedule and serve health and metrics, until SIGTERM."""
-    from cmssync.daemon.run import run_daemon
+    from cmssync.daemon.main import run_daemon
 
     with site_overrides(directory, sandbox) as overrides:
         return run_daemon(directory, overrides=overrides, watch=watch)
@@ -240,7 +246,7 @@ def daemon(directory: Path, watch: str | None, sandbox: bool) -> int:
 @site_options
 def status(directory: Path, sandbox: bool) -> int:
     """Connectivity, account, site, system info, granted scopes, and a drift summary."""
-    from cmssync.sync.status_command import run_status
+    from cmssync.commands.status import run_status
 
     with site_overrides(directory, sandbox) as overrides:
         return asyncio.run(run_status(directory, out=sys.stdout, overrides=overrides))

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from cmssync.sync.scope import Scope
+from cmssync.plan.scope import Scope
 
 log = structlog.get_logger("cmssync.daemon")
 

@@ -20,11 +20,11 @@ from cmssync.api.models import File, Group, User
 from cmssync.content.files import FileSpec
 from cmssync.content.site import resolve_password
 from cmssync.errors import ApplyError
-from cmssync.sync.actions import Action
-from cmssync.sync.apply import ApplyContext, Outcome, create_verified
-from cmssync.sync.assets import desired_file_meta, file_hash
-from cmssync.sync.normalize import digest
-from cmssync.sync.state import FileRecord, GroupRecord, UserRecord
+from cmssync.plan.actions import Action
+from cmssync.plan.assets import desired_file_meta, file_hash
+from cmssync.plan.normalize import digest
+from cmssync.state.records import FileRecord, GroupRecord, UserRecord
+from cmssync.sync.engine import ApplyContext, Outcome, create_verified
 
 # --- groups -------------------------------------------------------------------------------------------------------
 

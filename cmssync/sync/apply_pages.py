@@ -22,13 +22,13 @@ from cmssync.api.models import Block, Page, PageVersion
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import parent_path
 from cmssync.errors import ApplyError
-from cmssync.sync.actions import Action, BlockChange
-from cmssync.sync.apply import ApplyContext, create_verified
-from cmssync.sync.blocks import values_match
-from cmssync.sync.desired import block_fields, page_fields
-from cmssync.sync.normalize import normalize_block_value
-from cmssync.sync.pages import DEFAULT_TEMPLATE, DEFAULT_TYPE, build_desired_page
-from cmssync.sync.state import PageRecord
+from cmssync.plan.actions import Action, BlockChange
+from cmssync.plan.blocks import values_match
+from cmssync.plan.desired import block_fields, page_fields
+from cmssync.plan.normalize import normalize_block_value
+from cmssync.plan.pages import DEFAULT_TEMPLATE, DEFAULT_TYPE, build_desired_page
+from cmssync.state.records import PageRecord
+from cmssync.sync.engine import ApplyContext, Skipped, create_verified
 
 
 class PageWriter:
@@ -193,7 +193,7 @@ async def apply_page(action: Action, context: ApplyContext) -> str:
         return await _update(action, context)
     if action.op == "delete":
         return await _delete(action, context)
-    return f"skipped: {action.note or 'a page move needs --replace-moved'}"
+    raise Skipped(action.note or "a page move needs --replace-moved")
 
 
 async def _create(action: Action, context: ApplyContext) -> str:

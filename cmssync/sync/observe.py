@@ -27,11 +27,11 @@ from cmssync.api.errors import NotFound, PermissionDenied
 from cmssync.api.models import File, Group, Page, User
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
-from cmssync.sync.blocks import LiveBlock
-from cmssync.sync.normalize import normalize_block_value, normalize_date, normalize_tags
-from cmssync.sync.scope import Scope, with_parents
-from cmssync.sync.snapshot import LiveFile, LiveGroup, LivePage, LiveUser, Snapshot
-from cmssync.sync.state import State
+from cmssync.plan.blocks import LiveBlock
+from cmssync.plan.normalize import normalize_block_value, normalize_date, normalize_tags
+from cmssync.plan.scope import Scope, with_parents
+from cmssync.plan.snapshot import LiveFile, LiveGroup, LivePage, LiveUser, Snapshot
+from cmssync.state.records import State
 
 PAGE_INCLUDES = ("areas", "custom_attributes")
 T = TypeVar("T")

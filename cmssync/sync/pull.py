@@ -29,12 +29,13 @@ from cmssync.content.loader import load_content
 from cmssync.content.models import FileSidecar, GroupSpec, Location, PageSpec, UserSpec
 from cmssync.content.paths import check_page_path
 from cmssync.errors import EXIT_OK, ConfigError
-from cmssync.sync.assets import desired_file_meta, file_hash
-from cmssync.sync.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
-from cmssync.sync.normalize import digest
+from cmssync.plan.assets import desired_file_meta, file_hash
+from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
+from cmssync.plan.normalize import digest
+from cmssync.plan.pages import build_desired_page
+from cmssync.state.records import FileRecord, GroupRecord, PageRecord, State, UserRecord
+from cmssync.state.store import StateStore
 from cmssync.sync.observe import unreliable_list_warning
-from cmssync.sync.pages import build_desired_page
-from cmssync.sync.state import FileRecord, GroupRecord, PageRecord, State, StateStore, UserRecord
 
 PULLED_ATTRIBUTE_TYPES = {"text", "textarea", "boolean", "number", "url", "email", "telephone"}
 MODELLED = {"content", "html", "page_title", "horizontal_rule"}

@@ -18,8 +18,10 @@ from cmssync.content.loader import load_content
 from cmssync.content.site import SiteContent, resolve_password
 from cmssync.content.yamlsource import ParseCache
 from cmssync.errors import ConfigError, ContentError
-from cmssync.sync.planner import PlanOptions
-from cmssync.sync.state import State, StateStore
+from cmssync.plan.planner import PlanOptions
+from cmssync.plan.request import PlanRequest
+from cmssync.state.records import State
+from cmssync.state.store import StateStore
 
 
 @dataclass(frozen=True)
@@ -40,29 +42,22 @@ class Workspace:
         state.bind_site(self.settings.site.url, self.settings.site.api_prefix, allow_other_site=self.any_site)
         return state
 
-    def plan_options(
-        self,
-        state: State,
-        *,
-        targets: tuple[str, ...] = (),
-        prune: bool | None = None,
-        replace_moved: bool = False,
-        allow_mass_delete: bool = False,
-    ) -> PlanOptions:
+    def plan_options(self, state: State, request: PlanRequest) -> PlanOptions:
+        """The planner's options: the settings, overridden by what this run asked for."""
         settings = self.settings
         assert settings.site.url is not None
         changed, unset = self.password_status(state)
         return PlanOptions(
             base_url=settings.site.url,
             publish=settings.publish,
-            prune=settings.prune.enabled if prune is None else prune,
+            prune=settings.prune.enabled if request.prune is None else request.prune,
             protect_pages=frozenset(settings.protect.pages),
             protect_users=frozenset(settings.protect.users),
             max_deletes=settings.prune.max_deletes,
             max_fraction=settings.prune.max_fraction,
-            allow_mass_delete=allow_mass_delete,
-            targets=targets,
-            replace_moved=replace_moved,
+            allow_mass_delete=request.allow_mass_delete,
+            targets=request.targets,
+            replace_moved=request.replace_moved,
             api_username=settings.auth.username,
             passwords_changed=changed,
             passwords_unset=unset,

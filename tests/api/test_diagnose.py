@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.diagnose import StatusReport, diagnose
 from cmssync.config import Settings
+from cmssync.sync.diagnose import StatusReport, diagnose
 
 from .conftest import FAST, HTML_404, WHOOPS_500, make_jwt
 

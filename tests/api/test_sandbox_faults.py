@@ -12,9 +12,9 @@ import pytest
 from cmssync.api import errors as e
 from cmssync.api.auth import OAuthTokens
 from cmssync.api.client import ConcreteClient
-from cmssync.api.diagnose import diagnose
 from cmssync.api.retry import RetryPolicy
 from cmssync.config import Settings
+from cmssync.sync.diagnose import diagnose
 
 from .conftest import LIVE, sandbox_client
 

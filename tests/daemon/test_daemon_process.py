@@ -3,7 +3,6 @@ invalid content keeps it alive, SIGTERM is clean, and /metrics counts it all."""
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
 import signal
@@ -12,8 +11,8 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from cmssync.sync.apply_command import ApplyRequest, apply
-from cmssync.sync.plan_command import make_plan
+from cmssync.sync.applying import ApplyRequest, apply_site
+from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import open_workspace
 from tests.daemon.conftest import DaemonProcess, DaemonSite, DriftMaker
 from tests.e2e.conftest import RawSite
@@ -60,6 +59,20 @@ def test_a_file_edit_reaches_the_site(daemon_site: DaemonSite, raw: RawSite, wat
     assert code == 0
     assert seconds < 3
     daemon.wait_for("stopped")
+
+
+def test_an_edit_to_an_index_page_file_is_applied_by_the_incremental_run(daemon_site: DaemonSite, raw: RawSite) -> None:
+    """``pages/about/index.yaml`` is the page ``/about``, in the watch scope as in the loader (it once scoped
+    ``/about/index``, planned nothing and reported success)."""
+    (daemon_site.root / "pages" / "about.yaml").rename(daemon_site.root / "pages" / "about" / "index.yaml")
+    daemon = started(daemon_site)
+    mark = daemon.mark()
+    daemon_site.edit("pages/about/index.yaml", FOUNDED, "Example Co. was founded in 2016")
+    run = daemon.wait_for("run finished", after=mark, trigger="file")
+    assert run["result"] == "success"
+    assert run["full"] is False
+    assert run["outcomes"] == {"ok": 1, "failed": 0, "skipped": 0}
+    assert "Example Co. was founded in 2016" in about_text(raw)
 
 
 def test_a_burst_of_saves_gives_one_or_two_runs(daemon_site: DaemonSite, raw: RawSite) -> None:
@@ -176,7 +189,7 @@ async def test_sigterm_during_a_long_apply_exits_0_and_the_next_run_completes(
     again.terminate()
     daemon_site.sandbox.reset()
     shutil.rmtree(daemon_site.state_dir)
-    report = await apply(open_workspace(daemon_site.root), ApplyRequest(yes=True), out=io.StringIO())
+    report = await apply_site(open_workspace(daemon_site.root), ApplyRequest())
     assert report is not None
     assert not report.failed
     fresh = RawSite(daemon_site.sandbox)

@@ -179,7 +179,7 @@ def test_the_build_steps_work_as_plain_commands(tmp_path: Path, instructions: li
     )
     assert "daemon" in result.stdout
     where = subprocess.run(
-        [str(python), "-c", "import cmssync.daemon.run, cmssync; print(cmssync.__file__)"],
+        [str(python), "-c", "import cmssync.daemon.main, cmssync; print(cmssync.__file__)"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

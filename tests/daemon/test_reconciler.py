@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from cmssync.daemon.reconciler import Backoff, Batch, Reconciler, covers
-from cmssync.sync.scope import Scope
+from cmssync.plan.scope import Scope
 
 DEBOUNCE = 0.05
 TIMEOUT = 5.0

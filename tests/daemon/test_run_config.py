@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cmssync.config import DaemonSettings
-from cmssync.daemon.run import DaemonConfig, watch_mode
+from cmssync.daemon.main import DaemonConfig, watch_mode
 from cmssync.errors import ConfigError
 from tests.daemon.conftest import REPO
 

@@ -6,7 +6,6 @@ observer, so a bug there cannot hide a wrong site.
 
 from __future__ import annotations
 
-import io
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,9 +15,11 @@ import httpx
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from cmssync.sync.actions import Plan
-from cmssync.sync.apply_command import ApplyReport, ApplyRequest, apply
-from cmssync.sync.plan_command import make_plan
+from cmssync.plan.actions import Plan
+from cmssync.plan.report import render_text
+from cmssync.plan.request import PlanRequest
+from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
+from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import Workspace, open_workspace
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "content-example"
@@ -51,13 +52,14 @@ class Site:
         return open_workspace(self.root, overrides=self.overrides())
 
     async def plan(self, **kwargs: Any) -> Plan:
-        return (await make_plan(self.workspace(), **kwargs)).plan
+        return (await make_plan(self.workspace(), PlanRequest(**kwargs))).plan
 
-    async def apply(self, **kwargs: Any) -> ApplyReport:
-        out = io.StringIO()
-        report = await apply(self.workspace(), ApplyRequest(yes=True, **kwargs), out=out)
-        assert report is not None
-        self.last_output = out.getvalue()
+    async def apply(self, plan_file: Path | None = None, **kwargs: Any) -> ApplyReport:
+        """Apply without asking; ``last_output`` holds the plan and one line per outcome."""
+        lines: list[str] = []
+        request = ApplyRequest(PlanRequest(**kwargs), plan_file=plan_file)
+        report = await apply_site(self.workspace(), request, on_outcome=lambda outcome: lines.append(outcome.line()))
+        self.last_output = "\n".join([render_text(report.plan), *lines, *report.problems])
         return report
 
     def write(self, relative: str, text: str) -> None:

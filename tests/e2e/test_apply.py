@@ -185,7 +185,7 @@ def _swap_blocks(text: str) -> str:
 
 
 async def test_an_incremental_run_reads_and_writes_only_what_changed(example: Site, raw: RawSite) -> None:
-    from cmssync.sync.scope import scope_for_paths
+    from cmssync.plan.scope import scope_for_paths
 
     assert not (await example.apply()).failed, example.last_output
     about = (example.root / "pages/about.yaml").read_text()
@@ -202,7 +202,7 @@ async def test_an_incremental_run_reads_and_writes_only_what_changed(example: Si
 
 
 def test_changed_files_map_to_a_scope() -> None:
-    from cmssync.sync.scope import Scope, scope_for_paths
+    from cmssync.plan.scope import Scope, scope_for_paths
 
     assert scope_for_paths(["pages/index.yaml", "pages/about/team.yaml", "files/images/logo.png.yaml"]) == Scope(
         pages=frozenset({"/", "/about/team"}), files=frozenset({"images/logo.png"})

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from cmssync.sync.plan_command import make_plan
+from cmssync.sync.planning import make_plan
 from cmssync.sync.pull import run_pull
 from tests.e2e.conftest import RawSite, Site
 

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from cmssync.content.site import SiteContent
-from cmssync.sync.state import State
+from cmssync.state.records import State
 from tests.e2e.conftest import RawSite
 
 LIST_LIMIT = 100

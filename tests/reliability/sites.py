@@ -16,7 +16,8 @@ from typing import Any
 
 from cmssync.content.site import SiteContent
 from cmssync.emulator.embedded import Sandbox
-from cmssync.sync.state import State, StateStore
+from cmssync.state.records import State
+from cmssync.state.store import StateStore
 from tests.e2e.conftest import Site
 
 USER_PASSWORD_ENV = "RELIABILITY_USER_PASSWORD"

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from cmssync.emulator.embedded import Sandbox
-from cmssync.sync.state import StateStore
+from cmssync.state.store import StateStore
 from tests.e2e.conftest import RawSite
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from cmssync.content.loader import load_content
 from cmssync.content.site import SiteContent
-from cmssync.sync.blocks import LiveBlock
-from cmssync.sync.normalize import normalize_block_value
-from cmssync.sync.snapshot import LiveFile, LiveGroup, LivePage, LiveUser, Snapshot
+from cmssync.plan.blocks import LiveBlock
+from cmssync.plan.normalize import normalize_block_value
+from cmssync.plan.snapshot import LiveFile, LiveGroup, LivePage, LiveUser, Snapshot
 
 BASE = "http://site.test"
 

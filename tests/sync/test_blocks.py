@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cmssync.sync.blocks import (
+from cmssync.plan.blocks import (
     Add,
     AreaAlignment,
     Delete,

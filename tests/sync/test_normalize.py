@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cmssync.sync.normalize import (
+from cmssync.plan.normalize import (
     block_field,
     canonical_json,
     digest,

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from cmssync.sync.planner import PlanOptions, plan
-from cmssync.sync.snapshot import LiveUser
-from cmssync.sync.state import FileRecord, PageRecord, State, UserRecord
+from cmssync.plan.planner import PlanOptions, plan
+from cmssync.plan.snapshot import LiveUser
+from cmssync.state.records import FileRecord, PageRecord, State, UserRecord
 from tests.sync.sitebuilder import BASE, page, snapshot, write_content
 
 ABOUT = "name: About us\nareas:\n  Main:\n    - type: content\n      value: {content: <p>Hello</p>}\n"
@@ -59,7 +59,7 @@ def test_drift_is_reported_when_the_content_is_what_was_last_applied(tmp_path: P
     content = write_content(tmp_path, {"pages/about.yaml": ABOUT})
     matching = page(5, "/about", "About us", areas={"Main": [(10, "content", {"content": "<p>Hello</p>"})]})
     state = State()
-    from cmssync.sync.pages import PageContext, desired_page
+    from cmssync.plan.pages import PageContext, desired_page
 
     context = PageContext(content, snapshot(matching), state, "approve", BASE, {}, {}, frozenset())
     state.record_page("/about", PageRecord(id=5, digest=desired_page("/about", context).digest))
@@ -180,7 +180,7 @@ def test_a_page_waits_for_the_file_it_references(tmp_path: Path) -> None:
 
 
 def test_a_file_with_new_bytes_is_replaced_and_pages_follow(tmp_path: Path) -> None:
-    from cmssync.sync.snapshot import LiveFile
+    from cmssync.plan.snapshot import LiveFile
 
     text = "name: About\nareas:\n  Main:\n    - type: html\n      value: {content: '<img src=\"${file:logo.png}\">'}\n"
     content = write_content(tmp_path, {"pages/about.yaml": text, "files/logo.png": b"new bytes"})
@@ -222,7 +222,7 @@ def test_a_moved_page_file_is_shown_as_a_move_not_create_and_delete(tmp_path: Pa
     live_new = page(8, "/new", "New")
     old = page(5, "/about", "About us", areas={"Main": [(10, "content", {"content": "<p>Hello</p>"})]})
     state = State()
-    from cmssync.sync.pages import PageContext, desired_page
+    from cmssync.plan.pages import PageContext, desired_page
 
     context = PageContext(content, snapshot(live_new, old), state, "approve", BASE, {}, {}, frozenset())
     state.record_page("/about", PageRecord(id=5, digest=desired_page("/new/about", context).digest))

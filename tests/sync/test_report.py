@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from cmssync.sync.actions import Action, BlockChange, FieldChange, Plan, Precondition
-from cmssync.sync.report import render_json, render_markdown, render_text
+from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan, Precondition
+from cmssync.plan.report import render_json, render_markdown, render_text
 
 GOLDEN = Path(__file__).parent / "golden"
 SECRET = "hunter2-do-not-print"

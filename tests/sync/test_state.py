@@ -19,16 +19,10 @@ import pytest
 from pydantic import ValidationError
 
 from cmssync.errors import StateError, StateLockedError
-from cmssync.sync import state as state_module
-from cmssync.sync.state import (
-    FileRecord,
-    GroupRecord,
-    PageRecord,
-    State,
-    StateStore,
-    UserRecord,
-    read_lock_holder,
-)
+from cmssync.state import records as state_module
+from cmssync.state import store as store_module
+from cmssync.state.records import FileRecord, GroupRecord, PageRecord, State, UserRecord
+from cmssync.state.store import StateStore, read_lock_holder
 
 REPO = Path(__file__).resolve().parents[2]
 H1 = "sha256:" + "1" * 64
@@ -171,7 +165,8 @@ def test_sigkill_during_saves_leaves_a_readable_state(store: StateStore) -> None
         f"""
         import sys
         from pathlib import Path
-        from cmssync.sync.state import PageRecord, StateStore
+        from cmssync.state.records import PageRecord
+        from cmssync.state.store import StateStore
         store = StateStore(Path({str(store.path)!r}))
         state = store.load()
         for i in range(100_000):
@@ -211,7 +206,7 @@ def test_an_older_format_is_migrated(store: StateStore, monkeypatch: pytest.Monk
         assert isinstance(ids, dict)
         return {**raw, "pages": {path: {"id": page_id} for path, page_id in ids.items()}}
 
-    monkeypatch.setitem(state_module._MIGRATIONS, 0, from_0)
+    monkeypatch.setitem(state_module.MIGRATIONS, 0, from_0)
     assert store.load().pages == {"/about": PageRecord(id=157)}
 
 
@@ -297,7 +292,7 @@ def test_a_corrupted_key_is_a_clear_error(store: StateStore) -> None:
 HOLD_LOCK = """
 import sys
 from pathlib import Path
-from cmssync.sync.state import StateStore
+from cmssync.state.store import StateStore
 with StateStore(Path({path!r})).lock("cmssync apply"):
     print("locked", flush=True)
     sys.stdin.read()
@@ -362,7 +357,7 @@ def test_a_killed_holder_leaves_a_stale_lock_that_is_taken_over(
     assert stale is not None
     assert stale.pid == holder.pid
     assert stale.is_alive() is False
-    with caplog.at_level(logging.WARNING, logger="cmssync.sync.state"), store.lock("cmssync apply") as mine:
+    with caplog.at_level(logging.WARNING, logger="cmssync.state.records"), store.lock("cmssync apply") as mine:
         assert mine.pid == os.getpid()
     assert f"left by pid {holder.pid} on host" in caplog.text
     assert read_lock_holder(store.path) is None
@@ -375,4 +370,4 @@ def test_the_lock_is_not_reentrant(store: StateStore) -> None:
 
 
 def test_a_lock_holder_on_another_host_cannot_be_checked() -> None:
-    assert state_module.LockHolder(1, "elsewhere.invalid", "cmssync apply", "2026-11-21T12:00:00Z").is_alive() is None
+    assert store_module.LockHolder(1, "elsewhere.invalid", "cmssync apply", "2026-11-21T12:00:00Z").is_alive() is None

@@ -14,7 +14,7 @@ which also means fewer adds), then keep the earliest live blocks.
 Values are compared with :func:`values_match`: a live block matches when every field the desired value names has
 the same (normalised) value; fields the content does not name are not managed. The real server returns every column
 of the block's table (an ``image`` block has fifteen), and content writes only the ones it cares about, so exact
-equality would plan an update on every run. Values must be normalised (``cmssync.sync.normalize``) by the caller.
+equality would plan an update on every run. Values must be normalised (``cmssync.plan.normalize``) by the caller.
 
 This module is pure: no I/O, and nothing from ``cmssync.api``.
 """

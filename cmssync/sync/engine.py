@@ -22,10 +22,11 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import OutcomeUnknown
 from cmssync.content.site import SiteContent
 from cmssync.errors import CmsSyncError, ContentError
-from cmssync.sync.actions import Action, Plan
-from cmssync.sync.desired import Resolver
-from cmssync.sync.snapshot import Snapshot
-from cmssync.sync.state import State, StateStore
+from cmssync.plan.actions import Action, Plan
+from cmssync.plan.desired import Resolver
+from cmssync.plan.snapshot import Snapshot
+from cmssync.state.records import State
+from cmssync.state.store import StateStore
 
 Status = Literal["ok", "failed", "skipped"]
 
@@ -81,7 +82,12 @@ class ApplyContext:
         self.store.save(self.state)
 
 
+class Skipped(Exception):
+    """Raised by a handler that chose not to act (e.g. a page move without ``--replace-moved``): the reason."""
+
+
 Handler = Callable[[Action, ApplyContext], Awaitable[str]]
+"""Performs one action; returns a message for the outcome, raises :class:`Skipped` or an error."""
 T = TypeVar("T")
 CREATE_ATTEMPTS = 3
 
@@ -152,10 +158,10 @@ async def _attempt(action: Action, context: ApplyContext, handlers: Mapping[str,
         message = await handlers[action.kind](action, context)
     except ContentError as exc:  # e.g. a password variable that is not set: one line per problem, no summary
         return Outcome(action, "failed", "; ".join(str(problem) for problem in exc.problems))
+    except Skipped as exc:
+        return Outcome(action, "skipped", str(exc))
     except CmsSyncError as exc:
         return Outcome(action, "failed", str(exc))
     except LookupError as exc:  # a reference whose target does not exist on the site
         return Outcome(action, "failed", str(exc).strip("'\""))
-    if message.startswith("skipped:"):
-        return Outcome(action, "skipped", message.removeprefix("skipped:").strip())
     return Outcome(action, "ok", message)

@@ -1,7 +1,7 @@
 """The content's objects in the form the site stores them, so the planner compares like with like.
 
 Pure. Every function takes content specs plus a resolver for references and returns normalised values: block
-values as the server's strings (``cmssync.sync.normalize``), page and user fields as plain strings, attributes as
+values as the server's strings (``cmssync.plan.normalize``), page and user fields as plain strings, attributes as
 comparable values. References to objects that do not exist yet (a file to be uploaded by this very plan) resolve
 to their written form (``${file:logo.png}``) and are recorded on the resolver, so the planner knows the value will
 change and which action it depends on.
@@ -23,8 +23,8 @@ from cmssync.content.models import (
     RawBlock,
 )
 from cmssync.content.text import FileIdRef, FileUrlRef, PageIdRef, Reference, Text
-from cmssync.sync.blocks import DesiredBlock
-from cmssync.sync.normalize import normalize_attribute, normalize_block_value, normalize_date, normalize_text
+from cmssync.plan.blocks import DesiredBlock
+from cmssync.plan.normalize import normalize_attribute, normalize_block_value, normalize_date, normalize_text
 
 
 @dataclass

@@ -14,7 +14,6 @@ front of its transport and keeps the client, so the run's request counters can b
 from __future__ import annotations
 
 import asyncio
-import io
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -33,8 +32,9 @@ from cmssync.daemon.health import Readiness
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.daemon.reconciler import Batch
 from cmssync.errors import CmsSyncError, ContentError
-from cmssync.sync.apply_command import ApplyReport, ApplyRequest, apply
-from cmssync.sync.scope import Scope
+from cmssync.plan.request import PlanRequest
+from cmssync.plan.scope import Scope
+from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
 from cmssync.sync.workspace import Workspace, open_workspace
 
 log = structlog.get_logger("cmssync.daemon")
@@ -125,7 +125,7 @@ class SyncRunner:
             return record
         daemon_workspace = DaemonWorkspace.wrap(workspace, self.gate)
         try:
-            record.report = await apply(daemon_workspace, ApplyRequest(yes=True, scope=batch.scope), out=io.StringIO())
+            record.report = await apply_site(daemon_workspace, ApplyRequest(PlanRequest(scope=batch.scope)))
         except ContentError as exc:
             record.reason, record.problems = "invalid content", [str(p) for p in exc.problems]
         except CmsSyncError as exc:
@@ -136,7 +136,7 @@ class SyncRunner:
         if report is not None:
             failed = [o.line() for o in report.outcomes if o.status != "ok"]
             if report.failed:
-                record.reason = report.summary()
+                record.reason = _summary(report)
                 record.problems = [*report.problems, *failed][:MAX_REASONS]
             else:
                 record.result = "success"
@@ -203,6 +203,11 @@ def _log_run(batch: Batch, record: RunRecord, duration: float, latency: float | 
         log.info("run finished", **summary)
     else:
         log.error("run finished", **summary, reason=record.reason, problems=record.problems)
+
+
+def _summary(report: ApplyReport) -> str:
+    counts = report.counts()
+    return f"apply failed: {counts['ok']} succeeded, {counts['failed']} failed, {counts['skipped']} skipped"
 
 
 def _drift(report: ApplyReport) -> dict[str, int]:

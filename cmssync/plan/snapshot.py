@@ -1,7 +1,7 @@
 """What cmssync saw on the live site: plain, normalised data for the pure planner.
 
 ``observe`` builds a :class:`Snapshot` from API responses; the planner reads only this, so it never depends on the
-HTTP client and its tests build snapshots by hand. Values are already normalised (``cmssync.sync.normalize``): block
+HTTP client and its tests build snapshots by hand. Values are already normalised (``cmssync.plan.normalize``): block
 values as the server's strings with site links as ``{CCM:BASE_URL}``, tags as lists, attribute values comparable
 with the content's.
 
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cmssync.sync.blocks import LiveBlock
+from cmssync.plan.blocks import LiveBlock
 
 
 @dataclass(frozen=True)

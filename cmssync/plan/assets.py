@@ -19,10 +19,10 @@ from typing import Any
 
 from cmssync.content.files import FileSpec
 from cmssync.content.site import SiteContent
-from cmssync.sync.actions import Action, FieldChange, Operation, Precondition
-from cmssync.sync.normalize import normalize_attribute, normalize_tags, normalize_text
-from cmssync.sync.snapshot import LiveFile, Snapshot
-from cmssync.sync.state import State
+from cmssync.plan.actions import Action, FieldChange, Operation, Precondition
+from cmssync.plan.normalize import normalize_attribute, normalize_tags, normalize_text
+from cmssync.plan.snapshot import LiveFile, Snapshot
+from cmssync.state.records import State
 
 
 @dataclass

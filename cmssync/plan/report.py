@@ -16,7 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from cmssync.sync.actions import KIND_ORDER, SYMBOLS, Action, BlockChange, FieldChange, Plan, summary_line
+from cmssync.plan.actions import KIND_ORDER, SYMBOLS, Action, BlockChange, FieldChange, Plan, summary_line
 
 REPORT_FORMAT_VERSION = 1
 SENSITIVE = "(sensitive)"

@@ -28,11 +28,11 @@ from cmssync.daemon.gate import RequestGate
 from cmssync.daemon.health import HealthServer, Readiness, build_app, parse_address
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.daemon.reconciler import Backoff, Reconciler
-from cmssync.daemon.runs import SyncRunner
+from cmssync.daemon.runner import SyncRunner
 from cmssync.daemon.schedule import Schedule, cron_trigger, interval_trigger, load_timezone
 from cmssync.daemon.watch import ContentWatcher, WatchMode
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ConfigError
-from cmssync.sync.scope import scope_for_paths
+from cmssync.plan.scope import scope_for_paths
 
 log = structlog.get_logger("cmssync.daemon")
 

@@ -1,6 +1,6 @@
 """``cmssync status``: connectivity, account, site, system info, scopes, who holds the state lock, and drift.
 
-The connection checks come from ``cmssync.api.diagnose``; this adds what only the sync layer knows: whether the
+The connection checks come from ``cmssync.sync.diagnose``; this adds what only the sync layer knows: whether the
 content is valid, whether another apply is running, and a one-line summary of how far the site has drifted from
 the content (a plan, which writes nothing).
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TextIO
 
-from cmssync.api.diagnose import diagnose
 from cmssync.config import load_settings
 from cmssync.errors import EXIT_ERROR, EXIT_OK, CmsSyncError, ContentError
-from cmssync.sync.actions import summary_line
-from cmssync.sync.plan_command import make_plan
-from cmssync.sync.state import read_lock_holder
+from cmssync.plan.actions import summary_line
+from cmssync.state.store import read_lock_holder
+from cmssync.sync.diagnose import diagnose
+from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import open_workspace
 
 

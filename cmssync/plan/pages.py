@@ -1,7 +1,7 @@
 """Planning one page: create, update (fields, attributes, managed areas), publish a pending draft, or move.
 
 Pure. A page is compared in its recent version (design.md §5). Block changes come from the optimal area alignment
-(``cmssync.sync.blocks``); a page whose content is exactly what cmssync last applied but whose site differs is
+(``cmssync.plan.blocks``); a page whose content is exactly what cmssync last applied but whose site differs is
 marked as drift. The API cannot change a page's parent, so a page whose file moved is a ``move`` action that
 explains the limit, unless the run asks for ``--replace-moved`` (create the new page, then delete the old one).
 """
@@ -15,9 +15,9 @@ from typing import Any, Literal
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
-from cmssync.sync.actions import Action, BlockChange, FieldChange, Precondition
-from cmssync.sync.blocks import Add, Delete, DesiredBlock, Update, align_area
-from cmssync.sync.desired import (
+from cmssync.plan.actions import Action, BlockChange, FieldChange, Precondition
+from cmssync.plan.blocks import Add, Delete, DesiredBlock, Update, align_area
+from cmssync.plan.desired import (
     DEFAULT_ATTRIBUTE_TYPES,
     Resolver,
     attribute_matches,
@@ -25,9 +25,9 @@ from cmssync.sync.desired import (
     page_fields,
     publish_end_date,
 )
-from cmssync.sync.normalize import digest, normalize_text
-from cmssync.sync.snapshot import LivePage, Snapshot
-from cmssync.sync.state import State
+from cmssync.plan.normalize import digest, normalize_text
+from cmssync.plan.snapshot import LivePage, Snapshot
+from cmssync.state.records import State
 
 DEFAULT_TYPE = "page"
 DEFAULT_TEMPLATE = "full"

@@ -3,7 +3,7 @@
 Nothing here does I/O or imports the API client. The inputs are the loaded content, a :class:`Snapshot` of the
 live objects, the ownership state, and the options of this run; the output is an ordered, dependency-annotated
 :class:`Plan`. Planning the result of an apply gives an empty plan, because both sides are compared in the form
-the server stores (``cmssync.sync.desired`` and ``cmssync.sync.normalize``).
+the server stores (``cmssync.plan.desired`` and ``cmssync.plan.normalize``).
 
 Rules worth knowing when reading the code:
 
@@ -26,11 +26,11 @@ from typing import Literal
 
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
-from cmssync.sync.actions import Action, Plan, Precondition
-from cmssync.sync.assets import plan_files, plan_groups, plan_users
-from cmssync.sync.pages import PageContext, plan_page
-from cmssync.sync.snapshot import Snapshot
-from cmssync.sync.state import State
+from cmssync.plan.actions import Action, Plan, Precondition
+from cmssync.plan.assets import plan_files, plan_groups, plan_users
+from cmssync.plan.pages import PageContext, plan_page
+from cmssync.plan.snapshot import Snapshot
+from cmssync.state.records import State
 
 DELETE_KIND_ORDER = ("page", "file", "user")
 

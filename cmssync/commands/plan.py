@@ -1,0 +1,46 @@
+"""``cmssync plan``: observe the site, plan the difference, print it, optionally write a plan file.
+
+Never sends a write request. The plan file is the JSON form of the :class:`Plan` (content digest, preconditions
+and all), written atomically; ``apply PLANFILE`` executes exactly it, or refuses when it went stale.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal, TextIO
+
+from cmssync.errors import EXIT_CHANGES, EXIT_OK
+from cmssync.plan.actions import Plan
+from cmssync.plan.report import render_json, render_markdown, render_text
+from cmssync.plan.request import PlanRequest
+from cmssync.sync.planning import make_plan, write_plan_file
+from cmssync.sync.workspace import Workspace
+
+OutputFormat = Literal["text", "json", "markdown"]
+
+
+def render(plan: Plan, output_format: OutputFormat, *, color: bool) -> str:
+    if output_format == "json":
+        return render_json(plan)
+    if output_format == "markdown":
+        return render_markdown(plan)
+    return render_text(plan, color=color)
+
+
+async def run_plan(
+    workspace: Workspace,
+    request: PlanRequest,
+    *,
+    out: TextIO,
+    output_format: OutputFormat = "text",
+    plan_file: Path | None = None,
+    detailed_exitcode: bool = False,
+    color: bool = False,
+) -> int:
+    run = await make_plan(workspace, request)
+    out.write(render(run.plan, output_format, color=color))
+    if plan_file is not None:
+        write_plan_file(run.plan, plan_file)
+    if detailed_exitcode and run.plan.has_changes:
+        return EXIT_CHANGES
+    return EXIT_OK

@@ -1,0 +1,21 @@
+"""What a user asks a plan to cover: one frozen request shared by ``plan``, ``apply``, ``status`` and the daemon."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cmssync.plan.scope import Scope
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    targets: tuple[str, ...] = ()
+    """``KIND:KEY`` objects to limit the plan to (``page:/about``); empty: everything."""
+    prune: bool | None = None
+    """Delete managed objects that disappeared from the content; None: the ``prune.enabled`` setting."""
+    replace_moved: bool = False
+    """Apply page moves as create-new-then-delete-old."""
+    allow_mass_delete: bool = False
+    """Allow deletes beyond the ``prune`` guards."""
+    scope: Scope | None = None
+    """An incremental run (the daemon's file-change runs): observe and plan only these objects, never delete."""

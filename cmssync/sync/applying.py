@@ -1,0 +1,87 @@
+"""The apply engine as a library call: plan (or load a plan file), confirm, execute; prints nothing.
+
+:func:`apply_site` holds the state lock for the whole run and returns an :class:`ApplyReport`; the caller learns
+about the run through two callbacks: ``confirm(plan)`` before anything is written (None: no confirmation needed)
+and ``on_outcome(outcome)`` as each action finishes. The CLI renders them on the terminal, the daemon in its log.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cmssync.errors import EXIT_ERROR, EXIT_OK
+from cmssync.plan.actions import Plan
+from cmssync.plan.request import PlanRequest
+from cmssync.sync.apply_assets import apply_file, apply_group, apply_user, delete_retired_files
+from cmssync.sync.apply_pages import apply_page
+from cmssync.sync.engine import ApplyContext, Handler, Outcome, Status, execute
+from cmssync.sync.planning import load_plan_file, plan_site
+from cmssync.sync.workspace import Workspace
+
+HANDLERS: dict[str, Handler] = {"group": apply_group, "file": apply_file, "page": apply_page, "user": apply_user}
+
+
+@dataclass(frozen=True)
+class ApplyRequest:
+    plan: PlanRequest = field(default_factory=PlanRequest)
+    plan_file: Path | None = None
+    """Apply exactly this saved plan (its own options; ``plan`` is then unused), refused if stale."""
+
+
+@dataclass(frozen=True)
+class ApplyReport:
+    plan: Plan
+    outcomes: list[Outcome]
+    problems: list[str]
+    """Problems after the actions (a replaced file that could not be deleted), one line each."""
+    requests: int
+    declined: bool = False
+    """The user was asked and said no: nothing was written."""
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.problems) or any(o.status == "failed" for o in self.outcomes)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_ERROR if self.failed or self.declined else EXIT_OK
+
+    def counts(self) -> dict[Status, int]:
+        found = Counter(o.status for o in self.outcomes)
+        return {status: found[status] for status in ("ok", "failed", "skipped")}
+
+
+async def apply_site(
+    workspace: Workspace,
+    request: ApplyRequest,
+    *,
+    confirm: Callable[[Plan], bool] | None = None,
+    on_outcome: Callable[[Outcome], None] = lambda outcome: None,
+) -> ApplyReport:
+    """Make the site match the content (see the module docstring)."""
+    with workspace.store.lock("cmssync apply"):
+        state = workspace.load_state()
+        async with workspace.client() as client:
+            if request.plan_file is not None:
+                plan, snapshot = await load_plan_file(request.plan_file, workspace, client=client, state=state)
+            else:
+                plan, snapshot = await plan_site(workspace, request.plan, client=client, state=state)
+            if not plan.has_changes:
+                return ApplyReport(plan, [], [], client.stats.total)
+            if confirm is not None and not confirm(plan):
+                return ApplyReport(plan, [], [], client.stats.total, declined=True)
+            context = ApplyContext(
+                client=client,
+                content=workspace.content,
+                snapshot=snapshot,
+                state=state,
+                store=workspace.store,
+                publish=plan.publish,
+                versions_keep=workspace.settings.versions.keep,
+            )
+            outcomes = await execute(plan, context, HANDLERS, on_outcome=on_outcome)
+            problems = await delete_retired_files(context, outcomes)
+            return ApplyReport(plan, outcomes, problems, client.stats.total)
