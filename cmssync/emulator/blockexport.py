@@ -11,6 +11,7 @@ from typing import Any
 
 from cmssync.emulator import markup
 from cmssync.emulator.blocktypes import (
+    BLOCK_COLUMNS,
     EXPORT_FEED_COLUMNS,
     EXPORT_FILE_COLUMNS,
     EXPORT_FILEFOLDER_COLUMNS,
@@ -57,9 +58,11 @@ def export_record(store: Store, block_type: str, record: dict[str, str] | None) 
     if record is None:
         return []
     out: dict[str, str] = {}
-    for column, value in record.items():
-        if column.startswith("@"):
+    order = [column for column, _ in BLOCK_COLUMNS.get(block_type) or ()]
+    for column in [*order, *sorted(record.keys() - set(order))]:
+        if column.startswith("@") or column not in record:
             continue
+        value = record[column]
         if column in EXPORT_FILE_COLUMNS.get(block_type, ()):
             value = markup.export_file(store, value) if markup.leading_number(value) else ""
         elif column in EXPORT_PAGE_COLUMNS.get(block_type, ()):

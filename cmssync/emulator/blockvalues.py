@@ -183,11 +183,15 @@ def links_to_placeholders(text: str, base_url: str) -> str:
     return markup.translate_to(text, base_url)
 
 
-def render_html(block_type: str, record: dict[str, str] | None, base_url: str, expand: Any = None) -> str:
+def render_html(
+    block_type: str, record: dict[str, str] | None, base_url: str, expand: Any = None, page_name: str = ""
+) -> str:
     """The HTML a block renders to (a plausible stand-in for the theme's view).
 
     ``expand`` turns a stored content value into rendered HTML (placeholders → URLs); without it only
-    ``{CCM:BASE_URL}`` is expanded.
+    ``{CCM:BASE_URL}`` is expanded. A page title block shows ``page_name`` unless it has a custom title; a hero image
+    shows its title only when its image is a file (``blocks.jsonl``: after a write-back stored 0, the ``/resources``
+    hero lost its heading and background).
     """
     if record is None:
         return f'\n\n    <div class="ccm-block-{block_type.replace("_", "-")}"></div>\n'
@@ -198,8 +202,18 @@ def render_html(block_type: str, record: dict[str, str] | None, base_url: str, e
         return f"\n\n    {record['content']}\n"
     if block_type == "page_title":
         tag = record.get("formatting") or "h1"
-        title = html.escape(record.get("titleText", ""))
+        custom = record.get("useCustomTitle") == "1" or not page_name
+        title = html.escape(record.get("titleText", "") if custom else page_name)
         return f'\n\n    <{tag} class="ccm-block-page-title page-title">{title}</{tag}>\n'
+    if block_type == "hero_image":
+        image = expand("{CCM:FID_" + record.get("image", "0") + "}") if expand and record.get("image") else ""
+        if not image:
+            return '\n\n    <div class="ccm-block-hero-image"></div>\n'
+        tag = record.get("titleFormat") or "h1"
+        return (
+            f'\n\n    <div class="ccm-block-hero-image" style="background-image: url({html.escape(image)})">'
+            f"<{tag}>{html.escape(record.get('title', '').strip())}</{tag}>{record.get('body', '')}</div>\n"
+        )
     if block_type == "faq":
         found = json.loads(record.get(ENTRIES_KEY, "[]"))
         items = "".join(

@@ -69,6 +69,7 @@ PAGE_ATTRIBUTE_KEYS: dict[str, AttributeKey] = {
         AttributeKey("is_featured", "boolean", 11),
         AttributeKey("tags", "select", 12),
         AttributeKey("thumbnail", "image_file", 13),
+        AttributeKey("blog_entry_topics", "topics", 14),
     )
 }
 

@@ -14,7 +14,10 @@ from typing import Any
 
 from cmssync.emulator import attributes, imagesize
 from cmssync.emulator.catalog import FILE_ATTRIBUTE_KEYS
-from cmssync.emulator.store import Store, dumps
+from cmssync.emulator.store import Store, dumps, loads
+
+#: ``meta`` key of the uploads a seed pinned (``[{"filename", "uuid", "prefix"}]``).
+PINNED_UPLOADS = "pinned_uploads"
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
@@ -59,13 +62,21 @@ def add(
     description: str = "",
     tags: str = "",
     prefix: str | None = None,
+    num_id: int | None = None,
 ) -> sqlite3.Row:
-    """Import a file (call inside a transaction); image files get width/height attributes."""
+    """Import a file (call inside a transaction); image files get width/height attributes.
+
+    Without a pinned UUID and prefix, an upload takes the ones a seed pinned for its file name (once).
+    """
+    if file_uuid is None and prefix is None:
+        file_uuid, prefix = _pinned(store, filename)
     identifier = (file_uuid or str(uuidlib.UUID(int=rng.getrandbits(128), version=4))).lower()
     cursor = store.db.execute(
-        "INSERT INTO files (uuid, filename, title, description, tags, folder_id, date_added, prefix, size, content,"
-        " tiebreak) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO files (num_id, uuid, filename, title, description, tags, folder_id, date_added, prefix, size,"
+        " content,"
+        " tiebreak) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
+            num_id,
             identifier,
             filename,
             title if title is not None else filename,
@@ -86,6 +97,17 @@ def add(
     row = store.one("SELECT * FROM files WHERE num_id = ?", file_id)
     assert row is not None
     return row
+
+
+def _pinned(store: Store, filename: str) -> tuple[str | None, str | None]:
+    """The UUID and prefix a seed pinned for the next upload of ``filename`` (consumed), or ``(None, None)``."""
+    pinned = loads(store.get_meta(PINNED_UPLOADS, "[]"))
+    for index, entry in enumerate(pinned):
+        if entry.get("filename") == filename:
+            del pinned[index]
+            store.set_meta(PINNED_UPLOADS, dumps(pinned))
+            return entry.get("uuid"), entry.get("prefix")
+    return None, None
 
 
 def set_attributes(store: Store, file_id: int, values: dict[str, Any]) -> None:

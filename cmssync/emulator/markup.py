@@ -5,7 +5,7 @@ Checked against ``blocks.jsonl`` (``links.*``, ``exportform.*``):
 * **save** (:func:`translate_to`) re-serialises the HTML with **tag and attribute names lower-cased** (quote style,
   unquoted values, entities, comments and unclosed tags are kept as written) and turns the URLs the rich-text editor
   writes into placeholders: ``<img src="<site>/download_file/view_inline/<id>" …>`` →
-  ``<concrete-picture fID="<id>" … />``, ``<site>/index.php?cID=N`` → ``{CCM:CID_N}``,
+  ``<concrete-picture fid="<id>" … />``, ``<site>/index.php?cID=N`` → ``{CCM:CID_N}``,
   ``<site>/download_file/view/<id>`` → ``{CCM:FID_DL_<id>}``, any other ``<site>`` prefix → ``{CCM:BASE_URL}``.
   Placeholders and export forms are stored as sent.
 * **read** (:func:`export`, every API answer that shows a content value) turns placeholders into export forms:
@@ -63,7 +63,7 @@ def translate_to(text: str, base_url: str) -> str:
 
     def inline_image(match: re.Match[str]) -> str:
         attributes = match.group(1) + match.group(3)
-        return f'<concrete-picture fID="{match.group(2)}"{attributes.rstrip()} />'
+        return f'<concrete-picture fid="{match.group(2)}"{attributes.rstrip()} />'
 
     text = re.sub(
         rf"""<img((?:\s+(?!src\b)[^\s=>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*)\s+src\s*=\s*["']{base}"""

@@ -16,6 +16,33 @@ from cmssync.emulator import blockvalues, markup, versioning
 from cmssync.emulator.store import Store, loads
 
 
+def download_view(store: Store, identifier: str, base_url: str) -> Response:
+    """``/download_file/view/<id>[/<page id>]``, where rendered ``{CCM:FID_DL_…}`` links point (blocks.jsonl,
+    ``links.public_download.*``): a lower-case UUID redirects to the file; a numeric id (refused for files that have
+    a UUID, as all 9.x files do), an upper-case UUID or an unknown one gets the "Download File" page saying
+    "Invalid File."."""
+    row = store.one("SELECT * FROM files WHERE uuid = ?", identifier)
+    if row is not None:
+        url = f"{base_url}/application/files/{row['prefix']}/{row['filename']}"
+        body = (
+            '<!DOCTYPE html>\n<html>\n    <head>\n        <meta charset="UTF-8" />\n'
+            f'        <meta http-equiv="refresh" content="0;url=\'{html.escape(url)}\'" />\n\n'
+            f"        <title>Redirecting to {html.escape(url)}</title>\n    </head>\n    <body>\n"
+            f'        Redirecting to <a href="{html.escape(url)}">{html.escape(url)}</a>.\n    </body>\n</html>'
+        )
+        return Response(
+            body,
+            status_code=307,
+            headers={"cache-control": "no-cache, private", "content-type": "text/html; charset=utf-8", "location": url},
+        )
+    title = html.escape(f"Download File :: {store.get_meta('site_name', 'Sandbox Site')}")
+    body = (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n</head>\n'
+        "<body>\n<h1>Download File</h1>\n<p>Invalid File.</p>\n</body>\n</html>\n"
+    )
+    return Response(body, headers={"cache-control": "no-cache, private", "content-type": "text/html; charset=UTF-8"})
+
+
 def page_response(store: Store, trimmed_path: str, base_url: str) -> Response | None:
     """The HTML of the live page at ``/<trimmed_path>``, or ``None`` when there is no such page."""
     path = "/" + trimmed_path if trimmed_path else None
@@ -30,13 +57,16 @@ def page_response(store: Store, trimmed_path: str, base_url: str) -> Response | 
     for block in versioning.placed_blocks(store, int(page["id"]), int(version["id"])):
         expand = functools.partial(markup.render, store=store, base_url=base_url, page_id=int(page["id"]))
         areas.setdefault(block["area"], []).append(
-            blockvalues.render_html(block["type"], loads(block["record"]), base_url, expand)
+            blockvalues.render_html(block["type"], loads(block["record"]), base_url, expand, version["name"])
         )
     sections = "".join(
         f'<section class="ccm-area" data-area="{html.escape(name)}">{"".join(parts)}</section>\n'
         for name, parts in areas.items()
     )
     title = html.escape(f"{version['name']} :: {site}")
+    if page["type"] == "blog_entry":
+        # The blog entry template heads the page with its name.
+        sections = f"<header><h1>{html.escape(version['name'])}</h1></header>\n{sections}"
     body = (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n</head>\n'
         f'<body>\n<div class="ccm-page page-type-{html.escape(page["type"])} '

@@ -122,6 +122,9 @@ class Renderer:
                 if row is None:
                     continue
                 value = self.wrap(self.file(row))
+            elif kind in ("select", "topics"):
+                keys = ("id", "value", "display_value") if kind == "select" else ("id", "name", "path", "display_name")
+                value = self.wrap([{k: option[k] for k in keys if k in option} for option in value])
             out.append({"id": av_id, "type": kind, "handle": handle, "value": value})
         return out
 

@@ -18,7 +18,6 @@ from cmssync.emulator import blockvalues, envelope, sitetree, versioning
 from cmssync.emulator.blocktypes import BLOCK_COLUMNS, LAYOUT_REQUIRED_KEY
 from cmssync.emulator.context import ApiError, Ctx, PhpError, denied, missing_key, not_found, php_type
 
-
 HANDLER_FAILED = "Symfony\\Component\\Messenger\\Exception\\HandlerFailedException"
 ADD_COMMAND = "Concrete\\Core\\Block\\Command\\AddBlockToPageCommand"
 

@@ -134,6 +134,7 @@ ROUTES: tuple[ApiRoute, ...] = (
 
 _FILE_URL = re.compile(r"^application/files/(\d{4}/\d{4}/\d{4})/([^/]+)$")
 _DOWNLOAD_URL = re.compile(r"^download_file/([^/]+)(?:/\d+)?$")
+_VIEW_URL = re.compile(r"^download_file/view/([^/]+)(?:/\d+)?$")
 
 
 def match(method: str, trimmed: str) -> tuple[ApiRoute, dict[str, str]] | None:
@@ -221,6 +222,10 @@ def _public_file(request: Request, emu: Emulator, trimmed: str) -> Response | No
         row = emu.store.one("SELECT * FROM files WHERE prefix = ? AND filename = ?", found.group(1), found.group(2))
         if row is not None:
             return routes_files.serve_bytes(row, download=False)
+    found = _VIEW_URL.match(trimmed)
+    if found:
+        request.scope[ROUTE_KEY] = "/download_file/view/{fID}"
+        return public.download_view(emu.store, found.group(1), str(request.base_url).rstrip("/"))
     found = _DOWNLOAD_URL.match(trimmed)
     if found:
         request.scope[ROUTE_KEY] = "/download_file/{fID}"

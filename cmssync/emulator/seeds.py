@@ -19,12 +19,19 @@
         pages:                                                 # parents before children; "/" is the home page
           - {path: /about, name: About, id: 2, type: page, template: full, description: "",
              attributes: {meta_title: About}, areas: {Main: [{type: content, value: {content: "<p>Hi</p>"}}]}}
-        files: [{filename: notes.txt, folder: 7, text: "hello", uuid: "…", title: "…", description: "", tags: ""}]
+        files: [{filename: notes.txt, folder: 7, text: "hello", uuid: "…", title: "…", description: "", id: 3}]
+        uploads: [{filename: photo.png, uuid: "…", prefix: "2117/9544/9601"}]   # pinned ids of later uploads
+        next_ids: {blocks: 154}                                # where the sequences of created objects start
         clients: [{client_id: other, secret: other-secret, scopes: [pages:read]}]
 
     A file's content is ``text`` (UTF-8) or ``base64``; images may instead give ``png: [width, height]``. A file may
-    pin its ``uuid`` and its storage ``prefix`` (``NNNN/NNNN/NNNN``, so its URL is known in advance); a page may set an
-    ``image_file`` attribute with ``{thumbnail: {file: <uuid>}}`` (the API itself cannot set those).
+    pin its ``uuid``, its storage ``prefix`` (``NNNN/NNNN/NNNN``, so its URL is known in advance) and its numeric ``id``
+    (what ``{CCM:FID_DL_<id>}`` and integer file columns hold); ``uploads`` pin the UUID and prefix the first upload
+    of that file name gets (a replay of a recording needs the recorded ones). A page may set an ``image_file``
+    attribute with ``{thumbnail: {file: <uuid>}}`` (the API itself cannot set those). Blocks are given in stored form
+    (numeric file ids, ``{CCM:CID_<id>}`` links) and may pin their ``id``; the same id on several pages is one block
+    placed on each (a page type's default block). Areas may be sub-areas of layouts and containers
+    (``Main : 5 : Column 1``). Multi-record blocks take their entries as parallel arrays (``title: [A, B]``).
 
 Every seed also gets the OAuth client of the settings (all scopes), a limited client ``<client_id>-limited``
 (secret ``<client_secret>-limited``, scopes ``pages:read system:info:read``) and the admin with the configured
@@ -223,6 +230,12 @@ def populate(store: Store, settings: Settings, seed: str, generate: str | None, 
         raise ValueError("a seed must define the home page '/'")
     for entry in data.get("files", []):
         _file(store, entry, int(folders[0]["id"]), ts, rng)
+    if data.get("uploads"):
+        store.set_meta(filestore.PINNED_UPLOADS, dumps(list(data["uploads"])))
+    for table, next_id in (data.get("next_ids") or {}).items():
+        if table not in ("pages", "blocks", "users", "groups", "files"):
+            raise ValueError(f"next_ids: unknown table {table!r}")
+        _next_id(store, table, int(next_id))
     if generate:
         generator.generate_site(store, generator.parse_generate(generate), ts, rng)
 
@@ -297,21 +310,32 @@ def _page(store: Store, page: dict[str, Any], ts: int) -> None:
         attributes=page.get("attributes"),
         page_id=page_id,
         from_seed=True,
+        handle=handle if parent_id is not None else None,
     )
     for area, blocks in (page.get("areas") or {}).items():
         versioning.ensure_area(store, created_id, area)
         for position, block in enumerate(blocks, start=1):
             if block["type"] not in BLOCK_COLUMNS:
                 raise ValueError(f"seed page {path or '/'}: unknown block type {block['type']!r}")
-            record = stored_block(block["type"], block.get("value") or {})
-            cursor = store.db.execute(
-                "INSERT INTO blocks (id, type, record) VALUES (?, ?, ?)",
-                (block.get("id"), block["type"], None if record is None else dumps(record)),
-            )
-            store.db.execute(
-                "INSERT INTO placements VALUES (?, 1, ?, ?, ?)",
-                (created_id, area, position, int(cursor.lastrowid or 0)),
-            )
+            block_id = block.get("id")
+            if block_id is None or store.one("SELECT 1 FROM blocks WHERE id = ?", block_id) is None:
+                # A block id given twice is one block placed on several pages (page-type defaults).
+                record = stored_block(block["type"], block.get("value") or {})
+                cursor = store.db.execute(
+                    "INSERT INTO blocks (id, type, record) VALUES (?, ?, ?)",
+                    (block_id, block["type"], None if record is None else dumps(record)),
+                )
+                block_id = int(cursor.lastrowid or 0)
+            store.db.execute("INSERT INTO placements VALUES (?, 1, ?, ?, ?)", (created_id, area, position, block_id))
+
+
+def _next_id(store: Store, table: str, next_id: int) -> None:
+    """Make the next row of an AUTOINCREMENT table get at least ``next_id``."""
+    row = store.one("SELECT seq FROM sqlite_sequence WHERE name = ?", table)
+    if row is None:
+        store.db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", (table, next_id - 1))
+    elif int(row["seq"]) < next_id - 1:
+        store.db.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = ?", (next_id - 1, table))
 
 
 def _file(store: Store, entry: dict[str, Any], root: int, ts: int, rng: random.Random) -> None:
@@ -333,4 +357,5 @@ def _file(store: Store, entry: dict[str, Any], root: int, ts: int, rng: random.R
         description=entry.get("description", ""),
         tags=entry.get("tags", ""),
         prefix=entry.get("prefix"),
+        num_id=entry.get("id"),
     )

@@ -1,7 +1,10 @@
 """Pages as a tree: creation with Concrete's handles and paths, the trash can, children in sitemap order.
 
 ``POST /pages`` creates an approved first version (``date_approved`` stays null, as recorded), the handle is the
-urlified name made unique among the siblings with ``-1``, ``-2``… and the path is the parent's path plus the handle.
+urlified name (Concrete's excluded words dropped: ``Freshen up your website`` → ``freshen-your-website``) made unique
+among the siblings with ``-1``, ``-2``… — a name made only of excluded words gets the page id (``Up`` →
+``/section/273``) — and the path is the parent's path plus the handle (all recorded in ``blocks.jsonl``, ``handles.*``).
+Seeded pages keep the handle their path gives, words and all (``freshen-up-your-website``).
 Renaming a page later does not change its path. Deleting moves the page and its descendants to the trash
 (``/!trash/…``); the home page is never deleted.
 """
@@ -51,15 +54,24 @@ def create_page(
     attributes: dict[str, Any] | None = None,
     page_id: int | None = None,
     from_seed: bool = False,
+    handle: str | None = None,
 ) -> int:
-    """Insert a page with an approved version 1; returns its id."""
+    """Insert a page with an approved version 1; returns its id.
+
+    ``handle`` is taken verbatim (seeds: a site's existing handles may hold words generated handles drop);
+    otherwise it is made from ``handle_source``, and a name without a usable word gets the page id as its handle.
+    """
+    parent_path = ""
     if parent_id is None:
         handle, path = "", None
     else:
         parent = get_page(store, parent_id)
         assert parent is not None
-        handle = unique_handle(store, parent_id, slugs.urlify(handle_source))
-        path = f"{parent['path'] or ''}/{handle}"
+        parent_path = parent["path"] or ""
+        if handle is None:
+            generated = slugs.urlify(handle_source)
+            handle = unique_handle(store, parent_id, generated) if generated else ""
+        path = f"{parent_path}/{handle}"
     row = store.one("SELECT MAX(display_order) AS m FROM pages WHERE parent_id IS ?", parent_id)
     order = int(row["m"] if row and row["m"] is not None else -1) + 1
     cursor = store.db.execute(
@@ -69,6 +81,10 @@ def create_page(
     )
     new_id = int(cursor.lastrowid or 0)
     store.db.execute("UPDATE pages SET tiebreak = ? WHERE id = ?", (tiebreak("page", new_id), new_id))
+    if parent_id is not None and not handle:
+        store.db.execute(
+            "UPDATE pages SET handle = ?, path = ? WHERE id = ?", (str(new_id), f"{parent_path}/{new_id}", new_id)
+        )
     store.db.execute(
         "INSERT INTO versions (page_id, id, name, description, template, is_approved, is_new, date_created)"
         " VALUES (?, 1, ?, ?, ?, 1, 0, ?)",

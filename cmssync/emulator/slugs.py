@@ -53,9 +53,8 @@ def strip_tags(text: str) -> str:
 
 
 def urlify(name: str) -> str:
-    """The page handle for a name (never empty: an empty result becomes ``page``)."""
+    """The page handle for a name (``""`` when no word is left: the caller uses the page id)."""
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
     text = text.replace("&", " and ").lower()
     words = [w for w in re.split(r"[^a-z0-9]+", text) if w and w not in EXCLUDED_WORDS]
-    handle = "-".join(words)[:MAX_HANDLE_LENGTH].strip("-")
-    return handle or "page"
+    return "-".join(words)[:MAX_HANDLE_LENGTH].strip("-")

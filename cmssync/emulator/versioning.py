@@ -235,6 +235,15 @@ def update_block(
 def remove_block(store: Store, page_id: int, area: str, block_id: int, ts: int) -> sqlite3.Row:
     """Take a block out of the draft (other versions keep it); returns the draft."""
     version = version_to_modify(store, page_id, ts)
+    if store.one(
+        "SELECT 1 FROM placements WHERE block_id = ? AND NOT (page_id = ? AND version_id = ?) LIMIT 1",
+        block_id,
+        page_id,
+        version["id"],
+    ):
+        # The server copies a block the draft shares with other versions before deleting the copy: a block id is
+        # used up (blocks.jsonl: 164 → 166 around batch.op.delete_block_unapproved).
+        store.db.execute("DELETE FROM blocks WHERE id = ?", (_new_block(store, "deleted copy", None),))
     store.db.execute(
         "DELETE FROM placements WHERE page_id = ? AND version_id = ? AND area = ? AND block_id = ?",
         (page_id, version["id"], area, block_id),
@@ -242,6 +251,11 @@ def remove_block(store: Store, page_id: int, area: str, block_id: int, ts: int) 
     if store.one("SELECT 1 FROM placements WHERE block_id = ? LIMIT 1", block_id) is None:
         store.db.execute("DELETE FROM blocks WHERE id = ?", (block_id,))
     return version
+
+
+def _new_block(store: Store, block_type: str, encoded: str | None) -> int:
+    cursor = store.db.execute("INSERT INTO blocks (type, record) VALUES (?, ?)", (block_type, encoded))
+    return int(cursor.lastrowid or 0)
 
 
 def delete_block_everywhere(store: Store, block_id: int) -> None:

@@ -34,9 +34,9 @@ def any_api(sandbox_any_dialect: Sandbox) -> Iterator[httpx.Client]:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Show the replay summary (share of recorded exchanges that match) whenever the replay ran."""
-    from tests.emulator.test_replay import SUMMARY
+    from tests.emulator.replay_run import SUMMARIES
 
-    if SUMMARY:
-        terminalreporter.write_sep("-", "replay of the recorded Concrete 9.3.1 exchanges")
-        for line in SUMMARY:
+    for name, lines in SUMMARIES.items():
+        terminalreporter.write_sep("-", f"replay of the recorded Concrete 9.3.1 exchanges: {name}")
+        for line in lines:
             terminalreporter.write_line(line)

@@ -190,8 +190,17 @@ _BASIC = re.compile(r"^Basic base64\((.*)\)$")
 
 
 class Replayer:
-    def __init__(self, client: httpx.Client, *, client_id: str, client_secret: str, admin_password: str) -> None:
+    def __init__(
+        self,
+        client: httpx.Client,
+        *,
+        client_id: str,
+        client_secret: str,
+        admin_password: str,
+        recorded_base: str = RECORDED_BASE,
+    ) -> None:
         self.client = client
+        self.recorded_base = recorded_base
         self.secrets = {
             "<client_id>": client_id,
             "<client_secret>": client_secret,
@@ -215,7 +224,7 @@ class Replayer:
             tampered = f"{head}.{body}.{signature[::-1]}"
             value = value.replace("<token:tampered_signature>", tampered)
         value = _TOKEN.sub(lambda m: self.tokens.get(m.group(1), {}).get(m.group(2), "missing-token"), value)
-        return value.replace(RECORDED_BASE, self.base)
+        return value.replace(self.recorded_base, self.base)
 
     def deep(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -363,7 +372,7 @@ class Replayer:
         elif "html" in recorded:
             facts = html_facts(response.text)
             for key, value in recorded["html"].items():
-                if facts.get(key) != value:
+                if facts.get(key) != self.text(value):
                     problems.append(f"html {key}: {facts.get(key)!r} != {value!r}")
         elif "jwt" in recorded:
             problems += self.compare_json(body, ours, "$")
