@@ -170,7 +170,10 @@ async def update(ctx: Ctx) -> Response:
     fresh = sitetree.get_page(ctx.store, page_id)
     assert fresh is not None
     draft = versioning.get_version(ctx.store, page_id, int(version["id"]))
-    return envelope.item(ctx, ctx.render.page(fresh, draft, ctx.includes))
+    out = ctx.render.page(fresh, draft, ctx.includes)
+    # The answer shows the draft but the date from before the update (blocks.jsonl, batch.op.put_page_name_*).
+    out["date_last_updated"] = ctx.render.date(page["date_modified"])
+    return envelope.item(ctx, out)
 
 
 async def _update_fields(ctx: Ctx) -> dict[str, Any]:
