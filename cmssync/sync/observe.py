@@ -255,15 +255,16 @@ def to_live_file(file: File) -> LiveFile:
 
 
 async def _observe_users(client: ConcreteClient, state: State, wanted: Iterable[str]) -> dict[str, LiveUser]:
-    users: dict[int, User] = {u.id: u for u in await _gather_list(client.iter_users())}
+    listed, complete = await client.list_users()
+    users: dict[int, User] = {u.id: u for u in listed}
     unseen = [r.id for r in state.users.values() if r.id not in users]
     for extra in await _all(_maybe(client.get_user(user_id)) for user_id in unseen):
         if extra is not None:
             users[extra.id] = extra
     names = {u.username for u in users.values()}
-    if any(name not in names for name in wanted):
-        # A content user is neither known nor listed: it may be one the list skipped (tied dates), so read the
-        # ids the walk did not return before planning to create it.
+    if not complete and any(name not in names for name in wanted):
+        # A content user is neither known nor listed: it may be one a multi-page walk skipped (tied dates), so
+        # read the ids the walk did not return before planning to create it. A one-page list is complete.
         users.update({u.id: u for u in await client.find_missed_users(set(users))})
     return {
         u.username: LiveUser(id=u.id, username=u.username, email=u.email or "", language=u.language)
