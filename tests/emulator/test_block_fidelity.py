@@ -60,7 +60,8 @@ def test_file_links_and_pictures_are_looked_up_by_leading_digits(api: httpx.Clie
     letter_led = "abcdef01-0000-4000-8000-000000000000"
     html = (
         '<a href="{CCM:FID_DL_1}">n</a><a href="{CCM:FID_DL_1abc-uuid}">d</a>'
-        f'<a href="{{CCM:FID_DL_{letter_led}}}">l</a><concrete-picture fID="1" alt="x" /><concrete-picture fID="{letter_led}" class="c" />{{CCM:FID_1}}'
+        f'<a href="{{CCM:FID_DL_{letter_led}}}">l</a><concrete-picture fID="1" alt="x" />'
+        f'<concrete-picture fID="{letter_led}" class="c" />{{CCM:FID_1}}'
     )
     assert _content(api, page, html) == (
         f'<a href="{_export(logo)}">n</a><a href="{_export(logo)}">d</a><a href="">l</a>'
