@@ -243,13 +243,23 @@ def daemon(directory: Path, watch: str | None, sandbox: bool) -> int:
 
 @cli.command()
 @CONTENT_DIR
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
+@click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when the site differs from the content, 0 when not.")
 @site_options
-def status(directory: Path, sandbox: bool) -> int:
+def status(directory: Path, output_format: str, detailed_exitcode: bool, sandbox: bool) -> int:
     """Connectivity, account, site, system info, granted scopes, and a drift summary."""
     from cmssync.commands.status import run_status
 
     with site_overrides(directory, sandbox) as overrides:
-        return asyncio.run(run_status(directory, out=sys.stdout, overrides=overrides))
+        return asyncio.run(
+            run_status(
+                directory,
+                out=sys.stdout,
+                overrides=overrides,
+                output_format=output_format,  # type: ignore[arg-type]
+                detailed_exitcode=detailed_exitcode,
+            )
+        )
 
 
 @cli.command()
@@ -332,7 +342,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except click.ClickException as exc:
         exc.show()
-        return exc.exit_code
+        # A usage error (a typo in a flag) is an error: exit 1, never 2, which means "changes" under
+        # --detailed-exitcode.
+        return EXIT_ERROR
     except OSError as exc:
         if debug:
             raise

@@ -142,6 +142,18 @@ class Settings(_Section):
     timeout: Duration = 30.0
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
 
+    def resolve(self, base_dir: Path, setting: str) -> Path:
+        """A path setting (``state``, ``auth.token_store``, …): relative to the content directory unless absolute.
+
+        The one rule for every path in the settings, so that the state, its lock, the token store and the hash
+        cache land in the same place whichever command opened them.
+        """
+        path = Path(setting)
+        return path if path.is_absolute() else base_dir / path
+
+    def state_path(self, base_dir: Path) -> Path:
+        return self.resolve(base_dir, self.state)
+
 
 class EnvironmentOverrides(BaseSettings):
     """``CMSSYNC_*`` variables and ``/run/secrets`` files; the flat names of design.md §3."""

@@ -11,7 +11,8 @@ from typing import Literal, TextIO
 
 from cmssync.errors import EXIT_CHANGES, EXIT_OK
 from cmssync.plan.actions import Plan
-from cmssync.plan.report import render_json, render_markdown, render_text
+from cmssync.plan.markdown import render_markdown
+from cmssync.plan.report import render_json, render_text
 from cmssync.plan.request import PlanRequest
 from cmssync.sync.planning import make_plan, write_plan_file
 from cmssync.sync.workspace import Workspace
@@ -41,6 +42,6 @@ async def run_plan(
     out.write(render(run.plan, output_format, color=color))
     if plan_file is not None:
         write_plan_file(run.plan, plan_file)
-    if detailed_exitcode and run.plan.has_changes:
+    if detailed_exitcode and not run.plan.is_empty:
         return EXIT_CHANGES
     return EXIT_OK

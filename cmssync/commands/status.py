@@ -1,44 +1,98 @@
 """``cmssync status``: connectivity, account, site, system info, scopes, who holds the state lock, and drift.
 
 The connection checks come from ``cmssync.sync.diagnose``; this adds what only the sync layer knows: whether the
-content is valid, whether another apply is running, and a one-line summary of how far the site has drifted from
-the content (a plan, which writes nothing).
+content is valid, whether another apply is running, and how far the site has drifted from the content (a plan,
+which writes nothing). ``--format json`` prints one versioned document; ``--detailed-exitcode`` exits 2 when the
+site differs from the content (0 when it matches, 1 on any problem), like ``plan``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from cmssync.config import load_settings
-from cmssync.errors import EXIT_ERROR, EXIT_OK, CmsSyncError, ContentError
-from cmssync.plan.actions import summary_line
+from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, CmsSyncError, ContentError
+from cmssync.plan.actions import Plan, summary_line
 from cmssync.state.store import read_lock_holder
 from cmssync.sync.diagnose import diagnose
 from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import open_workspace
 
+STATUS_FORMAT_VERSION = 1
 
-async def run_status(directory: Path, *, out: TextIO, overrides: dict[str, Any] | None = None) -> int:
+
+@dataclasses.dataclass
+class Status:
+    connection: dict[str, Any]
+    lines: list[str]
+    problems: list[str] = dataclasses.field(default_factory=list)
+    plan: Plan | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def document(self) -> dict[str, Any]:
+        plan = self.plan
+        return {
+            "format_version": STATUS_FORMAT_VERSION,
+            "ok": self.ok,
+            "problems": self.problems,
+            "connection": self.connection,
+            "drift": None
+            if plan is None
+            else {
+                "in_sync": plan.is_empty,
+                "summary": plan.summary(),
+                "blocked_deletes": sum(len(b.keys) for b in plan.blocked),
+                "changed_outside_cmssync": [a.id for a in plan.actions if a.drift],
+                "line": summary_line(plan),
+            },
+        }
+
+
+async def run_status(
+    directory: Path,
+    *,
+    out: TextIO,
+    overrides: dict[str, Any] | None = None,
+    output_format: Literal["text", "json"] = "text",
+    detailed_exitcode: bool = False,
+) -> int:
+    status = await check_status(directory, overrides=overrides)
+    if output_format == "json":
+        out.write(json.dumps(status.document(), indent=2) + "\n")
+    else:
+        out.write("\n".join(status.lines) + "\n")
+    if not status.ok:
+        return EXIT_ERROR
+    if detailed_exitcode and status.plan is not None and not status.plan.is_empty:
+        return EXIT_CHANGES
+    return EXIT_OK
+
+
+async def check_status(directory: Path, *, overrides: dict[str, Any] | None = None) -> Status:
     settings = load_settings(directory, overrides=overrides)
     report = await diagnose(settings, base_dir=directory)
     lines = report.lines()
-    ok = report.ok
-    state_path = Path(settings.state) if Path(settings.state).is_absolute() else directory / settings.state
-    holder = read_lock_holder(state_path)
+    status = Status(connection=dataclasses.asdict(report), lines=[], problems=list(report.problems))
+    holder = read_lock_holder(settings.state_path(directory))
     extra = [f"lock:      held by {holder.describe()}"] if holder is not None else []
     if report.ok:
         try:
             workspace = open_workspace(directory, overrides=overrides, any_site=overrides is not None)
-            run = await make_plan(workspace)
-            extra.append(f"drift:     {summary_line(run.plan)}")
+            status.plan = (await make_plan(workspace)).plan
+            extra.append(f"drift:     {summary_line(status.plan)}")
         except ContentError as exc:
-            ok = False
+            status.problems.append(f"the content is invalid ({len(exc.problems)} problem(s))")
             extra.append(f"content:   invalid ({len(exc.problems)} problem(s)); run `cmssync validate` to see them")
         except CmsSyncError as exc:
-            ok = False
+            status.problems.append(f"drift unknown: {exc}")
             extra.append(f"drift:     unknown ({exc})")
     # The report's last line is its verdict on the connection; the content and drift checks can still fail after it.
-    verdict = lines[-1] if not report.ok else "status:    ok" if ok else "status:    problem(s), see above"
-    out.write("\n".join([*lines[:-1], *extra, verdict]) + "\n")
-    return EXIT_OK if ok else EXIT_ERROR
+    verdict = lines[-1] if not report.ok else "status:    ok" if status.ok else "status:    problem(s), see above"
+    status.lines = [*lines[:-1], *extra, verdict]
+    return status

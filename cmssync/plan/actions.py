@@ -99,18 +99,63 @@ class Action(_Frozen):
         return f"{self.kind}:{self.key}"
 
 
+Guard = Literal["max_deletes", "max_fraction", "empty_content"]
+
+
+class BlockedDeletes(_Frozen):
+    """Deletes that pruning asked for and a guard refused: a plan entry, shown in every format.
+
+    A plan with blocked deletes is not "no changes": the site still holds objects the content says should go.
+    """
+
+    kind: Kind
+    keys: tuple[str, ...]
+    managed: int
+    """How many objects of this kind cmssync manages (the base of ``max_fraction``)."""
+    guard: Guard
+    limit: str = ""
+    """The guard's setting, e.g. ``max_deletes=10``."""
+
+    def describe(self) -> str:
+        if self.guard == "empty_content":
+            return f"refusing to delete {len(self.keys)} managed {self.kind}s: the content directory is empty"
+        return (
+            f"refusing to delete {len(self.keys)} of {self.managed} managed {self.kind}s (guard {self.limit}); "
+            "raise prune.max_deletes or prune.max_fraction in cmssync.yaml, or pass --allow-mass-delete"
+        )
+
+
+class PlanHeader(_Frozen):
+    """Where a plan came from: enough to tell two saved plans (or two PR comments) apart."""
+
+    cmssync_version: str
+    created_at: str
+    """UTC, ISO 8601."""
+    content_dir: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    """The plan options asked for (targets, prune, …), as given."""
+
+
 class Plan(_Frozen):
     format_version: int = PLAN_FORMAT_VERSION
     site: str
     publish: Literal["approve", "draft"] = "approve"
     content_digest: str
     actions: tuple[Action, ...] = ()
+    blocked: tuple[BlockedDeletes, ...] = ()
     warnings: tuple[str, ...] = ()
-    """Things the user should know that change nothing: unmanaged groups, refused deletes, page-move limits."""
+    """Things the user should know that change nothing: unmanaged groups, protected objects, page-move limits."""
+    header: PlanHeader | None = None
 
     @property
     def has_changes(self) -> bool:
+        """Whether applying would write anything."""
         return bool(self.actions)
+
+    @property
+    def is_empty(self) -> bool:
+        """The site matches the content: nothing to write and no delete held back by a guard."""
+        return not self.actions and not self.blocked
 
     def summary(self) -> dict[str, int]:
         """Counts by operation, always with the four main keys present."""
@@ -124,12 +169,16 @@ class Plan(_Frozen):
 
 def summary_line(plan: Plan) -> str:
     counts = plan.summary()
-    if not plan.has_changes:
+    if plan.is_empty:
         return "No changes. The site matches the content."
+    blocked = sum(len(entry.keys) for entry in plan.blocked)
+    held = f" {blocked} delete{'s' if blocked != 1 else ''} held back by the prune guards." if blocked else ""
+    if not plan.has_changes:
+        return f"Plan: nothing to apply.{held}"
     parts = [f"{counts['create']} to create", f"{counts['update']} to update", f"{counts['delete']} to delete"]
     if counts["move"]:
         parts.append(f"{counts['move']} to move")
     for op in ("replace", "publish"):
         if counts.get(op):
             parts.append(f"{counts[op]} to {op}")
-    return "Plan: " + ", ".join(parts) + "."
+    return "Plan: " + ", ".join(parts) + "." + held

@@ -26,13 +26,14 @@ from typing import Literal
 
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
-from cmssync.plan.actions import Action, Plan, Precondition
+from cmssync.errors import PlanError
+from cmssync.plan.actions import KIND_ORDER, Action, BlockedDeletes, Guard, Kind, Plan, Precondition
 from cmssync.plan.assets import plan_files, plan_groups, plan_users
 from cmssync.plan.pages import PageContext, plan_page
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 
-DELETE_KIND_ORDER = ("page", "file", "user")
+DELETE_KIND_ORDER: tuple[Kind, ...] = ("page", "file", "user")
 
 
 @dataclass(frozen=True)
@@ -80,15 +81,19 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         moved_from |= result.moved_from
     users = plan_users(content, observed, state, options.passwords_changed, options.passwords_unset, warnings)
 
-    deletes = _deletes(content, observed, state, options, moved_from, warnings)
+    blocked: list[BlockedDeletes] = []
+    deletes = _deletes(content, observed, state, options, moved_from, warnings, blocked)
     actions = [*groups, *files.actions, *page_actions, *users, *deletes]
     if options.targets:
+        check_targets(options.targets, _known_ids(content, state, actions))
         actions = _targeted(actions, options.targets)
+        blocked = [b for b in blocked if any(_matches(f"{b.kind}:{key}", options.targets) for key in b.keys)]
     return Plan(
         site=observed.site_url,
         publish=options.publish,
         content_digest=content.digest(),
         actions=tuple(actions),
+        blocked=tuple(blocked),
         warnings=tuple(warnings),
     )
 
@@ -107,6 +112,7 @@ def _deletes(
     options: PlanOptions,
     moved_from: set[str],
     warnings: list[str],
+    blocked: list[BlockedDeletes],
 ) -> list[Action]:
     candidates = _delete_candidates(content, observed, state, options, moved_from, warnings)
     if not any(candidates.values()):
@@ -114,37 +120,47 @@ def _deletes(
     if not observed.complete:
         return []  # an incremental observation cannot know what disappeared
     if not (content.pages or content.files or content.users or content.groups):
-        count = sum(len(v) for v in candidates.values())
-        warnings.append(f"the content directory is empty: refusing to delete {count} managed objects")
+        for kind in DELETE_KIND_ORDER:
+            if candidates[kind]:
+                keys = tuple(a.key for a in candidates[kind])
+                managed = _managed_count(state, kind)
+                blocked.append(BlockedDeletes(kind=kind, keys=keys, managed=managed, guard="empty_content"))
         return []
     if not options.prune:
-        for kind, actions in candidates.items():
+        for kind_name, actions in candidates.items():
             if actions:
-                keys = ", ".join(a.key for a in actions[:5]) + (" …" if len(actions) > 5 else "")
+                listed = ", ".join(a.key for a in actions[:5]) + (" …" if len(actions) > 5 else "")
                 warnings.append(
-                    f"{len(actions)} managed {kind}(s) no longer in the content, kept (use --prune to delete): {keys}"
+                    f"{len(actions)} managed {kind_name}(s) no longer in the content, kept "
+                    f"(use --prune to delete): {listed}"
                 )
         return []
     result: list[Action] = []
     for kind in DELETE_KIND_ORDER:
         actions = candidates[kind]
         managed = _managed_count(state, kind)
-        if actions and not options.allow_mass_delete and _too_many(len(actions), managed, options):
-            warnings.append(
-                f"refusing to delete {len(actions)} of {managed} managed {kind}s (guards: max_deletes="
-                f"{options.max_deletes}, max_fraction={options.max_fraction}); raise prune.max_deletes or "
-                f"prune.max_fraction in cmssync.yaml, or pass --allow-mass-delete"
+        guard = None if options.allow_mass_delete else _guard_hit(len(actions), managed, options)
+        if actions and guard is not None:
+            limit = (
+                f"max_deletes={options.max_deletes}"
+                if guard == "max_deletes"
+                else f"max_fraction={options.max_fraction}"
+            )
+            blocked.append(
+                BlockedDeletes(kind=kind, keys=tuple(a.key for a in actions), managed=managed, guard=guard, limit=limit)
             )
             continue
         result.extend(actions)
     return result
 
 
-def _too_many(count: int, managed: int, options: PlanOptions) -> bool:
+def _guard_hit(count: int, managed: int, options: PlanOptions) -> Guard | None:
     if count > options.max_deletes:
-        return True
+        return "max_deletes"
     # A single delete is never "bulk": deleting one of three pages is ordinary pruning.
-    return count > 1 and managed > 0 and count / managed > options.max_fraction
+    if count > 1 and managed > 0 and count / managed > options.max_fraction:
+        return "max_fraction"
+    return None
 
 
 def _managed_count(state: State, kind: str) -> int:
@@ -206,11 +222,44 @@ def _managed_children(path: str, state: State, content: SiteContent) -> list[str
 # --- targets ------------------------------------------------------------------------------------------------------
 
 
+def check_targets(targets: Iterable[str], known: Iterable[str]) -> None:
+    """Refuse a malformed target, or one that names no object of the content, the state or the plan.
+
+    A typo in ``--target`` must not read as "no changes": it is an error naming the target.
+    """
+    ids = list(known)
+    for target in targets:
+        kind, sep, key = target.partition(":")
+        if not sep or kind not in KIND_ORDER or not key:
+            raise PlanError(
+                f"invalid --target {target!r}: use KIND:KEY with KIND one of {', '.join(KIND_ORDER)} "
+                "(e.g. page:/about, file:logo.png; * and ? match any characters)"
+            )
+        if not any(fnmatch.fnmatchcase(object_id, target) for object_id in ids):
+            raise PlanError(f"--target {target!r} matches no {kind} of the content or the state")
+
+
+def _known_ids(content: SiteContent, state: State, actions: Iterable[Action]) -> set[str]:
+    known = {a.id for a in actions}
+    for kind, keys in (
+        ("page", [*content.pages, *state.pages]),
+        ("file", [*content.files, *state.files]),
+        ("user", [*content.users, *state.users]),
+        ("group", [*content.groups, *state.groups]),
+    ):
+        known.update(f"{kind}:{key}" for key in keys)
+    return known
+
+
+def _matches(object_id: str, patterns: Iterable[str]) -> bool:
+    return any(fnmatch.fnmatchcase(object_id, p) for p in patterns)
+
+
 def _targeted(actions: list[Action], targets: Iterable[str]) -> list[Action]:
     """The actions matching a ``KIND:KEY`` pattern, plus everything they depend on (transitively)."""
     patterns = list(targets)
     by_id = {a.id: a for a in actions}
-    wanted = {a.id for a in actions if any(fnmatch.fnmatchcase(a.id, p) for p in patterns)}
+    wanted = {a.id for a in actions if _matches(a.id, patterns)}
     stack = list(wanted)
     while stack:
         for dependency in by_id[stack.pop()].depends_on:

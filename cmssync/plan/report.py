@@ -1,4 +1,4 @@
-"""Renderings of a plan: text (coloured on a terminal), JSON for machines, markdown for pull-request comments.
+"""Renderings of a plan: text (coloured on a terminal) and JSON for machines (markdown: ``plan.markdown``).
 
 Pure: each renderer takes a ``Plan`` and returns a string; the caller decides where it goes and whether the
 terminal wants colour (``NO_COLOR``, not a TTY). Long or multi-line values are shown as unified diffs, the way
@@ -16,7 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from cmssync.plan.actions import KIND_ORDER, SYMBOLS, Action, BlockChange, FieldChange, Plan, summary_line
+from cmssync.plan.actions import KIND_ORDER, SYMBOLS, Action, BlockChange, FieldChange, Plan, PlanHeader, summary_line
 
 REPORT_FORMAT_VERSION = 1
 SENSITIVE = "(sensitive)"
@@ -30,10 +30,16 @@ def render_json(plan: Plan) -> str:
     document = {
         "format_version": REPORT_FORMAT_VERSION,
         "has_changes": plan.has_changes,
+        "is_empty": plan.is_empty,
         "summary": plan.summary(),
         "site": plan.site,
         "publish": plan.publish,
         "content_digest": plan.content_digest,
+        "header": plan.header.model_dump(mode="json") if plan.header is not None else None,
+        "blocked": [
+            {**entry.model_dump(mode="json"), "count": len(entry.keys), "message": entry.describe()}
+            for entry in plan.blocked
+        ],
         "warnings": list(plan.warnings),
         "actions": [_action_json(action) for action in plan.actions],
     }
@@ -73,6 +79,8 @@ def render_text(plan: Plan, *, color: bool = False, width: int = 100) -> str:
 
 def _text_lines(plan: Plan) -> Iterator[Text]:
     yield Text(f"cmssync plan for {plan.site} (publish: {plan.publish})", style="bold")
+    if plan.header is not None:
+        yield Text(header_line(plan.header), style="dim")
     for kind in KIND_ORDER:
         actions = [a for a in plan.actions if a.kind == kind]
         if not actions:
@@ -88,10 +96,26 @@ def _text_lines(plan: Plan) -> Iterator[Text]:
                 yield from _change_lines(change)
             for block in action.blocks:
                 yield from _block_lines(block)
+    if plan.blocked:
+        yield Text("")
+    for entry in plan.blocked:
+        yield Text(f"! {entry.kind} deletes blocked: {entry.describe()}", style="red")
+        yield Text(f"    {_keys(entry.keys)}", style="dim")
     for warning in plan.warnings:
         yield Text(f"warning: {warning}", style="yellow")
     yield Text("")
     yield Text(summary_line(plan), style="bold")
+
+
+def _keys(keys: tuple[str, ...], shown: int = 10) -> str:
+    more = f" … and {len(keys) - shown} more" if len(keys) > shown else ""
+    return ", ".join(keys[:shown]) + more
+
+
+def header_line(header: PlanHeader) -> str:
+    options = ", ".join(f"{k}={v}" for k, v in header.options.items() if v not in (None, False, [], ()))
+    made = f"made by cmssync {header.cmssync_version} at {header.created_at} from {header.content_dir}"
+    return made + (f" ({options})" if options else "")
 
 
 def _styled(symbol: str, text: str) -> Text:
@@ -171,47 +195,11 @@ def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def render_markdown(plan: Plan) -> str:
-    """A pull-request comment: a summary table and collapsible details per resource."""
-    lines = ["### cmssync plan", "", f"Site `{plan.site}`, publish mode `{plan.publish}`.", ""]
-    if not plan.has_changes:
-        lines += ["**No changes.** The site matches the content.", ""]
-    else:
-        counts = plan.summary()
-        lines += ["| create | update | delete | move |", "|---:|---:|---:|---:|"]
-        lines += [f"| {counts['create']} | {counts['update']} | {counts['delete']} | {counts['move']} |", ""]
-        lines += ["| | kind | key | operation | details |", "|---|---|---|---|---|"]
-        for action in _ordered(plan.actions):
-            symbol, key, details = SYMBOLS[action.op], _md(action.key), _md(_details(action))
-            lines.append(f"| {symbol} | {action.kind} | `{key}` | {action.op} | {details} |")
-        lines.append("")
-        for action in _ordered(plan.actions):
-            body = [str(t).strip() for t in _action_body(action)]  # diff colours need +/- in column 0
-            if not body:
-                continue
-            title = f"{SYMBOLS[action.op]} {action.kind} <code>{_html(action.key)}</code> ({action.op})"
-            lines += [
-                f"<details><summary>{title}</summary>",
-                "",
-                "```diff",
-                *body,
-                "```",
-                "</details>",
-                "",
-            ]
-    for warning in plan.warnings:
-        lines.append(f"> **Warning:** {_md(warning)}")
-    if plan.warnings:
-        lines.append("")
-    lines.append(f"_{summary_line(plan)}_")
-    return "\n".join(lines) + "\n"
-
-
-def _ordered(actions: Iterable[Action]) -> list[Action]:
+def ordered(actions: Iterable[Action]) -> list[Action]:
     return sorted(actions, key=lambda a: KIND_ORDER.index(a.kind))
 
 
-def _details(action: Action) -> str:
+def details(action: Action) -> str:
     parts = []
     if action.changes:
         parts.append(", ".join(change.field for change in action.changes))
@@ -222,7 +210,7 @@ def _details(action: Action) -> str:
     return "; ".join(parts)
 
 
-def _action_body(action: Action) -> Iterator[Text]:
+def action_body(action: Action) -> Iterator[Text]:
     if action.drift:
         yield Text("# changed outside cmssync; the content wins")
     if action.note:
@@ -231,11 +219,3 @@ def _action_body(action: Action) -> Iterator[Text]:
         yield from _change_lines(change)
     for block in action.blocks:
         yield from _block_lines(block)
-
-
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

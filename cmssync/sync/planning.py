@@ -7,16 +7,19 @@ here too (:func:`load_plan_file`), so "what would apply do" has exactly one answ
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
+from cmssync import __version__
 from cmssync.api.client import ConcreteClient
 from cmssync.content.site import SiteContent
 from cmssync.errors import PlanError
 from cmssync.fileio import write_atomically
 from cmssync.plan import planner
-from cmssync.plan.actions import Plan
+from cmssync.plan.actions import Plan, PlanHeader
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
@@ -38,7 +41,24 @@ async def plan_site(
     """Observe what ``request`` covers and plan it, with a client and state the caller holds open."""
     snapshot = await observe(client, workspace.content, state, scope=request.scope)
     content = request.scope.restrict(workspace.content) if request.scope is not None else workspace.content
-    return planner.plan(content, snapshot, state, workspace.plan_options(state, request)), snapshot
+    plan = planner.plan(content, snapshot, state, workspace.plan_options(state, request))
+    return plan.model_copy(update={"header": _header(workspace, request)}), snapshot
+
+
+def _header(workspace: Workspace, request: PlanRequest) -> PlanHeader:
+    options: dict[str, Any] = {
+        "targets": list(request.targets),
+        "prune": request.prune,
+        "replace_moved": request.replace_moved,
+        "allow_mass_delete": request.allow_mass_delete,
+        "incremental": request.scope is not None,
+    }
+    return PlanHeader(
+        cmssync_version=__version__,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        content_dir=str(workspace.directory),
+        options=options,
+    )
 
 
 async def make_plan(workspace: Workspace, request: PlanRequest | None = None) -> PlanRun:

@@ -84,8 +84,7 @@ class Workspace:
 
 
 def state_dir(directory: Path, settings: Settings) -> Path:
-    path = Path(settings.state)
-    return (path if path.is_absolute() else directory / path).parent
+    return settings.state_path(directory).parent
 
 
 def open_workspace(
@@ -108,8 +107,7 @@ def open_workspace(
     settings = content.settings
     if not settings.site.url:
         raise ConfigError(f"no site to talk to: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
-    state_path = Path(settings.state)
-    store = StateStore(state_path if state_path.is_absolute() else directory / state_path)
+    store = StateStore(settings.state_path(directory))
     return Workspace(directory=directory, content=content, settings=content.settings, store=store, any_site=any_site)
 
 

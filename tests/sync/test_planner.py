@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from cmssync.errors import PlanError
+from cmssync.plan.actions import summary_line
 from cmssync.plan.planner import PlanOptions, plan
 from cmssync.plan.snapshot import LiveUser
 from cmssync.state.records import FileRecord, PageRecord, State, UserRecord
@@ -142,7 +144,11 @@ def test_mass_delete_guards(tmp_path: Path, managed: int, removed: int, allowed:
     deletes = [a for a in result.actions if a.op == "delete"]
     assert len(deletes) == (removed if allowed else 0)
     if not allowed:
-        assert any("refusing to delete" in w for w in result.warnings)
+        (blocked,) = result.blocked
+        assert (blocked.kind, len(blocked.keys), blocked.managed) == ("page", removed, managed)
+        assert "refusing to delete" in blocked.describe()
+        assert not result.is_empty  # a held-back delete is not "no changes"
+        assert summary_line(result).startswith("Plan: nothing to apply.")
         forced = plan(content, snapshot(*pages), state, options(prune=True, allow_mass_delete=True))
         assert len([a for a in forced.actions if a.op == "delete"]) == removed
 
@@ -152,7 +158,22 @@ def test_an_empty_content_directory_never_deletes(tmp_path: Path) -> None:
     state, pages = _managed_pages(3)
     result = plan(content, snapshot(*pages), state, options(prune=True, allow_mass_delete=True))
     assert result.actions == ()
-    assert any("content directory is empty" in w for w in result.warnings)
+    assert [(b.kind, b.guard, len(b.keys)) for b in result.blocked] == [("page", "empty_content", 3)]
+    assert "content directory is empty" in result.blocked[0].describe()
+
+
+def test_a_target_must_name_an_object(tmp_path: Path) -> None:
+    content = write_content(tmp_path, {"pages/about.yaml": "name: About\n"})
+    state, pages = _managed_pages(1)
+    assert plan(content, snapshot(*pages), state, options(targets=("page:/abo*",))).actions
+    for target, message in [
+        ("page:/abuot", "matches no page"),
+        ("/about", "invalid --target"),
+        ("pages:/about", "invalid --target"),
+        ("page:", "invalid --target"),
+    ]:
+        with pytest.raises(PlanError, match=message):
+            plan(content, snapshot(*pages), state, options(targets=(target,)))
 
 
 def test_children_are_created_after_parents_and_deleted_before_them(tmp_path: Path) -> None:

@@ -65,6 +65,18 @@ def test_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captur
     assert capsys.readouterr().err.strip() == "interrupted"
 
 
-def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plan", "--format", "yaml"]) == 2
-    assert "Invalid value for '--format'" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["plan", "--format", "yaml"], "Invalid value for '--format'"),
+        (["plan", "--detailed-exitcod"], "No such option '--detailed-exitcod'"),
+        (["aply"], "No such command 'aply'"),
+        (["apply", "a", "b"], "File 'b' does not exist"),
+    ],
+)
+def test_usage_errors_exit_1_not_the_changes_code(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """2 means "changes present" under --detailed-exitcode: a typo must never read as that."""
+    assert main(argv) == 1
+    assert message in capsys.readouterr().err

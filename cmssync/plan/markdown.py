@@ -1,0 +1,110 @@
+"""The plan as a pull-request comment (``--format markdown``) that always posts.
+
+GitHub refuses comments over 65,536 characters, and a 300-page plan renders to well over that. So the comment has a
+budget (default 60,000 characters): the summary, blocked deletes and warnings come first and are always shown; then
+one table row per object and one collapsible diff per object, in plan order, for as many objects as fit; the rest
+is counted in a last line that points at the full plan (the artifact). Code fences are longer than any backtick run
+in the text they hold, so a page whose HTML contains a line of three backticks cannot close a fence early.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cmssync.plan.actions import SYMBOLS, Action, Plan, summary_line
+from cmssync.plan.report import action_body, details, header_line, ordered
+
+DEFAULT_BUDGET = 60_000
+MAX_WARNINGS = 20
+_FOOTER_RESERVE = 400
+"""Characters kept for the "N more" line and the summary line at the end."""
+
+
+def render_markdown(plan: Plan, *, budget: int = DEFAULT_BUDGET, full_plan: str = "the plan artifact") -> str:
+    """The comment; never longer than ``budget`` characters (the summary alone always fits a sane budget)."""
+    head = _head(plan)
+    footer = f"_{summary_line(plan)}_"
+    actions = ordered(plan.actions)
+    if not actions:
+        return "\n".join([*head, footer]) + "\n"
+    counts = plan.summary()
+    head += ["| create | update | delete | move |", "|---:|---:|---:|---:|"]
+    head += [f"| {counts['create']} | {counts['update']} | {counts['delete']} | {counts['move']} |", ""]
+    rows = [_row(action) for action in actions]
+    sections = [_section(action) for action in actions]
+    table_head = ["| | kind | key | operation | details |", "|---|---|---|---|---|"]
+
+    room = budget - _size(head) - _size(table_head) - _FOOTER_RESERVE
+    shown = 0
+    for row, section in zip(rows, sections, strict=True):
+        cost = len(row) + 1 + (len(section) + 1 if section else 0)
+        if cost > room:
+            break
+        room -= cost
+        shown += 1
+    lines = [*head, *table_head, *rows[:shown], "", *(section for section in sections[:shown] if section)]
+    if shown < len(actions):
+        lines.append(
+            f"**{len(actions) - shown} more object(s) not shown here** (the comment is limited to {budget:,} "
+            f"characters) — see {full_plan} for the full plan."
+        )
+        lines.append("")
+    lines.append(footer)
+    return "\n".join(lines) + "\n"
+
+
+def _head(plan: Plan) -> list[str]:
+    lines = ["### cmssync plan", "", f"Site `{plan.site}`, publish mode `{plan.publish}`."]
+    if plan.header is not None:
+        lines.append(f"<sub>{_html(header_line(plan.header))}</sub>")
+    lines.append("")
+    if plan.is_empty:
+        lines += ["**No changes.** The site matches the content.", ""]
+    for entry in plan.blocked:
+        lines.append(f"> **Deletes blocked:** {_md(entry.describe())}")
+    warnings = list(plan.warnings)
+    for warning in warnings[:MAX_WARNINGS]:
+        lines.append(f"> **Warning:** {_md(warning[:500])}")
+    if len(warnings) > MAX_WARNINGS:
+        lines.append(f"> … and {len(warnings) - MAX_WARNINGS} more warnings in the full plan.")
+    if plan.blocked or warnings:
+        lines.append("")
+    return lines
+
+
+def _row(action: Action) -> str:
+    symbol, key, about = SYMBOLS[action.op], _md(action.key), _md(details(action))
+    return f"| {symbol} | {action.kind} | {_code_span(key)} | {action.op} | {about} |"
+
+
+def _section(action: Action) -> str:
+    body = [str(t).strip() for t in action_body(action)]  # diff colours need +/- in column 0
+    if not body:
+        return ""
+    fence = fence_for("\n".join(body))
+    title = f"{SYMBOLS[action.op]} {action.kind} <code>{_html(action.key)}</code> ({action.op})"
+    return "\n".join([f"<details><summary>{title}</summary>", "", f"{fence}diff", *body, fence, "</details>", ""])
+
+
+def fence_for(text: str) -> str:
+    """A backtick fence longer than any run of backticks in ``text`` (CommonMark closes on an equal or longer run)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _code_span(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    return f"{ticks} {text} {ticks}" if longest else f"`{text}`"
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,76 @@
+"""The PR-comment markdown: always within its budget, summary first, fences that cannot be closed by content."""
+
+from __future__ import annotations
+
+import re
+
+from cmssync.plan.actions import Action, BlockChange, BlockedDeletes, Plan
+from cmssync.plan.markdown import DEFAULT_BUDGET, fence_for, render_markdown
+
+
+def big_plan(pages: int, html: str = "<p>" + "word " * 60 + "</p>") -> Plan:
+    actions = tuple(
+        Action(
+            kind="page",
+            key=f"/section-{n // 100}/page-{n}",
+            op="update",
+            blocks=(
+                BlockChange(
+                    area="Main",
+                    op="update",
+                    position=0,
+                    block_type="content",
+                    block_id=n,
+                    before={"content": html},
+                    after={"content": html.replace("word", "WORD", 3)},
+                ),
+            ),
+        )
+        for n in range(pages)
+    )
+    return Plan(site="https://www.example.com", content_digest="00", actions=actions)
+
+
+def test_a_thousand_page_plan_fits_the_budget_with_the_summary_first() -> None:
+    text = render_markdown(big_plan(1000))
+    assert len(text) <= DEFAULT_BUDGET
+    assert text.index("| create | update | delete | move |") < text.index("<details>")
+    assert "| 0 | 1000 | 0 | 0 |" in text
+    shown = text.count("<details>")
+    assert 0 < shown < 1000
+    assert f"**{1000 - shown} more object(s) not shown here**" in text
+    assert text.rstrip().endswith("_Plan: 0 to create, 1000 to update, 0 to delete._")
+
+
+def test_a_small_budget_still_shows_the_summary() -> None:
+    text = render_markdown(big_plan(50), budget=3000)
+    assert len(text) <= 3000
+    assert "| 0 | 50 | 0 | 0 |" in text
+    assert "more object(s) not shown here" in text
+
+
+def test_fences_outlast_backtick_runs_in_content() -> None:
+    text = render_markdown(big_plan(2, html="<pre>\n```\nnot a fence, word\n````\n</pre>"))
+    fences = re.findall(r"^(`{3,})diff$", text, flags=re.M)
+    assert fences
+    assert all(len(fence) == 5 for fence in fences)
+    # every opened fence is closed by the same run, after the content's own backticks
+    for fence in fences:
+        assert text.count(f"\n{fence}\n") >= 1
+    assert fence_for("no ticks") == "```"
+    assert fence_for("a `` b") == "```"
+    assert fence_for("``````") == "```````"
+
+
+def test_blocked_deletes_are_shown_and_the_plan_is_not_empty() -> None:
+    plan = Plan(
+        site="https://www.example.com",
+        content_digest="00",
+        blocked=(
+            BlockedDeletes(kind="page", keys=("/a", "/b"), managed=4, guard="max_fraction", limit="max_fraction=0.25"),
+        ),
+    )
+    text = render_markdown(plan)
+    assert "No changes" not in text
+    assert "**Deletes blocked:** refusing to delete 2 of 4 managed pages (guard max_fraction=0.25)" in text
+    assert "2 deletes held back by the prune guards" in text
