@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from cmssync import __version__
-from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError
+from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError, printable
 from cmssync.logs import configure_logging
 
 if TYPE_CHECKING:
@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     except CmsSyncError as exc:
         if debug:
             raise
-        *details, last = str(exc).splitlines() or [""]
+        *details, last = printable(str(exc)).splitlines() or [""]
         for line in details:  # located content problems, one per line, then the summary
             click.echo(line, err=True)
         click.echo(f"error: {last}", err=True)
@@ -348,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         if debug:
             raise
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {printable(str(exc))}", err=True)
         return EXIT_ERROR
     return result if isinstance(result, int) else 0
 

@@ -18,12 +18,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError
-from ruamel.yaml.events import AliasEvent
 
 from cmssync.errors import ConfigError, ContentError, Problem
+from cmssync.secrets import register_secret
+from cmssync.yamlread import position_of, read_yaml_file
 
 CONFIG_FILE = "cmssync.yaml"
 DEFAULT_SECRETS_DIR = Path("/run/secrets")
@@ -229,10 +228,14 @@ def load_settings(
     env_tree = _environment_tree(secrets_dir)
     merged = _merge(_merge(data, env_tree), dict(overrides or {}))
     try:
-        return Settings.model_validate(merged)
+        settings = Settings.model_validate(merged)
     except ValidationError as exc:
         reasons = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
         raise ConfigError(f"invalid settings from the environment or secrets: {reasons}") from None
+    # Masked by value wherever text leaves the process from now on (cmssync.secrets).
+    secrets = (settings.auth.client_secret, settings.auth.password, settings.auth.token, settings.auth.refresh_token)
+    register_secret(*(secret.get_secret_value() for secret in secrets if secret is not None))
+    return settings
 
 
 def _environment_tree(secrets_dir: Path | None) -> dict[str, Any]:
@@ -261,20 +264,11 @@ MAX_CONFIG_BYTES = 1024 * 1024
 
 def _read_config_file(path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
     name = path.name
-    try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise ContentError([Problem(name, 0, 0, "file is too large (cmssync.yaml may have at most 1 MiB)")])
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ContentError([Problem(name, 0, 0, f"cannot read: {exc}")]) from None
-    yaml = YAML(typ="rt")
-    try:
-        _refuse_aliases(yaml, text, name)
-        document = yaml.load(text)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
-        raise ContentError([Problem(name, line, col, f"invalid YAML: {exc.problem or exc.context}")]) from None
+    limit = "cmssync.yaml may have at most 1 MiB"
+    parsed = read_yaml_file(path, name, max_bytes=MAX_CONFIG_BYTES, limit_text=limit, subject=CONFIG_FILE)
+    if isinstance(parsed, Problem):
+        raise ContentError([parsed])
+    document = parsed.data
     if document is None:
         return {}
     if not isinstance(document, CommentedMap):
@@ -296,16 +290,6 @@ def _read_config_file(path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
 
 _UNSET = object()
 """A value whose ``${env:NAME}`` variable is not set: the setting is left out, as if not written."""
-
-
-def _refuse_aliases(yaml: YAML, text: str, name: str) -> None:
-    """Anchors and aliases are refused before anything is built: an alias bomb must cost nothing."""
-    for event in yaml.parse(text):
-        if isinstance(event, AliasEvent) or getattr(event, "anchor", None):
-            mark = event.start_mark
-            raise ContentError(
-                [Problem(name, mark.line + 1, mark.column + 1, "anchors and aliases are not allowed in cmssync.yaml")]
-            )
 
 
 def _resolve_env(
@@ -366,28 +350,3 @@ def _resolve_env(
 def _value_position(mapping: CommentedMap, key: Any) -> tuple[int, int]:
     line, col = mapping.lc.value(key)
     return line + 1, col + 1
-
-
-def position_of(document: Any, loc: tuple[int | str, ...], *, at_key: bool = False) -> tuple[int, int]:
-    """1-based (line, column) of the deepest node of ``loc`` that exists in a ruamel round-trip tree.
-
-    ``at_key`` points at the last key itself rather than its value (for unknown keys).
-    """
-    node = document
-    line, col = 1, 1
-    for index, part in enumerate(loc):
-        if isinstance(node, CommentedMap) and part in node:
-            last = index == len(loc) - 1
-            line, col = (p + 1 for p in (node.lc.key(part) if at_key and last else node.lc.value(part)))
-            node = node[part]
-        elif isinstance(node, CommentedSeq) and isinstance(part, int) and 0 <= part < len(node):
-            line, col = (p + 1 for p in node.lc.item(part))
-            node = node[part]
-        elif isinstance(node, CommentedMap):
-            # An unknown or missing key: point at the mapping itself (or the offending key if present as str).
-            if str(part) in node:
-                line, col = (p + 1 for p in node.lc.key(str(part)))
-            break
-        else:
-            break
-    return line, col

@@ -4,14 +4,21 @@ Every error a user can see derives from ``CmsSyncError`` and carries a message t
 a location (``file:line:col``) for content problems, an object key or ``METHOD path`` for site problems. The CLI
 edge (``cmssync.cli.main``) is the only place that turns these into exit codes and printed reasons.
 
+Messages are masked when an error is made: every secret value the process knows (:mod:`cmssync.secrets`) is
+replaced, so an error's text is fit for a terminal, a log, a report or the daemon's ``/readyz`` wherever it goes.
+:func:`printable` also escapes control characters, for text a server or a file name put into a message.
+
 Errors say whether they are *temporary* (worth retrying: the daemon backs off and tries again) or *permanent*
 (retrying cannot help until someone changes something), in the manner of kopf's temporary/permanent handler errors.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from cmssync.secrets import mask_secrets
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -26,11 +33,32 @@ class CmsSyncError(Exception):
     temporary: bool = False
 
     def __init__(self, message: str) -> None:
+        message = mask_secrets(message)
         super().__init__(message)
         self.message = message
 
     def __str__(self) -> str:
         return self.message
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+"""Characters that move the cursor, recolour a terminal or reorder text: everything in C0/C1 but tab and newline,
+and the Unicode line separators and bidirectional overrides."""
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with control characters written as escapes (``\\x1b``, ``\\u202e``); tab and newline kept."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """Text fit to print for a user: secrets masked, control characters escaped."""
+    return escape_controls(mask_secrets(text))
 
 
 class ConfigError(CmsSyncError):
@@ -81,7 +109,7 @@ class ApiError(CmsSyncError):
         status: int | None = None,
         messages: Sequence[str] = (),
     ) -> None:
-        self.reason = reason
+        self.reason = mask_secrets(reason)
         self.method = method
         self.path = path
         self.status = status

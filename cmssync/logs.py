@@ -3,7 +3,9 @@
 Everything that logs through the standard library (httpx, uvicorn, apscheduler, watchdog) goes through the same
 ``ProcessorFormatter``, so a container's log is one stream of JSON lines. A redaction processor runs last before
 rendering: it masks values under sensitive keys (authorization, tokens, secrets, passwords) and bearer tokens or
-``key=value`` secrets inside free text, wherever they appear in an event.
+``key=value`` secrets inside free text, wherever they appear in an event — and, by value, every secret the process
+has registered (:mod:`cmssync.secrets`), which catches a secret that appears bare (echoed by a server, quoted in an
+exception message) where no pattern could.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from typing import Any, TextIO
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
-REDACTED = "(sensitive)"
+from cmssync.secrets import MASK, mask_secrets
+
+REDACTED = MASK
 
 _SENSITIVE_KEY = re.compile(
     r"(authorization|password|passwd|secret|token|api[_-]?key|cookie|credential)", re.IGNORECASE
@@ -32,7 +36,8 @@ _SENSITIVE_TEXT = [
 
 
 def redact_text(text: str) -> str:
-    """Mask bearer/basic credentials and ``secret=value`` pairs inside free text."""
+    """Mask registered secret values, bearer/basic credentials and ``secret=value`` pairs inside free text."""
+    text = mask_secrets(text)
     text = _SENSITIVE_TEXT[0].sub(lambda m: f"{m.group(1)} {REDACTED}", text)
     return _SENSITIVE_TEXT[1].sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
 

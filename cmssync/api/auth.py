@@ -9,6 +9,9 @@ site: read-only checks), ``refresh_token`` (Concrete rotates refresh tokens and 
 refresh token is written to ``token_store`` — atomically, mode 0600 — *before* the new access token is used), and a
 static ``token`` (cannot be renewed). The token endpoint is ``POST {site}/oauth/2.0/token``, form encoded (a JSON body
 is not read by Concrete); scopes are always requested explicitly, since a token without scopes can call nothing.
+
+Every credential a source is given and every token the site hands out is registered with :mod:`cmssync.secrets`
+before it is used, so no log line, error or report can carry it, even where a server echoes it back.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from cmssync.api.errors import (
 )
 from cmssync.api.models import TokenResponse
 from cmssync.fileio import write_atomically
+from cmssync.secrets import register_secret
 
 TOKEN_PATH = "/oauth/2.0/token"
 
@@ -88,6 +92,7 @@ class StaticToken:
     can_renew = False
 
     def __init__(self, token: str) -> None:
+        register_secret(token)
         self._token = token
 
     async def token(self, post: TokenPost) -> str:
@@ -119,6 +124,7 @@ class OAuthTokens:
     ) -> None:
         if grant not in {"password", "client_credentials", "refresh_token"}:
             raise ValueError(f"unsupported grant {grant!r}")
+        register_secret(client_secret, password, refresh_token)
         self.token_url = token_url
         self.grant = grant
         self._client_id = client_id
@@ -192,6 +198,7 @@ class OAuthTokens:
             raise self._explain(response, form["grant_type"])
         try:
             answer = TokenResponse.model_validate(json_body(response))
+            register_secret(answer.access_token, answer.refresh_token)
         except ValidationError:
             if looks_like_html(response):
                 raise UnexpectedResponse(
@@ -269,6 +276,7 @@ class OAuthTokens:
             return
         if not isinstance(data, dict) or not isinstance(data.get("refresh_token"), str):
             return
+        register_secret(data["refresh_token"])
         # A refresh token newly set in the settings wins over one rotated from an older setting.
         if self._configured_refresh and data.get("configured") != self._fingerprint():
             return

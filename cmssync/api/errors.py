@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from cmssync.errors import ApiError
+from cmssync.errors import ApiError, escape_controls
 from cmssync.logs import redact_text
 
 BODY_PREFIX = 200
@@ -133,8 +133,8 @@ _SPACE = re.compile(r"\s+")
 
 
 def short(text: str, limit: int = BODY_PREFIX) -> str:
-    """One line, at most ``limit`` characters, secrets masked."""
-    text = redact_text(_SPACE.sub(" ", text).strip())
+    """One line, at most ``limit`` characters, secrets masked, control characters escaped."""
+    text = escape_controls(redact_text(_SPACE.sub(" ", text).strip()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -202,7 +202,11 @@ def error_list_messages(body: Any) -> list[str] | None:
 
 
 def oauth_error(body: Any) -> tuple[str, str] | None:
-    """``(error, description)`` of an OAuth2 error body (league/oauth2-server), else None."""
+    """``(error, description)`` of an OAuth2 error body (league/oauth2-server), else None.
+
+    The description and the hint are server text that may quote what was sent (a real server's ``hint`` can name
+    the client secret or the password it refused), so they pass through :func:`short`: masked and shortened.
+    """
     if not isinstance(body, dict):
         return None
     code = body.get("error")
@@ -210,9 +214,9 @@ def oauth_error(body: Any) -> tuple[str, str] | None:
         return None
     description = body.get("error_description") or body.get("message") or code
     hint = body.get("hint")
-    text = str(description)
+    text = short(str(description))
     if isinstance(hint, str) and hint:
-        text = f"{text} ({hint})"
+        text = f"{text} ({short(hint)})"
     return code, text
 
 
@@ -304,7 +308,13 @@ def error_for_response(response: httpx.Response, *, method: str, path: str, api:
             return ServerError(summary, retry_after=retry_after, **where)
         return UnexpectedResponse(f"HTML instead of JSON: {summary}", **where)
     if 300 <= status < 400:
-        location = response.headers.get("location", "")
+        location = response.headers.get("location", "").strip()
+        if not location:
+            return UnexpectedResponse(
+                f"the site answered with a redirect ({status}) without a Location header; check site.url and "
+                "the proxy in front of the site",
+                **where,
+            )
         return UnexpectedResponse(
             f"redirected to {short(location.split('?')[0], 120)}; use that address as site.url", **where
         )

@@ -22,7 +22,7 @@ from cmssync.content.layout import Entry, Layout, scan
 from cmssync.content.models import FileSidecar, GroupSpec, Location, PageSpec, Spec, UserSpec
 from cmssync.content.site import SiteContent
 from cmssync.content.validation import validate
-from cmssync.content.yamlsource import ParseCache, YamlDocument, new_yaml, read_yaml, start_of, value_position
+from cmssync.content.yamlsource import ParseCache, YamlDocument, read_yaml, start_of, value_position
 from cmssync.errors import ContentError, Problem
 
 S = TypeVar("S", bound=Spec)
@@ -58,7 +58,6 @@ class _Loader:
         self.root = root.resolve()
         self.cache = HashCache(hash_cache)
         self.problems: list[Problem] = []
-        self.yaml = new_yaml()
         self.documents: dict[str, Any] = {}
         self.lines: dict[str, list[str]] = {}
         self.nodes: list[tuple[Spec, Any]] = []
@@ -115,7 +114,7 @@ class _Loader:
             return None
 
     def _read(self, entry: Entry) -> YamlDocument | None:
-        result = read_yaml(entry.path, entry.name, self.yaml, cache=self.parse_cache)
+        result = read_yaml(entry.path, entry.name, cache=self.parse_cache)
         if isinstance(result, Problem):
             self.problems.append(result)
             return None

@@ -21,6 +21,7 @@ from cmssync.config import Settings
 from cmssync.content.files import FileSpec
 from cmssync.content.models import GroupSpec, Location, PageSpec, UserSpec
 from cmssync.errors import ContentError, Problem
+from cmssync.secrets import register_secret
 
 DIGEST_VERSION = 1
 
@@ -86,4 +87,5 @@ def resolve_password(user: UserSpec, environ: Mapping[str, str] | None = None) -
                 )
             ]
         )
+    register_secret(value)  # masked by value wherever text leaves the process (cmssync.secrets)
     return value

@@ -12,6 +12,7 @@ content, or the error (site unreachable, credentials refused, failed actions).
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
@@ -22,11 +23,12 @@ import structlog
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.errors import ConfigError
+from cmssync.secrets import mask_secrets
 
 log = structlog.get_logger("cmssync.daemon")
 
@@ -63,7 +65,10 @@ def build_app(readiness: Readiness, metrics: DaemonMetrics) -> Starlette:
         return PlainTextResponse("ok\n")
 
     async def readyz(request: Request) -> Response:
-        return JSONResponse(readiness.document(), status_code=200 if readiness.status == "ready" else 503)
+        # Masked by value as a whole: a reason or a run summary may quote a server that echoed a credential.
+        body = mask_secrets(json.dumps(readiness.document()))
+        status = 200 if readiness.status == "ready" else 503
+        return Response(body, status_code=status, media_type="application/json")
 
     async def metrics_endpoint(request: Request) -> Response:
         body, content_type = metrics.render(request.headers.get("accept"))

@@ -7,10 +7,16 @@ nonsense instead — malformed JSON, an HTML page, a truncated body, wrong types
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import httpx
+import pytest
+
+from cmssync.api.client import ConcreteClient
+from cmssync.sync.workspace import Workspace
 
 HOP_HEADERS = {"content-length", "content-encoding", "transfer-encoding", "connection"}
 
@@ -66,3 +72,15 @@ class CorruptingProxy:
             answer = await upstream.request(request.method, request.url, headers=request.headers, content=body)
         headers = [(k, v) for k, v in answer.headers.multi_items() if k.lower() not in HOP_HEADERS]
         return httpx.Response(answer.status_code, headers=headers, content=answer.content)
+
+
+@contextlib.contextmanager
+def through(proxy: CorruptingProxy) -> Iterator[None]:
+    """While inside, every workspace's client talks through ``proxy``."""
+
+    def client(self: Workspace) -> ConcreteClient:
+        return ConcreteClient.from_settings(self.settings, base_dir=self.directory, transport=proxy.transport())
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Workspace, "client", client)
+        yield

@@ -9,7 +9,6 @@ write that did happen, the next apply must finish the work without duplicating a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,14 +16,12 @@ from typing import Any
 
 import pytest
 
-from cmssync.api.client import ConcreteClient
 from cmssync.emulator.embedded import Sandbox
-from cmssync.sync.workspace import Workspace
 from tests.e2e.conftest import EXAMPLE, RawSite
 from tests.reliability.cli import CliResult, run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
-from tests.reliability.proxy import CorruptingProxy, Corruption
+from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite
 
 HTML = b"<!DOCTYPE html><html><head><title>Down for maintenance</title></head><body>Back soon</body></html>"
@@ -95,18 +92,6 @@ def raw(sandbox: Sandbox) -> Iterator[RawSite]:
     view = RawSite(sandbox)
     yield view
     view.close()
-
-
-@contextlib.contextmanager
-def through(proxy: CorruptingProxy) -> Iterator[None]:
-    """While inside, every workspace's client talks through ``proxy``."""
-
-    def client(self: Workspace) -> ConcreteClient:
-        return ConcreteClient.from_settings(self.settings, base_dir=self.directory, transport=proxy.transport())
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Workspace, "client", client)
-        yield
 
 
 def edit_content(root: Path) -> None:

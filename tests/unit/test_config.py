@@ -77,7 +77,10 @@ def test_a_secret_never_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         ("site:\n  url: ftp://x\n", "cmssync.yaml:2:8: site.url: Value error, site.url must be an absolute"),
         ("daemon:\n  debounce: soon\n", "cmssync.yaml:2:13: daemon.debounce: Value error, invalid duration"),
         ("site: [1, 2\n", "cmssync.yaml:2:1: invalid YAML"),
-        ("a: &x [1]\nb: [*x, *x]\n", "cmssync.yaml:1:4: anchors and aliases are not allowed"),
+        (
+            "a: &x [1]\nb: [*x, *x]\n",
+            "cmssync.yaml:1:4: anchors and aliases (&name, *name) are not allowed in cmssync.yaml",
+        ),
         ("- a\n- b\n", "cmssync.yaml:1:1: cmssync.yaml must be a mapping"),
     ],
 )
