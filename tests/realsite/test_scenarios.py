@@ -1,0 +1,90 @@
+"""Issue 14 on a real Concrete CMS 9.3.1 site (opt-in: see conftest.py for how to run it).
+
+Each test starts from a fresh ``atomik_full`` site (reset script), adds editor content through the API where the
+scenario needs it, and runs cmssync through its CLI in a subprocess, as a user would.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.realsite.conftest import Report
+from tests.realsite.harness import PublicSite, RawApi, SiteAccess, page_files, run_cmssync
+from tests.realsite.scenario import LINK_TEXT, LINKED_PAGE, done_when, seed_editor_content
+
+DROPPED_WORD_PAGE = "/about/blog/freshen-up-your-website"
+"""A sample page whose handle holds a word (``up``) Concrete drops only from *generated* URLs."""
+
+
+def test_pull_edit_apply_keeps_every_link_and_image(
+    real_site: SiteAccess, api: RawApi, public: PublicSite, content_dir: Path, report: Report
+) -> None:
+    outcome = done_when(real_site, api, public, content_dir)
+    for name, run in outcome.runs.items():
+        report.add("done-when", run, step=name)
+    report.note(
+        "done-when",
+        f"{outcome.pages} pages, {len(outcome.edits)} edited, blocks {outcome.blocks_before} → {outcome.blocks_after}, "
+        f"{outcome.links_compared} links/images compared ({outcome.unstable_links} unstable left out), "
+        f"{len(outcome.findings)} findings",
+    )
+    for finding in outcome.findings:
+        report.note("done-when", "FINDING " + finding.splitlines()[0][:300])
+    assert not outcome.findings, "\n".join(outcome.findings)
+
+
+def test_pull_keeps_a_page_whose_handle_has_a_dropped_word(
+    real_site: SiteAccess, content_dir: Path, report: Report
+) -> None:
+    pull = run_cmssync(real_site, content_dir, "pull")
+    report.add("dropped-word handle", pull)
+    assert pull.code == 0, pull.output
+    pulled = {path for path, _ in page_files(content_dir)}
+    assert DROPPED_WORD_PAGE in pulled, pull.output
+    validate = run_cmssync(real_site, content_dir, "validate")
+    assert validate.code == 0, validate.output
+
+
+def test_pull_then_plan_is_empty(real_site: SiteAccess, api: RawApi, content_dir: Path, report: Report) -> None:
+    seed_editor_content(api)
+    pull = run_cmssync(real_site, content_dir, "pull")
+    plan = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode")
+    report.add("pull then plan", pull, pages=len(list(page_files(content_dir))))
+    report.add("pull then plan", plan)
+    assert pull.code == 0, pull.output
+    assert plan.code == 0, plan.output
+
+
+def test_a_page_link_follows_the_page_it_names_when_it_moves(
+    real_site: SiteAccess, api: RawApi, public: PublicSite, content_dir: Path, report: Report
+) -> None:
+    """The link an editor put on /privacy-policy keeps pointing at its page after cmssync moves that page.
+
+    The content moves ``/subscribe-thanks`` to ``/about/subscribe-thanks`` (file moved, its page links renamed as
+    a user would) and applies with ``--replace-moved``: the page is re-created under its new parent, so the link,
+    stored as ``{CCM:CID_<id>}``, must be written again with the new page's id.
+    """
+    seed_editor_content(api)
+    pull = run_cmssync(real_site, content_dir, "pull")
+    assert pull.code == 0, pull.output
+    moved = "/about" + LINKED_PAGE
+    source = content_dir / "pages" / f"{LINKED_PAGE.strip('/')}.yaml"
+    source.rename(content_dir / "pages" / f"{moved.strip('/')}.yaml")
+    mentions = 0
+    for _, file in page_files(content_dir):
+        text = file.read_text(encoding="utf-8")
+        renamed = text.replace(f"${{page-link:{LINKED_PAGE}}}", f"${{page-link:{moved}}}")
+        mentions += text.count(f"${{page-link:{LINKED_PAGE}}}")
+        file.write_text(renamed, encoding="utf-8")
+    assert mentions, f"pull wrote no ${{page-link:{LINKED_PAGE}}} reference for the editor's link"
+    apply = run_cmssync(real_site, content_dir, "apply", "--yes", "--replace-moved")
+    report.add("page link follows a move", apply, links_renamed=mentions)
+    assert apply.code == 0, apply.output
+    page = public.page("/privacy-policy")
+    anchor = re.search(rf'<a [^>]*href="([^"]*)"[^>]*>{re.escape(LINK_TEXT)}</a>', page.html)
+    assert anchor is not None, "the editor's link is gone from /privacy-policy"
+    assert anchor.group(1).rstrip("/").endswith(moved), anchor.group(0)
+    assert public.page(moved).status == 200
+    plan = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode")
+    assert plan.code == 0, plan.output
