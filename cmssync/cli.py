@@ -154,8 +154,16 @@ def validate(directory: Path) -> None:
 
 @cli.command()
 @CONTENT_DIR
-@click.option("-o", "--out", "plan_file", type=click.Path(dir_okay=False, path_type=Path), help="Write the plan.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text")
+@click.option(
+    "-o", "--out", "plan_file", type=click.Path(dir_okay=False, path_type=Path), help="Write the plan file (JSON)."
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "markdown", "html"]),
+    default="text",
+    help="What to print on stdout: text, the JSON report, markdown for a pull request, or the HTML report.",
+)
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
 @plan_options
 @site_options
@@ -239,6 +247,34 @@ def daemon(directory: Path, watch: str | None, sandbox: bool) -> int:
 
     with site_overrides(directory, sandbox) as overrides:
         return run_daemon(directory, overrides=overrides, watch=watch)
+
+
+@cli.command()
+@click.argument("plan_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "markdown", "html"]),
+    default="text",
+    help="text, the JSON report, markdown for a pull request, or the HTML report.",
+)
+@click.option(
+    "--content",
+    "content_dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The content directory the plan was made from: the HTML report inlines its new images.",
+)
+def show(plan_file: Path, output_format: str, content_dir: Path | None) -> int:
+    """Render a saved plan file (from plan -o) again; reads no site and needs no credentials."""
+    from cmssync.commands.show import run_show
+
+    return run_show(
+        plan_file,
+        out=sys.stdout,
+        output_format=output_format,  # type: ignore[arg-type]
+        content_dir=content_dir,
+        color=wants_color() and output_format == "text",
+    )
 
 
 @cli.command()

@@ -234,6 +234,7 @@ def _block_changes(live: LivePage, desired: DesiredPage) -> list[BlockChange]:
         live_blocks = live.blocks(area)
         positions = {block.id: index for index, block in enumerate(live_blocks)}
         types = {block.id: block.type for block in live_blocks}
+        values = {block.id: block.value for block in live_blocks}
         for op in align_area(live_blocks, blocks).changes:
             if isinstance(op, Update):
                 before = {key: op.before.get(key, "") for key in op.value}
@@ -256,6 +257,7 @@ def _block_changes(live: LivePage, desired: DesiredPage) -> list[BlockChange]:
                         position=positions[op.live_id],
                         block_type=types[op.live_id],
                         block_id=op.live_id,
+                        before=dict(values[op.live_id]),  # what is removed, for reviews (the HTML report)
                     )
                 )
             elif isinstance(op, Add):
