@@ -103,6 +103,10 @@ class UnexpectedResponse(ApiError):
     """The answer is not what the API gives (not JSON, wrong shape, a redirect, an HTML page)."""
 
 
+class ResponseTooLarge(UnexpectedResponse):
+    """The answer's body is larger than the transport reads (``cmssync.api.transport.MAX_BODY_BYTES``)."""
+
+
 class ApiDisabled(UnexpectedResponse):
     """An API or token URL answered with the HTML 404 page: the REST API is not enabled, or the prefix is wrong."""
 

@@ -8,7 +8,11 @@ Retry rules live in ``retry`` (what may be repeated depends on the call's kind).
 * a 401 that rejects the token triggers one re-authentication and one resend within the same attempt;
 * a 429/503 with ``Retry-After`` pauses every call of this client, not only the refused one;
 * one ``asyncio.Semaphore`` of size ``concurrency`` bounds the requests in flight; each is counted in
-  ``RequestStats`` and logged at DEBUG with its path (never the query string or headers).
+  ``RequestStats`` and logged at DEBUG with its path (never the query string or headers);
+* an API or token answer is read as a stream and refused beyond :data:`MAX_BODY_BYTES` (``ResponseTooLarge``,
+  not retried), so a hostile or broken server cannot make cmssync hold an unbounded body in memory: the largest
+  real answer (a page with every area and block) is a few hundred KiB. File downloads (:meth:`Transport.stream_to`)
+  are written to their sink as they arrive and are not capped.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from cmssync.api.errors import (
     NotFound,
     OutcomeUnknown,
     RateLimited,
+    ResponseTooLarge,
     ServerError,
     TransportError,
     UnexpectedResponse,
@@ -47,6 +52,10 @@ from cmssync.errors import ApiError
 log = structlog.get_logger("cmssync.api")
 
 USER_AGENT = "cmssync (+https://github.com/cmssync)"
+MAX_BODY_BYTES = 32 * 1024 * 1024
+"""The largest API or token answer cmssync reads (file downloads excepted)."""
+_HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+"""Headers that describe the body as it was sent, not as it was read (decoded): left out of a capped response."""
 
 
 Upload = Callable[[], AbstractContextManager[Mapping[str, tuple[str, IO[bytes], str]]]]
@@ -84,8 +93,10 @@ class Transport:
         retry: RetryPolicy | None = None,
         stats: RequestStats | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_body: int = MAX_BODY_BYTES,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.max_body = max_body
         self.api_prefix = "/" + api_prefix.strip("/") if api_prefix.strip("/") else ""
         self.auth = auth
         self.retry = retry or RetryPolicy()
@@ -296,12 +307,54 @@ class Transport:
         if kwargs.get("json") is None:
             kwargs.pop("json", None)
         try:
-            response = await self.http.request(method, url, **kwargs)
+            request = self.http.build_request(method, url, **kwargs)
+            response = await self.http.send(request, stream=True)
+            try:
+                response = await self._read_capped(response, method, path)
+            finally:
+                await response.aclose()
         except httpx.HTTPError as exc:
             self._count(method, route, path, "error", started, error=type(exc).__name__)
             raise transport_error(exc, method, path) from exc
+        except ResponseTooLarge:
+            self._count(method, route, path, "too-large", started)
+            raise
         self._count(method, route, path, response.status_code, started)
         return response
+
+    async def _read_capped(self, response: httpx.Response, method: str, path: str) -> httpx.Response:
+        """The answer with its body read, or ``ResponseTooLarge`` as soon as it passes :attr:`max_body` bytes."""
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_body:
+            raise self._too_large(response, method, path, int(declared))
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes(1 << 16):
+            size += len(chunk)
+            if size > self.max_body:
+                raise self._too_large(response, method, path, size, at_least=True)
+            chunks.append(chunk)
+        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _HOP_HEADERS]
+        return httpx.Response(
+            response.status_code,
+            headers=headers,
+            content=b"".join(chunks),
+            request=response.request,
+            extensions={k: v for k, v in response.extensions.items() if k in ("http_version", "reason_phrase")},
+        )
+
+    def _too_large(
+        self, response: httpx.Response, method: str, path: str, size: int, *, at_least: bool = False
+    ) -> ResponseTooLarge:
+        limit = self.max_body // (1024 * 1024)
+        amount = f"{'at least ' if at_least else ''}{size} bytes"
+        return ResponseTooLarge(
+            f"the answer is too large ({amount}; cmssync reads at most {limit} MiB from the API): "
+            "the site, or a proxy in front of it, is not answering as Concrete's API does",
+            method=method,
+            path=path,
+            status=response.status_code,
+        )
 
     def _count(
         self, method: str, route: str, path: str, status: int | str, started: float, error: str | None = None

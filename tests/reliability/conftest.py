@@ -42,6 +42,11 @@ class ReliabilityReport:
     def add(self, **counts: int) -> None:
         self.counts.update(counts)
 
+    def maximum(self, **values: int) -> None:
+        """Keep the largest value seen (a peak, not a count)."""
+        for key, value in values.items():
+            self.counts[key] = max(self.counts[key], value)
+
     def as_dict(self) -> dict[str, int]:
         keys = ("cases_tried", "faults_injected", "kills", "duplicates_found", "secrets_leaked")
         return {key: int(self.counts[key]) for key in keys} | {
