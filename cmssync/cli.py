@@ -240,13 +240,19 @@ def pull(directory: Path, pages: tuple[str, ...], sandbox: bool) -> int:
     default=None,
     help="How to notice file changes (default from daemon.watch in cmssync.yaml).",
 )
+@click.option(
+    "--mode",
+    type=click.Choice(["enforce", "report"]),
+    default=None,
+    help="enforce: apply the content; report: observe, report and notify, never write (default from daemon.mode).",
+)
 @site_options
-def daemon(directory: Path, watch: str | None, sandbox: bool) -> int:
+def daemon(directory: Path, watch: str | None, mode: str | None, sandbox: bool) -> int:
     """Watch the content, re-check on a schedule and serve health and metrics, until SIGTERM."""
     from cmssync.daemon.main import run_daemon
 
     with site_overrides(directory, sandbox) as overrides:
-        return run_daemon(directory, overrides=overrides, watch=watch)
+        return run_daemon(directory, overrides=overrides, watch=watch, mode=mode)
 
 
 @cli.command()

@@ -114,6 +114,35 @@ class VersionSettings(_Section):
     """Older non-live versions of managed pages beyond this many are deleted; ``null`` keeps all."""
 
 
+NotifyEvent = Literal[
+    "run_failed", "recovered", "drift_found", "changes_pending", "drift_reverted", "conflict", "deletes_blocked"
+]
+
+
+class NotifySettings(_Section):
+    """One receiver of the daemon's notifications (``daemon.notify`` is a list of them); see docs/daemon.md."""
+
+    url: SecretStr | None = None
+    """Where to POST; write ``${env:NAME}`` (a Slack webhook URL holds a token). Unset: this receiver is off."""
+    format: Literal["json", "slack"] = "json"
+    """``json``: cmssync's own event document; ``slack``: ``{"text", "blocks"}`` for a Slack-compatible webhook."""
+    secret: SecretStr | None = None
+    """Key of the ``X-Cmssync-Signature-256`` HMAC-SHA256 header over the body; from ``${env:NAME}``."""
+    events: list[NotifyEvent] | None = None
+    """The events to send; default: all of them."""
+    timeout: Duration = 10.0
+    """Seconds one delivery attempt may take."""
+    name: str | None = None
+    """The receiver's label in logs and metrics (default: ``webhook-N``); never the URL, which may hold a token."""
+
+    @field_validator("url")
+    @classmethod
+    def _url_is_http(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not re.match(r"^https?://[^/\s]+", value.get_secret_value()):
+            raise ValueError("daemon.notify url must be an absolute http(s) URL")
+        return value
+
+
 class DaemonSettings(_Section):
     watch: bool | Literal["poll"] = True
     debounce: Duration = 1.0
@@ -121,6 +150,10 @@ class DaemonSettings(_Section):
     cron: str | None = None
     timezone: str = "UTC"
     health: str = "127.0.0.1:9090"
+    mode: Literal["enforce", "report"] = "enforce"
+    """``enforce``: apply the content; ``report``: observe and plan on the same triggers, notify, never write."""
+    notify: list[NotifySettings] = Field(default_factory=list)
+    """Webhooks told about failures, recoveries, drift, conflicts and blocked deletes (one per change of state)."""
 
 
 class Settings(_Section):

@@ -1,10 +1,14 @@
 """``cmssync daemon``: wire the reconciler to its triggers and the health server, and run until SIGTERM.
 
 Triggers: a full run at startup, file changes (incremental runs, debounced), the schedule (``daemon.interval`` and
-``daemon.cron``, full runs that undo drift) and SIGHUP (a full run). SIGTERM and SIGINT stop the daemon: no new
+``daemon.cron``, full runs that undo drift) and SIGHUP (a full run). ``daemon.mode``/``--mode`` picks enforce or
+report; SIGUSR1 / ``POST /suspend`` suspend (runs observe, nothing is written) and SIGUSR2 / ``POST /resume`` resume
+with a full run (:mod:`.modes`). Every finished run goes through the :class:`~.events.EventTracker`, whose events
+the :class:`~.notify.Notifier` queues for the webhooks without waiting. SIGTERM and SIGINT stop the daemon: no new
 trigger is taken, the request gate closes (calls in flight finish, no new one is sent), the run in progress ends
 within about one request's latency (its state written after every completed change, as always), and if it has not
-ended after ``SHUTDOWN_GRACE`` seconds it is cancelled. Then the health server stops and the exit code is 0.
+ended after ``SHUTDOWN_GRACE`` seconds it is cancelled. Then the notification queues get a few seconds to drain, the
+health server stops and the exit code is 0.
 
 The daemon's own settings (watch, debounce, schedule, health address) are read once, at startup; a change to them
 in ``cmssync.yaml`` needs a restart. Everything else is read afresh by every run.
@@ -13,6 +17,7 @@ in ``cmssync.yaml`` needs a restart. Everything else is read afresh by every run
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,15 +29,20 @@ import structlog
 from apscheduler.triggers.base import BaseTrigger
 
 from cmssync.config import DaemonSettings, load_settings
+from cmssync.daemon.events import EventTracker, RunFacts, conflicted_objects
 from cmssync.daemon.gate import RequestGate
-from cmssync.daemon.health import HealthServer, Readiness, build_app, parse_address
+from cmssync.daemon.health import HealthServer, build_app, parse_address
 from cmssync.daemon.metrics import DaemonMetrics
-from cmssync.daemon.reconciler import Backoff, Reconciler
-from cmssync.daemon.runner import SyncRunner
+from cmssync.daemon.modes import Mode, ModeControl, ModeReadiness, control_routes
+from cmssync.daemon.notify import Notifier, Receiver, receivers_from_settings
+from cmssync.daemon.payloads import public_site
+from cmssync.daemon.reconciler import Backoff, Batch, Reconciler
+from cmssync.daemon.runner import RunRecord, SyncRunner
 from cmssync.daemon.schedule import Schedule, cron_trigger, interval_trigger, load_timezone
 from cmssync.daemon.watch import ContentWatcher, WatchMode
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ConfigError
 from cmssync.plan.scope import scope_for_paths
+from cmssync.secrets import mask_secrets
 
 log = structlog.get_logger("cmssync.daemon")
 
@@ -51,9 +61,15 @@ class DaemonConfig:
     triggers: dict[str, BaseTrigger]
     host: str
     port: int
+    mode: Mode = "enforce"
+    receivers: tuple[Receiver, ...] = ()
+    site: str = ""
+    """The site's address without credentials, for notifications."""
 
     @classmethod
-    def from_settings(cls, settings: DaemonSettings, watch: str | None) -> DaemonConfig:
+    def from_settings(
+        cls, settings: DaemonSettings, watch: str | None, *, mode: str | None = None, site: str | None = None
+    ) -> DaemonConfig:
         timezone = load_timezone(settings.timezone)
         triggers: dict[str, BaseTrigger] = {}
         if settings.interval is not None:
@@ -68,7 +84,20 @@ class DaemonConfig:
             triggers=triggers,
             host=host,
             port=port,
+            mode=pick_mode(mode, settings.mode),
+            receivers=tuple(receivers_from_settings(settings.notify)),
+            site=public_site(site),
         )
+
+
+def pick_mode(option: str | None, setting: Mode) -> Mode:
+    """``--mode`` wins over ``daemon.mode``."""
+    chosen = option if option is not None else setting
+    if chosen == "enforce":
+        return "enforce"
+    if chosen == "report":
+        return "report"
+    raise ConfigError(f"unknown daemon mode {chosen!r}: use enforce or report")
 
 
 def watch_mode(option: str | None, setting: bool | str) -> WatchMode | None:
@@ -85,12 +114,14 @@ def watch_mode(option: str | None, setting: bool | str) -> WatchMode | None:
     raise ConfigError(f"unknown watch mode {chosen!r}: use inotify, poll or off")
 
 
-def run_daemon(directory: Path, *, overrides: Mapping[str, Any] | None, watch: str | None) -> int:
+def run_daemon(
+    directory: Path, *, overrides: Mapping[str, Any] | None, watch: str | None, mode: str | None = None
+) -> int:
     """Run the daemon until SIGTERM or SIGINT; returns the exit code (0 after a clean stop)."""
     if not directory.is_dir():
         raise ConfigError(f"content directory {directory} does not exist")
     settings = load_settings(directory, overrides=overrides)
-    config = DaemonConfig.from_settings(settings.daemon, watch)
+    config = DaemonConfig.from_settings(settings.daemon, watch, mode=mode, site=settings.site.url)
     return asyncio.run(Daemon(directory, overrides, config).serve())
 
 
@@ -99,10 +130,19 @@ class Daemon:
         self.directory = directory
         self.config = config
         self.metrics = DaemonMetrics()
-        self.readiness = Readiness()
+        self.control = ModeControl(config.mode, self.metrics, on_resume=lambda: self.reconciler.request("resume"))
+        self.readiness = ModeReadiness(control=self.control)
         self.gate = RequestGate()
+        self.tracker = EventTracker()
+        self.notifier = Notifier(config.receivers, self.metrics, site=config.site)
         runner = SyncRunner(
-            directory, overrides=overrides, metrics=self.metrics, readiness=self.readiness, gate=self.gate
+            directory,
+            overrides=overrides,
+            metrics=self.metrics,
+            readiness=self.readiness,
+            gate=self.gate,
+            mode=lambda: self.control.effective,
+            on_finished=self._on_run_finished,
         )
         self.reconciler = Reconciler(runner, debounce=config.debounce, backoff=RETRY_BACKOFF)
         self.schedule = Schedule(config.triggers, config.timezone, lambda: self.reconciler.request("schedule"))
@@ -111,20 +151,27 @@ class Daemon:
     async def serve(self) -> int:
         loop = asyncio.get_running_loop()
         self._install_signals(loop)  # first: a SIGTERM during the start still stops cleanly
-        health = HealthServer(build_app(self.readiness, self.metrics), self.config.host, self.config.port)
+        app = build_app(self.readiness, self.metrics)
+        for route in control_routes(self.control, self._status):
+            app.router.routes.append(route)
+        health = HealthServer(app, self.config.host, self.config.port)
         await health.start()
+        self.notifier.start()
         watcher: ContentWatcher | None = None
         if self.config.watch is not None:
             watcher = ContentWatcher(self.directory, self._on_change, loop=loop, mode=self.config.watch)
             try:
                 await asyncio.to_thread(watcher.start)
             except ConfigError:
+                await self.notifier.close(grace=0)
                 await health.stop()
                 raise
         self.schedule.start()
         log.info(
             "daemon started",
             directory=str(self.directory),
+            mode=self.config.mode,
+            notify=[receiver.name for receiver in self.config.receivers],
             watch=self.config.watch or "off",
             debounce_s=self.config.debounce,
             schedule={name: str(trigger) for name, trigger in self.config.triggers.items()},
@@ -146,6 +193,46 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._on_stop_signal, sig)
         loop.add_signal_handler(signal.SIGHUP, self._on_hangup)
+        loop.add_signal_handler(signal.SIGUSR1, self.control.suspend, "SIGUSR1")
+        loop.add_signal_handler(signal.SIGUSR2, self.control.resume, "SIGUSR2")
+
+    def _on_run_finished(self, batch: Batch, record: RunRecord) -> None:
+        """Derive the run's events and queue them (never waits); gauges of the plan's conflicts and held deletes."""
+        plan = record.report.plan if record.report is not None else None
+        facts = RunFacts(
+            run_id=batch.run_id,
+            trigger=batch.trigger,
+            mode=record.mode,
+            scope=batch.scope,
+            result=record.result,
+            reason=record.reason,
+            problems=tuple(record.problems),
+            plan=plan,
+            outcomes=tuple(record.report.outcomes) if record.report is not None else (),
+        )
+        if plan is not None:
+            self.metrics.conflicts.set(
+                len(self.tracker.conflicts.current) if batch.scope else len(conflicted_objects(plan))
+            )
+            if batch.full:
+                self.metrics.blocked_deletes.set(sum(len(entry.keys) for entry in plan.blocked))
+        self.notifier.publish(self.tracker.observe(facts))
+
+    def _status(self) -> dict[str, Any]:
+        """``GET /status``: the mode and suspension, readiness, the run going on, the next scheduled runs."""
+        running = self.reconciler.running
+        body: dict[str, Any] = {
+            **self.control.document(),
+            "readiness": self.readiness.document(),
+            "running": None if running is None else {"run_id": running.run_id, "trigger": running.trigger},
+            "failures": self.reconciler.failures,
+            "next_runs": {
+                name: when.isoformat(timespec="seconds") if when else None
+                for name, when in self.schedule.next_fire_times().items()
+            },
+            "notify": [receiver.name for receiver in self.config.receivers],
+        }
+        return json.loads(mask_secrets(json.dumps(body)))  # type: ignore[no-any-return]
 
     def _on_stop_signal(self, sig: signal.Signals) -> None:
         log.info("stopping", signal=sig.name)
@@ -177,7 +264,8 @@ class Daemon:
             await asyncio.wait({serving}, timeout=1.0)
         elif serving.exception() is not None:
             log.error("the reconciler crashed", exc_info=serving.exception())
+        await self.notifier.close()
         await health.stop()
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
             loop.remove_signal_handler(sig)
         log.info("stopped")

@@ -3,6 +3,10 @@
 Names follow design.md §6: runs by result and trigger, run duration, API requests by method and status (taken from
 each run's request counters, so they cover exactly the requests cmssync made), objects that drifted in the last
 full run, changes still pending after the last run, and the time of the last success. Scrape it at ``/metrics``.
+
+Editor safety adds the daemon's mode (``enforce``/``report``, and whether it is suspended), conflicts and
+guard-blocked deletes the last plan held, and notifications by receiver, event and result (``sent``, ``failed``
+after the retries, ``dropped`` when a receiver's queue was full).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from prometheus_client.exposition import choose_encoder
 from cmssync.api.stats import RequestKey
 
 KINDS = ("group", "file", "page", "user")
+MODES = ("enforce", "report")
 RESULTS = ("success", "failure", "interrupted")
 DURATION_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
 
@@ -59,8 +64,41 @@ class DaemonMetrics:
             "Unix time of the end of the last successful run.",
             registry=self.registry,
         )
+        self.mode = Gauge(
+            "cmssync_daemon_mode",
+            "1 for the mode runs take now (report while suspended), 0 for the other.",
+            ["mode"],
+            registry=self.registry,
+        )
+        self.suspended = Gauge(
+            "cmssync_daemon_suspended",
+            "1 while the daemon is suspended (it observes, never writes).",
+            registry=self.registry,
+        )
+        self.conflicts = Gauge(
+            "cmssync_conflict_resources",
+            "Objects changed both in the content and on the site, in the last plan.",
+            registry=self.registry,
+        )
+        self.blocked_deletes = Gauge(
+            "cmssync_blocked_deletes",
+            "Deletes the prune guards held back in the last full plan.",
+            registry=self.registry,
+        )
+        self.notifications = Counter(
+            "cmssync_notifications",
+            "Notifications by receiver, event and result (sent, failed after retries, dropped: queue full).",
+            ["receiver", "event", "result"],
+            registry=self.registry,
+        )
         for kind in KINDS:
             self.drift.labels(kind=kind).set(0)
+        self.set_mode("enforce", suspended=False)
+
+    def set_mode(self, effective: str, *, suspended: bool) -> None:
+        for mode in MODES:
+            self.mode.labels(mode=mode).set(1 if mode == effective else 0)
+        self.suspended.set(1 if suspended else 0)
 
     def record_run(
         self,

@@ -7,6 +7,10 @@ to the reconciler (which retries with backoff), the metrics, the readiness and t
 with the run id, trigger, duration, outcome counts and requests; file-triggered runs add the save-to-applied
 latency).
 
+In report mode (``daemon.mode: report``, or while suspended: see :mod:`.modes`) a run observes and plans the same
+scope and writes nothing; its "pending" are the planned changes. ``on_finished`` hands each finished run to the
+notifications (:mod:`.events`); it must not block.
+
 The API client is made through :class:`DaemonWorkspace`, which puts the shutdown :class:`~.gate.RequestGate` in
 front of its transport and keeps the client, so the run's request counters can be read after ``apply`` closed it.
 """
@@ -16,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +34,7 @@ from cmssync.content.yamlsource import ParseCache
 from cmssync.daemon.gate import RequestGate
 from cmssync.daemon.health import Readiness
 from cmssync.daemon.metrics import DaemonMetrics
+from cmssync.daemon.modes import Mode, report_only
 from cmssync.daemon.reconciler import Batch
 from cmssync.errors import CmsSyncError, ContentError
 from cmssync.plan.request import PlanRequest
@@ -78,6 +83,8 @@ class RunRecord:
     problems: list[str] = field(default_factory=list)
     report: ApplyReport | None = None
     requests: dict[RequestKey, int] = field(default_factory=dict)
+    mode: Mode = "enforce"
+    """``report``: the run only observed and planned."""
 
 
 class SyncRunner:
@@ -91,8 +98,13 @@ class SyncRunner:
         metrics: DaemonMetrics,
         readiness: Readiness,
         gate: RequestGate,
+        mode: Callable[[], Mode] = lambda: "enforce",
+        on_finished: Callable[[Batch, RunRecord], None] = lambda batch, record: None,
     ) -> None:
         self.directory = directory
+        self.mode = mode
+        """Asked as each run starts: the mode it takes."""
+        self.on_finished = on_finished
         self.overrides = overrides
         self.metrics = metrics
         self.readiness = readiness
@@ -108,7 +120,7 @@ class SyncRunner:
         return record.result == "success"
 
     async def _reconcile(self, batch: Batch) -> RunRecord:
-        record = RunRecord()
+        record = RunRecord(mode=self.mode())
         try:
             workspace = await asyncio.to_thread(
                 open_workspace,
@@ -125,7 +137,10 @@ class SyncRunner:
             return record
         daemon_workspace = DaemonWorkspace.wrap(workspace, self.gate)
         try:
-            record.report = await apply_site(daemon_workspace, ApplyRequest(PlanRequest(scope=batch.scope)))
+            if record.mode == "report":
+                record.report = await report_only(daemon_workspace, PlanRequest(scope=batch.scope))
+            else:
+                record.report = await apply_site(daemon_workspace, ApplyRequest(PlanRequest(scope=batch.scope)))
         except ContentError as exc:
             record.reason, record.problems = "invalid content", [str(p) for p in exc.problems]
         except CmsSyncError as exc:
@@ -159,7 +174,7 @@ class SyncRunner:
             finished_at=finished_at,
             latency=latency if record.result == "success" else None,
             drift=_drift(report) if batch.full and report is not None else None,
-            pending=None if report is None else sum(1 for o in report.outcomes if o.status != "ok"),
+            pending=None if report is None else _pending(record.mode, report),
         )
         run = {
             "run_id": batch.run_id,
@@ -171,6 +186,7 @@ class SyncRunner:
             self.readiness.ready(run)
         else:
             self.readiness.failing(record.reason, record.problems, run)
+        self.on_finished(batch, record)
 
 
 def _log_run(batch: Batch, record: RunRecord, duration: float, latency: float | None) -> None:
@@ -188,6 +204,7 @@ def _log_run(batch: Batch, record: RunRecord, duration: float, latency: float | 
                 log.warning(f"action {outcome.status}", **about, message=outcome.message)
     summary: dict[str, Any] = {
         "result": record.result,
+        "mode": record.mode,
         "full": batch.full,
         "triggers": list(batch.triggers),
         "duration_s": round(duration, 3),
@@ -208,6 +225,13 @@ def _log_run(batch: Batch, record: RunRecord, duration: float, latency: float | 
 def _summary(report: ApplyReport) -> str:
     counts = report.counts()
     return f"apply failed: {counts['ok']} succeeded, {counts['failed']} failed, {counts['skipped']} skipped"
+
+
+def _pending(mode: Mode, report: ApplyReport) -> int:
+    """Changes the site still lacks: every planned action in report mode, else the ones not done."""
+    if mode == "report":
+        return len(report.plan.actions)
+    return sum(1 for o in report.outcomes if o.status != "ok")
 
 
 def _drift(report: ApplyReport) -> dict[str, int]:

@@ -1,0 +1,317 @@
+"""What is worth telling someone after a run: events derived from runs, one per change of state.
+
+A scheduled run every ten minutes on a site with one drifted page must not send a message every ten minutes. So the
+:class:`EventTracker` keeps, per kind of event, the objects currently in that state with a *fingerprint* of how
+(an object's drifted field names and live values, a pending change's operation, a conflict's fields, a blocked
+delete's guard), and an event names only the objects that entered the state or whose fingerprint changed. The
+same drift seen by ten runs: one event; a new drifted object, or the same page edited again on the site: another.
+
+* ``run_failed`` on the first failure, and again only when the failure changes (other failed objects, another
+  reason); ``recovered`` on the first success after failures. An interrupted run (SIGTERM) is neither.
+* ``drift_found`` (report mode and suspended runs): objects changed on the site since cmssync applied them;
+  ``changes_pending``: content changes not applied (create, update, delete, move) — keyed by operation, so editing a
+  file already pending does not notify again.
+* ``drift_reverted`` (enforce mode): drifted objects the run overwrote successfully. An object whose revert does not
+  stick (reverted by every run with the same live values) is reported once; once a run sees it clean, a later
+  revert is news again.
+* ``conflict``: objects changed both in the content and on the site (:func:`conflicted_objects` reads them from
+  the plan — the one place to adapt as the planner's conflict model grows).
+* ``deletes_blocked``: deletes the prune guards held back (``plan.blocked``), tracked by full runs only (incremental
+  runs never plan deletes).
+
+An incremental run updates only the objects its scope covers. The tracker lives in memory: a restarted daemon
+reports the state it finds once. When the mode a run takes changes (suspend, resume), the mode-specific states start
+afresh, so drift still present after a resume is reported again in its new form.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from cmssync.plan.actions import Action, Plan
+from cmssync.plan.scope import Scope
+from cmssync.sync.engine import Outcome
+
+EventType = Literal[
+    "run_failed", "recovered", "drift_found", "changes_pending", "drift_reverted", "conflict", "deletes_blocked"
+]
+EVENT_TYPES: tuple[EventType, ...] = (
+    "run_failed",
+    "recovered",
+    "drift_found",
+    "changes_pending",
+    "drift_reverted",
+    "conflict",
+    "deletes_blocked",
+)
+Severity = Literal["info", "warning", "error"]
+SEVERITY: dict[EventType, Severity] = {
+    "run_failed": "error",
+    "recovered": "info",
+    "drift_found": "warning",
+    "changes_pending": "info",
+    "drift_reverted": "warning",
+    "conflict": "warning",
+    "deletes_blocked": "warning",
+}
+
+
+@dataclass(frozen=True)
+class EventObject:
+    """One object an event is about: ``kind:key``, the planned operation and the fields involved (names only)."""
+
+    kind: str
+    key: str
+    op: str | None = None
+    fields: tuple[str, ...] = ()
+    detail: str | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.kind}:{self.key}"
+
+
+@dataclass(frozen=True)
+class Event:
+    type: EventType
+    summary: str
+    run_id: str
+    trigger: str
+    mode: str
+    objects: tuple[EventObject, ...] = ()
+    """The objects that entered this state (or changed within it) with this run."""
+    total: int = 0
+    """How many objects are in this state now (the new ones included)."""
+    reason: str | None = None
+    problems: tuple[str, ...] = ()
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    time: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+    @property
+    def severity(self) -> Severity:
+        return SEVERITY[self.type]
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What the tracker needs to know about a finished run."""
+
+    run_id: str
+    trigger: str
+    mode: str
+    scope: Scope | None
+    result: str
+    """``success``, ``failure`` or ``interrupted``."""
+    reason: str = ""
+    problems: tuple[str, ...] = ()
+    plan: Plan | None = None
+    outcomes: tuple[Outcome, ...] = ()
+
+
+def in_scope(scope: Scope, object_id: str) -> bool:
+    kind, _, key = object_id.partition(":")
+    if kind == "page":
+        return key in scope.pages
+    if kind == "file":
+        return key in scope.files
+    if kind == "user":
+        return scope.all_users or key in scope.users
+    if kind == "group":
+        return scope.all_groups or key in scope.groups
+    return False
+
+
+class ObjectState:
+    """The objects currently in one state, ``id → fingerprint``."""
+
+    def __init__(self) -> None:
+        self.current: dict[str, str] = {}
+
+    def update(self, seen: Mapping[str, str], scope: Scope | None) -> list[str]:
+        """Take what a run saw (``scope``: the part of the site it looked at; None: all); the ids that are news."""
+        news = sorted(object_id for object_id, mark in seen.items() if self.current.get(object_id) != mark)
+        if scope is None:
+            self.current = dict(seen)
+        else:
+            kept = {object_id: mark for object_id, mark in self.current.items() if not in_scope(scope, object_id)}
+            self.current = kept | dict(seen)
+        return news
+
+    def clear(self) -> None:
+        self.current = {}
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def drift_mark(action: Action) -> str:
+    """How an object drifted: its changed fields with their live values (a second edit on the site is news)."""
+    return _digest(
+        [
+            action.op,
+            [(c.field, c.before) for c in action.changes],
+            [(b.area, b.position, b.before) for b in action.blocks],
+        ]
+    )
+
+
+def action_fields(action: Action) -> tuple[str, ...]:
+    names = [change.field for change in action.changes]
+    names += [f"{block.area}#{block.position} ({block.op} {block.block_type})" for block in action.blocks]
+    return tuple(dict.fromkeys(names))
+
+
+def conflicted_objects(plan: Plan) -> dict[str, EventObject]:
+    """Objects the plan reports as conflicted, by id.
+
+    Reads ``plan.conflicts`` when the plan has it: entries with ``kind`` and ``key`` and a ``field`` (one entry per
+    field) or ``fields``. Until the planner reports conflicts this finds none; the event, its tracking and payloads
+    are already in place.
+    """
+    found: dict[str, EventObject] = {}
+    for entry in getattr(plan, "conflicts", None) or ():
+        kind, key = str(getattr(entry, "kind", "")), str(getattr(entry, "key", ""))
+        if not kind or not key:
+            continue
+        names = [str(getattr(entry, "field", "") or "")] + [str(n) for n in getattr(entry, "fields", None) or ()]
+        object_id = f"{kind}:{key}"
+        before = found.get(object_id)
+        merged = tuple(dict.fromkeys([*(before.fields if before else ()), *(n for n in names if n)]))
+        found[object_id] = EventObject(
+            kind=kind, key=key, fields=merged, detail="changed in the content and on the site"
+        )
+    return found
+
+
+class EventTracker:
+    """Turns finished runs into events, deduplicated (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.failure: str | None = None
+        """Fingerprint of the failure being reported (None: the last run did not fail)."""
+        self.failures = 0
+        self.mode: str | None = None
+        self.drifted = ObjectState()
+        self.pending = ObjectState()
+        self.reverted = ObjectState()
+        self.conflicts = ObjectState()
+        self.blocked = ObjectState()
+
+    def observe(self, run: RunFacts) -> list[Event]:
+        if run.result == "interrupted":
+            return []
+        if run.mode != self.mode:
+            for state in (self.drifted, self.pending, self.reverted):
+                state.clear()
+            self.mode = run.mode
+        events = self._health(run)
+        if run.plan is not None:
+            events += self._plan_events(run, run.plan)
+        return events
+
+    def _event(self, run: RunFacts, type_: EventType, summary: str, **values: Any) -> Event:
+        return Event(type=type_, summary=summary, run_id=run.run_id, trigger=run.trigger, mode=run.mode, **values)
+
+    def _health(self, run: RunFacts) -> list[Event]:
+        if run.result == "success":
+            failures, self.failures, self.failure = self.failures, 0, None
+            if failures:
+                plural = "s" if failures != 1 else ""
+                return [
+                    self._event(run, "recovered", f"Recovered: a run succeeded after {failures} failed run{plural}")
+                ]
+            return []
+        self.failures += 1
+        failed = sorted(o.action.id for o in run.outcomes if o.status == "failed")
+        mark = _digest(failed) if failed else _digest([run.reason, run.problems])
+        if mark == self.failure:
+            return []
+        self.failure = mark
+        objects = tuple(
+            EventObject(o.action.kind, o.action.key, o.action.op, detail=o.message)
+            for o in run.outcomes
+            if o.status == "failed"
+        )
+        return [
+            self._event(
+                run,
+                "run_failed",
+                f"Run failed: {run.reason or 'unknown error'}",
+                objects=objects,
+                total=len(objects),
+                reason=run.reason,
+                problems=run.problems,
+            )
+        ]
+
+    def _plan_events(self, run: RunFacts, plan: Plan) -> list[Event]:
+        events: list[Event] = []
+        actions = plan.by_id()
+        if run.mode == "report":
+            drift = {a.id: drift_mark(a) for a in plan.actions if a.drift}
+            news = self.drifted.update(drift, run.scope)
+            if news:
+                objects = _objects(actions[i] for i in news)
+                total = len(self.drifted.current)
+                summary = f"Drift found: {total} object{_s(total)} changed on the site ({len(news)} new): {_ids(news)}"
+                events.append(self._event(run, "drift_found", summary, objects=objects, total=total))
+            pending = {a.id: a.op for a in plan.actions if not a.drift}
+            news = self.pending.update(pending, run.scope)
+            if news:
+                objects = _objects(actions[i] for i in news)
+                total = len(self.pending.current)
+                summary = f"{total} content change{_s(total)} not applied (report mode): {_ids(news)}"
+                events.append(self._event(run, "changes_pending", summary, objects=objects, total=total))
+        else:
+            done = {o.action.id: drift_mark(o.action) for o in run.outcomes if o.status == "ok" and o.action.drift}
+            news = self.reverted.update(done, run.scope)
+            if news:
+                objects = _objects(actions[i] for i in news)
+                summary = f"Reverted {len(news)} object{_s(len(news))} changed on the site: {_ids(news)}"
+                events.append(self._event(run, "drift_reverted", summary, objects=objects, total=len(news)))
+        conflicted = conflicted_objects(plan)
+        news = self.conflicts.update({i: _digest(o.fields) for i, o in conflicted.items()}, run.scope)
+        if news:
+            total = len(self.conflicts.current)
+            summary = f"Conflict: {total} object{_s(total)} changed both in the content and on the site: {_ids(news)}"
+            objects = tuple(conflicted[i] for i in news)
+            events.append(self._event(run, "conflict", summary, objects=objects, total=total))
+        if run.scope is None:
+            events += self._blocked(run, plan)
+        return events
+
+    def _blocked(self, run: RunFacts, plan: Plan) -> list[Event]:
+        held = {f"{entry.kind}:{key}": entry.guard for entry in plan.blocked for key in entry.keys}
+        news = self.blocked.update(held, None)
+        if not news:
+            return []
+        reasons = tuple(entry.describe() for entry in plan.blocked)
+        objects = tuple(
+            EventObject(entry.kind, key, "delete", detail=f"guard {entry.limit or entry.guard}")
+            for entry in plan.blocked
+            for key in entry.keys
+            if f"{entry.kind}:{key}" in news
+        )
+        total = len(held)
+        summary = f"Prune guard held back {total} delete{_s(total)}: {'; '.join(reasons)}"
+        return [self._event(run, "deletes_blocked", summary, objects=objects, total=total, problems=reasons)]
+
+
+def _objects(actions: Iterable[Action]) -> tuple[EventObject, ...]:
+    return tuple(EventObject(a.kind, a.key, a.op, action_fields(a), a.note) for a in actions)
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
+def _ids(ids: list[str], limit: int = 5) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
