@@ -156,6 +156,22 @@ class DaemonSettings(_Section):
     """Webhooks told about failures, recoveries, drift, conflicts and blocked deletes (one per change of state)."""
 
 
+
+def folder_path(text: str) -> str:
+    """A file-manager folder path in its one written form: ``/`` + names joined by ``/`` (``images/`` → ``/images``).
+
+    The root folder is ``/``. Raises ``ValueError`` for an empty name between slashes or a name with spaces around it.
+    """
+    stripped = text.strip()
+    if stripped in ("", "/"):
+        return "/"
+    names = stripped.strip("/").split("/")
+    for name in names:
+        if not name or name != name.strip():
+            raise ValueError(f"invalid folder path {text!r}: write folder names between single slashes, e.g. /Images")
+    return "/" + "/".join(names)
+
+
 class Settings(_Section):
     """Everything cmssync needs to know besides the content itself."""
 
@@ -166,13 +182,35 @@ class Settings(_Section):
     prune: PruneSettings = Field(default_factory=PruneSettings)
     protect: ProtectSettings = Field(default_factory=ProtectSettings)
     versions: VersionSettings = Field(default_factory=VersionSettings)
-    folders: dict[str, int] = Field(default_factory=dict)
-    """Names for file-manager folder ids, usable as ``folder:`` in file sidecars."""
+    folders: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
+    """File-manager folder path (``/Images``, ``/Images/Team``) → this site's folder id (tree node id).
+
+    Sidecars name folders by path, which means the same on every site; the ids differ from site to site and the API
+    has no way to look a folder up by name (concrete-api.md §1), so this map is where a site's ids are given. A key
+    without the leading ``/`` is a top-level folder (``images`` is ``/images``). See :func:`folder_path`.
+    """
     existing_pages: list[str] = Field(default_factory=list)
     """Paths of pages that exist on the site but are not managed; content pages may be placed beneath them."""
     concurrency: int = Field(default=8, ge=1, le=64)
     timeout: Duration = 30.0
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
+
+    @field_validator("folders", mode="before")
+    @classmethod
+    def _folder_paths(cls, value: Any) -> Any:
+        if not isinstance(value, Mapping):
+            return value
+        paths: dict[str, Any] = {}
+        for key, folder_id in value.items():
+            path = folder_path(str(key))
+            if path in paths:
+                raise ValueError(f"{key!r} and another key are both the folder {path}")
+            paths[path] = folder_id
+        ids = [folder_id for folder_id in paths.values() if isinstance(folder_id, int)]
+        if len(set(ids)) != len(ids):
+            twice = sorted({i for i in ids if ids.count(i) > 1})
+            raise ValueError(f"folder id {twice[0]} is given for two paths")
+        return paths
 
     def resolve(self, base_dir: Path, setting: str) -> Path:
         """A path setting (``state``, ``auth.token_store``, …): relative to the content directory unless absolute.

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from cmssync.config import Settings, load_settings
+from cmssync.config import Settings, folder_path, load_settings
 from cmssync.content import checks
 from cmssync.content.files import FileSpec, HashCache
 from cmssync.content.layout import Entry, Layout, scan
@@ -211,20 +211,30 @@ class _Loader:
         return files
 
     def _folder_id(self, meta: FileSidecar, sidecar: Entry | None, settings: Settings | None) -> int | None:
+        # A folder is named by its path (``/Images``); ``folders:`` in cmssync.yaml gives its id on this site.
+        # A bare id still works but is one site's number (content-example's 10 and 11 are the sandbox's).
         if meta.folder is None or isinstance(meta.folder, int):
             return meta.folder
         if settings is None or sidecar is None:
             return None
-        if meta.folder in settings.folders:
-            return settings.folders[meta.folder]
         line, column = value_position(self.documents[sidecar.name], "folder") or (1, 1)
+        try:
+            path = folder_path(meta.folder)
+        except ValueError as exc:
+            self.problems.append(Problem(sidecar.name, line, column, f"folder: {exc}"))
+            return None
+        if path in settings.folders:
+            return settings.folders[path]
+        if path == "/":
+            return None  # the file manager's root: uploads go there; an existing file is not moved back
         known = ", ".join(sorted(settings.folders)) or "none defined"
         self.problems.append(
             Problem(
                 sidecar.name,
                 line,
                 column,
-                f"folder: unknown folder name {meta.folder!r} (names from folders: in cmssync.yaml: {known})",
+                f"folder: unknown folder {path!r}: give its id on this site in folders: of cmssync.yaml "
+                f"(folders defined there: {known})",
             )
         )
         return None

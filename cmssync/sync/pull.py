@@ -188,7 +188,10 @@ def _escape(text: str) -> str:
 
 
 async def _pull_files(client: ConcreteClient, root: Path, settings: Settings, result: Pulled) -> None:
-    folder_names = {folder_id: name for name, folder_id in settings.folders.items()}
+    # Folders are written by path, known only for the ids ``folders:`` in cmssync.yaml names (the API shows ids
+    # alone); files in other folders get no ``folder:``, so their folder is left alone rather than pinned to an id.
+    folder_paths = {folder_id: path for path, folder_id in settings.folders.items()}
+    unnamed_folders: dict[int, int] = {}
     seen: set[str] = set()
     listed = [file async for file in client.iter_files()]
     warning = unreliable_list_warning("files", [file.date_added for file in listed])
@@ -199,8 +202,10 @@ async def _pull_files(client: ConcreteClient, root: Path, settings: Settings, re
         if not url_name:
             result.skipped.append(f"file {file.id}: it has no public URL")
             continue
-        folder = folder_names.get(file.folder) if file.folder is not None else None
-        path = f"{folder}/{url_name}" if folder else url_name
+        folder = folder_paths.get(file.folder) if file.folder is not None else None
+        if file.folder is not None and folder is None:
+            unnamed_folders[file.folder] = unnamed_folders.get(file.folder, 0) + 1
+        path = f"{folder.strip('/')}/{url_name}" if folder and folder != "/" else url_name
         stem, dot, suffix = path.rpartition(".")
         number = 2
         while path in seen:
@@ -215,16 +220,31 @@ async def _pull_files(client: ConcreteClient, root: Path, settings: Settings, re
             meta["description"] = _escape(file.description)
         if file.tag_list:
             meta["tags"] = file.tag_list
-        if file.folder is not None:
-            meta["folder"] = folder or file.folder
+        if folder is not None:
+            meta["folder"] = folder
         sidecar = FileSidecar.model_validate(meta)
         if meta:
             writer.write_sidecar(root, path, sidecar)
         size, sha = HashCache(None).sha256(target)
         spec = FileSpec(
-            path=path, size=size, sha256=sha, meta=sidecar, folder_id=file.folder, source=Location(file=path)
+            path=path,
+            size=size,
+            sha256=sha,
+            meta=sidecar,
+            folder_id=file.folder if folder is not None else None,
+            source=Location(file=path),
         )
         result.files[path] = (file, spec)
+    if unnamed_folders:
+        ids = ", ".join(
+            f"{folder_id} ({count} file{'s' if count > 1 else ''})"
+            for folder_id, count in sorted(unnamed_folders.items())
+        )
+        result.skipped.append(
+            f"folder of files in folders {ids}: the API names folders by id only; to manage them, map their paths "
+            "in folders: of cmssync.yaml (e.g. folders: {/: 7, /Documents: 8}; / is the file manager's root) and pull "
+            "again"
+        )
 
 
 async def _pull_users_and_groups(client: ConcreteClient, root: Path, state: State, skipped: list[str]) -> None:

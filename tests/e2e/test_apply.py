@@ -109,7 +109,7 @@ async def test_replace_and_move_a_file(example: Site, raw: RawSite) -> None:
     before = {f["id"] for f in raw.all("/files")}
     (example.root / "files/images/logo.png").write_bytes((example.root / "files/images/logo.png").read_bytes() + b"\0")
     sidecar = (example.root / "files/documents/brochure.pdf.yaml").read_text()
-    example.write("files/documents/brochure.pdf.yaml", sidecar.replace("folder: documents", "folder: images"))
+    example.write("files/documents/brochure.pdf.yaml", sidecar.replace("folder: /documents", "folder: /images"))
     plan = await example.plan()
     assert {(a.key, a.op) for a in plan.actions if a.kind == "file"} == {
         ("images/logo.png", "replace"),

@@ -31,10 +31,10 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 SCOPES = (
-    "system:info:read site:trees:read account:read files:read files:add files:update files:delete "
-    "pages:read pages:add pages:update pages:delete pages:areas:add_block pages:areas:delete_block "
-    "pages:areas:update_block pages:versions:read pages:versions:update pages:versions:delete blocks:read "
-    "blocks:delete users:read users:add users:update users:delete groups:read groups:add"
+    "account:read system:info:read sites:read files:read files:add files:update files:delete pages:read pages:add "
+    "pages:update pages:delete pages:areas:add_block pages:areas:update_block pages:areas:delete_block "
+    "pages:versions:read pages:versions:update pages:versions:delete blocks:read blocks:delete users:read users:add "
+    "users:update users:delete groups:read groups:add"
 )
 
 

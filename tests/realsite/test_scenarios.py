@@ -11,10 +11,7 @@ from pathlib import Path
 
 from tests.realsite.conftest import Report
 from tests.realsite.harness import PublicSite, RawApi, SiteAccess, page_files, run_cmssync
-from tests.realsite.scenario import LINK_TEXT, LINKED_PAGE, done_when, seed_editor_content
-
-DROPPED_WORD_PAGE = "/about/blog/freshen-up-your-website"
-"""A sample page whose handle holds a word (``up``) Concrete drops only from *generated* URLs."""
+from tests.realsite.scenario import DROPPED_WORD_PAGE, LINK_TEXT, LINKED_PAGE, done_when, seed_editor_content
 
 
 def test_pull_edit_apply_keeps_every_link_and_image(
@@ -30,7 +27,7 @@ def test_pull_edit_apply_keeps_every_link_and_image(
         f"{len(outcome.findings)} findings",
     )
     for finding in outcome.findings:
-        report.note("done-when", "FINDING " + finding.splitlines()[0][:300])
+        report.note("done-when", "FINDING " + " | ".join(finding.splitlines()[:12])[:600])
     assert not outcome.findings, "\n".join(outcome.findings)
 
 
