@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from cmssync.content.models import GroupSpec, PageSpec, Spec, UserSpec
-from cmssync.content.paths import parent_path
-from cmssync.content.text import FileIdRef, FileUrlRef, PageIdRef, iter_texts
+from cmssync.content.paths import dropped_words, parent_path
+from cmssync.content.text import FileIdRef, FileLinkRef, FileUrlRef, PageIdRef, PageLinkRef, iter_texts
 from cmssync.content.validation import clean_loc, where
 from cmssync.content.yamlsource import find_in_text, position_of
 from cmssync.errors import Problem
@@ -56,6 +56,31 @@ def pinned_ids(pages: dict[str, PageSpec], nodes: dict[str, Any]) -> list[Proble
     return problems
 
 
+def creatable_handles(pages: dict[str, PageSpec], page_files: dict[str, str]) -> list[Problem]:
+    """A page that is not pinned to an existing id (``id:``) has a URL Concrete can make from a name.
+
+    Concrete drops words such as ``the`` or ``up`` only from URLs it *generates*; a page that already exists may
+    hold them (``/about/blog/freshen-up-your-website``), and ``pull`` pins such pages, so they load.
+    """
+    problems: list[Problem] = []
+    for path, spec in sorted(pages.items()):
+        dropped = dropped_words(path.rsplit("/", 1)[-1])
+        if spec.id is not None or not dropped or path not in page_files:
+            continue
+        handle = path.rsplit("/", 1)[-1]
+        problems.append(
+            Problem(
+                page_files[path],
+                0,
+                0,
+                f"invalid page handle {handle!r}: Concrete leaves the word {dropped[0]!r} out of page URLs "
+                "(concrete.seo.exclude_words), so cmssync cannot create a page with this URL; rename the file, "
+                "or pin the id (id: N) of the existing page that has it",
+            )
+        )
+    return problems
+
+
 def parents(page_files: dict[str, str], existing_pages: Iterable[str]) -> list[Problem]:
     """Every page's parent is a content page, an ``existing_pages`` entry or ``/``.
 
@@ -82,7 +107,8 @@ def parents(page_files: dict[str, str], existing_pages: Iterable[str]) -> list[P
 def references(
     spec: Spec, node: Any, files: set[str], pages: set[str] | None, lines: list[str] | None = None
 ) -> list[Problem]:
-    """Every ``${file:…}``, ``${file-id:…}`` and ``${page-id:…}`` in ``spec`` names something that exists.
+    """Every file reference (``${file:…}``, ``${file-id:…}``, ``${file-link:…}``) and page reference
+    (``${page-id:…}``, ``${page-link:…}``) in ``spec`` names something that exists.
 
     ``pages=None``: page references are not judged (the settings that list ``existing_pages`` are invalid).
     With the file's ``lines``, a problem points at the reference itself (also inside a multi-line block), else at
@@ -98,9 +124,9 @@ def references(
             found = find_in_text(lines, reference.source, cursor) if lines else None
             if found is not None:
                 cursor = (found[0], found[1] + 1)
-            if isinstance(reference, FileUrlRef | FileIdRef) and reference.path not in files:
+            if isinstance(reference, FileUrlRef | FileIdRef | FileLinkRef) and reference.path not in files:
                 reason = f"{reference.source}: no such file under files/"
-            elif isinstance(reference, PageIdRef) and pages is not None and reference.path not in pages:
+            elif isinstance(reference, PageIdRef | PageLinkRef) and pages is not None and reference.path not in pages:
                 reason = f"{reference.source}: no page {reference.path} in the content or in existing_pages"
             else:
                 continue

@@ -78,6 +78,7 @@ class _Loader:
         self.problems.extend(checks.duplicate_groups(groups))
         page_nodes = {path: self.documents.get(entry.name) for path, entry in layout.pages.items()}
         self.problems.extend(checks.pinned_ids(pages, page_nodes))
+        self.problems.extend(checks.creatable_handles(pages, {p: e.name for p, e in layout.pages.items()}))
         if settings is not None:
             page_files = {path: entry.name for path, entry in layout.pages.items()}
             self.problems.extend(checks.parents(page_files, settings.existing_pages))

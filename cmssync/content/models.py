@@ -11,6 +11,13 @@ scalars as its ``value``, passed to the site as it is::
       raw: true
       value: {fID: "12", altText: Logo}
 
+A block that cmssync must leave exactly as it is on the site (a layout, a container, a gallery: types whose API read
+loses data, so writing them back would damage them) is a placeholder that keeps its place in the area::
+
+    - keep: {type: core_area_layout, id: 104}
+
+It is never written, re-created, or deleted and re-added; removing the placeholder deletes the block.
+
 Because ``raw`` is explicit, a misspelt known type (``type: contnet``) or a misspelt field of a known type
 (``value: {contnet: …}``) is still an error.
 
@@ -47,6 +54,9 @@ from cmssync.content.text import EnvRef, Text, parse_env_reference
 from cmssync.errors import Problem
 
 KNOWN_BLOCK_TYPES = ("content", "html", "horizontal_rule", "page_title")
+UNCREATABLE_BLOCK_TYPES = ("core_area_layout", "core_container")
+"""Block types the REST API cannot add: Concrete answers 500 (``Undefined array key "gridType"`` / ``"containerID"``)
+for any value, because their ``save()`` needs data only the page editor sends (blocks.jsonl ``layout.add.*``)."""
 
 
 def _handle(value: str) -> str:
@@ -220,6 +230,11 @@ class HorizontalRuleBlock(Spec):
 def _not_known_type(value: str) -> str:
     if value in KNOWN_BLOCK_TYPES:
         raise ValueError(f"block type {value!r} has a model: remove 'raw: true' and write its fields")
+    if value in UNCREATABLE_BLOCK_TYPES:
+        raise ValueError(
+            f"the API cannot create a {value} block (Concrete answers 500): keep an existing one in its place "
+            f"with '- keep: {{type: {value}, id: N}}'"
+        )
     return value
 
 
@@ -237,15 +252,40 @@ class RawBlock(Spec):
     value: dict[Annotated[str, Field(strict=True, min_length=1)], Scalar] = Field(default_factory=dict)
 
 
+class KeptBlockRef(Spec):
+    type: Handle
+    """The block type handle of the block on the site, e.g. ``core_area_layout``."""
+    id: Annotated[StrictInt, Field(ge=1)]
+    """The block id on the site (as ``pull`` wrote it)."""
+
+
+class KeepBlock(Spec):
+    """A placeholder for a block that stays as it is on the site: ``- keep: {type: core_area_layout, id: 104}``."""
+
+    keep: KeptBlockRef
+
+    @property
+    def type(self) -> str:
+        return self.keep.type
+
+    @property
+    def block_id(self) -> int:
+        return self.keep.id
+
+
 def block_tag(value: Any) -> str | None:
-    """The union member for a block: ``raw`` when ``raw: true``, else its ``type`` (``None`` if there is none)."""
+    """The union member for a block: ``raw`` when ``raw: true``, ``keep`` for a placeholder, else its ``type``."""
     if isinstance(value, dict):
+        if "keep" in value:
+            return "keep"
         if value.get("raw") is True:
             return "raw"
         kind = value.get("type")
         return kind if isinstance(kind, str) else None
     if isinstance(value, RawBlock):
         return "raw"
+    if isinstance(value, KeepBlock):
+        return "keep"
     if isinstance(value, Spec):
         kind = getattr(value, "type", None)
         return kind if isinstance(kind, str) else None
@@ -257,10 +297,11 @@ Block = Annotated[
     | Annotated[HtmlBlock, Tag("html")]
     | Annotated[PageTitleBlock, Tag("page_title")]
     | Annotated[HorizontalRuleBlock, Tag("horizontal_rule")]
-    | Annotated[RawBlock, Tag("raw")],
+    | Annotated[RawBlock, Tag("raw")]
+    | Annotated[KeepBlock, Tag("keep")],
     Discriminator(block_tag),
 ]
-BLOCK_TAGS = frozenset({*KNOWN_BLOCK_TYPES, "raw"})
+BLOCK_TAGS = frozenset({*KNOWN_BLOCK_TYPES, "raw", "keep"})
 
 
 # --- pages --------------------------------------------------------------------------------------------------------

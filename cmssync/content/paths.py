@@ -52,16 +52,19 @@ USERNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?")
 MAX_NAME = 255
 
 
-def check_page_handle(segment: str) -> None:
-    """A segment Concrete can produce: it makes a new page's URL from its name with URLify, which lowercases,
-    turns ``_`` and spaces into ``-`` and drops common short words; cmssync creates pages so that the URL is the
-    file's name, which only works when URLify leaves that name as it is."""
+def check_page_handle(segment: str, *, created: bool = True) -> None:
+    """A valid URL segment; with ``created`` (the default) also one Concrete can produce.
+
+    Concrete makes a new page's URL from its name with URLify, which lowercases, turns ``_`` and spaces into ``-``
+    and drops common short words; cmssync creates pages so that the URL is the file's name, which only works when
+    URLify leaves that name as it is. Pages that already exist keep whatever handle they have (an imported sample
+    page is ``freshen-up-your-website``), so ``created=False`` checks only the syntax."""
     if not PAGE_HANDLE.fullmatch(segment):
         raise ValueError(
             f"invalid page handle {segment!r}: use lowercase letters and digits, with single '-' between words "
             "(the page's URL segment comes from its file name)"
         )
-    dropped = [word for word in segment.split("-") if word in EXCLUDED_WORDS]
+    dropped = dropped_words(segment) if created else []
     if dropped:
         raise ValueError(
             f"invalid page handle {segment!r}: Concrete leaves the word {dropped[0]!r} out of page URLs "
@@ -69,14 +72,19 @@ def check_page_handle(segment: str) -> None:
         )
 
 
-def check_page_path(path: str) -> None:
-    """``/`` or ``/a/b`` made of valid handles."""
+def dropped_words(handle: str) -> list[str]:
+    """The words of a handle (or path) that URLify leaves out of URLs it makes."""
+    return [word for part in handle.split("/") for word in part.split("-") if word in EXCLUDED_WORDS]
+
+
+def check_page_path(path: str, *, existing: bool = False) -> None:
+    """``/`` or ``/a/b`` made of valid handles (``existing``: of a page that exists, see :func:`check_page_handle`)."""
     if path == "/":
         return
     if not path.startswith("/") or path.endswith("/"):
         raise ValueError(f"invalid page path {path!r}: a page path starts with '/' and does not end with one")
     for segment in path[1:].split("/"):
-        check_page_handle(segment)
+        check_page_handle(segment, created=not existing)
 
 
 def parent_path(path: str) -> str | None:
@@ -123,7 +131,9 @@ def page_path_of(name: str) -> str:
     """The page path of a page file, from its content-relative POSIX name.
 
     ``pages/index.yaml`` → ``/``; ``pages/a.yaml`` and ``pages/a/index.yaml`` → ``/a``; ``pages/a/b.yaml`` →
-    ``/a/b``. Raises ``ValueError`` for a name that is not a page file or whose segments are not valid handles.
+    ``/a/b``. Raises ``ValueError`` for a name that is not a page file or whose segments are not valid handles;
+    words Concrete drops from the URLs it makes are allowed here (an existing page may have them) and checked by
+    ``cmssync.content.checks.creatable_handles`` for pages that are not pinned to an existing id.
     """
     if not name.startswith("pages/") or not name.endswith(YAML_SUFFIX):
         raise ValueError(f"{name}: not a page file (pages/**/*{YAML_SUFFIX})")
@@ -131,7 +141,7 @@ def page_path_of(name: str) -> str:
     if parts[-1] == "index":
         parts.pop()
     for segment in parts:
-        check_page_handle(segment)
+        check_page_handle(segment, created=False)
     return "/" + "/".join(parts)
 
 

@@ -1,4 +1,5 @@
-"""Strings with references: ``${file:PATH}``, ``${file-id:PATH}``, ``${page-id:/path}`` and ``$${``.
+"""Strings with references: ``${file:PATH}``, ``${file-id:PATH}``, ``${file-link:PATH}``, ``${page-id:/path}``,
+``${page-link:/path}`` and ``$${``.
 
 A :class:`Text` is what a content string becomes after loading: the literal pieces and typed references, in order.
 References are resolved only at apply time (to a file's public URL, a file id, a page id), by a resolver the caller
@@ -6,6 +7,11 @@ passes to :meth:`Text.render`; the loader only checks that their targets exist.
 
 ``Text.source`` is the string exactly as written (``$${`` kept), so dumping a model gives back the written form and
 dump → load round-trips. Two texts are equal when their sources are equal.
+
+The two *link* kinds exist for the links an editor puts into rich text, which Concrete stores as placeholders that
+follow their target: ``${page-link:/path}`` is stored as ``{CCM:CID_<page id>}`` (the link follows the page when it
+moves) and ``${file-link:PATH}`` as ``{CCM:FID_DL_<numeric file id>}`` (a download link). A picture is written
+``<concrete-picture fID="${file-id:PATH}" … />``. See ``cmssync.plan.references`` for the translation both ways.
 
 ``${env:NAME}`` is not allowed in content strings (design.md §3: only in ``cmssync.yaml`` and user passwords); a
 password is parsed with :func:`parse_env_reference` into an :class:`EnvRef` instead.
@@ -53,6 +59,28 @@ class FileIdRef:
 
 
 @dataclass(frozen=True)
+class FileLinkRef:
+    """``${file-link:PATH}``: a download link to the managed file ``files/PATH`` (stored ``{CCM:FID_DL_<id>}``)."""
+
+    path: str
+
+    @property
+    def source(self) -> str:
+        return f"${{file-link:{self.path}}}"
+
+
+@dataclass(frozen=True)
+class PageLinkRef:
+    """``${page-link:/path}``: a link to the page at ``/path`` that follows it when it moves (``{CCM:CID_<id>}``)."""
+
+    path: str
+
+    @property
+    def source(self) -> str:
+        return f"${{page-link:{self.path}}}"
+
+
+@dataclass(frozen=True)
 class PageIdRef:
     """``${page-id:/path}``: the site's id of the page at ``/path`` (managed, or listed in ``existing_pages``)."""
 
@@ -77,15 +105,25 @@ class EnvRef:
         return self.source
 
 
-Reference = FileUrlRef | FileIdRef | PageIdRef
+Reference = FileUrlRef | FileIdRef | FileLinkRef | PageIdRef | PageLinkRef
+FileReference = FileUrlRef | FileIdRef | FileLinkRef
+PageReference = PageIdRef | PageLinkRef
 Part = str | Reference
 Resolver = Callable[[Reference], str]
 
-_REFERENCE_KINDS = "file, file-id, page-id"
+_REFERENCE_KINDS = "file, file-id, file-link, page-id, page-link"
 
 
 def _escape_help() -> str:
     return "write $${ for a literal ${"
+
+
+_FILE_KINDS: dict[str, type[FileUrlRef] | type[FileIdRef] | type[FileLinkRef]] = {
+    "file": FileUrlRef,
+    "file-id": FileIdRef,
+    "file-link": FileLinkRef,
+}
+_PAGE_KINDS: dict[str, type[PageIdRef] | type[PageLinkRef]] = {"page-id": PageIdRef, "page-link": PageLinkRef}
 
 
 def parse_parts(source: str) -> tuple[Part, ...]:
@@ -118,18 +156,19 @@ def _parse_reference(source: str, start: int) -> Reference:
     if match is None:
         snippet = source[start : start + 30].split("\n")[0]
         raise ValueError(
-            f"malformed reference {snippet!r}: use ${{file:PATH}}, ${{file-id:PATH}} or ${{page-id:/path}}; "
+            f"malformed reference {snippet!r}: use ${{file:PATH}}, ${{file-id:PATH}}, ${{file-link:PATH}}, "
+            f"${{page-id:/path}} or ${{page-link:/path}}; "
             f"{_escape_help()}"
         )
     kind, target = match.group("kind"), match.group("target")
     if kind == "env":
         raise ValueError(f"${{env:{target}}} is allowed only in cmssync.yaml and user passwords, not in content")
-    if kind in ("file", "file-id"):
+    if kind in _FILE_KINDS:
         check_file_reference(target)
-        return FileUrlRef(target) if kind == "file" else FileIdRef(target)
-    if kind == "page-id":
-        check_page_path(target)
-        return PageIdRef(target)
+        return _FILE_KINDS[kind](target)
+    if kind in _PAGE_KINDS:
+        check_page_path(target, existing=True)
+        return _PAGE_KINDS[kind](target)
     raise ValueError(f"unknown reference kind {kind!r} (known: {_REFERENCE_KINDS}); {_escape_help()}")
 
 
@@ -195,7 +234,10 @@ class Text:
     ) -> JsonSchemaValue:
         return {
             "type": "string",
-            "description": "Text; may hold ${file:PATH}, ${file-id:PATH} or ${page-id:/path}; $${ is a literal ${",
+            "description": (
+                "Text; may hold ${file:PATH}, ${file-id:PATH}, ${file-link:PATH}, ${page-id:/path} or "
+                "${page-link:/path}; $${ is a literal ${"
+            ),
         }
 
 

@@ -11,6 +11,13 @@ desired blocks ``k..m-1`` added in order. Its cost is the number of API calls: u
 O(n·m) time and space. Ties are broken deterministically: lowest cost, then fewest deletes (more live blocks kept,
 which also means fewer adds), then keep the earliest live blocks.
 
+**Placeholders.** A desired block with ``keep_id`` (content ``- keep: {type: …, id: N}``) stands for live block
+``N``, which must stay exactly as it is: it can only be matched with that live block (cost 0, never updated), that
+live block can never be deleted, and a placeholder can never be added (the API cannot re-create what it reads
+lossily). Because adds only append, desired blocks before a placeholder must be matched with live blocks before it;
+when that is impossible :func:`align_area` raises :class:`AlignmentError` instead of planning a damaging change.
+Placeholders for blocks that are not in the live area must be removed by the caller first (they cannot be honoured).
+
 Values are compared with :func:`values_match`: a live block matches when every field the desired value names has
 the same (normalised) value; fields the content does not name are not managed. The real server returns every column
 of the block's table (an ``image`` block has fifteen), and content writes only the ones it cares about, so exact
@@ -40,10 +47,18 @@ class LiveBlock:
 
 @dataclass(frozen=True)
 class DesiredBlock:
-    """A block as the content wants it."""
+    """A block as the content wants it; with ``keep_id``, a placeholder for that live block, left as it is."""
 
     type: str
     value: BlockValue = field(hash=False)
+    keep_id: int | None = None
+
+
+class AlignmentError(ValueError):
+    """The desired area cannot be reached without rewriting, deleting or re-creating a kept block."""
+
+
+_IMPOSSIBLE = 10**9
 
 
 @dataclass(frozen=True)
@@ -130,20 +145,30 @@ def align_area(
     *,
     matches: ValueMatcher = values_match,
 ) -> AreaAlignment:
-    """Choose the cheapest way to make ``live`` end as ``desired`` (see the module docstring)."""
+    """Choose the cheapest way to make ``live`` end as ``desired`` (see the module docstring).
+
+    Raises :class:`AlignmentError` when placeholders make the desired order unreachable.
+    """
     n, m = len(live), len(desired)
+    pinned = {block.keep_id for block in desired if block.keep_id is not None}
     # best[i][j] = (cost, deletes) of the cheapest way to finish when live[:i] is settled and desired[:j] has been
     # matched to kept live blocks: either keep going with live[i], or delete it. At i == n the rest is added.
-    # Comparing (cost, deletes) tuples gives the tie-break "fewest deletes" for free.
+    # Comparing (cost, deletes) tuples gives the tie-break "fewest deletes" for free. _IMPOSSIBLE marks states
+    # from which no solution respects the placeholders.
     best: list[list[tuple[int, int]]] = [[(0, 0)] * (m + 1) for _ in range(n + 1)]
     for j in range(m + 1):
-        best[n][j] = (m - j, 0)
+        addable = all(block.keep_id is None for block in desired[j:])
+        best[n][j] = (m - j, 0) if addable else (_IMPOSSIBLE, 0)
     for i in range(n - 1, -1, -1):
         for j in range(m, -1, -1):
             cost, deletes = best[i + 1][j]
-            option = (cost + 1, deletes + 1)
+            option = (cost + 1, deletes + 1) if live[i].id not in pinned else (_IMPOSSIBLE, 0)
             kept = _keep_option(live[i], desired, j, best[i + 1], matches)
             best[i][j] = option if kept is None or option < kept else kept
+            if best[i][j][0] >= _IMPOSSIBLE:
+                best[i][j] = (_IMPOSSIBLE, 0)
+    if best[0][0][0] >= _IMPOSSIBLE:
+        raise AlignmentError(_unreachable(live, desired))
 
     ops: list[BlockOp] = []
     j = 0
@@ -152,7 +177,7 @@ def align_area(
         if kept is not None and kept == best[i][j]:
             # Prefer keeping on a tie: this keeps the earliest live blocks among the optimal solutions.
             target = desired[j]
-            if matches(block.value, target.value):
+            if target.keep_id is not None or matches(block.value, target.value):
                 ops.append(Keep(live_id=block.id, index=j))
             else:
                 ops.append(Update(live_id=block.id, index=j, value=target.value, before=block.value))
@@ -172,8 +197,26 @@ def _keep_option(
     after: Sequence[tuple[int, int]],
     matches: ValueMatcher,
 ) -> tuple[int, int] | None:
-    """(cost, deletes) of keeping ``block`` as ``desired[j]``, or None when it cannot be kept (no slot, other type)."""
+    """(cost, deletes) of keeping ``block`` as ``desired[j]``, or None when it cannot be kept (no slot, other type,
+    or a placeholder for another block)."""
     if j >= len(desired) or desired[j].type != block.type:
         return None
     cost, deletes = after[j + 1]
+    if desired[j].keep_id is not None:
+        return None if desired[j].keep_id != block.id else (cost, deletes)
     return (cost + (0 if matches(block.value, desired[j].value) else 1), deletes)
+
+
+def _unreachable(live: Sequence[LiveBlock], desired: Sequence[DesiredBlock]) -> str:
+    kept = [block.keep_id for block in desired if block.keep_id is not None]
+    live_ids = [block.id for block in live]
+    if any(k not in live_ids for k in kept):
+        missing = next(k for k in kept if k not in live_ids)
+        return f"kept block {missing} is not in the area (it cannot be re-created)"
+    order = [k for k in live_ids if k in kept]
+    if order != kept:
+        return f"kept blocks are listed in the order {kept}, but the area holds them as {order} (blocks cannot move)"
+    return (
+        "a block placed before a kept block can only be added at the end of the area (the API only appends), "
+        "and a kept block is never deleted and re-added; move the new block after the last kept block"
+    )

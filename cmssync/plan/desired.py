@@ -10,26 +10,44 @@ change and which action it depends on.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 from cmssync.content.models import (
     Block,
     ContentBlock,
     HorizontalRuleBlock,
     HtmlBlock,
+    KeepBlock,
     PageSpec,
     PageTitleBlock,
     RawBlock,
 )
-from cmssync.content.text import FileIdRef, FileUrlRef, PageIdRef, Reference, Text
+from cmssync.content.text import FileIdRef, FileLinkRef, FileUrlRef, PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.blocks import DesiredBlock
 from cmssync.plan.normalize import normalize_attribute, normalize_block_value, normalize_date, normalize_text
+from cmssync.plan.references import (
+    DROPPED_WHEN_ZERO,
+    export_name,
+    file_export,
+    file_link,
+    page_export,
+    page_link,
+)
 
 
 @dataclass
 class Resolver:
     """Resolves references to what is known now; remembers the actions an unresolved one waits for.
+
+    Two modes (see ``cmssync.plan.references``):
+
+    * ``compare`` (planning, digests): references in **block values** render in the form the API reads back —
+      ``${page-link:/p}`` and a whole-value ``${page-id:/p}`` as ``{ccm:export:page:/p}``, ``${file-link:F}`` and
+      ``${file-id:F}`` as ``{ccm:export:file:<prefix>:<name>}`` (from the file's URL) — so no numeric file id is
+      needed to plan. Outside blocks (page attributes) ``${file-id}`` is the file's UUID and ``${page-id}`` the id.
+    * ``write`` (apply): the stored form — ``{CCM:CID_<id>}``, ``{CCM:FID_DL_<n>}``, numeric file ids in blocks
+      (``file_numbers``, learned from the site) and page ids.
 
     ``strict`` resolvers (used at apply time, when every target must exist) raise ``LookupError`` instead.
     """
@@ -39,29 +57,72 @@ class Resolver:
     page_ids: Mapping[str, int]
     strict: bool = False
     pending: set[str] = field(default_factory=set)
+    mode: Literal["compare", "write"] = "compare"
+    file_numbers: Mapping[str, int] = field(default_factory=dict)
+    in_blocks: bool = False
+
+    def for_blocks(self) -> Resolver:
+        """The same resolver for block values (shares ``pending``)."""
+        return replace(self, in_blocks=True)
 
     def __call__(self, ref: Reference) -> str:
-        found: str | int | None
-        if isinstance(ref, FileUrlRef):
-            found, action = self.file_urls.get(ref.path), f"file:{ref.path}"
-        elif isinstance(ref, FileIdRef):
-            found, action = self.file_ids.get(ref.path), f"file:{ref.path}"
+        return self._resolve(ref, column=False)
+
+    def column(self, ref: Reference) -> str:
+        """A reference that is a block value's whole field (a file or page column)."""
+        return self._resolve(ref, column=True)
+
+    def _resolve(self, ref: Reference, *, column: bool) -> str:
+        found: str | None
+        if isinstance(ref, PageIdRef | PageLinkRef):
+            action = f"page:{ref.path}"
+            page_id = self.page_ids.get(ref.path)
+            found = None if page_id is None else self._page(ref, page_id, column=column)
         else:
-            found, action = self.page_ids.get(ref.path), f"page:{ref.path}"
+            action = f"file:{ref.path}"
+            found = self._file(ref)
         if found is None:
             if self.strict:
                 raise LookupError(f"{ref.source} cannot be resolved: {action} does not exist on the site")
             self.pending.add(action)
             return ref.source
-        return str(found)
+        return found
+
+    def _page(self, ref: PageIdRef | PageLinkRef, page_id: int, *, column: bool) -> str:
+        if self.mode == "write":
+            return page_link(page_id) if isinstance(ref, PageLinkRef) else str(page_id)
+        if isinstance(ref, PageLinkRef) or (self.in_blocks and column):
+            return page_export(ref.path)
+        return str(page_id)
+
+    def _file(self, ref: Reference) -> str | None:
+        if isinstance(ref, FileUrlRef):
+            return self.file_urls.get(ref.path)
+        if isinstance(ref, FileIdRef) and not self.in_blocks:
+            return self.file_ids.get(ref.path)
+        if self.mode == "write":
+            number = self.file_numbers.get(ref.path)
+            if number is None:
+                return None
+            return file_link(number) if isinstance(ref, FileLinkRef) else str(number)
+        url = self.file_urls.get(ref.path)
+        name = export_name(url) if url else None
+        return file_export(name) if name else None
 
 
 Render = Callable[[Reference], str]
 
 
-def render(value: Any, resolve: Render) -> Any:
-    """Texts rendered through ``resolve``; lists and mappings recursively; other scalars unchanged."""
+def render(value: Any, resolve: Render, *, column: bool = False) -> Any:
+    """Texts rendered through ``resolve``; lists and mappings recursively; other scalars unchanged.
+
+    With ``column``, a text that is one reference and nothing else is a whole block field (see
+    :meth:`Resolver.column`).
+    """
     if isinstance(value, Text):
+        as_column = getattr(resolve, "column", None)
+        if column and as_column is not None and len(value.parts) == 1 and not isinstance(value.parts[0], str):
+            return str(as_column(value.parts[0]))
         return value.render(resolve)
     if isinstance(value, list | tuple):
         return [render(item, resolve) for item in value]
@@ -71,11 +132,17 @@ def render(value: Any, resolve: Render) -> Any:
 
 
 def block_fields(block: Block, resolve: Render) -> dict[str, Any]:
-    """The ``value`` a block is created or updated with, references rendered.
+    """The ``value`` a block is created or updated with, references rendered (for blocks: see :class:`Resolver`).
 
     Booleans are sent as ``"1"``/``"0"``: block controllers store what they are given, and PHP turns a JSON
-    ``false`` into ``""``, which would never compare equal to the content's ``false`` again.
+    ``false`` into ``""``, which would never compare equal to the content's ``false`` again. A placeholder
+    (``keep``) has no value: it is never written.
     """
+    for_blocks = getattr(resolve, "for_blocks", None)
+    if for_blocks is not None:
+        resolve = for_blocks()
+    if isinstance(block, KeepBlock):
+        return {}
     if isinstance(block, ContentBlock | HtmlBlock):
         return {"content": block.value.content.render(resolve)}
     if isinstance(block, PageTitleBlock):
@@ -88,8 +155,11 @@ def block_fields(block: Block, resolve: Render) -> dict[str, Any]:
     if isinstance(block, HorizontalRuleBlock):
         return {}
     assert isinstance(block, RawBlock)
+    dropped = DROPPED_WHEN_ZERO.get(block.type, frozenset())
     return {
-        key: _flag(value) if isinstance(value, bool) else render(value, resolve) for key, value in block.value.items()
+        key: _flag(value) if isinstance(value, bool) else render(value, resolve, column=True)
+        for key, value in block.value.items()
+        if not (key in dropped and str(value) in ("0", "False"))
     }
 
 
@@ -118,7 +188,11 @@ DEFAULT_ATTRIBUTE_TYPES = {
 
 def desired_blocks(spec: PageSpec, area: str, resolve: Render, *, base_url: str) -> list[DesiredBlock]:
     return [
-        DesiredBlock(block.type, normalize_block_value(block.type, block_fields(block, resolve), base_url=base_url))
+        DesiredBlock(block.type, {}, keep_id=block.block_id)
+        if isinstance(block, KeepBlock)
+        else DesiredBlock(
+            block.type, normalize_block_value(block.type, block_fields(block, resolve), base_url=base_url)
+        )
         for block in spec.areas.get(area, [])
     ]
 
@@ -173,5 +247,5 @@ def page_dependencies(spec: PageSpec) -> set[str]:
     """Action ids of the files and pages a page's references point at."""
     found = set()
     for ref in references_in(spec):
-        found.add(f"page:{ref.path}" if isinstance(ref, PageIdRef) else f"file:{ref.path}")
+        found.add(f"page:{ref.path}" if isinstance(ref, PageIdRef | PageLinkRef) else f"file:{ref.path}")
     return found

@@ -35,6 +35,8 @@ from datetime import UTC, date, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from cmssync.plan.references import canonical_content
+
 BASE_URL_PLACEHOLDER = "{CCM:BASE_URL}"
 
 _TRAILING_SPACE = re.compile(r"[ \t\f\v]+$", re.MULTILINE)
@@ -48,13 +50,17 @@ def normalize_block_value(
 ) -> dict[str, str]:
     """A block value as the server would return it: every field a string, site links as ``{CCM:BASE_URL}``.
 
-    ``block_type`` is accepted so that per-type rules can be added without changing callers; today every type is
-    treated alike. A list (the server's ``[]`` for blocks without a table) or None is an empty value.
+    A list (the server's ``[]`` for blocks without a table) or None is an empty value. A ``content`` block's HTML
+    is also put in the form the API reads back after a save (:func:`cmssync.plan.references.canonical_content`:
+    tag and attribute names lower-cased, pictures in export layout), on both sides, so that a desired value rendered
+    with export forms equals the live read of the same links.
     """
-    del block_type  # same rules for every type, for now
     if not isinstance(value, Mapping):
         return {}
-    return {str(key): normalize_text(rewrite_site_links(block_field(item), base_url)) for key, item in value.items()}
+    result = {str(key): normalize_text(rewrite_site_links(block_field(item), base_url)) for key, item in value.items()}
+    if block_type == "content" and "content" in result:
+        result["content"] = canonical_content(result["content"])
+    return result
 
 
 def block_field(value: Any) -> str:

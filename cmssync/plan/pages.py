@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from cmssync.content.models import PageSpec
-from cmssync.content.paths import parent_path
+from cmssync.content.paths import dropped_words, parent_path
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import Action, BlockChange, FieldChange, Precondition
-from cmssync.plan.blocks import Add, Delete, DesiredBlock, Update, align_area
+from cmssync.plan.blocks import Add, AlignmentError, Delete, DesiredBlock, Update, align_area
 from cmssync.plan.desired import (
     DEFAULT_ATTRIBUTE_TYPES,
     Resolver,
@@ -29,6 +29,8 @@ from cmssync.plan.normalize import digest, normalize_text
 from cmssync.plan.snapshot import LivePage, Snapshot
 from cmssync.state.records import State
 
+CONTAINER_TYPES = frozenset({"core_area_layout", "core_container"})
+"""Blocks whose sub-areas (``Main : 13 : …``) hold other blocks, which a delete through the API leaves behind."""
 DEFAULT_TYPE = "page"
 DEFAULT_TEMPLATE = "full"
 
@@ -73,7 +75,10 @@ def page_digest(fields: Mapping[str, Any], areas: Mapping[str, list[DesiredBlock
     return digest(
         {
             "fields": dict(fields),
-            "areas": {name: [[b.type, dict(b.value)] for b in blocks] for name, blocks in areas.items()},
+            "areas": {
+                name: [[b.type, dict(b.value) if b.keep_id is None else {"keep": b.keep_id}] for b in blocks]
+                for name, blocks in areas.items()
+            },
             "publish_end_date": end_date,
         }
     )
@@ -127,6 +132,19 @@ def _create(path: str, desired: DesiredPage, context: PageContext, warnings: lis
             warnings.append(f"page {path}: its parent {parent} does not exist on the site; it cannot be created")
             return None
         depends.add(f"page:{parent}")
+    dropped = dropped_words(path.rsplit("/", 1)[-1])
+    if dropped:
+        warnings.append(
+            f"page {path}: it does not exist on the site, and Concrete leaves the word {dropped[0]!r} out of the URLs "
+            "it makes, so cmssync cannot create it at this path; rename the page file"
+        )
+        return None
+    kept = [b.keep_id for blocks in desired.areas.values() for b in blocks if b.keep_id is not None]
+    if kept:
+        warnings.append(
+            f"page {path}: it does not exist on the site, so its kept blocks ({', '.join(map(str, kept))}) cannot be "
+            "re-created; it is created without them"
+        )
     fields = {"type": DEFAULT_TYPE, "template": DEFAULT_TEMPLATE, **desired.fields}
     changes = [FieldChange(field=name, after=value) for name, value in fields.items()]
     if desired.end_date is not None:
@@ -135,6 +153,7 @@ def _create(path: str, desired: DesiredPage, context: PageContext, warnings: lis
         BlockChange(area=area, op="add", position=index, block_type=block.type, after=dict(block.value))
         for area, area_blocks in desired.areas.items()
         for index, block in enumerate(area_blocks)
+        if block.keep_id is None
     ]
     record = context.state.pages.get(path)
     note = "managed before, but deleted outside cmssync" if record is not None else None
@@ -154,7 +173,7 @@ def _update(
     path: str, live: LivePage, desired: DesiredPage, context: PageContext, warnings: list[str]
 ) -> Action | None:
     changes = _field_changes(path, live, desired, warnings)
-    blocks = _block_changes(live, desired)
+    blocks = _block_changes(path, live, desired, warnings)
     record = context.state.pages.get(path)
     ours = (
         record is not None and record.draft_version_id is not None and record.draft_version_id == live.recent_version_id
@@ -228,21 +247,28 @@ def _all_ints(value: Any) -> bool:
     return all(isinstance(item, int) and not isinstance(item, bool) for item in items)
 
 
-def _block_changes(live: LivePage, desired: DesiredPage) -> list[BlockChange]:
+def _block_changes(path: str, live: LivePage, desired: DesiredPage, warnings: list[str]) -> list[BlockChange]:
     changes: list[BlockChange] = []
-    for area, blocks in desired.areas.items():
+    for area, wanted in desired.areas.items():
         live_blocks = live.blocks(area)
         positions = {block.id: index for index, block in enumerate(live_blocks)}
         types = {block.id: block.type for block in live_blocks}
         values = {block.id: block.value for block in live_blocks}
-        for op in align_area(live_blocks, blocks).changes:
+        honoured = _honourable(path, area, wanted, types, warnings)
+        index_in_content = [index for index, _ in honoured]  # BlockChange.position: the block's place in the content
+        try:
+            alignment = align_area(live_blocks, [block for _, block in honoured])
+        except AlignmentError as exc:
+            warnings.append(f"page {path}, area {area}: {exc}; nothing planned for this area")
+            continue
+        for op in alignment.changes:
             if isinstance(op, Update):
                 before = {key: op.before.get(key, "") for key in op.value}
                 changes.append(
                     BlockChange(
                         area=area,
                         op="update",
-                        position=op.index,
+                        position=index_in_content[op.index],
                         block_type=types[op.live_id],
                         block_id=op.live_id,
                         before=before,
@@ -250,6 +276,12 @@ def _block_changes(live: LivePage, desired: DesiredPage) -> list[BlockChange]:
                     )
                 )
             elif isinstance(op, Delete):
+                if types[op.live_id] in CONTAINER_TYPES:
+                    warnings.append(
+                        f"page {path}, area {area}: deleting {types[op.live_id]} block {op.live_id} through the API "
+                        "leaves the blocks of its sub-areas behind (no longer shown, still in the page); remove "
+                        "them in the page editor if they should go"
+                    )
                 changes.append(
                     BlockChange(
                         area=area,
@@ -262,9 +294,34 @@ def _block_changes(live: LivePage, desired: DesiredPage) -> list[BlockChange]:
                 )
             elif isinstance(op, Add):
                 changes.append(
-                    BlockChange(area=area, op="add", position=op.index, block_type=op.type, after=dict(op.value))
+                    BlockChange(
+                        area=area,
+                        op="add",
+                        position=index_in_content[op.index],
+                        block_type=op.type,
+                        after=dict(op.value),
+                    )
                 )
     return changes
+
+
+def _honourable(
+    path: str, area: str, wanted: list[DesiredBlock], live_types: Mapping[int, str], warnings: list[str]
+) -> list[tuple[int, DesiredBlock]]:
+    """The desired blocks (with their index in the content) without placeholders whose block is gone (they cannot
+    be re-created): a warning each."""
+    kept: list[tuple[int, DesiredBlock]] = []
+    for index, block in enumerate(wanted):
+        if block.keep_id is not None and live_types.get(block.keep_id) != block.type:
+            found = live_types.get(block.keep_id)
+            reason = "is not in this area" if found is None else f"is a {found} block"
+            warnings.append(
+                f"page {path}, area {area}: kept block {block.keep_id} ({block.type}) {reason}; the placeholder "
+                "is ignored (the API cannot re-create such a block)"
+            )
+            continue
+        kept.append((index, block))
+    return kept
 
 
 def _moved_from(path: str, desired: DesiredPage, context: PageContext) -> LivePage | None:

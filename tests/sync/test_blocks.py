@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from cmssync.plan.blocks import (
     Add,
+    AlignmentError,
     AreaAlignment,
     Delete,
     DesiredBlock,
@@ -217,3 +218,100 @@ def test_large_area_is_fast(size: int) -> None:
     desired = [DesiredBlock(type="content", value={"content": str(i)}) for i in range(0, size, 2)]
     result = align_area(area, desired)
     assert result.cost == size - len(desired)
+
+
+# --- placeholders (``- keep:``) -------------------------------------------------------------------------------
+
+
+def keep(block_id: int, type_: str = "core_area_layout") -> DesiredBlock:
+    return DesiredBlock(type=type_, value={}, keep_id=block_id)
+
+
+def test_a_kept_block_is_never_touched_and_work_happens_around_it() -> None:
+    area = [
+        LiveBlock(100, "content", {"content": "a"}),
+        LiveBlock(104, "core_area_layout", {}),
+        LiveBlock(105, "content", {"content": "b"}),
+    ]
+    result = align_area(area, [DesiredBlock("content", {"content": "A"}), keep(104), *want(("content", "b"))])
+    assert [type(op).__name__ for op in result.ops] == ["Update", "Keep", "Keep"]
+    assert result.cost == 1
+
+
+def test_a_kept_block_is_not_updated_even_when_values_differ() -> None:
+    area = [LiveBlock(7, "gallery", {"x": "1"})]
+    result = align_area(area, [DesiredBlock("gallery", {"x": "2"}, keep_id=7)])
+    assert result.ops == (Keep(live_id=7, index=0),)
+
+
+def test_removing_a_placeholder_deletes_the_block_once() -> None:
+    area = [LiveBlock(104, "core_area_layout", {}), LiveBlock(105, "content", {"content": "b"})]
+    result = align_area(area, want(("content", "b")))
+    assert result.changes == (Delete(live_id=104),)
+
+
+def test_a_new_block_before_a_kept_block_is_refused_not_planned_as_a_re_add() -> None:
+    area = [LiveBlock(104, "core_area_layout", {})]
+    with pytest.raises(AlignmentError, match="only appends"):
+        align_area(area, [*want(("content", "new")), keep(104)])
+
+
+def test_kept_blocks_cannot_be_reordered() -> None:
+    area = [LiveBlock(1, "gallery", {}), LiveBlock(2, "gallery", {})]
+    with pytest.raises(AlignmentError, match="order"):
+        align_area(area, [keep(2, "gallery"), keep(1, "gallery")])
+
+
+def brute_force_with_placeholders(area: Sequence[LiveBlock], desired: Sequence[DesiredBlock]) -> tuple[int, int] | None:
+    """Like :func:`brute_force`, but a placeholder only matches its own live block, which is never deleted."""
+    best: tuple[int, int] | None = None
+    n, m = len(area), len(desired)
+    pinned = {d.keep_id for d in desired if d.keep_id is not None}
+    for k in range(min(n, m) + 1):
+        if any(d.keep_id is not None for d in desired[k:]):
+            continue  # a placeholder cannot be added
+        for kept in combinations(range(n), k):
+            if any(area[i].id in pinned for i in range(n) if i not in kept):
+                continue  # a kept block cannot be deleted
+            pairs = [(area[i], desired[t]) for t, i in enumerate(kept)]
+            if any(a.type != d.type or (d.keep_id is not None and d.keep_id != a.id) for a, d in pairs):
+                continue
+            updates = sum(d.keep_id is None and not values_match(a.value, d.value) for a, d in pairs)
+            candidate = (updates + (n - k) + (m - k), n - k)
+            best = candidate if best is None else min(best, candidate)
+    return best
+
+
+@st.composite
+def areas_with_placeholders(draw: st.DrawFn) -> tuple[list[LiveBlock], list[DesiredBlock]]:
+    area, desired = draw(areas())
+    # Turn some live blocks into kept ones: their placeholders go into the desired list, in live order, at
+    # random places (so some cases are unreachable).
+    chosen = [b for b in area if draw(st.booleans()) and draw(st.booleans())]
+    placed = list(desired)
+    position = 0
+    for block in chosen:
+        position = draw(st.integers(min_value=position, max_value=len(placed)))
+        placed.insert(position, DesiredBlock(type=block.type, value={}, keep_id=block.id))
+        position += 1
+    return area, placed
+
+
+@settings(max_examples=400, deadline=None)
+@given(areas_with_placeholders())
+def test_alignment_with_placeholders_is_optimal_and_never_touches_kept_blocks(
+    case: tuple[list[LiveBlock], list[DesiredBlock]],
+) -> None:
+    area, desired = case
+    expected = brute_force_with_placeholders(area, desired)
+    if expected is None:
+        with pytest.raises(AlignmentError):
+            align_area(area, desired)
+        return
+    result = align_area(area, desired)
+    assert (result.cost, sum(isinstance(op, Delete) for op in result.ops)) == expected
+    kept_ids = {d.keep_id for d in desired if d.keep_id is not None}
+    for op in result.ops:
+        if isinstance(op, Update | Delete):
+            assert op.live_id not in kept_ids
+    assert_ends_as_desired(area, [d if d.keep_id is None else DesiredBlock(d.type, {}) for d in desired], result)

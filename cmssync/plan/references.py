@@ -1,0 +1,247 @@
+"""Concrete's three forms of a link in a block value, and the translation between them and content references.
+
+A link an editor puts into a block exists in three forms (blocks.jsonl, concrete-api.md §6):
+
+* **stored** — what the block's table holds and what a write must send: ``{CCM:CID_<page id>}``,
+  ``{CCM:FID_DL_<numeric file id>}``, ``<concrete-picture fID="<numeric file id>" … />``, integer file and page
+  columns (``fID: 38``);
+* **export** — what every API read shows (``LinkAbstractor::export`` and ``BlockController::export``):
+  ``{ccm:export:page:/path}`` (home ``{ccm:export:page:}``), ``{ccm:export:file:<prefix>:<name>}``,
+  ``<concrete-picture … file="<prefix>:<name>" />`` (``fid`` removed, ``file`` appended last), and the same export
+  strings as whole column values; page-type and file-folder columns read ``{ccm:export:pagetype:…}`` /
+  ``{ccm:export:filefolder:…}``;
+* **content** — references in the content files: ``${page-link:/path}``, ``${file-link:PATH}``,
+  ``<concrete-picture fID="${file-id:PATH}" … />``, ``${file-id:PATH}`` and ``${page-id:/path}`` as whole values.
+
+Written back verbatim, an export form is stored as it is: the API then reads back exactly what was written (the
+round trip *looks* lossless) while the public page shows it literally and the link is broken. So cmssync never
+writes export forms: it reads export → content (``pull``), writes content → stored (apply, with numeric file ids
+learned from the site), and compares desired and live both in export form (the planner renders references that way
+and puts both sides through :func:`canonical_content`), which needs no numeric file ids.
+
+A file's export name is ``<prefix>:<name>`` where the prefix is the storage path of its public URL without slashes
+(``/application/files/2117/9544/9601/photo.png`` → ``211795449601:photo.png``): :func:`export_name`.
+
+Reads that lose information for good make a block **opaque** (:func:`is_lossy`): ``href=""`` (a download link by
+UUID, which Concrete exports by the UUID's leading digits — a letter-led UUID gives an empty href), an export that
+names no known file, page-type and file-folder columns (the API offers no way to learn their ids), multi-record and
+table-less types. ``pull`` writes such blocks as ``- keep:`` placeholders.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from urllib.parse import unquote, urlsplit
+
+from cmssync.content.paths import check_page_path
+
+PAGE_EXPORT = re.compile(r"\{ccm:export:page:([^{}]*)\}")
+FILE_EXPORT = re.compile(r"\{ccm:export:file:([^{}:]*):([^{}]*)\}")
+OTHER_EXPORT = re.compile(r"\{ccm:export:(?:pagetype|filefolder|pagefeed|[a-z_]+):[^{}]*\}")
+EMPTY_HREF = re.compile(r"""\shref\s*=\s*(?:""|'')""", re.IGNORECASE)
+
+_COMMENT_OR_TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9:_-]*)([^>]*)>", re.DOTALL)
+_ATTRIBUTE = re.compile(r"""(\s+)([^\s=/>"']+)(\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?""")
+_PICTURE = re.compile(r"<concrete-picture\b([^>]*?)(\s*/?>)", re.IGNORECASE)
+_PICTURE_FID_EXPORT = re.compile(r"""\s+fid\s*=\s*(["']?)\{ccm:export:file:([^{}:]*):([^{}]*)\}\1""", re.IGNORECASE)
+_PICTURE_FILE = re.compile(r"""\s+file\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
+
+#: Block types whose API read carries everything a write needs once links are translated; every other type is
+#: pulled as a placeholder (its read is lossy, or cmssync has not verified that it round-trips).
+ROUND_TRIP_TYPES = frozenset({"content", "html", "page_title", "horizontal_rule", "image", "hero_image", "file"})
+
+#: Types whose read loses data for good (blocks.jsonl ``multi.*``, ``layout.*``): entries, grids, items.
+LOSSY_TYPES = frozenset(
+    {
+        "core_area_layout",
+        "core_container",
+        "gallery",
+        "topic_list",
+        "board",
+        "faq",
+        "accordion",
+        "image_slider",
+        "page_list",
+        "document_library",
+    }
+)
+
+#: Keys of a read value that must not be written back as read: the image controller rejects ``cropImage: "0"``
+#: ("Cropping an image requires setting a max width and max height.": it tests ``isset``), blocks.jsonl
+#: ``filecol.put.image.as_read``.
+DROPPED_WHEN_ZERO = {"image": frozenset({"cropImage"})}
+
+
+def export_name(url: str) -> str | None:
+    """``<prefix>:<name>`` of a file from its public URL, as ``{ccm:export:file:…}`` names it."""
+    path = unquote(urlsplit(url).path)
+    marker = "/application/files/"
+    if marker not in path:
+        return None
+    segments = [s for s in path.split(marker, 1)[1].split("/") if s]
+    if len(segments) < 2:
+        return None
+    return "".join(segments[:-1]) + ":" + segments[-1]
+
+
+def page_export(path: str) -> str:
+    """``{ccm:export:page:/path}``; the home page has an empty path."""
+    return "{ccm:export:page:" + ("" if path == "/" else path) + "}"
+
+
+def file_export(name: str) -> str:
+    return "{ccm:export:file:" + name + "}"
+
+
+# --- canonical form (both sides of a comparison) ------------------------------------------------------------------
+
+
+def lower_case_names(html: str) -> str:
+    """Tag and attribute names lower-cased, everything else as written: what saving a content block does."""
+
+    def tag(match: re.Match[str]) -> str:
+        if match.group(2) is None:
+            return match.group(0)
+        attributes = _ATTRIBUTE.sub(lambda a: a.group(1) + a.group(2).lower() + (a.group(3) or ""), match.group(3))
+        return f"<{match.group(1)}{match.group(2).lower()}{attributes}>"
+
+    return _COMMENT_OR_TAG.sub(tag, html)
+
+
+def canonical_content(html: str) -> str:
+    """A content block's HTML as the API would read it back after a save.
+
+    Names lower-cased, and a picture whose ``fid`` holds a file export (what the planner renders a desired
+    ``fID="${file-id:PATH}"`` as) moved the way ``LinkAbstractor::export`` moves it: ``fid`` removed,
+    ``file="<prefix>:<name>"`` appended as the last attribute. Idempotent; live values pass unchanged except for names.
+    """
+    html = lower_case_names(html)
+
+    def picture(match: re.Match[str]) -> str:
+        attributes, tail = match.group(1), match.group(2)
+        fid = _PICTURE_FID_EXPORT.search(attributes)
+        if fid is None:
+            return match.group(0)
+        kept = attributes[: fid.start()] + attributes[fid.end() :]
+        return f'<concrete-picture{kept} file="{fid.group(2)}:{fid.group(3)}"{tail}'
+
+    return _PICTURE.sub(picture, html)
+
+
+# --- export → content (pull) --------------------------------------------------------------------------------------
+
+
+class Lossy(ValueError):
+    """A read value that cannot be turned into content without losing or changing what the site has."""
+
+
+FileLookup = Callable[[str], str | None]
+"""``<prefix>:<name>`` → the content path of that file under ``files/``, or None when it is not pulled."""
+
+
+def column_to_reference(value: str, files: FileLookup) -> str | None:
+    """A whole column value in export form as a reference source (``${file-id:…}`` / ``${page-id:…}``).
+
+    None when the value is no export form; :class:`Lossy` for one cmssync cannot write back.
+    """
+    page = PAGE_EXPORT.fullmatch(value)
+    if page is not None:
+        return "${page-id:" + _page_target(page.group(1)) + "}"
+    file = FILE_EXPORT.fullmatch(value)
+    if file is not None:
+        return "${file-id:" + _file_target(file.group(1), file.group(2), files) + "}"
+    if OTHER_EXPORT.fullmatch(value):
+        raise Lossy(f"{value} names an object by a path the API cannot turn back into an id")
+    return None
+
+
+def html_to_references(html: str, files: FileLookup) -> str:
+    """Content HTML read from the API, with its export forms as references (``$${`` escaping already applied).
+
+    Raises :class:`Lossy` for an empty ``href`` (a download link the read lost), an export naming no pulled file,
+    or an export kind cmssync cannot write.
+    """
+    if EMPTY_HREF.search(html):
+        raise Lossy('a link reads back as href="" (a download link by UUID, which the API cannot export)')
+
+    def page(match: re.Match[str]) -> str:
+        return "${page-link:" + _page_target(match.group(1)) + "}"
+
+    def file(match: re.Match[str]) -> str:
+        return "${file-link:" + _file_target(match.group(1), match.group(2), files) + "}"
+
+    def picture(match: re.Match[str]) -> str:
+        attributes, tail = match.group(1), match.group(2)
+        found = _PICTURE_FILE.search(attributes)
+        if found is None:
+            return match.group(0)
+        prefix, _, name = next(g for g in found.groups() if g is not None).partition(":")
+        target = _file_target(prefix, name, files)
+        kept = attributes[: found.start()] + attributes[found.end() :]
+        return f'<concrete-picture fID="${{file-id:{target}}}"{kept}{tail}'
+
+    html = PAGE_EXPORT.sub(page, html)
+    html = FILE_EXPORT.sub(file, html)
+    html = _PICTURE.sub(picture, html)
+    other = OTHER_EXPORT.search(html)
+    if other is not None:
+        raise Lossy(f"{other.group(0)} cannot be written back")
+    return html
+
+
+def _page_target(path: str) -> str:
+    target = path or "/"
+    try:
+        check_page_path(target, existing=True)
+    except ValueError as exc:
+        raise Lossy(f"link to page {path!r}: {exc}") from None
+    return target
+
+
+def _file_target(prefix: str, name: str, files: FileLookup) -> str:
+    target = files(f"{prefix}:{name}")
+    if target is None:
+        raise Lossy(f"link to file {prefix}:{name}, which is not among the pulled files")
+    return target
+
+
+def is_lossy(block_type: str, value: Mapping[str, object] | list[object] | None) -> str | None:
+    """Why a block read this way must be kept as a placeholder, or None when it can be pulled as content."""
+    if block_type in LOSSY_TYPES:
+        return f"the API reads {block_type} blocks without their entries or settings"
+    if block_type not in ROUND_TRIP_TYPES:
+        return f"cmssync has not verified that {block_type} blocks round-trip through the API"
+    if not isinstance(value, Mapping):
+        return f"the API reads this {block_type} block without a value"
+    return None
+
+
+# --- content → stored (write) -------------------------------------------------------------------------------------
+
+
+def page_link(page_id: int) -> str:
+    return f"{{CCM:CID_{page_id}}}"
+
+
+def file_link(number: int) -> str:
+    return f"{{CCM:FID_DL_{number}}}"
+
+
+def file_numbers_from_probe(html: str) -> dict[str, int]:
+    """``<prefix>:<name>`` → numeric id from the read of a probe block ``<a href="{CCM:FID_DL_n}">n</a>…``.
+
+    Numeric file ids never appear in API answers (blocks.jsonl ``setup.probe_numeric_file_ids``); the export of a
+    download link to id ``n`` names the file behind it, so a block of such links tells the ids of many files at once.
+    """
+    found: dict[str, int] = {}
+    for match in re.finditer(r"""<a href="\{ccm:export:file:([^{}:]*):([^{}]*)\}">(\d+)</a>""", html):
+        found.setdefault(f"{match.group(1)}:{match.group(2)}", int(match.group(3)))
+    return found
+
+
+def probe_html(first: int, count: int) -> str:
+    """The probe block's content for ids ``first .. first+count-1`` (see :func:`file_numbers_from_probe`)."""
+    return "".join(f'<a href="{file_link(n)}">{n}</a>' for n in range(first, first + count))
