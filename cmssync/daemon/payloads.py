@@ -94,7 +94,9 @@ def slack_document(event: Event, site: str) -> dict[str, Any]:
         lines.append(text)
     if len(event.objects) > MAX_SLACK_LINES:
         lines.append(f"… and {len(event.objects) - MAX_SLACK_LINES} more")
-    lines += [f"• {_escape(problem)}" for problem in event.problems[: MAX_SLACK_LINES - len(lines)]]
+    if event.reason and event.reason not in event.summary:
+        lines.append(f"Reason: {_escape(event.reason)}")
+    lines += [f"• {_escape(problem)}" for problem in event.problems[: max(0, MAX_SLACK_LINES - len(lines))]]
     blocks: list[dict[str, Any]] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": _clip(f"*{_escape(title)}*\n{_escape(event.summary)}")}}
     ]
