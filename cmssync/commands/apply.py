@@ -1,7 +1,8 @@
 """``cmssync apply`` on a terminal or in CI: show the plan, ask, show each outcome, a bar, and a summary line.
 
 The work is :func:`cmssync.sync.applying.apply_site`; this module only renders it. Without a terminal to ask on
-and without ``--yes`` a plan with changes is refused before anything is written.
+and without ``--yes`` a plan with changes is refused before anything is written; a saved plan file is applied
+without asking (it was reviewed when it was made).
 """
 
 from __future__ import annotations
@@ -29,14 +30,18 @@ async def run_apply(
     ask: Callable[[], bool] | None = None,
     color: bool = False,
 ) -> int:
-    """The apply command. ``ask`` asks the user (None: no terminal to ask on)."""
+    """The apply command. ``ask`` asks the user (None: no terminal to ask on).
+
+    A saved plan (``request.plan_file``) was reviewed when it was made, and apply refuses it if it went stale, so
+    applying it asks nothing (``terraform apply planfile``); ``--yes`` matters only when apply plans itself.
+    """
     console = Console(file=out, force_terminal=color, markup=False, highlight=False, emoji=False)
     progress: Progress | None = None
 
     def confirm(plan: Plan) -> bool:
         nonlocal progress
         out.write(render_text(plan, color=color))
-        if not yes:
+        if not yes and request.plan_file is None:
             if ask is None:
                 raise PlanError("refusing to apply without confirmation: no terminal to ask on; pass --yes")
             if not ask():
