@@ -154,7 +154,8 @@ class DaemonSettings(_Section):
     """``enforce``: apply the content; ``report``: observe and plan on the same triggers, notify, never write."""
     notify: list[NotifySettings] = Field(default_factory=list)
     """Webhooks told about failures, recoveries, drift, conflicts and blocked deletes (one per change of state)."""
-
+    reports: str | None = None
+    """A directory (relative to the content directory) for the HTML plan report of each run that changed something."""
 
 
 def folder_path(text: str) -> str:

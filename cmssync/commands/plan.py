@@ -5,8 +5,8 @@ preconditions and all), written atomically; ``apply PLANFILE`` executes exactly 
 and ``show PLANFILE`` renders it again. ``--format`` picks what goes to stdout — text, the JSON report, markdown
 for a pull request, or the HTML report — whether or not a plan file is written: one flag, one place for each thing.
 
-The HTML report inlines images of files the plan uploads; this module reads their bytes from the content
-directory (:func:`report_files`) and hands them to the pure renderer.
+The HTML report inlines images of files the plan uploads, read from the content directory
+(:mod:`cmssync.sync.html_report`).
 """
 
 from __future__ import annotations
@@ -16,16 +16,14 @@ from typing import Literal, TextIO
 
 from cmssync.errors import EXIT_CHANGES, EXIT_OK
 from cmssync.plan.actions import Plan
-from cmssync.plan.html import files_wanted, render_html
-from cmssync.plan.html.preview import MAX_IMAGE_BYTES
 from cmssync.plan.markdown import render_markdown
 from cmssync.plan.report import render_json, render_text
 from cmssync.plan.request import PlanRequest
+from cmssync.sync.html_report import html_report
 from cmssync.sync.planning import make_plan, write_plan_file
 from cmssync.sync.workspace import Workspace
 
 OutputFormat = Literal["text", "json", "markdown", "html"]
-FORMATS: tuple[OutputFormat, ...] = ("text", "json", "markdown", "html")
 
 
 def render(plan: Plan, output_format: OutputFormat, *, color: bool, content_dir: Path | None = None) -> str:
@@ -35,29 +33,8 @@ def render(plan: Plan, output_format: OutputFormat, *, color: bool, content_dir:
     if output_format == "markdown":
         return render_markdown(plan)
     if output_format == "html":
-        return render_html(plan, files=report_files(plan, content_dir) if content_dir is not None else None)
+        return html_report(plan, content_dir)
     return render_text(plan, color=color)
-
-
-def report_files(plan: Plan, content_dir: Path) -> dict[str, bytes]:
-    """The bytes of the content files the HTML report wants (new images), read from ``content_dir/files``.
-
-    A path that leaves ``files/`` (a hand-edited plan file), a missing file or an oversized one is left out: the
-    report then shows a placeholder naming it instead.
-    """
-    root = (content_dir / "files").resolve()
-    found: dict[str, bytes] = {}
-    for name in files_wanted(plan):
-        path = (root / name).resolve()
-        if not path.is_relative_to(root):
-            continue
-        try:
-            if path.stat().st_size > MAX_IMAGE_BYTES:
-                continue
-            found[name] = path.read_bytes()
-        except OSError:
-            continue
-    return found
 
 
 async def run_plan(

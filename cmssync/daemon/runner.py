@@ -40,6 +40,7 @@ from cmssync.errors import CmsSyncError, ContentError
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import Scope
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
+from cmssync.sync.html_report import save_run_report
 from cmssync.sync.workspace import Workspace, open_workspace
 
 log = structlog.get_logger("cmssync.daemon")
@@ -148,6 +149,8 @@ class SyncRunner:
         finally:
             record.requests = daemon_workspace.request_counts()
         report = record.report
+        if report is not None and report.plan.has_changes and workspace.settings.daemon.reports is not None:
+            await asyncio.to_thread(save_run_report, workspace, report.plan, batch.run_id)
         if report is not None:
             failed = [o.line() for o in report.outcomes if o.status != "ok"]
             if report.failed:
