@@ -29,7 +29,7 @@ import structlog
 from apscheduler.triggers.base import BaseTrigger
 
 from cmssync.config import DaemonSettings, load_settings
-from cmssync.daemon.events import EventTracker, RunFacts, conflicted_objects
+from cmssync.daemon.events import EventTracker, RunFacts
 from cmssync.daemon.gate import RequestGate
 from cmssync.daemon.health import HealthServer, build_app, parse_address
 from cmssync.daemon.metrics import DaemonMetrics
@@ -144,7 +144,9 @@ class Daemon:
             mode=lambda: self.control.effective,
             on_finished=self._on_run_finished,
         )
-        self.reconciler = Reconciler(runner, debounce=config.debounce, backoff=RETRY_BACKOFF)
+        self.reconciler = Reconciler(
+            runner, debounce=config.debounce, backoff=RETRY_BACKOFF, on_crash=self._on_run_crashed
+        )
         self.schedule = Schedule(config.triggers, config.timezone, lambda: self.reconciler.request("schedule"))
         self._stop = asyncio.Event()
 
@@ -199,24 +201,36 @@ class Daemon:
     def _on_run_finished(self, batch: Batch, record: RunRecord) -> None:
         """Derive the run's events and queue them (never waits); gauges of the plan's conflicts and held deletes."""
         plan = record.report.plan if record.report is not None else None
-        facts = RunFacts(
-            run_id=batch.run_id,
-            trigger=batch.trigger,
-            mode=record.mode,
-            scope=batch.scope,
-            result=record.result,
-            reason=record.reason,
-            problems=tuple(record.problems),
-            plan=plan,
-            outcomes=tuple(record.report.outcomes) if record.report is not None else (),
+        self._notify(
+            RunFacts(
+                run_id=batch.run_id,
+                trigger=batch.trigger,
+                mode=record.mode,
+                scope=batch.scope,
+                result=record.result,
+                reason=record.reason,
+                problems=tuple(record.problems),
+                plan=plan,
+                outcomes=tuple(record.report.outcomes) if record.report is not None else (),
+            )
         )
         if plan is not None:
-            self.metrics.conflicts.set(
-                len(self.tracker.conflicts.current) if batch.scope else len(conflicted_objects(plan))
-            )
+            self.metrics.conflicts.set(len(self.tracker.conflicts.current))
             if batch.full:
                 self.metrics.blocked_deletes.set(sum(len(entry.keys) for entry in plan.blocked))
-        self.notifier.publish(self.tracker.observe(facts))
+
+    def _on_run_crashed(self, batch: Batch, exc: Exception) -> None:
+        """A bug, not a site failure; still a failed run for whoever is told about failures."""
+        result = "interrupted" if self.gate.closed else "failure"
+        reason = f"run crashed: {type(exc).__name__}: {exc}"[:500]
+        self._notify(RunFacts(batch.run_id, batch.trigger, self.control.effective, batch.scope, result, reason))
+
+    def _notify(self, facts: RunFacts) -> None:
+        # Notifications must never fail a run: a bug here is logged, the run's result stands.
+        try:
+            self.notifier.publish(self.tracker.observe(facts))
+        except Exception:
+            log.exception("could not derive or queue the run's notifications", run_id=facts.run_id)
 
     def _status(self) -> dict[str, Any]:
         """``GET /status``: the mode and suspension, readiness, the run going on, the next scheduled runs."""

@@ -11,7 +11,8 @@ A batch that also holds an undebounced request (schedule, signal) starts at once
 
 A failed run is retried after an exponential backoff (``Backoff``), reset by a successful run that covers what
 failed. The retry is itself only a request, so it merges with whatever else is pending. The loop never raises for a
-failed run: an exception from the run function is logged and counts as a failure.
+failed run: an exception from the run function is logged, counts as a failure and is handed to ``on_crash`` (the
+daemon notifies it like any failed run).
 """
 
 from __future__ import annotations
@@ -130,8 +131,10 @@ class Reconciler:
         debounce: float,
         backoff: Backoff | None = None,
         clock: Clock = time.monotonic,
+        on_crash: Callable[[Batch, Exception], None] = lambda batch, exc: None,
     ) -> None:
         self._run = run
+        self._on_crash = on_crash
         self.debounce = debounce
         self.backoff = backoff or Backoff()
         self._clock = clock
@@ -226,8 +229,9 @@ class Reconciler:
                 return await self._run(batch)
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as exc:
                 log.exception("run crashed", triggers=list(batch.triggers))
+                self._on_crash(batch, exc)
                 return False
 
     def _after(self, batch: Batch, ok: bool) -> None:
