@@ -36,7 +36,8 @@ PREVIEW_FIELDS = ("content",)
 """Block fields shown rendered (the HTML of ``content`` and ``html`` blocks); other fields are shown as text."""
 
 FILE_REFERENCE = re.compile(r"\$\{file:([^{}]*)\}")
-_IMAGE_TAG = re.compile(r"<img\b", re.IGNORECASE)
+_IMAGE_TAG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
+_HEIGHT_ATTRIBUTE = re.compile(r"""\bheight\s*=\s*["']?(\d{1,4})""", re.IGNORECASE)
 _HEADING = re.compile(r"<h[1-3]\b", re.IGNORECASE)
 _BLOCK_TAG = re.compile(r"<(?:p|div|h[1-6]|li|tr|br|hr|blockquote|pre|figure)\b", re.IGNORECASE)
 
@@ -84,8 +85,14 @@ def estimated_height(fragment: str) -> int:
     """A first height for a preview frame in CSS pixels (frames cannot be measured: they share no origin)."""
     text = len(visible_text(fragment))
     lines = text / 65 + len(_BLOCK_TAG.findall(fragment)) * 1.3 + len(_HEADING.findall(fragment)) * 1.2
-    height = 36 + int(lines * 24) + 120 * len(_IMAGE_TAG.findall(fragment))
+    height = 36 + int(lines * 24) + sum(_image_height(tag) for tag in _IMAGE_TAG.findall(fragment))
     return max(70, min(height, 520))
+
+
+def _image_height(tag: str) -> int:
+    """An image's own ``height`` attribute when it has one (at most 400), else a guess."""
+    found = _HEIGHT_ATTRIBUTE.search(tag)
+    return min(int(found.group(1)), 400) + 8 if found else 120
 
 
 def files_wanted(plan: Plan) -> list[str]:
