@@ -12,8 +12,11 @@ Decisions:
 * Under ``pages/``, ``users/`` and ``groups/`` only ``.yaml`` files may appear; ``.yml`` is reported.
 * Under ``files/`` a name ending in ``.yaml`` is the sidecar of the asset without that suffix, so an asset that is
   itself a ``.yaml`` file cannot be managed.
-* Symbolic links are followed only to files inside the content directory; a link that leaves it, a broken link and
-  a link to a directory are reported. Nothing outside the content directory is ever read.
+* Symbolic links are followed only to files inside the content directory that are not hidden; a link that leaves
+  it, a link whose target has a hidden component (``files/x -> ../.git/config``, ``../.cmssync/state.json``), a
+  broken link and a link to a directory are reported. Nothing outside the content directory, and nothing hidden
+  inside it, is ever read or uploaded. :func:`link_problem` is the one rule; the upload checks it again just before
+  sending a file (``sync/apply_assets.py``), since the tree may change between validation and upload.
 * Page paths: ``pages/index.yaml`` → ``/``, ``pages/a.yaml`` and ``pages/a/index.yaml`` → ``/a`` (both at once is a
   duplicate), ``pages/a/b.yaml`` → ``/a/b``. A page with the handle ``index`` cannot be written.
 """
@@ -156,18 +159,33 @@ def _entries(root: Path, directory: Path, layout: Layout, *, recurse: bool) -> l
 
 
 def _link_is_safe(root: Path, path: Path, name: str, layout: Layout) -> bool:
+    problem = link_problem(root, path)
+    if problem is not None:
+        layout.problems.append(Problem(name, 0, 0, problem))
+    return problem is None
+
+
+def link_problem(root: Path, path: Path) -> str | None:
+    """Why the file at ``path`` must not be read, following symbolic links (``root`` resolved); None when it may.
+
+    A path without links is its own target, so this also holds for a plain file: it is never hidden, since the
+    scan skips dot-names.
+    """
     try:
         target = path.resolve(strict=True)
     except (OSError, RuntimeError):
-        layout.problems.append(Problem(name, 0, 0, "broken symbolic link"))
-        return False
+        return "broken symbolic link"
     if not target.is_relative_to(root):
-        layout.problems.append(Problem(name, 0, 0, "symbolic link points outside the content directory"))
-        return False
+        return "symbolic link points outside the content directory"
+    relative = target.relative_to(root)
+    if any(part.startswith(".") for part in relative.parts):
+        return (
+            f"symbolic link points to a hidden file or directory ({relative.as_posix()}); "
+            "hidden files (.git/, .cmssync/, .env) are never read or uploaded"
+        )
     if target.is_dir():
-        layout.problems.append(Problem(name, 0, 0, "symbolic links to directories are not followed"))
-        return False
-    return True
+        return "symbolic links to directories are not followed"
+    return None
 
 
 def _relative(root: Path, path: Path) -> str:

@@ -18,8 +18,9 @@ from typing import Any
 from cmssync.api.errors import NotFound
 from cmssync.api.models import File, Group, User
 from cmssync.content.files import FileSpec
+from cmssync.content.layout import link_problem
 from cmssync.content.site import resolve_password
-from cmssync.errors import ApplyError
+from cmssync.errors import ApplyError, ContentError, Problem
 from cmssync.plan.actions import Action
 from cmssync.plan.assets import desired_file_meta, file_hash
 from cmssync.plan.normalize import digest
@@ -76,6 +77,9 @@ async def apply_file(action: Action, context: ApplyContext) -> str:
 
 async def _upload(context: ApplyContext, spec: FileSpec) -> File:
     local = context.content.root / "files" / spec.path
+    refused = link_problem(context.content.root, local)  # again: the tree may have changed since validation
+    if refused is not None:
+        raise ContentError([Problem(f"files/{spec.path}", 0, 0, f"{refused}; not uploaded")])
     return await create_verified(
         lambda: context.client.upload_file(local, folder_id=spec.folder_id), lambda: _uploaded_copy(context, spec)
     )
