@@ -161,13 +161,7 @@ class StateStore:
             except OSError as exc:
                 if not isinstance(exc, BlockingIOError):
                     raise StateError(f"{self.lock_path}: cannot lock the state: {exc.strerror or exc}") from exc
-                holder = _parse_holder(self.lock_path)
-                # A dead recorded holder means the live one has not written its record yet.
-                alive = holder is not None and holder.is_alive() is not False
-                who = holder.describe() if holder and alive else "another process (it has not said who yet)"
-                raise StateLockedError(
-                    f"state is locked by {who}; wait for it, or remove {self.lock_path} if that process is gone"
-                ) from None
+                raise StateLockedError(_locked_message(self.lock_path)) from None
             previous = _parse_holder(self.lock_path)
             if previous is not None:
                 log.warning(
@@ -196,6 +190,24 @@ class StateStore:
         for leftover in self.path.parent.glob(f".{self.path.name}.*{TEMP_SUFFIX}"):
             with contextlib.suppress(OSError):
                 leftover.unlink()
+
+
+def _locked_message(lock_path: Path) -> str:
+    """Who holds the lock and how to end the wait. Never "delete the lock file": the kernel's ``flock`` is what
+    locks, it is released the moment its holder exits, and deleting the file while a run holds it lets a second run
+    lock a new file beside it — two writers on one state."""
+    holder = _parse_holder(lock_path)
+    # A dead recorded holder means the live one has not written its record yet.
+    if holder is None or holder.is_alive() is False:
+        return (
+            f"state is locked by another process that has not said who it is yet; find it with "
+            f"`fuser -v {lock_path}` and wait for it or stop it (the lock goes when it exits; do not delete the file)"
+        )
+    how = f"stop it with `kill {holder.pid}`" if holder.host == socket.gethostname() else f"stop it on {holder.host}"
+    return (
+        f"state is locked by {holder.describe()}; wait for it to finish, or {how} (SIGTERM lets it save its "
+        "state and exit; the lock goes when it exits, so never delete the lock file)"
+    )
 
 
 def _rewrite(fd: int, data: bytes) -> None:

@@ -14,6 +14,7 @@ name at creation and never changes it afterwards; the real name, description and
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cmssync.api.client import ConcreteClient
@@ -217,10 +218,7 @@ async def _create(action: Action, context: ApplyContext) -> str:
     context.state.record_page(path, PageRecord(id=page.id, live_version_id=page.version.id if page.version else None))
     context.save()
     if page.url_path != path:
-        raise ApplyError(
-            f"page {path}: the site created it at {page.url_path} (Concrete makes the URL from the name and drops "
-            "words such as 'the' or 'of'); rename the page file to match, or move the page in the dashboard"
-        )
+        raise ApplyError(_wrong_path_reason(path, page.url_path, page.id))
     writer = PageWriter(
         context,
         path,
@@ -285,4 +283,18 @@ async def _delete(action: Action, context: ApplyContext) -> str:
     raise ApplyError(
         f"page {action.key}: the server answered 'deleted' but the page is still there at {page.url_path} "
         "(Concrete silently refuses to delete some pages, such as the home page)"
+    )
+
+
+def _wrong_path_reason(path: str, made: str, page_id: int) -> str:
+    """Why a new page landed elsewhere: ``path-N`` means a page already had the path (Concrete numbers the
+    duplicate); anything else is Concrete's URL rules (it drops words such as 'the' from a URL made from a name)."""
+    if re.fullmatch(re.escape(path) + r"-\d+", made):
+        return (
+            f"page {path}: a page with this path already exists on the site, so Concrete created a duplicate at "
+            f"{made} (id {page_id}); delete {made}, then pin the existing page's id in the page file to manage it"
+        )
+    return (
+        f"page {path}: the site created it at {made} (Concrete makes the URL from the name and drops "
+        "words such as 'the' or 'of'); rename the page file to match, or move the page in the dashboard"
     )

@@ -36,6 +36,8 @@ class Corruption:
     """Answer with a connection that breaks in the middle of the body."""
     times: int | None = None
     """Corrupt at most this many matching requests (None: all)."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """More headers of the nonsense answer."""
 
     def matches(self, request: httpx.Request) -> bool:
         return request.method == self.method and re.search(self.path, request.url.path) is not None
@@ -62,9 +64,8 @@ class CorruptingProxy:
                 "peer closed connection without sending complete message body (incomplete chunked read)",
                 request=request,
             )
-        return httpx.Response(
-            corruption.status, content=corruption.body, headers={"content-type": corruption.content_type}
-        )
+        headers = [("content-type", corruption.content_type), *corruption.headers]
+        return httpx.Response(corruption.status, content=corruption.body, headers=headers)
 
     async def forward(self, request: httpx.Request) -> httpx.Response:
         body = await request.aread()

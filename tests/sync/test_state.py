@@ -332,7 +332,8 @@ def test_lock_contention_names_the_holder(store: StateStore, holder: subprocess.
     assert message.startswith(
         f"state is locked by pid {holder.pid} on host {socket.gethostname()} (cmssync apply, since "
     )
-    assert f"remove {store.lock_path} if that process is gone" in message
+    assert f"stop it with `kill {holder.pid}`" in message
+    assert "never delete the lock file" in message
     assert caught.value.temporary
 
     seen = read_lock_holder(store.path)
