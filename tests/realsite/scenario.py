@@ -332,7 +332,7 @@ def done_when(site: SiteAccess, api: RawApi, public: PublicSite, directory: Path
         return Outcome(runs, {}, findings, len(before.tree), _count(before), _count(before), _links(before), 0)
     missing = sorted(set(before.tree) - {path for path, _ in page_files(directory)})
     if missing:
-        findings.append(f"pull did not write {missing}: {_skips(runs['pull'].output)}")
+        findings.append(f"pull did not write {missing}: {_skips(runs['pull'].output, missing)}")
     runs["plan after pull"] = run_cmssync(site, directory, "plan", "--detailed-exitcode")
     if runs["plan after pull"].code != 0:
         findings.append(f"the plan right after pull is not empty:\n{runs['plan after pull'].output[-3000:]}")
@@ -368,6 +368,6 @@ def _links(view: SiteView) -> int:
     return sum(sum(page.links.values()) for page in view.public.values())
 
 
-def _skips(output: str) -> str:
-    lines = [line for line in output.splitlines() if "skipp" in line.lower()]
+def _skips(output: str, paths: list[str]) -> str:
+    lines = [line for line in output.splitlines() if any(path in line for path in paths)]
     return "; ".join(lines[:5]) or "no reason given"
