@@ -28,6 +28,7 @@ from cmssync.plan.blocks import DesiredBlock
 from cmssync.plan.normalize import normalize_attribute, normalize_block_value, normalize_date, normalize_text
 from cmssync.plan.references import (
     DROPPED_WHEN_ZERO,
+    FILE_LINK,
     export_name,
     file_export,
     file_link,
@@ -43,11 +44,12 @@ class Resolver:
     Two modes (see ``cmssync.plan.references``):
 
     * ``compare`` (planning, digests): references in **block values** render in the form the API reads back —
-      ``${page-link:/p}`` and a whole-value ``${page-id:/p}`` as ``{ccm:export:page:/p}``, ``${file-link:F}`` and
-      ``${file-id:F}`` as ``{ccm:export:file:<prefix>:<name>}`` (from the file's URL) — so no numeric file id is
-      needed to plan. Outside blocks (page attributes) ``${file-id}`` is the file's UUID and ``${page-id}`` the id.
-    * ``write`` (apply): the stored form — ``{CCM:CID_<id>}``, ``{CCM:FID_DL_<n>}``, numeric file ids in blocks
-      (``file_numbers``, learned from the site) and page ids.
+      ``${page-link:/p}`` and a whole-value ``${page-id:/p}`` as ``{ccm:export:page:/p}``, ``${file-id:F}`` as
+      ``{ccm:export:file:<prefix>:<name>}`` (from the file's URL), ``${file-link:F}`` as the presence-only token
+      ``{ccm:file-link}`` — so no numeric file id is needed to plan. Outside blocks (page attributes)
+      ``${file-id}`` is the file's UUID and ``${page-id}`` the id.
+    * ``write`` (apply): the stored form — ``{CCM:CID_<id>}``, ``{CCM:FID_DL_<lower-case UUID>}``, numeric file
+      ids in blocks (``file_numbers``, learned from the site) and page ids.
 
     ``strict`` resolvers (used at apply time, when every target must exist) raise ``LookupError`` instead.
     """
@@ -100,11 +102,14 @@ class Resolver:
             return self.file_urls.get(ref.path)
         if isinstance(ref, FileIdRef) and not self.in_blocks:
             return self.file_ids.get(ref.path)
+        if isinstance(ref, FileLinkRef):
+            uuid = self.file_ids.get(ref.path)
+            if uuid is None:
+                return None
+            return file_link(uuid.lower()) if self.mode == "write" else FILE_LINK
         if self.mode == "write":
             number = self.file_numbers.get(ref.path)
-            if number is None:
-                return None
-            return file_link(number) if isinstance(ref, FileLinkRef) else str(number)
+            return None if number is None else str(number)
         url = self.file_urls.get(ref.path)
         name = export_name(url) if url else None
         return file_export(name) if name else None
@@ -231,6 +236,13 @@ def references_in(spec: PageSpec) -> Iterator[Reference]:
         for text in value if isinstance(value, list) else [value]:
             if isinstance(text, Text):
                 yield from text.references
+
+
+def block_references(block: Block) -> Iterator[Reference]:
+    """Every reference a block's value holds."""
+    for value in _texts_of(block):
+        if isinstance(value, Text):
+            yield from value.references
 
 
 def _texts_of(block: Block) -> list[Any]:

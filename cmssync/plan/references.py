@@ -3,7 +3,7 @@
 A link an editor puts into a block exists in three forms (blocks.jsonl, concrete-api.md §6):
 
 * **stored** — what the block's table holds and what a write must send: ``{CCM:CID_<page id>}``,
-  ``{CCM:FID_DL_<numeric file id>}``, ``<concrete-picture fID="<numeric file id>" … />``, integer file and page
+  ``{CCM:FID_DL_<file UUID>}``, ``<concrete-picture fID="<numeric file id>" … />``, integer file and page
   columns (``fID: 38``);
 * **export** — what every API read shows (``LinkAbstractor::export`` and ``BlockController::export``):
   ``{ccm:export:page:/path}`` (home ``{ccm:export:page:}``), ``{ccm:export:file:<prefix>:<name>}``,
@@ -22,10 +22,15 @@ and puts both sides through :func:`canonical_content`), which needs no numeric f
 A file's export name is ``<prefix>:<name>`` where the prefix is the storage path of its public URL without slashes
 (``/application/files/2117/9544/9601/photo.png`` → ``211795449601:photo.png``): :func:`export_name`.
 
-Reads that lose information for good make a block **opaque** (:func:`is_lossy`): ``href=""`` (a download link by
-UUID, which Concrete exports by the UUID's leading digits — a letter-led UUID gives an empty href), an export that
-names no known file, page-type and file-folder columns (the API offers no way to learn their ids), multi-record and
-table-less types. ``pull`` writes such blocks as ``- keep:`` placeholders.
+Download links are the hard case: visitors can open only links stored by lower-case UUID (a numeric one shows
+"Invalid File."), and the API reads a UUID link by the UUID's leading digits — as another file, or ``href=""``. So
+links are written by UUID, compared by presence only (:func:`canonical_content`), and recovered on pull from the
+page's rendering (``includes=areas.content``, :func:`rendered_content_blocks`), which shows each link as stored.
+
+Reads that lose information for good make a block **opaque** (:func:`is_lossy`, :class:`Lossy`): a download link
+or picture that the rendering cannot explain, an export that names no known file, page-type and file-folder
+columns (the API offers no way to learn their ids), multi-record and table-less types. ``pull`` writes such blocks
+as ``- keep:`` placeholders.
 
 Pure: no I/O.
 """
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from cmssync.content.paths import check_page_path
@@ -42,6 +48,15 @@ PAGE_EXPORT = re.compile(r"\{ccm:export:page:([^{}]*)\}")
 FILE_EXPORT = re.compile(r"\{ccm:export:file:([^{}:]*):([^{}]*)\}")
 OTHER_EXPORT = re.compile(r"\{ccm:export:(?:pagetype|filefolder|pagefeed|[a-z_]+):[^{}]*\}")
 EMPTY_HREF = re.compile(r"""\shref\s*=\s*(?:""|'')""", re.IGNORECASE)
+FILE_LINK = "{ccm:file-link}"
+"""How a download link compares (see :func:`canonical_content`)."""
+_ANY_FILE_LINK = re.compile(r"\{ccm:export:file:[^{}]*\}|\{CCM:FID_DL_[^{}]*\}", re.IGNORECASE)
+_EXPORTED_DOWNLOAD = re.compile(r"""\{ccm:export:file:[^{}]*\}|(?<=\shref=)(?:""|'')""", re.IGNORECASE)
+_RENDERED_DOWNLOAD = re.compile(r"/download_file/view/([^/\"'\s?#]+)")
+_RENDERED_PICTURE = re.compile(r"<picture\b.*?<img\b[^>]*?\ssrc=[\"']([^\"']*)[\"']", re.DOTALL | re.IGNORECASE)
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+CONTENT_WRAPPER = '<div class="ccm-block-content">'
+"""How the core content block's view starts: splits an area's rendered HTML into its content blocks."""
 
 _COMMENT_OR_TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9:_-]*)([^>]*)>", re.DOTALL)
 _ATTRIBUTE = re.compile(r"""(\s+)([^\s=/>"']+)(\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?""")
@@ -73,6 +88,15 @@ LOSSY_TYPES = frozenset(
 #: ("Cropping an image requires setting a max width and max height.": it tests ``isset``), blocks.jsonl
 #: ``filecol.put.image.as_read``.
 DROPPED_WHEN_ZERO = {"image": frozenset({"cropImage"})}
+
+
+_SUB_AREA = re.compile(r".+ : \d+(?: : .*)?")
+
+
+def is_sub_area(name: str) -> bool:
+    """``Main : 13`` / ``Main : 2 : Column 1``: an area inside a layout or container block (blocks.jsonl ``nested.*``);
+    the number is the layout's instance id, and nothing in the API ties it to the container block."""
+    return _SUB_AREA.fullmatch(name) is not None
 
 
 def export_name(url: str) -> str | None:
@@ -112,11 +136,16 @@ def lower_case_names(html: str) -> str:
 
 
 def canonical_content(html: str) -> str:
-    """A content block's HTML as the API would read it back after a save.
+    """A content block's HTML as the API would read it back after a save, in a form both sides share.
 
-    Names lower-cased, and a picture whose ``fid`` holds a file export (what the planner renders a desired
+    Names lower-cased; a picture whose ``fid`` holds a file export (what the planner renders a desired
     ``fID="${file-id:PATH}"`` as) moved the way ``LinkAbstractor::export`` moves it: ``fid`` removed,
-    ``file="<prefix>:<name>"`` appended as the last attribute. Idempotent; live values pass unchanged except for names.
+    ``file="<prefix>:<name>"`` appended as the last attribute; and every download link — an export
+    ``{ccm:export:file:…}``, an empty ``href`` (how a letter-led UUID link reads back), a stored ``{CCM:FID_DL_…}`` —
+    becomes :data:`FILE_LINK`. Download links are compared by *presence only*: the API reads a link by UUID (the
+    only kind a visitor can open) as the file whose numeric id is the UUID's leading digits, so no read tells its
+    target; changing only the target of a download link therefore plans nothing (any other edit of the block
+    writes it). Idempotent.
     """
     html = lower_case_names(html)
 
@@ -128,7 +157,9 @@ def canonical_content(html: str) -> str:
         kept = attributes[: fid.start()] + attributes[fid.end() :]
         return f'<concrete-picture{kept} file="{fid.group(2)}:{fid.group(3)}"{tail}'
 
-    return _PICTURE.sub(picture, html)
+    html = _PICTURE.sub(picture, html)
+    html = _ANY_FILE_LINK.sub(FILE_LINK, html)
+    return EMPTY_HREF.sub(lambda m: m.group(0)[: m.group(0).index("=") + 1] + '"' + FILE_LINK + '"', html)
 
 
 # --- export → content (pull) --------------------------------------------------------------------------------------
@@ -158,20 +189,72 @@ def column_to_reference(value: str, files: FileLookup) -> str | None:
     return None
 
 
-def html_to_references(html: str, files: FileLookup) -> str:
+@dataclass(frozen=True)
+class Rendered:
+    """What the public rendering of one content block shows about its files, in document order.
+
+    ``downloads``: the id each download link was stored with, as written (a number or a UUID);
+    ``pictures``: the export name of each picture's file (pictures are rendered by UUID when stored by UUID).
+    """
+
+    downloads: tuple[str, ...]
+    pictures: tuple[str | None, ...]
+
+
+def rendered_content_blocks(area_html: str, count: int) -> list[Rendered] | None:
+    """Split an area's rendered HTML (``includes=areas.content``) into its ``count`` content blocks, or None when
+    the wrappers do not match (then the links of those blocks cannot be recovered).
+
+    Each piece starts at a content block's wrapper and runs to the next one, so it may end with other blocks'
+    output; a content block's own links come first, and callers take only as many as its read shows.
+    """
+    pieces = area_html.split(CONTENT_WRAPPER)[1:]
+    if len(pieces) != count:
+        return None
+    return [
+        Rendered(
+            downloads=tuple(m.group(1) for m in _RENDERED_DOWNLOAD.finditer(piece)),
+            pictures=tuple(export_name(m.group(1)) for m in _RENDERED_PICTURE.finditer(piece)),
+        )
+        for piece in pieces
+    ]
+
+
+def html_to_references(
+    html: str, files: FileLookup, rendered: Rendered | None = None, uuids: FileLookup | None = None
+) -> str:
     """Content HTML read from the API, with its export forms as references (``$${`` escaping already applied).
 
-    Raises :class:`Lossy` for an empty ``href`` (a download link the read lost), an export naming no pulled file,
-    or an export kind cmssync cannot write.
+    Download links are recovered from ``rendered`` (their export names the wrong file for a link by UUID): a link
+    stored with the lower-case UUID of a pulled file (``uuids``: UUID → content path) becomes
+    ``${file-link:PATH}``; any other is written back exactly as it was stored (``{CCM:FID_DL_37}`` — a numeric
+    link, which visitors cannot open on 9.x, is kept, not silently changed). A picture whose rendered file differs
+    from its export was stored by a digit-led UUID. Raises :class:`Lossy` when a link or picture cannot be
+    recovered, an export names no pulled file, or an export kind cannot be written.
     """
-    if EMPTY_HREF.search(html):
-        raise Lossy('a link reads back as href="" (a download link by UUID, which the API cannot export)')
+    downloads = list(_EXPORTED_DOWNLOAD.finditer(html))
+    if downloads and (rendered is None or len(rendered.downloads) < len(downloads)):
+        raise Lossy("the download links of this block cannot be told from the API's read")
+    pictures = list(_PICTURE.finditer(html))
+    resolved = [_PICTURE_FILE.search(m.group(1)) for m in pictures]
+    if any(resolved) and (rendered is None or len(rendered.pictures) < len(pictures)):
+        raise Lossy("the pictures of this block cannot be checked against what the page shows")
+    for index, found in enumerate(resolved):
+        if found is not None and rendered is not None:
+            name = next(g for g in found.groups() if g is not None)
+            if rendered.pictures[index] != name:
+                raise Lossy(f"picture {name} shows another file on the page (it is stored by a UUID)")
+
+    written = iter(rendered.downloads if rendered is not None else ())
+
+    def download(match: re.Match[str]) -> str:
+        stored = next(written)
+        path = uuids(stored) if uuids is not None and _UUID.fullmatch(stored) else None
+        link = "${file-link:" + path + "}" if path is not None else "{CCM:FID_DL_" + stored + "}"
+        return link if match.group(0).startswith("{") else '"' + link + '"'
 
     def page(match: re.Match[str]) -> str:
         return "${page-link:" + _page_target(match.group(1)) + "}"
-
-    def file(match: re.Match[str]) -> str:
-        return "${file-link:" + _file_target(match.group(1), match.group(2), files) + "}"
 
     def picture(match: re.Match[str]) -> str:
         attributes, tail = match.group(1), match.group(2)
@@ -183,9 +266,9 @@ def html_to_references(html: str, files: FileLookup) -> str:
         kept = attributes[: found.start()] + attributes[found.end() :]
         return f'<concrete-picture fID="${{file-id:{target}}}"{kept}{tail}'
 
-    html = PAGE_EXPORT.sub(page, html)
-    html = FILE_EXPORT.sub(file, html)
     html = _PICTURE.sub(picture, html)
+    html = _EXPORTED_DOWNLOAD.sub(download, html)
+    html = PAGE_EXPORT.sub(page, html)
     other = OTHER_EXPORT.search(html)
     if other is not None:
         raise Lossy(f"{other.group(0)} cannot be written back")
@@ -226,8 +309,10 @@ def page_link(page_id: int) -> str:
     return f"{{CCM:CID_{page_id}}}"
 
 
-def file_link(number: int) -> str:
-    return f"{{CCM:FID_DL_{number}}}"
+def file_link(identifier: int | str) -> str:
+    """A stored download link. Write the file's lower-case UUID: 9.x answers "Invalid File." to visitors for a
+    numeric id (blocks.jsonl ``links.public_download.*``); the probe uses numbers, which the API exports right."""
+    return f"{{CCM:FID_DL_{identifier}}}"
 
 
 def file_numbers_from_probe(html: str) -> dict[str, int]:

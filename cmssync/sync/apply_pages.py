@@ -5,6 +5,10 @@ Every write to a page (its fields, a block add, update or delete) lands in one u
 version. The first write's draft is recorded in the state at once, so a run killed half way is recognised by the
 next one, which finishes the same draft instead of starting another.
 
+Blocks are written in Concrete's stored form (``{CCM:CID_<id>}``, ``{CCM:FID_DL_<n>}``, numeric file columns), not
+in the export form the API reads back; numeric file ids are learned from the site when needed
+(``cmssync.sync.file_numbers``, a probe block in the same draft).
+
 Block ids: the first update of a block after an approval answers with a *new* id (the block was copied into the
 draft); the id the server returns is used from then on.
 
@@ -15,21 +19,26 @@ name at creation and never changes it afterwards; the real name, description and
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PendingDeletion
 from cmssync.api.models import Block, Page, PageVersion
+from cmssync.content.models import Block as Block_
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import parent_path
+from cmssync.content.text import FileIdRef
 from cmssync.errors import ApplyError
 from cmssync.plan.actions import Action, BlockChange
 from cmssync.plan.blocks import values_match
-from cmssync.plan.desired import block_fields, page_fields
+from cmssync.plan.desired import Resolver, block_fields, block_references, page_fields
 from cmssync.plan.normalize import normalize_block_value
 from cmssync.plan.pages import DEFAULT_TEMPLATE, DEFAULT_TYPE, build_desired_page
+from cmssync.plan.references import DROPPED_WHEN_ZERO, export_name
 from cmssync.state.records import PageRecord
 from cmssync.sync.engine import ApplyContext, Skipped, create_verified
+from cmssync.sync.file_numbers import PROBE_AREA
 
 
 class PageWriter:
@@ -86,7 +95,7 @@ class PageWriter:
             self._record_draft(version.id)
 
     async def update_fields(self, spec: PageSpec, wanted: set[str]) -> None:
-        fields = page_fields(spec, self.context.resolver())
+        fields = page_fields(spec, replace(self.context.resolver(), mode="write"))
         attributes = {
             name.removeprefix("attributes."): value
             for name, value in fields.items()
@@ -106,28 +115,84 @@ class PageWriter:
             self._saw(result.version)
             return
         block = spec.areas[change.area][change.position]
-        value = block_fields(block, self.context.resolver())
+        value = block_fields(block, await self._write_resolver(block))
+        expected = normalize_block_value(
+            block.type, block_fields(block, self.context.resolver(strict=False)), base_url=self.context.base_url
+        )
         if change.op == "update":
             assert change.block_id is not None
+            value = {**self._unmanaged_fields(change.area, change.block_id, block.type), **value}
             updated = await self.client.update_block(self.page_id, change.area, change.block_id, value=value)
             self._saw(updated.page.version if updated.page else None)
             return
         expected_size = self.area_sizes.get(change.area, 0) + 1
         added = await create_verified(
             lambda: self.client.add_block(self.page_id, change.area, type=block.type, value=value),
-            lambda: self._landed_block(change.area, expected_size, block.type, value),
+            lambda: self._landed_block(change.area, expected_size, block.type, expected),
         )
         self.area_sizes[change.area] = expected_size
         self._saw(added.page.version if added.page else None)
 
-    async def _landed_block(self, area_name: str, size: int, block_type: str, value: dict[str, Any]) -> Block | None:
+    def _unmanaged_fields(self, area: str, block_id: int, block_type: str) -> dict[str, str]:
+        """The live block's fields that the content does not name, to send along with an update.
+
+        A block update replaces the whole record (concrete-api.md §7), so a field left out is reset: a page title's
+        ``filterDateFormat`` or ``tagTextFormat`` would be lost when only its text is managed. Fields whose read
+        value is an export form (``{ccm:export:…}``) are left out — written back verbatim they would store a
+        broken link — and so are fields that must not be sent as read (``cropImage: "0"`` of an image).
+        """
+        page = self.context.snapshot.pages.get(self.path)
+        live = next((b for b in page.blocks(area) if b.id == block_id), None) if page is not None else None
+        if live is None:
+            return {}
+        dropped = DROPPED_WHEN_ZERO.get(block_type, frozenset())
+        return {
+            key: value
+            for key, value in live.value.items()
+            if "{ccm:export:" not in value.lower() and not (key in dropped and value == "0")
+        }
+
+    async def _write_resolver(self, block: Block_) -> Resolver:
+        """The strict resolver for writing ``block`` in stored form, with the numeric ids of the files it refers to
+        (probed from the site when not known yet, see ``cmssync.sync.file_numbers``)."""
+        urls = self.context.file_urls
+        names = {
+            path: name
+            for ref in block_references(block)
+            if isinstance(ref, FileIdRef)
+            and (path := ref.path) in urls
+            and (name := export_name(urls[path])) is not None
+        }
+        numbers = self.context.file_numbers
+        if numbers.missing(names.values()):
+            unknown = await numbers.learn(names.values(), self._probe)
+            if unknown:
+                files = ", ".join(sorted(p for p, n in names.items() if n in unknown))
+                raise ApplyError(
+                    f"page {self.path}: the numeric id of {files} could not be learned from the site (a probe of "
+                    "download links did not find it), so links to it cannot be stored"
+                )
+        known = {path: numbers.known[name] for path, name in names.items() if name in numbers.known}
+        return replace(self.context.resolver(), mode="write", file_numbers=known)
+
+    async def _probe(self, html: str) -> str:
+        """Add a probe block to the draft, return its content as read back, delete it again (same draft)."""
+        self._before_write()
+        added = await self.client.add_block(self.page_id, PROBE_AREA, type="content", value={"content": html})
+        self._saw(added.page.version if added.page else None)
+        try:
+            return str(added.value.get("content", ""))
+        finally:
+            result = await self.client.delete_area_block(self.page_id, PROBE_AREA, added.id)
+            self._saw(result.version)
+
+    async def _landed_block(self, area_name: str, size: int, block_type: str, wanted: dict[str, str]) -> Block | None:
         """After an ambiguous add: the block, if the area of the recent version now ends with it at ``size``."""
         page = await self.client.get_page(self.page_id, includes=("areas",), version="recent")
         area = page.area(area_name)
         if area is None or len(area.blocks) != size:
             return None
         last = area.blocks[-1]
-        wanted = normalize_block_value(block_type, value, base_url=self.context.base_url)
         landed = normalize_block_value(block_type, last.value, base_url=self.context.base_url)
         if last.type != block_type or not values_match(landed, wanted):
             return None

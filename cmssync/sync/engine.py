@@ -27,6 +27,7 @@ from cmssync.plan.desired import Resolver
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 from cmssync.state.store import StateStore
+from cmssync.sync.file_numbers import FileNumbers
 
 Status = Literal["ok", "failed", "skipped"]
 
@@ -58,6 +59,8 @@ class ApplyContext:
     file_ids: dict[str, str] = field(default_factory=dict)
     retired_files: dict[str, str] = field(default_factory=dict)
     """Old file id → path, for files replaced in this run: deleted once the pages pointing at them are updated."""
+    file_numbers: FileNumbers = field(default_factory=FileNumbers)
+    """Numeric file ids learned from the site in this run (``cmssync.sync.file_numbers``)."""
 
     def __post_init__(self) -> None:
         self.page_ids.update({path: page.id for path, page in self.snapshot.pages.items()})

@@ -23,12 +23,14 @@ from pathlib import PurePosixPath
 from typing import TypeVar
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.errors import NotFound, PermissionDenied
+from cmssync.api.errors import NotFound, PendingDeletion, PermissionDenied
 from cmssync.api.models import File, Group, Page, User
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
+from cmssync.errors import ObjectUnreadable
 from cmssync.plan.blocks import LiveBlock
 from cmssync.plan.normalize import normalize_block_value, normalize_date, normalize_tags
+from cmssync.plan.references import is_sub_area
 from cmssync.plan.scope import Scope, with_parents
 from cmssync.plan.snapshot import LiveFile, LiveGroup, LivePage, LiveUser, Snapshot
 from cmssync.state.records import State
@@ -127,12 +129,26 @@ async def _observe_pages(
     return index
 
 
-async def _read_page(client: ConcreteClient, page_id: int, base_url: str) -> LivePage | None:
-    """A page in its recent version, or None when it does not exist or sits in the trash."""
+async def _read_page(
+    client: ConcreteClient, page_id: int, base_url: str, *, listed_at: str | None = None
+) -> LivePage | None:
+    """A page in its recent version, or None when it does not exist or sits in the trash.
+
+    ``listed_at``: the page tree lists this page at that path, so it exists; if it cannot be read (403, or a 404
+    that the tree contradicts) that is an error naming the page and the server's reason, never "absent", which
+    would plan it to be created again (a duplicate on every run).
+    """
     try:
         recent = await client.get_page(page_id, includes=PAGE_INCLUDES, version="recent")
-    except (NotFound, PermissionDenied):
+    except PendingDeletion:
         return None
+    except (NotFound, PermissionDenied) as exc:
+        if listed_at is None:
+            return None
+        raise ObjectUnreadable(
+            f"page {listed_at} (id {page_id}): the page tree lists it but it cannot be read ({exc}); "
+            "it is not created again: let the API user read it, or move it out of the way"
+        ) from exc
     live_version_id = recent.version.id if recent.version and recent.version.is_approved else None
     if recent.version is not None and not recent.version.is_approved:
         live = await client.get_page(page_id)
@@ -153,15 +169,15 @@ async def _find_by_path(client: ConcreteClient, paths: list[str], index: _PageIn
             missing_children, await _all(client.page_children(pid) for pid in missing_children), strict=True
         ):
             index.children[page_id] = children
-        found: list[int] = []
+        found: list[tuple[str, int]] = []
         for path in level:
             parent = parent_path(path) or "/"
             if path in index.by_path or parent not in index.by_path:
                 continue
             match = next((c for c in index.children[index.by_path[parent].id] if c.url_path == path), None)
             if match is not None:
-                found.append(match.id)
-        for page in await _all(_read_page(client, page_id, base_url) for page_id in found):
+                found.append((path, match.id))
+        for page in await _all(_read_page(client, pid, base_url, listed_at=path) for path, pid in found):
             if page is not None:
                 index.add(page)
         pending = [path for path in pending if path not in index.by_path and path.count("/") > depth]
@@ -174,6 +190,8 @@ def _prefix(path: str, depth: int) -> str:
 
 
 def to_live_page(page: Page, live_version_id: int | None, base_url: str) -> LivePage:
+    """The planner's view of a page read. Sub-areas of layouts and containers (``Main : 13 : Column 1``) are left
+    out: nothing in the API ties them to their container block, and they are neither managed nor drift."""
     areas = {
         area.name: tuple(
             LiveBlock(
@@ -182,6 +200,7 @@ def to_live_page(page: Page, live_version_id: int | None, base_url: str) -> Live
             for block in area.blocks
         )
         for area in page.areas or []
+        if not is_sub_area(area.name)
     }
     attributes = {a.handle: a.value for a in page.custom_attributes if a.handle}
     types = {a.handle: a.type for a in page.custom_attributes if a.handle and a.type}

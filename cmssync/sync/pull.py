@@ -2,9 +2,16 @@
 
 The live site is read through the page tree (every page, or only ``--pages``), the file, user and group lists;
 files are downloaded. What is written is the content that, applied, gives the site as it is, so the next plan is
-empty: block values are kept as the server stores them (``{CCM:BASE_URL}`` links included), links to pulled files
-become ``${file:PATH}`` references, booleans of known blocks become YAML booleans. Existing files are edited in place
-by the content writer, so comments survive. Everything written is recorded as managed in the state.
+empty. Block values are translated from the export form every API read shows into references
+(``cmssync.plan.references``): page links become ``${page-link:/path}``, download links ``${file-link:PATH}``,
+pictures ``<concrete-picture fID="${file-id:PATH}" …/>``, file and page columns ``${file-id:…}`` / ``${page-id:…}``;
+absolute URLs of pulled files become ``${file:PATH}``; booleans of known blocks become YAML booleans. A block whose
+read is lossy (layouts, containers, galleries, multi-entry blocks, a download link read back as ``href=""``, a link
+to a file that was not pulled) or whose type is not known to round-trip is written as a placeholder
+``- keep: {type: …, id: N}``, which apply never touches. Sub-areas of layouts (``Main : 13 : …``) are not pulled.
+A page whose handle holds a word Concrete drops from the URLs it makes gets its ``id:`` pinned, so it loads; a page
+whose existing file pins another id is left alone. Existing files are edited in place by the content writer, so
+comments survive. Everything written is recorded as managed in the state.
 
 Not pulled, because the API cannot write it back: passwords (users get none; add ``password: ${env:NAME}`` to set
 one), select and file attributes (the API sets them by numeric option or file id), the super admin (user 1).
@@ -19,20 +26,34 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 from pydantic import ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.models import Block, File, Page
+from cmssync.api.models import Area, Block, File, Page
 from cmssync.config import Settings, load_settings
 from cmssync.content import writer
 from cmssync.content.files import FileSpec, HashCache
 from cmssync.content.loader import load_content
 from cmssync.content.models import FileSidecar, GroupSpec, Location, PageSpec, UserSpec
-from cmssync.content.paths import check_page_path
+from cmssync.content.paths import check_page_path, dropped_words
 from cmssync.errors import EXIT_OK, ConfigError
 from cmssync.plan.assets import desired_file_meta, file_hash
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.plan.normalize import digest
 from cmssync.plan.pages import build_desired_page
+from cmssync.plan.references import (
+    DROPPED_WHEN_ZERO,
+    FileLookup,
+    Lossy,
+    Rendered,
+    column_to_reference,
+    export_name,
+    html_to_references,
+    is_lossy,
+    is_sub_area,
+    rendered_content_blocks,
+)
 from cmssync.state.records import FileRecord, GroupRecord, PageRecord, State, UserRecord
 from cmssync.state.store import StateStore
 from cmssync.sync.observe import unreliable_list_warning
@@ -102,16 +123,24 @@ async def pull(
     missing = wanted - set(paths)
     result.skipped += [f"page {path}: not found on the site" for path in sorted(missing)]
     ids = {node.page.url_path: node.page.id for node in tree}
+    uuids = {file.id.lower(): path for path, (file, _spec) in result.files.items()}
     reads = await asyncio.gather(
-        *(client.get_page(ids[path], includes=("areas", "custom_attributes")) for path in paths)
+        *(client.get_page(ids[path], includes=("areas", "areas.content", "custom_attributes")) for path in paths)
     )
     for path, page in zip(paths, reads, strict=True):
         try:
-            check_page_path(path)
+            check_page_path(path, existing=True)
         except ValueError as exc:
             result.skipped.append(f"page {path}: {exc}")
             continue
-        spec = page_spec(page, base_url, file_urls)
+        pinned = _pinned_id(root, path)
+        if pinned is not None and pinned != page.id:
+            result.skipped.append(
+                f"page {path}: its file pins id {pinned}, but the site's page at {path} is id {page.id}; "
+                "left as it is (fix the id or move the file)"
+            )
+            continue
+        spec = page_spec(page, base_url, file_urls, uuids)
         writer.write_page(root, path, spec)
         result.pages[path] = (page, spec)
     # Record after writing, from the content as it loads back, so digests are exactly what the planner computes.
@@ -130,7 +159,10 @@ async def pull(
 # --- pages --------------------------------------------------------------------------------------------------------
 
 
-def page_spec(page: Page, base_url: str, file_urls: Mapping[str, str]) -> PageSpec:
+def page_spec(
+    page: Page, base_url: str, file_urls: Mapping[str, str], uuids: Mapping[str, str] | None = None
+) -> PageSpec:
+    """A page read (with ``areas``, and ``areas.content`` to recover download links) as content."""
     attributes = {
         attribute.handle: attribute.value
         for attribute in page.custom_attributes
@@ -138,8 +170,12 @@ def page_spec(page: Page, base_url: str, file_urls: Mapping[str, str]) -> PageSp
         and (attribute.type or DEFAULT_ATTRIBUTE_TYPES.get(attribute.handle, "")) in PULLED_ATTRIBUTE_TYPES
         and attribute.value not in (None, "", False)
     }
-    areas = {area.name: [_block(block, base_url, file_urls) for block in area.blocks] for area in page.areas or []}
+    links = _Links(base_url, file_urls, uuids or {})
+    areas = {area.name: links.area(area) for area in page.areas or [] if not is_sub_area(area.name)}
     data: dict[str, Any] = {"name": page.name or ""}
+    if dropped_words(page.url_path.rsplit("/", 1)[-1]):
+        # Concrete would not make this URL for a new page; pinning the id says the page exists (it then loads).
+        data["id"] = page.id
     if page.description:
         data["description"] = _escape(page.description)
     if page.type:
@@ -153,19 +189,56 @@ def page_spec(page: Page, base_url: str, file_urls: Mapping[str, str]) -> PageSp
     return PageSpec.model_validate(data)
 
 
-def _block(block: Block, base_url: str, file_urls: Mapping[str, str]) -> dict[str, Any]:
-    value = {key: _with_references(str(v), base_url, file_urls) for key, v in block.value.items()}
-    kind = block.type or ""
-    if kind in ("content", "html"):
-        return {"type": kind, "value": {"content": value.get("content", "")}}
-    if kind == "page_title":
-        title = {"useCustomTitle": value.get("useCustomTitle") == "1", "formatting": value.get("formatting", "h1")}
-        if value.get("titleText"):
-            title["titleText"] = value["titleText"]
-        return {"type": kind, "value": title}
-    if kind == "horizontal_rule":
-        return {"type": kind}
-    return {"type": kind, "raw": True, "value": value}
+class _Links:
+    """Translates one page's blocks into content (see the module docstring)."""
+
+    def __init__(self, base_url: str, file_urls: Mapping[str, str], uuids: Mapping[str, str]) -> None:
+        self.base_url = base_url
+        self.file_urls = file_urls
+        by_export = {name: path for path, url in file_urls.items() if (name := export_name(url)) is not None}
+        self.files: FileLookup = by_export.get
+        self.uuids: FileLookup = uuids.get
+
+    def area(self, area: Area) -> list[dict[str, Any]]:
+        contents = [block for block in area.blocks if block.type == "content"]
+        rendered_html = area.content.raw if area.content is not None else None
+        rendered = rendered_content_blocks(rendered_html or "", len(contents)) if rendered_html is not None else None
+        by_block = dict(zip((b.id for b in contents), rendered or [], strict=False))
+        return [self.block(block, by_block.get(block.id)) for block in area.blocks]
+
+    def block(self, block: Block, rendered: Rendered | None) -> dict[str, Any]:
+        """One block as content: links as references, or a ``keep`` placeholder when the API read lost something
+        (or the type is not known to round-trip), so that apply never writes it back."""
+        kind = block.type or ""
+        if is_lossy(kind, block.value) is not None:
+            return _keep(block)
+        try:
+            value = {key: self.field(kind, str(v), rendered) for key, v in block.value.items()}
+        except Lossy:
+            return _keep(block)
+        if kind in ("content", "html"):
+            return {"type": kind, "value": {"content": value.get("content", "")}}
+        if kind == "page_title":
+            title = {"useCustomTitle": value.get("useCustomTitle") == "1", "formatting": value.get("formatting", "h1")}
+            if value.get("titleText"):
+                title["titleText"] = value["titleText"]
+            return {"type": kind, "value": title}
+        if kind == "horizontal_rule":
+            return {"type": kind}
+        dropped = DROPPED_WHEN_ZERO.get(kind, frozenset())
+        raw = {k: v for k, v in value.items() if not (k in dropped and v == "0")}
+        return {"type": kind, "raw": True, "value": raw}
+
+    def field(self, kind: str, text: str, rendered: Rendered | None) -> str:
+        column = column_to_reference(text, self.files)
+        if column is not None:
+            return column
+        text = _with_references(text, self.base_url, self.file_urls)
+        return html_to_references(text, self.files, rendered, self.uuids) if kind == "content" else text
+
+
+def _keep(block: Block) -> dict[str, Any]:
+    return {"keep": {"type": block.type or "", "id": block.id}}
 
 
 def _with_references(text: str, base_url: str, file_urls: Mapping[str, str]) -> str:
@@ -178,6 +251,19 @@ def _with_references(text: str, base_url: str, file_urls: Mapping[str, str]) -> 
         if url.startswith(base_url):
             text = text.replace("{CCM:BASE_URL}" + url[len(base_url) :], reference)
     return text
+
+
+def _pinned_id(root: Path, path: str) -> int | None:
+    """The ``id:`` an existing page file pins, if any (read leniently: an unreadable file pins nothing)."""
+    target = writer.page_file(root, path)
+    if not target.is_file():
+        return None
+    try:
+        data = YAML(typ="safe").load(target.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YAMLError):
+        return None
+    pinned = data.get("id") if isinstance(data, dict) else None
+    return pinned if isinstance(pinned, int) and not isinstance(pinned, bool) else None
 
 
 def _escape(text: str) -> str:
