@@ -22,14 +22,6 @@ from tests.emulator.replay_blocks import BLOCKS, blocks_site_seed
 from tests.realsite.harness import PublicSite, RawApi, SiteAccess, page_files, run_cmssync, write_settings
 from tests.realsite.scenario import DROPPED_WORD_PAGE, done_when, seed_editor_content
 
-PENDING = pytest.mark.xfail(
-    strict=False,
-    reason=(
-        "issue 14 parts 2-3 are landing (reference translation and keep placeholders in pull/apply): until then "
-        "pull keeps export forms, so apply breaks editor links and hero images; remove this mark once they pass"
-    ),
-)
-
 
 @pytest.fixture
 def atomik(sandbox_server: Sandbox, tmp_path: Path) -> Iterator[SiteAccess]:
@@ -66,7 +58,6 @@ def directory(tmp_path: Path, atomik: SiteAccess) -> Path:
     return root
 
 
-@PENDING
 def test_pull_edit_apply_keeps_every_link_and_image(atomik: SiteAccess, api: RawApi, directory: Path) -> None:
     public = PublicSite(atomik.base_url)
     try:
@@ -79,14 +70,12 @@ def test_pull_edit_apply_keeps_every_link_and_image(atomik: SiteAccess, api: Raw
     assert not outcome.findings, summary + "\n" + "\n".join(outcome.findings)
 
 
-@PENDING
 def test_pull_keeps_a_page_whose_handle_has_a_dropped_word(atomik: SiteAccess, directory: Path) -> None:
     pull = run_cmssync(atomik, directory, "pull")
     assert pull.code == 0, pull.output
     assert DROPPED_WORD_PAGE in {path for path, _ in page_files(directory)}, pull.output
 
 
-@PENDING
 def test_pull_then_plan_is_empty(atomik: SiteAccess, api: RawApi, directory: Path) -> None:
     seed_editor_content(api)
     pull = run_cmssync(atomik, directory, "pull")
