@@ -81,7 +81,7 @@ def test_an_empty_or_wrong_mount_never_deletes(
 
     reliability_report.add(cases_tried=1)
     assert "Traceback" not in result.text
-    assert "the content directory is empty: refusing to delete" in result.out, result.text
+    assert "the content directory is empty" in result.out, result.text
     assert deletes(sandbox.stats()) == [], result.text
     after = inventory(site)
     assert set(after.pages) == set(before.pages)
@@ -128,7 +128,7 @@ def test_pruning_beyond_max_deletes_needs_allow_mass_delete(
     site.sandbox.clear_stats()
     asyncio.run(site.apply(prune=True))
     assert deletes(site.sandbox.stats()) == []
-    assert "refusing to delete 3 of 7 managed pages (guards: max_deletes=2" in site.last_output
+    assert "refusing to delete 3 of 7 managed pages (guard max_deletes=2)" in site.last_output
 
     (site.root / "pages/about/team.yaml").write_text("name: Team\n")  # back to 2 deletes: within the guards
     asyncio.run(site.apply(prune=True))
