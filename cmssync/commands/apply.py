@@ -3,21 +3,30 @@
 The work is :func:`cmssync.sync.applying.apply_site`; this module only renders it. Without a terminal to ask on
 and without ``--yes`` a plan with changes is refused before anything is written; a saved plan file is applied
 without asking (it was reviewed when it was made).
+
+SIGTERM (``docker stop``, a CI timeout, ``kill``) stops the apply cleanly: the actions in flight (at most
+``concurrency``) finish, each saving the state as usual, the others are not started; the command says so and exits
+130 (interrupted), and the next apply finishes the work. A second SIGTERM cancels the actions in flight at once
+(the state still holds every change that completed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import dataclasses
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from cmssync.errors import EXIT_ERROR, PlanError
+from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, PlanError
 from cmssync.plan.actions import Plan
 from cmssync.plan.report import render_text
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
-from cmssync.sync.engine import Outcome
+from cmssync.sync.engine import STOPPED, Outcome
 from cmssync.sync.workspace import Workspace
 
 
@@ -54,8 +63,18 @@ async def run_apply(
         if progress is not None:
             progress.advance(progress.tasks[0].id)
 
+    stop = asyncio.Event()
     try:
-        report = await apply_site(workspace, request, confirm=confirm, on_outcome=on_outcome)
+        with _stop_on_sigterm(stop, out):
+            report = await apply_site(
+                workspace, dataclasses.replace(request, stop=stop), confirm=confirm, on_outcome=on_outcome
+            )
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if not stop.is_set() or task is None or task.uncancel() > 0:
+            raise  # not our second SIGTERM: someone else cancelled
+        out.write("Cancelled by a second SIGTERM; the state holds every completed change. Run apply again.\n")
+        return EXIT_INTERRUPTED
     finally:
         if progress is not None:
             progress.stop()
@@ -67,7 +86,40 @@ async def run_apply(
     for problem in report.problems:
         out.write(f"problem: {problem}\n")
     out.write(summary(report) + "\n")
+    if stop.is_set():
+        not_started = sum(1 for o in report.outcomes if o.message == STOPPED)
+        out.write(
+            f"Stopped by SIGTERM: {not_started} actions not started; the state holds every completed change. "
+            "Run apply again to finish.\n"
+        )
+        return EXIT_INTERRUPTED
     return report.exit_code
+
+
+@contextmanager
+def _stop_on_sigterm(stop: asyncio.Event, out: TextIO) -> Iterator[None]:
+    """While inside, the first SIGTERM sets ``stop`` and the second cancels the running task."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+
+    def on_sigterm() -> None:
+        if stop.is_set() and task is not None:
+            out.write("Second SIGTERM: cancelling the actions in flight.\n")
+            task.cancel()
+            return
+        stop.set()
+        out.write("SIGTERM: finishing the actions in flight, starting no more.\n")
+        out.flush()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here: run as before
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def summary(report: ApplyReport) -> str:

@@ -18,6 +18,7 @@ exposed beyond the host or pod anyway.
 from __future__ import annotations
 
 import ipaddress
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from starlette.routing import Route
 from cmssync.daemon.health import Readiness
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.plan.request import PlanRequest
+from cmssync.secrets import mask_secrets
 from cmssync.sync.applying import ApplyReport
 from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import Workspace
@@ -147,7 +149,8 @@ def control_routes(control: ModeControl, status: Callable[[], dict[str, Any]]) -
         return JSONResponse({"changed": changed, **control.document()})
 
     async def status_endpoint(request: Request) -> Response:
-        return JSONResponse(status())
+        # Masked by value as a whole, like /readyz: a run's reason may quote a server that echoed a credential.
+        return Response(mask_secrets(json.dumps(status())), media_type="application/json")
 
     return [
         Route("/suspend", suspend, methods=["POST"]),

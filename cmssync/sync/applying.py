@@ -7,6 +7,7 @@ and ``on_outcome(outcome)`` as each action finishes. The CLI renders them on the
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +30,8 @@ class ApplyRequest:
     plan: PlanRequest = field(default_factory=PlanRequest)
     plan_file: Path | None = None
     """Apply exactly this saved plan (its own options; ``plan`` is then unused), refused if stale."""
+    stop: asyncio.Event | None = None
+    """Set it to stop: actions in flight finish, the others are skipped (``cmssync apply`` on SIGTERM)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,6 @@ async def apply_site(
                 publish=plan.publish,
                 versions_keep=workspace.settings.versions.keep,
             )
-            outcomes = await execute(plan, context, HANDLERS, on_outcome=on_outcome)
+            outcomes = await execute(plan, context, HANDLERS, on_outcome=on_outcome, stop=request.stop)
             problems = await delete_retired_files(context, outcomes)
             return ApplyReport(plan, outcomes, problems, client.stats.total)

@@ -1,9 +1,14 @@
 """Execute a plan: dependency order, bounded concurrency, state written after every completed remote change.
 
 Scheduling: every action waits for the actions it depends on; independent actions (different pages, files, users)
-run concurrently, bounded by the client's semaphore; the changes of one page run in order inside its action. Deletes
-run last, after every create and update has finished, so references are re-pointed before a file disappears and
-children go before their parents. An action whose dependency failed is skipped, and says why.
+run concurrently, at most ``concurrency`` (the client's) *actions* at a time, not only requests: a page is built by
+several requests (create, fields, blocks, approval), and with every action started at once an interrupted run left
+dozens of pages half built; now it leaves at most ``concurrency``. The changes of one page run in order inside its
+action. Deletes run last, after every create and update has finished, so references are re-pointed before a file
+disappears and children go before their parents. An action whose dependency failed is skipped, and says why.
+
+Stopping: when ``stop`` is set (``cmssync apply`` sets it on SIGTERM), actions in flight finish, each saving the
+state as usual, and every action not yet started is skipped with the reason; the caller reports the stop.
 
 Failure handling: an action that fails is reported with the object and the server's reason; the others go on; the
 state records exactly what succeeded (``ApplyContext.save`` runs after each remote change that the state must
@@ -15,13 +20,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeVar
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import OutcomeUnknown
 from cmssync.content.site import SiteContent
-from cmssync.errors import CmsSyncError, ContentError
+from cmssync.errors import CmsSyncError, ContentError, printable
 from cmssync.plan.actions import Action, Plan
 from cmssync.plan.desired import Resolver
 from cmssync.plan.snapshot import Snapshot
@@ -116,16 +121,21 @@ async def create_verified(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+STOPPED = "not started: the apply was stopped"
+
+
 async def execute(
     plan: Plan,
     context: ApplyContext,
     handlers: Mapping[str, Handler],
     *,
     on_outcome: Callable[[Outcome], None] = lambda outcome: None,
+    stop: asyncio.Event | None = None,
 ) -> list[Outcome]:
     """Run every action of ``plan`` (see the module docstring); returns the outcomes in plan order."""
     outcomes: dict[str, Outcome] = {}
     finished = {action.id: asyncio.Event() for action in plan.actions}
+    slots = asyncio.Semaphore(max(1, context.client.transport.concurrency))
 
     async def run(action: Action) -> None:
         try:
@@ -133,7 +143,11 @@ async def execute(
             if blocked is not None:
                 outcome = Outcome(action, "skipped", f"{blocked} did not succeed")
             else:
-                outcome = await _attempt(action, context, handlers)
+                async with slots:
+                    if stop is not None and stop.is_set():
+                        outcome = Outcome(action, "skipped", STOPPED)
+                    else:
+                        outcome = await _attempt(action, context, handlers)
         finally:
             finished[action.id].set()
         outcomes[action.id] = outcome
@@ -157,6 +171,12 @@ async def _blocked_by(action: Action, finished: dict[str, asyncio.Event], outcom
 
 
 async def _attempt(action: Action, context: ApplyContext, handlers: Mapping[str, Handler]) -> Outcome:
+    outcome = await _handle(action, context, handlers)
+    # Messages quote servers and file names: no secret and no control character reaches a report or a terminal.
+    return replace(outcome, message=printable(outcome.message))
+
+
+async def _handle(action: Action, context: ApplyContext, handlers: Mapping[str, Handler]) -> Outcome:
     try:
         message = await handlers[action.kind](action, context)
     except ContentError as exc:  # e.g. a password variable that is not set: one line per problem, no summary

@@ -18,18 +18,20 @@ from pathlib import Path
 import httpx
 import pytest
 import structlog
+from starlette.applications import Starlette
 
 from cmssync.daemon.health import Readiness, build_app
 from cmssync.daemon.metrics import DaemonMetrics
+from cmssync.daemon.modes import ModeControl, control_routes
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import ApiError
 from cmssync.logs import configure_logging
 from cmssync.secrets import register_secret
-from tests.e2e.conftest import EXAMPLE
 from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite
+from tests.support.sites import EXAMPLE
 
 CLIENT_SECRET = "cs-Echo-Kq7Lm2vSECRET"
 PASSWORD = "pw-Echo-Rt5Nx8zSECRET"
@@ -120,6 +122,19 @@ def test_readyz_masks_a_secret_in_a_failure_reason(reliability_report: Reliabili
     assert answer.json()["status"] == "failing"
     assert "(sensitive)" in answer.json()["reason"]
     assert leaks == 0, answer.text
+
+
+def test_status_masks_a_secret_in_the_run_going_on(reliability_report: ReliabilityReport) -> None:
+    secret = "tok-Status-Qe8Ls3vSECRET"
+    register_secret(secret)
+    metrics = DaemonMetrics()
+    routes = control_routes(ModeControl("apply", metrics), lambda: {"running": {"reason": f"echoed {secret}"}})
+    app = Starlette(routes=routes)
+    answer = asyncio.run(_get(app, "/status"))
+    leaks = int(secret in answer.text)
+    reliability_report.add(cases_tried=1, secrets_leaked=leaks)
+    assert answer.status_code == 200
+    assert answer.json() == {"running": {"reason": "echoed (sensitive)"}}
 
 
 def test_a_log_line_masks_a_bare_secret(reliability_report: ReliabilityReport) -> None:
