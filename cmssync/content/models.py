@@ -244,7 +244,7 @@ class RawBlock(Spec):
     type: Annotated[
         Handle,
         AfterValidator(_not_known_type),
-        Field(json_schema_extra={"not": {"enum": list(KNOWN_BLOCK_TYPES)}}),
+        Field(json_schema_extra={"not": {"enum": [*KNOWN_BLOCK_TYPES, *UNCREATABLE_BLOCK_TYPES]}}),
     ]
     """The block type handle, e.g. ``image`` (not one of the modelled types)."""
     raw: Literal[True]
