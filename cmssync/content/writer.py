@@ -1,7 +1,8 @@
 """Writing specs back into the content directory layout (for ``cmssync pull`` and the round-trip tests).
 
 Output is stable: ``indent(mapping=2, sequence=4, offset=2)``, lines up to 4096 characters (never re-wrapped),
-multi-line strings as literal blocks (``|``) when they can be, keys in model order, defaults left out. When a file
+multi-line strings as literal blocks (``|``) when they can be, keys in model order, defaults left out; a block
+placeholder on one line (``- keep: {type: core_area_layout, id: 104}``). When a file
 already exists its round-trip tree is edited in place (keys removed, changed or added; list items by position),
 so comments and the style of unchanged scalars survive. Files are written atomically (temp file + ``os.replace``).
 
@@ -145,6 +146,8 @@ def fresh(value: Any) -> Any:
         node = CommentedMap()
         for key, item in value.items():
             node[key] = fresh(item)
+        if set(value) == {"keep"} and isinstance(node["keep"], CommentedMap):
+            node["keep"].fa.set_flow_style()  # a placeholder reads as one line: - keep: {type: …, id: N}
         return node
     if isinstance(value, list | tuple):
         return CommentedSeq(fresh(item) for item in value)
