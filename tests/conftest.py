@@ -11,4 +11,4 @@ settings.register_profile(
 settings.register_profile("dev", deadline=None, max_examples=40)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
-pytest_plugins = ["tests.fixtures.sandbox"]
+pytest_plugins = ["tests.support.sandbox"]

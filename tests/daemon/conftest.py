@@ -27,7 +27,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from ruamel.yaml import YAML
 
 from cmssync.emulator.embedded import Sandbox
-from tests.e2e.conftest import RawSite
+from tests.support.rawsite import RawSite
+from tests.support.tokens import sandbox_token
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "content-example"
@@ -221,17 +222,7 @@ class DriftMaker:
     SCOPES = "pages:read pages:areas:update_block pages:versions:read pages:versions:update"
 
     def __init__(self, sandbox: Sandbox) -> None:
-        token = httpx.post(
-            sandbox.token_url,
-            data={
-                "grant_type": "password",
-                "client_id": sandbox.client_id,
-                "client_secret": sandbox.client_secret,
-                "username": sandbox.admin_username,
-                "password": sandbox.admin_password,
-                "scope": self.SCOPES,
-            },
-        ).json()["access_token"]
+        token = sandbox_token(sandbox, self.SCOPES)
         self.http = httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}, timeout=10)
         self.reader = RawSite(sandbox)
 
@@ -261,13 +252,3 @@ def drift(sandbox: Sandbox) -> Iterator[DriftMaker]:
         yield maker
     finally:
         maker.close()
-
-
-@pytest.fixture
-def raw(sandbox: Sandbox) -> Iterator[RawSite]:
-    """Plain HTTP reads of the sandbox (after its reset: a reset revokes every token)."""
-    site = RawSite(sandbox)
-    try:
-        yield site
-    finally:
-        site.close()

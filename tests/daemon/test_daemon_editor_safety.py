@@ -19,7 +19,7 @@ import pytest
 from cmssync.emulator.embedded import Sandbox
 from tests.daemon.conftest import DaemonProcess, DaemonSite, DriftMaker
 from tests.daemon.receiver import WebhookReceiver, black_hole, receiver
-from tests.e2e.conftest import RawSite
+from tests.support.rawsite import RawSite
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import open_workspace
 from tests.daemon.conftest import DaemonProcess, DaemonSite, DriftMaker
-from tests.e2e.conftest import RawSite
+from tests.support.rawsite import RawSite
 
 pytestmark = pytest.mark.slow
 

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from tests.e2e.conftest import RawSite, Site
+from tests.support.rawsite import RawSite
+from tests.support.sites import Site
+from tests.support.tokens import sandbox_token
 
 
 def _ops(plan: object) -> list[tuple[str, str, str]]:
@@ -78,7 +80,6 @@ async def test_edits_reach_the_site_and_plan_empty_after_each(example: Site, raw
 
 
 async def test_users_email_and_password_change(example: Site, raw: RawSite, monkeypatch: pytest.MonkeyPatch) -> None:
-    import httpx
 
     assert not (await example.apply()).failed, example.last_output
     users = (example.root / "users.yaml").read_text()
@@ -90,18 +91,7 @@ async def test_users_email_and_password_change(example: Site, raw: RawSite, monk
     await _converges(example)
     jane = next(u for u in raw.all("/users") if u["username"] == "jane.editor")
     assert jane["email"] == "jane@example.org"
-    token = httpx.post(
-        f"{example.sandbox.url}/oauth/2.0/token",
-        data={
-            "grant_type": "password",
-            "client_id": example.sandbox.client_id,
-            "client_secret": example.sandbox.client_secret,
-            "username": "jane.editor",
-            "password": "a-new-password-2",
-            "scope": "account:read",
-        },
-    )
-    assert token.status_code == 200, token.text
+    assert sandbox_token(example.sandbox, "account:read", username="jane.editor", password="a-new-password-2")
 
 
 async def test_replace_and_move_a_file(example: Site, raw: RawSite) -> None:

@@ -11,7 +11,8 @@ import pytest
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.planning import make_plan
 from cmssync.sync.pull import run_pull
-from tests.e2e.conftest import RawSite, Site
+from tests.support.rawsite import RawSite
+from tests.support.sites import Site
 
 
 @pytest.mark.slow

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from cmssync.emulator.embedded import Sandbox
-from tests.e2e.conftest import Site
+from tests.support.sites import Site
 
 WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "über", "naïve", "x&y", "5 < 6", "tab\tend"])
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.pull import run_pull
-from tests.e2e.conftest import RawSite, Site
+from tests.support.rawsite import RawSite
+from tests.support.sites import Site
 
 
 def _pulled_site(tmp_path: Path, sandbox: Sandbox) -> Site:

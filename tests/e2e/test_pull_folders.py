@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.pull import run_pull
-from tests.e2e.conftest import Site
+from tests.support.sites import Site
 
 
 async def _pull(tmp_path: Path, sandbox: Sandbox, settings: str) -> tuple[Site, str]:

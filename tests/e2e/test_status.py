@@ -6,7 +6,7 @@ import io
 import json
 
 from cmssync.commands.status import run_status
-from tests.e2e.conftest import Site
+from tests.support.sites import Site
 
 
 async def status(site: Site, *args: str, **kwargs: object) -> tuple[int, str]:

@@ -1,4 +1,4 @@
-"""Fixtures of the emulator tests (the sandbox fixtures come from the ``tests.fixtures.sandbox`` plugin)."""
+"""Fixtures of the emulator tests (the sandbox fixtures come from the ``tests.support.sandbox`` plugin)."""
 
 from __future__ import annotations
 

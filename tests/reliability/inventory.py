@@ -18,7 +18,7 @@ from typing import Any
 
 from cmssync.content.site import SiteContent
 from cmssync.state.records import State
-from tests.e2e.conftest import RawSite
+from tests.support.rawsite import RawSite
 
 LIST_LIMIT = 100
 

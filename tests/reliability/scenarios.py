@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cmssync.emulator.embedded import Sandbox
-from tests.e2e.conftest import EXAMPLE, RawSite
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.sites import (
     Convergence,
@@ -20,6 +19,8 @@ from tests.reliability.sites import (
     fault_answers,
     write_generated_content,
 )
+from tests.support.rawsite import RawSite
+from tests.support.sites import EXAMPLE
 
 
 @dataclass(frozen=True)

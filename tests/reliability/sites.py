@@ -18,7 +18,7 @@ from cmssync.content.site import SiteContent
 from cmssync.emulator.embedded import Sandbox
 from cmssync.state.records import State
 from cmssync.state.store import StateStore
-from tests.e2e.conftest import Site
+from tests.support.sites import Site
 
 USER_PASSWORD_ENV = "RELIABILITY_USER_PASSWORD"
 USER_PASSWORD = "reliability-user-pw-1"

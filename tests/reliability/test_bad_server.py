@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from tests.e2e.conftest import EXAMPLE, RawSite
 from tests.reliability.cli import CliResult, run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite
+from tests.support.rawsite import RawSite
+from tests.support.sites import EXAMPLE
 
 HTML = b"<!DOCTYPE html><html><head><title>Down for maintenance</title></head><body>Back soon</body></html>"
 PAGE = r"/pages/\d+$"
@@ -85,13 +85,6 @@ def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> R
     monkeypatch.setenv("CMSSYNC_PASSWORD", sandbox.admin_password)
     monkeypatch.setenv("CMSSYNC_STATE", str(site.state_path))
     return site
-
-
-@pytest.fixture
-def raw(sandbox: Sandbox) -> Iterator[RawSite]:
-    view = RawSite(sandbox)
-    yield view
-    view.close()
 
 
 def edit_content(root: Path) -> None:

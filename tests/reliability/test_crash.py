@@ -23,10 +23,10 @@ from typing import Any
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.state.store import StateStore
-from tests.e2e.conftest import RawSite
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.sites import USER_PASSWORD, USER_PASSWORD_ENV, ReliabilitySite, write_generated_content
+from tests.support.rawsite import RawSite
 
 REPO = Path(__file__).resolve().parents[2]
 KILLS = 10

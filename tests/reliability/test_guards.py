@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import RawSite
 from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import Inventory, take_inventory
 from tests.reliability.sites import ReliabilitySite
+from tests.support.rawsite import RawSite
 
 LEAVES = ("pages/about/team.yaml", "pages/services/consulting.yaml", "pages/services/training.yaml")
 LEAF_PATHS = {"/about/team", "/services/consulting", "/services/training"}

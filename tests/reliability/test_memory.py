@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import EXAMPLE
 from tests.reliability.conftest import ReliabilityReport
+from tests.support.sites import EXAMPLE
 
 HUGE = 200 * 1024 * 1024
 CHUNK = b"x" * (1024 * 1024)

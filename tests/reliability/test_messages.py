@@ -18,11 +18,11 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.state.store import StateStore
-from tests.e2e.conftest import EXAMPLE
 from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite
+from tests.support.sites import EXAMPLE
 
 NEWS = "name: News\nareas:\n  Main:\n    - type: content\n      value: {content: <p>News.</p>}\n"
 

@@ -21,9 +21,9 @@ import pytest
 
 from cmssync.api.auth import DEFAULT_SCOPES, OAuthTokens
 from cmssync.emulator.embedded import Sandbox
-from tests.e2e.conftest import EXAMPLE
 from tests.reliability.cli import CliResult, run_cli
 from tests.reliability.conftest import ReliabilityReport
+from tests.support.sites import EXAMPLE
 
 CLIENT_SECRET = "cs-Zq8vW3nTq1LkSECRET"
 ADMIN_PASSWORD = "pw-Admin-Hx42uQpSECRET"

@@ -18,11 +18,12 @@ import pytest
 
 import cmssync.sync.applying
 from cmssync.emulator.embedded import Sandbox
-from tests.e2e.conftest import EXAMPLE, RawSite
 from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import take_inventory
 from tests.reliability.sites import ReliabilitySite
+from tests.support.rawsite import RawSite
+from tests.support.sites import EXAMPLE
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 

@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from tests.e2e.conftest import EXAMPLE, RawSite
 from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite
+from tests.support.rawsite import RawSite
+from tests.support.sites import EXAMPLE
 
 ANSWERS = {
     403: {"error": True, "errors": ["You do not have access to this page."]},

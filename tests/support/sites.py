@@ -1,0 +1,59 @@
+"""``Site``: a content directory bound to the sandbox, with plan and apply as library calls; the example content."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cmssync.emulator.embedded import Sandbox
+from cmssync.plan.actions import Plan
+from cmssync.plan.report import render_text
+from cmssync.plan.request import PlanRequest
+from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
+from cmssync.sync.planning import make_plan
+from cmssync.sync.workspace import Workspace, open_workspace
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "content-example"
+PASSWORDS = {"JANE_EDITOR_PASSWORD": "jane-secret-1", "SAM_WRITER_PASSWORD": "sam-secret-1"}
+
+
+class Site:
+    """A content directory bound to the sandbox, with plan/apply helpers."""
+
+    def __init__(self, root: Path, sandbox: Sandbox) -> None:
+        self.root = root
+        self.sandbox = sandbox
+        self.state_path = root.parent / f"{root.name}-state" / "state.json"
+
+    def overrides(self) -> dict[str, Any]:
+        return {
+            "site": {"url": self.sandbox.url, "api_prefix": "/ccm/api/1.0"},
+            "auth": {
+                "grant": "password",
+                "client_id": self.sandbox.client_id,
+                "client_secret": self.sandbox.client_secret,
+                "username": self.sandbox.admin_username,
+                "password": self.sandbox.admin_password,
+                "token_store": str(self.state_path.parent / "tokens.json"),
+            },
+            "state": str(self.state_path),
+        }
+
+    def workspace(self) -> Workspace:
+        return open_workspace(self.root, overrides=self.overrides())
+
+    async def plan(self, **kwargs: Any) -> Plan:
+        return (await make_plan(self.workspace(), PlanRequest(**kwargs))).plan
+
+    async def apply(self, plan_file: Path | None = None, **kwargs: Any) -> ApplyReport:
+        """Apply without asking; ``last_output`` holds the plan and one line per outcome."""
+        lines: list[str] = []
+        request = ApplyRequest(PlanRequest(**kwargs), plan_file=plan_file)
+        report = await apply_site(self.workspace(), request, on_outcome=lambda outcome: lines.append(outcome.line()))
+        self.last_output = "\n".join([render_text(report.plan), *lines, *report.problems])
+        return report
+
+    def write(self, relative: str, text: str) -> None:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
