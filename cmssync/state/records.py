@@ -17,10 +17,13 @@ deletes what is not recorded here. Two files sit beside it:
   whose holder was killed is free; the leftover holder record is reported with a warning and overwritten. The file
   is never deleted: deleting a lock file lets two processes lock two different inodes.
 
-Writes are atomic (temp file in the same directory, fsync, ``os.replace``, fsync of the directory), so the state is
-a complete JSON document at every instant and a SIGKILL at any point leaves either the old or the new state; a
-leftover temp file is ignored on load and removed the next time the lock is taken. Saving is cheap (see
-``tests/sync/test_state.py::test_save_is_cheap``), so the executor saves after every completed remote change.
+Writes are incremental (``cmssync.state.journal``): a save appends the changed records to ``state.json.journal``;
+``state.json`` is rewritten atomically (temp file in the same directory, fsync, ``os.replace``, fsync of the
+directory) only when the journal is compacted — at the end of a locked run, or when the journal outgrows the state.
+Loading replays the journal over the snapshot, so a SIGKILL at any point leaves a state holding every change whose
+save returned; a torn last journal line is ignored, a leftover temp file is ignored on load and removed the next time
+the lock is taken. Saving costs one small append (about 60 µs), so the executor saves after every completed remote
+change.
 
 The format is versioned (``format_version``): newer versions are refused, older ones migrated by ``MIGRATIONS``.
 Loading validates strictly (unknown keys are errors) and reports any problem as a ``StateError`` naming the file.
@@ -168,6 +171,9 @@ class State(BaseModel):
     groups: dict[str, GroupRecord] = Field(default_factory=dict)
 
     _keyring: KeyRing = PrivateAttr(default_factory=lambda: KeyRing(None))
+    _changes: set[tuple[str, str]] = PrivateAttr(default_factory=set)
+    """(kind, key) of the records changed since the store last wrote them: what the next save appends
+    (``cmssync.state.journal``). Kept by the record_/forget_/bind_site methods, the only ways code changes a State."""
 
     def __eq__(self, other: object) -> bool:
         # Equal content is equal state, whichever password key each one carries.
@@ -175,26 +181,34 @@ class State(BaseModel):
 
     def record_page(self, path: str, record: PageRecord) -> None:
         self.pages[path] = record
+        self._changes.add(("pages", path))
 
     def forget_page(self, path: str) -> PageRecord | None:
+        self._changes.add(("pages", path))
         return self.pages.pop(path, None)
 
     def record_file(self, path: str, record: FileRecord) -> None:
         self.files[path] = record
+        self._changes.add(("files", path))
 
     def forget_file(self, path: str) -> FileRecord | None:
+        self._changes.add(("files", path))
         return self.files.pop(path, None)
 
     def record_user(self, username: str, record: UserRecord) -> None:
         self.users[username] = record
+        self._changes.add(("users", username))
 
     def forget_user(self, username: str) -> UserRecord | None:
+        self._changes.add(("users", username))
         return self.users.pop(username, None)
 
     def record_group(self, name: str, record: GroupRecord) -> None:
         self.groups[name] = record
+        self._changes.add(("groups", name))
 
     def forget_group(self, name: str) -> GroupRecord | None:
+        self._changes.add(("groups", name))
         return self.groups.pop(name, None)
 
     def bind_site(self, url: str, api_prefix: str, *, allow_other_site: bool = False) -> None:
@@ -205,6 +219,8 @@ class State(BaseModel):
                 f"state was recorded for {self.site.url}, not {wanted.url}; refusing to mix up two sites "
                 "(point `state:` at another file for this site)"
             )
+        if wanted != self.site:
+            self._changes.add(("site", ""))
         self.site = wanted
 
     def password_digest(self, username: str, password: str) -> str:

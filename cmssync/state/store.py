@@ -1,6 +1,12 @@
-"""The state file on disk: load, save atomically, and lock it while an apply runs (design.md §5, "State").
+"""The state on disk: load, save incrementally, and lock it while an apply runs (design.md §5, "State").
 
-The file layout, the password key beside it and the lock are described in :mod:`cmssync.state.records`.
+The file layout, the password key beside it and the lock are described in :mod:`cmssync.state.records`. A save
+appends the changed records to the journal beside ``state.json`` (:mod:`cmssync.state.journal`); the snapshot
+``state.json`` is rewritten atomically only when the journal is compacted: at the end of a locked run, when the
+journal outgrows the state, or when the State saved is not the one this store loaded (then nothing is known about
+what changed). Loading reads the snapshot and replays the journal, so a run killed at any instant leaves a state
+that loads with every change whose save returned. A ``state.json`` written before the journal existed is read as
+it is (a snapshot with an empty journal): there is nothing to migrate.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from pydantic import ValidationError
 
 from cmssync.errors import StateError, StateLockedError
 from cmssync.fileio import TEMP_SUFFIX, write_atomically
+from cmssync.state.journal import KINDS, Entry, JournalWriter, journal_path, read_journal, replay
 from cmssync.state.records import FORMAT_VERSION, MIGRATIONS, KeyRing, State
 
 log = logging.getLogger(__name__)
@@ -74,36 +81,50 @@ def _lock_path(state_path: Path) -> Path:
 
 
 class StateStore:
-    """Load, save and lock the state file at ``path``."""
+    """Load, save and lock the state at ``path`` (the snapshot; its journal and key sit beside it)."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.key_path = self.path.with_name(self.path.name + ".key")
         self.lock_path = _lock_path(self.path)
+        self.journal_path = journal_path(self.path)
         self._write_lock = threading.Lock()
+        self._tracked: State | None = None
+        """The State whose changes since the last write are known (loaded or saved by this store)."""
+        self._journal_length = 0
+        """Byte length of the whole lines of the journal on disk (what a new writer keeps)."""
+        self._journal: JournalWriter | None = None
+        self._journal_lines = 0
 
     def load(self) -> State:
-        """The stored state, or an empty one when the file does not exist yet."""
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
-            state = State()
-        except OSError as exc:
-            raise StateError(f"{self.path}: cannot read the state: {exc.strerror or exc}") from exc
-        else:
-            state = self._parse(data)
-        state._keyring = KeyRing(self.key_path)
-        return state
+        """The stored state (snapshot plus journal), or an empty one when neither exists yet. Writes nothing."""
+        with self._write_lock:
+            self._close_journal()
+            try:
+                data = self.path.read_bytes()
+            except FileNotFoundError:
+                data = None
+            except OSError as exc:
+                raise StateError(f"{self.path}: cannot read the state: {exc.strerror or exc}") from exc
+            entries, self._journal_length = read_journal(self.journal_path, FORMAT_VERSION)
+            self._journal_lines = len(entries)
+            state = State() if data is None and not entries else self._parse(data, entries)
+            state._keyring = KeyRing(self.key_path)
+            state._changes.clear()
+            self._tracked = state
+            return state
 
-    def _parse(self, data: bytes) -> State:
-        try:
-            raw = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise StateError(f"{self.path}: the state is not valid JSON ({exc})") from exc
+    def _parse(self, data: bytes | None, entries: list[Entry]) -> State:
+        raw: Any = {"format_version": FORMAT_VERSION}
+        if data is not None:
+            try:
+                raw = json.loads(data)
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise StateError(f"{self.path}: the state is not valid JSON ({exc})") from exc
         version = raw.get("format_version") if isinstance(raw, dict) else None
         if not isinstance(version, int) or isinstance(version, bool):
             raise StateError(f"{self.path}: not a cmssync state file (no integer format_version)")
-        raw = self._migrate(raw)
+        raw = replay(self._migrate(raw), entries)
         try:
             return State.model_validate(raw)
         except ValidationError as exc:
@@ -131,19 +152,65 @@ class StateStore:
         return raw
 
     def save(self, state: State) -> None:
-        """Write ``state`` atomically: the file holds the old or the new state at every instant."""
-        # Sorted keys keep a committed state file's diffs small; sorting the four maps is much cheaper than
-        # json.dumps(sort_keys=True) over the whole document (about 4 ms against 24 ms for 2,500 objects).
-        ordered = state.model_copy(
-            update={kind: dict(sorted(getattr(state, kind).items())) for kind in ("pages", "files", "users", "groups")}
-        )
-        text = ordered.model_dump_json(indent=1)
+        """Persist ``state``: append its changed records to the journal, or compact when that is cheaper or needed.
+
+        When this returns, the changes survive a SIGKILL (they are in the journal or the snapshot); against a power
+        cut the journal is synced in groups (see :mod:`cmssync.state.journal`).
+        """
         with self._write_lock:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomically(self.path, text.encode("utf-8") + b"\n")
+                if (
+                    state is not self._tracked
+                    or self._journal_lines > max(1024, 2 * _size(state))
+                    or not self.path.exists()  # the first save writes the snapshot: state.json always exists
+                ):
+                    self._compact(state)
+                    return
+                changes = sorted(state._changes)
+                if not changes:
+                    return
+                if self._journal is None:
+                    self._journal = JournalWriter(
+                        self.journal_path, valid_length=self._journal_length, format_version=FORMAT_VERSION
+                    )
+                self._journal.append([_entry(state, kind, key) for kind, key in changes])
+                self._journal_lines += len(changes)
+                state._changes.clear()
             except OSError as exc:
                 raise StateError(f"{self.path}: cannot write the state: {exc.strerror or exc}") from exc
+
+    def compact(self, state: State | None = None) -> None:
+        """Fold the journal into the snapshot (``state``, or the one this store tracks); nothing to do without one."""
+        with self._write_lock:
+            target = state if state is not None else self._tracked
+            if target is None or (target is self._tracked and not self._journal_lines and not target._changes):
+                return
+            try:
+                self._compact(target)
+            except OSError as exc:
+                raise StateError(f"{self.path}: cannot write the state: {exc.strerror or exc}") from exc
+
+    def _compact(self, state: State) -> None:
+        """Write the whole state atomically as the snapshot, then empty the journal (a crash between the two is
+        harmless: replaying entries the snapshot already holds changes nothing)."""
+        # Sorted keys keep a committed state file's diffs small; sorting the four maps is much cheaper than
+        # json.dumps(sort_keys=True) over the whole document (about 4 ms against 24 ms for 2,500 objects).
+        ordered = state.model_copy(update={kind: dict(sorted(getattr(state, kind).items())) for kind in KINDS})
+        text = ordered.model_dump_json(indent=1)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(self.path, text.encode("utf-8") + b"\n")
+        self._close_journal()
+        with contextlib.suppress(FileNotFoundError):
+            os.truncate(self.journal_path, 0)
+        self._journal_length = 0
+        self._journal_lines = 0
+        state._changes.clear()
+        self._tracked = state
+
+    def _close_journal(self) -> None:
+        if self._journal is not None:
+            journal, self._journal = self._journal, None
+            journal.close()
 
     @contextlib.contextmanager
     def lock(self, command: str) -> Iterator[LockHolder]:
@@ -181,7 +248,10 @@ class StateStore:
             try:
                 yield holder
             finally:
-                _rewrite(fd, b"")  # released cleanly: no holder to report
+                try:
+                    self.compact()  # the end of a run: fold its journal into state.json
+                finally:
+                    _rewrite(fd, b"")  # released cleanly: no holder to report
         finally:
             os.close(fd)  # closing drops the flock
 
@@ -190,6 +260,17 @@ class StateStore:
         for leftover in self.path.parent.glob(f".{self.path.name}.*{TEMP_SUFFIX}"):
             with contextlib.suppress(OSError):
                 leftover.unlink()
+
+
+def _size(state: State) -> int:
+    return len(state.pages) + len(state.files) + len(state.users) + len(state.groups)
+
+
+def _entry(state: State, kind: str, key: str) -> Entry:
+    if kind == "site":
+        return "site", "", None if state.site is None else state.site.model_dump(mode="json")
+    record = getattr(state, kind).get(key)
+    return kind, key, None if record is None else record.model_dump(mode="json")
 
 
 def _locked_message(lock_path: Path) -> str:

@@ -145,7 +145,7 @@ def test_a_crash_before_replace_keeps_the_old_state(store: StateStore, monkeypat
     new = store.load()
     new.forget_page("/about")
     with pytest.raises(KeyboardInterrupt):
-        store.save(new)
+        store.compact(new)
     assert store.path.read_bytes() == before
     assert sorted(p.name for p in store.path.parent.iterdir()) == ["state.json", "state.json.key"]
 
@@ -372,3 +372,102 @@ def test_the_lock_is_not_reentrant(store: StateStore) -> None:
 
 def test_a_lock_holder_on_another_host_cannot_be_checked() -> None:
     assert store_module.LockHolder(1, "elsewhere.invalid", "cmssync apply", "2026-11-21T12:00:00Z").is_alive() is None
+
+
+# --- the journal (incremental saves) --------------------------------------------------------------------------
+
+
+def test_a_save_after_load_appends_only_the_changed_records(store: StateStore) -> None:
+    store.save(sample_state(store.load()))
+    snapshot = store.path.read_bytes()
+    state = store.load()
+    state.record_page("/new", PageRecord(id=900, digest=H2))
+    state.forget_page("/about")
+    store.save(state)
+    store.save(state)  # nothing changed since: nothing written
+    assert store.path.read_bytes() == snapshot  # the snapshot is not rewritten
+    lines = store.journal_path.read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[0]) == {"format_version": 1}
+    assert [json.loads(line) for line in lines[1:]] == [
+        {"kind": "pages", "key": "/about", "record": None},
+        {"kind": "pages", "key": "/new", "record": {**PageRecord(id=900, digest=H2).model_dump(mode="json")}},
+    ]
+    loaded = StateStore(store.path).load()  # another process replays the journal over the snapshot
+    assert loaded == state
+    assert "/about" not in loaded.pages
+
+
+def test_the_end_of_a_locked_run_folds_the_journal_into_the_snapshot(store: StateStore) -> None:
+    store.save(sample_state(store.load()))
+    with store.lock("cmssync apply"):
+        state = store.load()
+        state.record_user("new", UserRecord(id=77))
+        store.save(state)
+        assert "new" not in json.loads(store.path.read_text())["users"]
+    assert json.loads(store.path.read_text())["users"]["new"] == {"id": 77, "digest": None, "password_digest": None}
+    assert store.journal_path.read_bytes() == b""
+    assert store.load() == state
+
+
+def test_a_run_that_saved_nothing_leaves_the_files_byte_for_byte(store: StateStore) -> None:
+    store.save(sample_state(store.load()))
+    before = store.path.read_bytes()
+    with store.lock("cmssync apply"):
+        store.load()
+    assert store.path.read_bytes() == before
+    assert not store.journal_path.exists()
+
+
+def test_a_torn_last_line_is_ignored_then_cut_off(store: StateStore) -> None:
+    store.save(sample_state(store.load()))
+    state = store.load()
+    state.record_group("Writers", GroupRecord(id=8))
+    store.save(state)
+    with store.journal_path.open("ab") as journal:
+        journal.write(b'{"kind":"groups","key":"Half","rec')  # a SIGKILL in the middle of an append
+    reloaded = store.load()
+    assert set(reloaded.groups) == {"Editors", "Writers"}
+    reloaded.record_group("Readers", GroupRecord(id=9))
+    store.save(reloaded)
+    assert b"Half" not in store.journal_path.read_bytes()
+    assert set(store.load().groups) == {"Editors", "Writers", "Readers"}
+
+
+def test_a_corrupted_journal_line_is_a_clear_error(store: StateStore) -> None:
+    store.save(sample_state(store.load()))
+    state = store.load()
+    state.record_group("Writers", GroupRecord(id=8))
+    store.save(state)
+    lines = store.journal_path.read_bytes().splitlines(keepends=True)
+    store.journal_path.write_bytes(lines[0] + b"garbage\n" + b"".join(lines[1:]))
+    with pytest.raises(StateError, match=r"state\.json\.journal:2: the state journal is corrupted"):
+        store.load()
+    store.journal_path.write_bytes(lines[0] + b'{"kind": "pages", "key": "/x", "record": {"id": "nope"}}\n')
+    with pytest.raises(StateError, match=r"state\.json: the state is invalid: pages\./x\.id"):
+        store.load()
+
+
+def test_the_journal_is_compacted_when_it_outgrows_the_state(store: StateStore) -> None:
+    state = store.load()
+    state.record_page("/", PageRecord(id=1))
+    store.save(state)
+    for i in range(3000):  # one record changed 3,000 times: the journal never holds more than ~1,024 lines
+        state.record_page("/", PageRecord(id=1, live_version_id=i))
+        store.save(state)
+        assert store.journal_path.read_bytes().count(b"\n") <= 1026
+    assert store.load().pages["/"].live_version_id == 2999
+
+
+def test_a_state_json_of_an_earlier_cmssync_loads_and_gets_a_journal(store: StateStore) -> None:
+    """state.json files written before the journal are snapshots with an empty journal: nothing to migrate."""
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text(
+        '{"format_version": 1, "site": null, "pages": {"/": {"id": 1, "digest": null, "live_version_id": 4,'
+        ' "draft_version_id": null, "areas": {"Main": [5, 6]}}}, "files": {}, "users": {}, "groups": {}}'
+    )
+    state = store.load()
+    assert state.pages["/"].areas == {"Main": (5, 6)}
+    state.record_page("/", state.pages["/"].evolve(live_version_id=5))
+    store.save(state)
+    assert store.journal_path.exists()
+    assert store.load().pages["/"].live_version_id == 5
