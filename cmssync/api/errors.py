@@ -94,9 +94,22 @@ class OutcomeUnknown(ApiError):
     """A create failed ambiguously (timeout, dropped connection, 5xx): it may or may not have happened.
 
     The client never repeats a create; the caller reads the site to learn whether the object exists.
+    ``late_commit_polls``: after a timeout or a dropped connection the server may still be working on the request
+    and commit it later, so one lookup that finds nothing proves nothing; the caller looks again after each of these
+    waits (seconds) and, if the object never appears, leaves it for the next run rather than sending the create
+    again. Empty after a 5xx: the server answered, so it finished with the request.
     """
 
     temporary = True
+
+    def __init__(self, reason: str, *, late_commit_polls: tuple[float, ...] = (), **kwargs: Any) -> None:
+        super().__init__(reason, **kwargs)
+        self.late_commit_polls = late_commit_polls
+
+
+class CreateUnconfirmed(OutcomeUnknown):
+    """A create whose request may still be committed by the server did not show up within the lookups: it is not
+    sent again in this run (that could make a duplicate); the next run finds it or creates it."""
 
 
 class UnexpectedResponse(ApiError):

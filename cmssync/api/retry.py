@@ -39,6 +39,9 @@ class RetryPolicy:
     wait_jitter: float = 0.5
     retry_after_max: float = 30.0
     """A longer ``Retry-After`` is cut to this (the daemon's next run will try again anyway)."""
+    late_commit_polls: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
+    """Waits before each lookup of an object whose create timed out or lost its connection after being sent (the
+    server may commit it late): 7.5 s in all, beyond a request's usual latency on a loaded site."""
 
     def attempts_for(self, cap: int | None = None) -> int:
         return max(1, min(self.attempts, cap) if cap else self.attempts)

@@ -162,6 +162,7 @@ class Transport:
                                 method=method,
                                 path=path,
                                 status=exc.status,
+                                late_commit_polls=policy.late_commit_polls if isinstance(exc, TransportError) else (),
                             ) from exc
                         raise
         except _Deleted:

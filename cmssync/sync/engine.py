@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal, TypeVar
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.errors import OutcomeUnknown
+from cmssync.api.errors import CreateUnconfirmed, OutcomeUnknown
 from cmssync.content.site import SiteContent
 from cmssync.errors import CmsSyncError, ContentError, printable
 from cmssync.plan.actions import Action, Plan
@@ -103,19 +103,37 @@ CREATE_ATTEMPTS = 3
 async def create_verified(
     create: Callable[[], Awaitable[T]], find: Callable[[], Awaitable[T | None]], *, attempts: int = CREATE_ATTEMPTS
 ) -> T:
-    """Create an object; after an ambiguous failure, read the site, and send the create again only if it is not there.
+    """Create an object; after an ambiguous failure, read the site, and send the create again only if it certainly
+    is not there.
 
     The client never repeats a create itself (``OutcomeUnknown``: the request may or may not have been processed);
-    ``find`` looks the object up by its natural key. So a create is never duplicated, and a create that certainly
-    did not happen is not left for the next run.
+    ``find`` looks the object up by its natural key. After a 5xx the server has finished with the request, so one
+    lookup decides, and a create that certainly did not happen is sent again. After a timeout or a dropped
+    connection the server may still commit it: the lookup is repeated after each of the error's
+    ``late_commit_polls`` waits, and an object that never appears is *not* sent again in this run
+    (``CreateUnconfirmed``: the action fails, saying so) — the next run finds it or creates it.
     """
     for attempt in range(1, attempts + 1):
         try:
             return await create()
-        except OutcomeUnknown:
+        except OutcomeUnknown as exc:
             found = await find()
+            for wait in exc.late_commit_polls:
+                if found is not None:
+                    break
+                await asyncio.sleep(wait)
+                found = await find()
             if found is not None:
                 return found
+            if exc.late_commit_polls:
+                raise CreateUnconfirmed(
+                    f"{exc.reason}; it has not appeared after {len(exc.late_commit_polls) + 1} lookups over "
+                    f"{sum(exc.late_commit_polls):g} s, and it is not sent again in this run because the site may "
+                    "still commit it: the next run finds it or creates it",
+                    method=exc.method,
+                    path=exc.path,
+                    status=exc.status,
+                ) from exc
             if attempt == attempts:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover

@@ -66,7 +66,14 @@ def reliability_report() -> Iterator[ReliabilityReport]:
 
 @pytest.fixture(autouse=True)
 def _no_retry_waits(monkeypatch: pytest.MonkeyPatch) -> None:
-    fast = functools.partial(RetryPolicy, wait_initial=0.0, wait_max=0.0, wait_jitter=0.0, retry_after_max=0.0)
+    fast = functools.partial(
+        RetryPolicy,
+        wait_initial=0.0,
+        wait_max=0.0,
+        wait_jitter=0.0,
+        retry_after_max=0.0,
+        late_commit_polls=(0.0, 0.0, 0.0, 0.0),
+    )
     monkeypatch.setattr(cmssync.api.transport, "RetryPolicy", fast)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -38,6 +40,9 @@ class Corruption:
     """Corrupt at most this many matching requests (None: all)."""
     headers: tuple[tuple[str, str], ...] = ()
     """More headers of the nonsense answer."""
+    late: float | None = None
+    """Answer with a timeout at once, and send the request to the site this many seconds later, from another
+    thread: a server that commits a request after the client gave up on it."""
 
     def matches(self, request: httpx.Request) -> bool:
         return request.method == self.method and re.search(self.path, request.url.path) is not None
@@ -47,6 +52,18 @@ class CorruptingProxy:
     def __init__(self, corruption: Corruption) -> None:
         self.corruption = corruption
         self.corrupted = 0
+        self.late_requests: list[threading.Thread] = []
+
+    def wait_for_late_requests(self, timeout: float = 30.0) -> None:
+        for thread in self.late_requests:
+            thread.join(timeout)
+            assert not thread.is_alive(), "a late request did not finish"
+
+    @staticmethod
+    def _forward_later(request: httpx.Request, body: bytes, delay: float) -> None:
+        time.sleep(delay)  # the server is slow to commit: that is the fault
+        headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "content-length"]
+        httpx.request(request.method, request.url, headers=headers, content=body, timeout=30.0)
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
@@ -57,6 +74,12 @@ class CorruptingProxy:
         if not (wanted and corruption.matches(request)):
             return await self.forward(request)
         self.corrupted += 1
+        if corruption.late is not None:
+            body = await request.aread()
+            late = threading.Thread(target=self._forward_later, args=(request, body, corruption.late), daemon=True)
+            late.start()
+            self.late_requests.append(late)
+            raise httpx.ReadTimeout("timed out waiting for the answer", request=request)
         if corruption.forward:
             await self.forward(request)
         if corruption.truncated:
