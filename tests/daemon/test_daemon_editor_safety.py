@@ -181,6 +181,8 @@ def test_enforce_mode_notifies_revert_failure_and_recovery_once_each(
     mark = daemon.mark()
     (daemon_site.root / "pages" / "contact.yaml").write_text(good)
     daemon.wait_for("run finished", after=mark, result="success")
+    # The run's notifications are queued just after its "run finished" line.
+    daemon.wait_for("notification", after=mark, event_type="recovered")
     settle(daemon, hook)
     assert hook.events() == ["drift_reverted", "run_failed", "recovered"]
     failed = hook.deliveries[1].document
@@ -243,6 +245,8 @@ def test_a_receiver_that_never_answers_does_not_slow_the_runs(daemon_site: Daemo
             (daemon_site.root / "pages" / "contact.yaml").write_text(text)
             run = daemon.wait_for("run finished", after=mark, trigger="file")
             timings.append((time.monotonic() - saved, run["duration_s"]))
+            # A run's notification is queued just after its "run finished" line.
+            daemon.wait_for("notification", after=mark)
         # Each state change was published while the receiver held every delivery (10 s timeout per attempt).
         assert published(daemon) == ["run_failed", "recovered", "run_failed", "recovered"]
         assert max(seen for seen, _ in timings) < 3.0, timings
