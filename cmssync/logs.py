@@ -30,16 +30,31 @@ _SENSITIVE_TEXT = [
     re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+"),
     re.compile(
         r"(?i)\b((?:access_|refresh_|id_)?token|client_secret|password|secret)(\s*[=:]\s*|\"\s*:\s*\")"
-        r"[^\s&,\"']+"
+        r"([^\s&,\"']+)"
     ),
 ]
+_PROSE_WORD = re.compile(r"[A-Za-z][a-z]{0,19}[.;:!?)]?")
+"""A plain word of a sentence (``the``, ``Expired``, ``rejected.``): what follows ``token:`` in prose, never a
+credential, which has digits, symbols, inner capitals or length."""
 
 
 def redact_text(text: str) -> str:
-    """Mask registered secret values, bearer/basic credentials and ``secret=value`` pairs inside free text."""
+    """Mask registered secret values, bearer/basic credentials and ``secret=value`` pairs inside free text.
+
+    ``key=value``, ``key:value`` and ``"key": "value"`` are masked whatever the value. ``key: value`` (a colon and a
+    space) is also how a sentence goes on (``refresh token: the site rejected it``), so there the value is masked
+    only when it does not read as a plain word (see :data:`_PROSE_WORD`); a secret that does (all letters, at most
+    20) is still masked by value when the process knows it (:mod:`cmssync.secrets`).
+    """
     text = mask_secrets(text)
     text = _SENSITIVE_TEXT[0].sub(lambda m: f"{m.group(1)} {REDACTED}", text)
-    return _SENSITIVE_TEXT[1].sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+    return _SENSITIVE_TEXT[1].sub(_mask_pair, text)
+
+
+def _mask_pair(match: re.Match[str]) -> str:
+    key, separator, value = match.group(1), match.group(2), match.group(3)
+    in_prose = separator.strip() == ":" and separator != separator.rstrip() and _PROSE_WORD.fullmatch(value)
+    return match.group(0) if in_prose else f"{key}{separator}{REDACTED}"
 
 
 def redact_value(key: str, value: Any) -> Any:

@@ -146,8 +146,11 @@ def test_dockerignore_lets_in_only_what_the_build_copies(instructions: list[Inst
 def test_the_build_steps_work_as_plain_commands(tmp_path: Path, instructions: list[Instruction]) -> None:
     """The builder's RUN, step by step: a wheel of the repository, a fresh venv, the wheel in it, the entry point.
 
-    Dependencies come from this environment (``--system-site-packages``) instead of PyPI, so the check is about
-    what the Dockerfile controls: the wheel builds, holds the package, and its ``cmssync`` command starts.
+    Dependencies come from this environment instead of PyPI, so the check is about what the Dockerfile controls:
+    the wheel builds, holds the package, and its ``cmssync`` command starts. They are lent through a ``.pth`` file
+    naming this interpreter's site directories, not ``--system-site-packages``: run from a virtualenv, that option
+    would lend the *base* interpreter's packages, where click and the rest are not installed. The checkout itself
+    (an editable install's path) is not lent, so the import below must find the wheel's copy.
     """
     build = only(instructions, "RUN", stage=0).arguments
     assert re.search(r"pip wheel --no-deps --wheel-dir /wheels \.", build)
@@ -167,8 +170,9 @@ def test_the_build_steps_work_as_plain_commands(tmp_path: Path, instructions: li
             pytest.skip(f"cannot fetch the build backend (hatchling) to build the wheel: {built.stderr[-300:]}")
         raise AssertionError(built.stderr)
     [wheel] = wheels.glob("cmssync-*.whl")
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
+    lend_site_packages(python)
     subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q", str(wheel)],
         check=True,
@@ -187,6 +191,19 @@ def test_the_build_steps_work_as_plain_commands(tmp_path: Path, instructions: li
         check=True,
     )
     assert where.stdout.startswith(str(venv)), where.stdout  # the wheel's copy, not the checkout
+
+
+def lend_site_packages(python: Path) -> None:
+    """Make this environment's installed packages importable in the venv of ``python`` (after its own)."""
+    own = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    lent = [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()]
+    assert lent, sys.path
+    (Path(own) / "lent-from-the-test-environment.pth").write_text("\n".join(lent) + "\n")
 
 
 def test_hadolint(instructions: list[Instruction]) -> None:
