@@ -4,11 +4,16 @@ Uploads are multipart with the file object handed to httpx, which reads and send
 size never sits in memory (tests/api check the peak). The file is reopened for each attempt. An upload is a create:
 never retried after an ambiguous failure (``OutcomeUnknown``). ``move`` and the upload's ``folder`` are form fields
 (a real server ignores a JSON body there). File ids are UUIDs on 9.x; the numeric id of a 9.x file does not resolve.
+
+``sha256_at`` hashes a file's public bytes as they stream in (64 KiB at a time, nothing kept): it is how cmssync
+proves that a site file holds the content's bytes before adopting it (``cmssync.sync.file_adoption``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import io
 import mimetypes
 import os
 import tempfile
@@ -19,6 +24,37 @@ from typing import IO, Any
 from cmssync.api.models import DeleteResult, File
 from cmssync.api.pagination import Endpoints, includes_param
 from cmssync.api.retry import Kind
+
+
+class _HashingSink(io.BytesIO):
+    """A write-only sink that keeps the SHA-256 of what it is given, not the bytes (memory stays bounded).
+
+    ``stream_to`` rewinds and truncates its sink before each attempt; here that starts the hash again.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._hash = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: Any, /) -> int:
+        chunk = bytes(data)
+        self._hash.update(chunk)
+        self.size += len(chunk)
+        return len(chunk)
+
+    def seek(self, offset: int, whence: int = 0, /) -> int:
+        if (offset, whence) != (0, 0):
+            raise io.UnsupportedOperation("a hashing sink can only be rewound to its start")
+        self._hash = hashlib.sha256()
+        self.size = 0
+        return 0
+
+    def truncate(self, size: int | None = None, /) -> int:
+        return 0
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()
 
 
 class FilesApi(Endpoints):
@@ -108,3 +144,12 @@ class FilesApi(Endpoints):
                 os.unlink(temp)
             raise
         return written
+
+    async def sha256_at(self, url: str) -> tuple[str, int]:
+        """The SHA-256 (hex) and length of the bytes served at a file's public ``url``, streamed, never stored.
+
+        Retried like a read (an interrupted attempt starts the hash again). No bearer token is sent.
+        """
+        sink = _HashingSink()
+        await self._t.stream_to(url, sink, route="/files/{file_id}/download")
+        return sink.hexdigest(), sink.size

@@ -75,11 +75,20 @@ class BlockChange(_Frozen):
 
 
 class Precondition(_Frozen):
-    """What the action relies on; ``apply`` with a plan file refuses to run when it no longer holds."""
+    """What the action relies on; ``apply`` with a plan file refuses to run when it no longer holds.
+
+    Every action has one (``cmssync.sync.planning.check_fresh`` checks them against the site as it is now): an
+    action on an existing object names it (``remote_id``, for pages also the ``live_version_id`` it saw), and a
+    create says the object was ``absent`` when the plan was made — a page at its path, a group or user of its name,
+    a file of its path (neither the state's file nor a site file with its bytes). Without that, a plan file applied
+    twice (a re-run CI job) created every new object a second time.
+    """
 
     remote_id: str | None = None
     live_version_id: int | None = None
     digest: str | None = None
+    absent: bool = False
+    """The object did not exist at plan time (creates): a plan file is stale if it exists now."""
 
 
 class Action(_Frozen):

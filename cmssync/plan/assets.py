@@ -1,14 +1,22 @@
 """Planning files, users and groups (pure).
 
-Files are identified by their path under ``files/`` and found through the state (their UUID); when the state
-does not know a file, a live file with the same stored name, folder and size is adopted instead of uploading a
-duplicate. New bytes (a different SHA-256 from the one last uploaded) mean ``replace``: upload the new file,
-re-point the pages that reference it, then delete the old one. Only metadata the content states is managed: a
-sidecar's ``title`` or ``description`` left out, or no tags written, leaves the live value alone.
+Files are identified by their path under ``files/`` and found through the state (their UUID). When the state does
+not know a file, a live file with the same stored name, folder, size *and bytes* (SHA-256, downloaded by observe:
+``cmssync.sync.file_adoption``) is adopted instead of uploading a duplicate, and joins the managed set at once, so
+no two content paths adopt one site file; a file of the same name and size with other bytes is someone else's, and
+a new file is uploaded. New bytes (a different SHA-256 from the one last uploaded) mean ``replace``: upload the new
+file, re-point the pages that reference it, then delete the old one. Only metadata the content states is managed:
+a sidecar's ``title`` or ``description`` left out, or no tags written, leaves the live value alone.
 
-Users are identified by username. Passwords are compared as keyed digests only; the plan says that a password
-changes, never what it is. Groups can only be created through the API: a group on the site that the content does
-not name is reported, never an error.
+Users are identified by username, but a site user cmssync does not manage (or whose id is not the one the state
+recorded) is adopted only when its email is the content's too: otherwise it is someone else's account, and the
+plan reports a conflict (a warning starting ``conflict:``) and plans nothing for it: neither an update that would
+take the account over, nor a create that the site would refuse. Passwords are compared as keyed digests only; the
+plan says that a password changes, never what it is. Groups can only be created through the API: a group on the
+site that the content does not name is reported, never an error; a group of the content's name is that group
+(Concrete keeps group names unique).
+
+Every create carries ``Precondition(absent=True)``: a plan file applied after the object appeared is refused.
 """
 
 from __future__ import annotations
@@ -21,8 +29,8 @@ from cmssync.content.files import FileSpec
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import Action, FieldChange, Operation, Precondition
 from cmssync.plan.normalize import normalize_attribute, normalize_tags, normalize_text
-from cmssync.plan.snapshot import LiveFile, Snapshot
-from cmssync.state.records import State
+from cmssync.plan.snapshot import LiveFile, LiveUser, Snapshot
+from cmssync.state.records import State, UserRecord
 
 
 @dataclass
@@ -40,13 +48,13 @@ def plan_files(content: SiteContent, observed: Snapshot, state: State, warnings:
     managed = {str(record.id).lower() for record in state.files.values()}
     for path, spec in sorted(content.files.items()):
         record = state.files.get(path)
-        live = observed.files.get(str(record.id)) if record is not None else None
+        live = observed.files.get(str(record.id).lower()) if record is not None else None
         adopted = False
         if live is None and record is None:
-            live = observed.file_to_adopt(PurePosixPath(path).name, spec.folder_id, spec.size, managed)
+            live = _adoptable(path, spec, observed, managed, warnings)
             adopted = live is not None
         if live is None:
-            result.actions.append(_create_file(path, spec, drift=record is not None))
+            result.actions.append(_create_file(path, spec, observed, managed, drift=record is not None))
             result.changing.add(path)
             continue
         new_bytes = record is not None and record.hash != file_hash(spec)
@@ -80,24 +88,54 @@ def plan_files(content: SiteContent, observed: Snapshot, state: State, warnings:
     return result
 
 
+def _adoptable(
+    path: str, spec: FileSpec, observed: Snapshot, managed: set[str], warnings: list[str]
+) -> LiveFile | None:
+    """The site file to adopt for a content file the state does not know: one that holds its bytes, or None.
+
+    The chosen id joins ``managed`` at once, so a later content path (``b/x.txt`` after ``a/x.txt``, same bytes)
+    cannot adopt it too.
+    """
+    chosen, same = observed.file_to_adopt(PurePosixPath(path).name, spec.folder_id, spec.size, file_hash(spec), managed)
+    if chosen is None:
+        return None
+    managed.add(chosen.id)
+    if len(same) > 1:
+        others = ", ".join(f.id for f in same if f.id != chosen.id)
+        warnings.append(
+            f"file {path}: {len(same)} site files hold its bytes; {chosen.id} is adopted, the others ({others}) are "
+            "left alone (copies of an interrupted upload, or someone else's)"
+        )
+    return chosen
+
+
 def _file_note(op: str, adopted: bool) -> str | None:
     if adopted:
-        return "an existing file with this name, folder and size is adopted instead of uploading a copy"
+        return "an existing site file with this name, folder and the same bytes (SHA-256) is adopted instead of a copy"
     if op == "replace":
         return "the new file is uploaded, pages are re-pointed to it, then the old file is deleted"
     return None
 
 
-def _create_file(path: str, spec: FileSpec, *, drift: bool) -> Action:
+def _create_file(path: str, spec: FileSpec, observed: Snapshot, managed: set[str], *, drift: bool) -> Action:
     changes = [FieldChange(field="size", after=spec.size), FieldChange(field="sha256", after=file_hash(spec))]
     changes += [FieldChange(field=name, after=value) for name, value in desired_file_meta(spec).items()]
+    note = "managed before, but deleted outside cmssync" if drift else None
+    if not drift:
+        others = observed.adoption_candidates(PurePosixPath(path).name, spec.folder_id, spec.size, managed)
+        if others:
+            note = (
+                f"the site has {len(others)} file(s) of this name and size ({', '.join(f.id for f in others)}) but "
+                "not with these bytes: they are someone else's and are left alone"
+            )
     return Action(
         kind="file",
         key=path,
         op="create",
         changes=tuple(changes),
+        precondition=Precondition(absent=True),
         drift=drift,
-        note="managed before, but deleted outside cmssync" if drift else None,
+        note=note,
     )
 
 
@@ -144,7 +182,13 @@ def _file_changes(spec: FileSpec, live: LiveFile) -> list[FieldChange]:
 
 def plan_groups(content: SiteContent, observed: Snapshot, warnings: list[str]) -> list[Action]:
     actions = [
-        Action(kind="group", key=name, op="create", changes=(FieldChange(field="name", after=name),))
+        Action(
+            kind="group",
+            key=name,
+            op="create",
+            changes=(FieldChange(field="name", after=name),),
+            precondition=Precondition(absent=True),
+        )
         for name in sorted(content.groups)
         if name not in observed.groups
     ]
@@ -166,6 +210,9 @@ def plan_users(
     for username, spec in sorted(content.users.items()):
         live = observed.users.get(username)
         record = state.users.get(username)
+        if live is not None and not _same_user(live, record, spec.email):
+            warnings.append(_user_conflict(username, live, spec.email, record))
+            continue
         if spec.password is not None and username in passwords_unset:
             warnings.append(
                 f"user {username}: its password comes from {spec.password.name}, which is not set; apply cannot set it"
@@ -183,6 +230,7 @@ def plan_users(
                     key=username,
                     op="create",
                     changes=tuple(changes),
+                    precondition=Precondition(absent=True),
                     drift=record is not None,
                     note="managed before, but deleted outside cmssync" if record is not None else None,
                 )
@@ -213,3 +261,24 @@ def _differs(name: str, live: str | None, desired: str) -> bool:
     if name == "email":  # addresses are stored as given, but compare as the same mailbox regardless of case
         return (live or "").lower() != desired.lower()
     return live != desired
+
+
+def _same_user(live: LiveUser, record: UserRecord | None, email: str) -> bool:
+    """Whether the site's user of this username is provably the one the content means: the one the state manages
+    (same id), or else one whose email is the content's too (compared as one mailbox, case aside)."""
+    if record is not None and record.id == live.id:
+        return True
+    return live.email.lower() == email.lower()
+
+
+def _user_conflict(username: str, live: LiveUser, email: str, record: UserRecord | None) -> str:
+    why = (
+        f"the state manages user id {record.id}, but the site's {username} is user {live.id}"
+        if record is not None
+        else "cmssync does not manage it"
+    )
+    return (
+        f"conflict: user {username}: the site has a user {username} (id {live.id}) with email "
+        f"{live.email or '(none)'}, not {email}, and {why}; a user is adopted only when username and email both "
+        "match, so nothing is planned for it (make the emails agree, or use another username in the content)"
+    )

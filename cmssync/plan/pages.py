@@ -104,6 +104,10 @@ def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResul
     if spec.id is not None and live is None:
         warnings.append(f"page {path}: pinned id {spec.id} does not exist on the site; nothing planned for it")
         return result
+    conflict = _identity_conflict(path, live, context) if spec.id is None else None
+    if conflict is not None:
+        warnings.append(conflict)
+        return result
     if live is not None and live.path != path:
         result.actions.append(_move(path, live.path, live, context, desired))
         result.moved_from.add(live.path)
@@ -122,6 +126,28 @@ def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResul
     if update is not None:
         result.actions.append(update)
     return result
+
+
+def _identity_conflict(path: str, live: LivePage | None, context: PageContext) -> str | None:
+    """A page is adopted only when it is provably the content's: the state's page for this path (by id) must be
+    the one at this path. A different page there, or the state's page moved elsewhere on the site, is a conflict:
+    nothing is planned (neither taking the other page over nor creating a second copy). A pinned id decides."""
+    record = context.state.pages.get(path)
+    if record is None:
+        return None
+    if live is not None and live.id != record.id:
+        return (
+            f"conflict: page {path}: the state says cmssync manages page id {record.id} at this path, but the site's "
+            f"{path} is page {live.id} (made or moved there outside cmssync); it is not taken over: pin id: "
+            f"{live.id} in the page file to manage it, or move it out of the way"
+        )
+    ours = context.observed.pages_by_id.get(record.id)
+    if live is None and ours is not None and ours.path != path:
+        return (
+            f"conflict: page {path}: cmssync's page (id {record.id}) is now at {ours.path} (moved outside cmssync); "
+            f"no second page is created: move it back in the dashboard, or pin id: {record.id} in the page file"
+        )
+    return None
 
 
 def _create(path: str, desired: DesiredPage, context: PageContext, warnings: list[str]) -> Action | None:
@@ -164,6 +190,7 @@ def _create(path: str, desired: DesiredPage, context: PageContext, warnings: lis
         changes=tuple(changes),
         blocks=tuple(blocks),
         depends_on=tuple(sorted(depends)),
+        precondition=Precondition(absent=True),
         drift=record is not None,
         note=note,
     )

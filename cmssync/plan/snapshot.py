@@ -12,7 +12,7 @@ page has a pending draft.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,9 @@ class LiveFile:
     folder: int | None
     size: int | None
     attributes: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    sha256: str | None = None
+    """``sha256:<hex>`` of the bytes the site serves, known only for adoption candidates (observe downloads those,
+    see :meth:`Snapshot.adoption_candidates`); ``None``: not downloaded."""
 
 
 @dataclass(frozen=True)
@@ -95,15 +98,36 @@ class Snapshot:
     warnings: tuple[str, ...] = ()
     """What the observation could not be sure of (e.g. a list the API cannot return completely)."""
 
-    def file_to_adopt(self, name: str, folder: int | None, size: int, managed: set[str]) -> LiveFile | None:
-        """The one unmanaged live file with this stored name, folder and size, if there is exactly one.
+    def adoption_candidates(self, name: str, folder: int | None, size: int, managed: Set[str]) -> list[LiveFile]:
+        """See :func:`adoption_candidates`."""
+        return adoption_candidates(self.files.values(), name, folder, size, managed)
+
+    def file_to_adopt(
+        self, name: str, folder: int | None, size: int, sha256: str, managed: Set[str]
+    ) -> tuple[LiveFile | None, list[LiveFile]]:
+        """The unmanaged live file that provably holds the content's bytes, and every one that does.
 
         Used when the state does not know a file (it was lost, or a run died between upload and state save), so an
-        upload that already happened is adopted instead of repeated.
+        upload that already happened is adopted instead of repeated. A file qualifies only if its stored name,
+        folder and size match *and* the SHA-256 of the bytes the site serves equals ``sha256``: an editor's
+        unrelated ``x.txt`` of the same size is never taken for ours. When several qualify (a killed run uploaded
+        the same bytes twice), the one with the smallest id is chosen, so the choice is stable; the caller adds it
+        to ``managed`` at once, so no two content paths adopt one remote file.
         """
-        matches = [
+        same = [f for f in self.adoption_candidates(name, folder, size, managed) if f.sha256 == sha256]
+        return (same[0] if same else None), same
+
+
+def adoption_candidates(
+    files: Iterable[LiveFile], name: str, folder: int | None, size: int, managed: Set[str]
+) -> list[LiveFile]:
+    """Unmanaged live files with this stored name, folder and size, by id: the only site files whose bytes could be
+    a content file's. Observe downloads and hashes exactly these (few: name *and* size must match)."""
+    return sorted(
+        (
             f
-            for f in self.files.values()
+            for f in files
             if f.name == name and f.size == size and f.id not in managed and (folder is None or f.folder == folder)
-        ]
-        return matches[0] if len(matches) == 1 else None
+        ),
+        key=lambda f: f.id,
+    )

@@ -1,10 +1,10 @@
 """Applying group, file and user actions.
 
 Creates are never repeated blindly: when a create fails ambiguously (``OutcomeUnknown``: a timeout, a dropped
-connection or a 5xx after the request was sent) the handler looks the object up by its natural key (group name;
-file name, folder and size; username), adopts it if it exists, and sends the create again only if it does not
-(``create_verified``). Every delete is read back, because a real server
-answers "deleted" for objects it silently keeps (the super admin).
+connection or a 5xx after the request was sent) the handler looks the object up (group name; for a file a new site
+file with its name, folder, size and bytes, exactly one, see ``cmssync.sync.file_adoption``; username and email),
+adopts it if it exists, and sends the create again only if it certainly does not (``create_verified``). Every
+delete is read back, because a real server answers "deleted" for objects it silently keeps (the super admin).
 
 A replaced file's new bytes are uploaded first; the old file is only retired here and deleted after the pages
 that referenced it have been re-pointed (``delete_retired_files``).
@@ -12,7 +12,6 @@ that referenced it have been re-pointed (``delete_retired_files``).
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
 from typing import Any
 
 from cmssync.api.errors import NotFound
@@ -26,6 +25,7 @@ from cmssync.plan.assets import desired_file_meta, file_hash
 from cmssync.plan.normalize import digest
 from cmssync.state.records import FileRecord, GroupRecord, UserRecord
 from cmssync.sync.engine import ApplyContext, Outcome, create_verified
+from cmssync.sync.file_adoption import uploaded_copy
 
 # --- groups -------------------------------------------------------------------------------------------------------
 
@@ -86,16 +86,12 @@ async def _upload(context: ApplyContext, spec: FileSpec) -> File:
 
 
 async def _uploaded_copy(context: ApplyContext, spec: FileSpec) -> File | None:
-    """After an ambiguous upload: an unmanaged file with this name, folder and size, if the upload happened."""
-    managed = {str(record.id).lower() for record in context.state.files.values()}
-    name = PurePosixPath(spec.path).name
-    async for candidate in context.client.iter_files():
-        url_name = PurePosixPath((candidate.url or "").split("?")[0]).name
-        size = candidate.size.exact if candidate.size else None
-        folder_ok = spec.folder_id is None or candidate.folder == spec.folder_id
-        if candidate.id.lower() not in managed and url_name == name and size == spec.size and folder_ok:
-            return candidate
-    return None
+    """After an ambiguous upload: the one new site file with this name, folder, size and bytes, if the upload
+    happened (``cmssync.sync.file_adoption.uploaded_copy``). Files the site had when the run observed it, and ids
+    the state or this run already gave to a content path, are never taken for it."""
+    claimed = {str(record.id).lower() for record in context.state.files.values()}
+    claimed |= {file_id.lower() for file_id in context.file_ids.values()}
+    return await uploaded_copy(context.client, spec, claimed=claimed, existed=set(context.snapshot.files))
 
 
 async def _set_metadata(
@@ -196,7 +192,7 @@ async def apply_user(action: Action, context: ApplyContext) -> str:
             created = True
             return new
 
-        user = await create_verified(create, lambda: _user_named(context, username))
+        user = await create_verified(create, lambda: _user_named(context, username, spec.email))
         if not created:  # found after an ambiguous create: make sure it has the password we meant to give it
             await context.client.change_password(user.id, password)
         _record_user(context, username, user.id, password)
@@ -215,8 +211,16 @@ async def apply_user(action: Action, context: ApplyContext) -> str:
     return "updated" + (" (password changed)" if password is not None else "")
 
 
-async def _user_named(context: ApplyContext, username: str) -> User | None:
-    return next((user for user in await context.client.all_users() if user.username == username), None)
+async def _user_named(context: ApplyContext, username: str, email: str) -> User | None:
+    """After an ambiguous create: the user, if the create happened. A user of this name with another email is not
+    ours (someone made it meanwhile): a conflict, never adopted, and the create is not sent again."""
+    user = next((user for user in await context.client.all_users() if user.username == username), None)
+    if user is not None and (user.email or "").lower() != email.lower():
+        raise ApplyError(
+            f"conflict: user {username}: after an unconfirmed create the site has a user {username} (id {user.id}) "
+            f"with email {user.email or '(none)'}, not {email}; it is not adopted"
+        )
+    return user
 
 
 def _record_user(context: ApplyContext, username: str, user_id: int, password: str | None) -> None:

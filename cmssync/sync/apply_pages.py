@@ -29,7 +29,7 @@ from cmssync.content.models import Block as Block_
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import parent_path
 from cmssync.content.text import FileIdRef
-from cmssync.errors import ApplyError
+from cmssync.errors import ApiError, ApplyError
 from cmssync.plan.actions import Action, BlockChange
 from cmssync.plan.blocks import values_match
 from cmssync.plan.desired import Resolver, block_fields, block_references, page_fields
@@ -279,11 +279,11 @@ async def _create(action: Action, context: ApplyContext) -> str:
         ),
         lambda: _created_child(context, parent_id, path),
     )
+    if page.url_path != path:  # never recorded: the state must not point at a page elsewhere (issue 15)
+        raise ApplyError(await _misplaced(context, path, page))
     context.page_ids[path] = page.id
     context.state.record_page(path, PageRecord(id=page.id, live_version_id=page.version.id if page.version else None))
     context.save()
-    if page.url_path != path:
-        raise ApplyError(_wrong_path_reason(path, page.url_path, page.id))
     writer = PageWriter(
         context,
         path,
@@ -351,15 +351,28 @@ async def _delete(action: Action, context: ApplyContext) -> str:
     )
 
 
-def _wrong_path_reason(path: str, made: str, page_id: int) -> str:
+async def _misplaced(context: ApplyContext, path: str, page: Page) -> str:
+    """A new page that landed at another path: it is not recorded, and the empty page cmssync just made is moved
+    to the trash again so that nothing is left at a path nobody asked for; the message says why it happened."""
+    try:
+        await context.client.delete_page(page.id)
+        cleanup = "the duplicate was moved to the trash again"
+    except ApiError as exc:
+        cleanup = f"moving it to the trash failed ({exc}): delete it in the dashboard"
+    return _wrong_path_reason(path, page.url_path, page.id, cleanup)
+
+
+def _wrong_path_reason(path: str, made: str, page_id: int, cleanup: str) -> str:
     """Why a new page landed elsewhere: ``path-N`` means a page already had the path (Concrete numbers the
-    duplicate); anything else is Concrete's URL rules (it drops words such as 'the' from a URL made from a name)."""
+    duplicate): a conflict with a page this run did not see; anything else is Concrete's URL rules (it drops words
+    such as 'the' from a URL made from a name)."""
     if re.fullmatch(re.escape(path) + r"-\d+", made):
         return (
-            f"page {path}: a page with this path already exists on the site, so Concrete created a duplicate at "
-            f"{made} (id {page_id}); delete {made}, then pin the existing page's id in the page file to manage it"
+            f"conflict: page {path}: a page with this path already exists on the site, so Concrete created a "
+            f"duplicate at {made} (id {page_id}); {cleanup}. cmssync did not see that page when it planned: run "
+            f"`cmssync plan` to see it, and pin its id in the page file to manage it"
         )
     return (
-        f"page {path}: the site created it at {made} (Concrete makes the URL from the name and drops "
-        "words such as 'the' or 'of'); rename the page file to match, or move the page in the dashboard"
+        f"page {path}: the site created it at {made} (id {page_id}; Concrete makes the URL from the name and drops "
+        f"words such as 'the' or 'of'); {cleanup}. Rename the page file to match, or move the page in the dashboard"
     )

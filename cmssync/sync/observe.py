@@ -8,7 +8,9 @@ costs about pages + files/100 + users/100 + a constant.
 Pages are found by id (from the state or a pinned ``id``) and otherwise by path through the page tree
 (``/pages/{id}/children``, one request per parent level, cached), never through ``GET /pages``: a real server's
 page list repeats and skips pages whose modification dates tie (concrete-api.md §13). Lists of files and users
-have the same weakness, so objects the state knows but a list walk missed are read by id.
+have the same weakness, so objects the state knows but a list walk missed are read by id. Site files that a content
+file unknown to the state could adopt (same name, folder and size) are downloaded and hashed, because only the same
+bytes prove it is ours (``cmssync.sync.file_adoption``).
 
 Concurrency is bounded by the client (its semaphore); here every independent read is started at once.
 """
@@ -34,6 +36,7 @@ from cmssync.plan.references import is_sub_area
 from cmssync.plan.scope import Scope, with_parents
 from cmssync.plan.snapshot import LiveFile, LiveGroup, LivePage, LiveUser, Snapshot
 from cmssync.state.records import State
+from cmssync.sync.file_adoption import hash_adoption_candidates
 
 PAGE_INCLUDES = ("areas", "custom_attributes")
 T = TypeVar("T")
@@ -72,6 +75,7 @@ async def observe(
         _observe_users(client, state, content.users) if scope is None or scope.all_users else _no_users(),
         _gather_list(client.iter_groups()) if scope is None or scope.all_groups else _no_groups(),
     )
+    files = await hash_adoption_candidates(client, content, state, files, warnings)  # adopt by bytes only
     return Snapshot(
         site_url=base_url,
         home_page_id=home_id,

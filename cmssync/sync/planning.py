@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,7 +19,8 @@ from cmssync.content.site import SiteContent
 from cmssync.errors import PlanError
 from cmssync.fileio import write_atomically
 from cmssync.plan import planner
-from cmssync.plan.actions import Plan, PlanHeader
+from cmssync.plan.actions import Action, Plan, PlanHeader
+from cmssync.plan.assets import file_hash
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
@@ -75,7 +76,7 @@ async def load_plan_file(
     """A saved plan and the site as it is now; refused when the plan went stale (see :func:`check_fresh`)."""
     plan = read_plan_file(path)
     snapshot = await observe(client, workspace.content, state)
-    check_fresh(plan, workspace.content, snapshot)
+    check_fresh(plan, workspace.content, snapshot, state)
     return plan, snapshot
 
 
@@ -91,21 +92,68 @@ def read_plan_file(path: Path) -> Plan:
         raise PlanError(f"{path}: not a cmssync plan file ({reason})") from None
 
 
-def check_fresh(plan: Plan, content: SiteContent, snapshot: Snapshot) -> None:
-    """Refuse a plan file whose content or touched live objects changed since it was made."""
+def check_fresh(plan: Plan, content: SiteContent, snapshot: Snapshot, state: State) -> None:
+    """Refuse a plan file whose content changed, or one of whose preconditions no longer holds on the site.
+
+    Every action's precondition is checked against ``snapshot`` (the site now) and ``state``: an object the action
+    changes or deletes must still exist (a page also still at the live version the plan saw), and an object the
+    action creates must still be absent (``Precondition.absent``). A plan file applied twice, say by a re-run CI
+    job, is so refused instead of creating ``/news-1``, a second group and second copies of every file.
+    """
     if plan.content_digest != content.digest():
         raise PlanError("the plan file is stale: the content changed since it was made; run `cmssync plan` again")
     if plan.site.rstrip("/") != snapshot.site_url.rstrip("/"):
         raise PlanError(f"the plan file was made for {plan.site}, not {snapshot.site_url}")
     for action in plan.actions:
-        if action.kind != "page" or action.precondition.remote_id is None:
-            continue
-        live = snapshot.pages_by_id.get(int(action.precondition.remote_id))
-        expected = action.precondition.live_version_id
+        problem = _stale(action, content, snapshot, state)
+        if problem is not None:
+            raise PlanError(f"the plan file is stale: {action.kind} {action.key} {problem}; run `cmssync plan` again")
+
+
+def _stale(action: Action, content: SiteContent, snapshot: Snapshot, state: State) -> str | None:
+    """Why ``action``'s precondition no longer holds, or None."""
+    condition = action.precondition
+    if condition.absent:
+        found = _present(action, content, snapshot, state)
+        return f"exists on the site now ({found}), and the plan was made to create it" if found else None
+    if condition.remote_id is None:
+        return None
+    remote = condition.remote_id
+    if action.kind == "page":
+        live = snapshot.pages_by_id.get(int(remote))
         if live is None:
-            raise PlanError(f"the plan file is stale: page {action.key} no longer exists on the site")
+            return f"(id {remote}) no longer exists on the site"
+        expected = condition.live_version_id
         if expected is not None and live.live_version_id != expected:
-            raise PlanError(
-                f"the plan file is stale: page {action.key} was published since (live version "
-                f"{live.live_version_id}, the plan expected {expected}); run `cmssync plan` again"
-            )
+            return f"was published since (live version {live.live_version_id}, the plan expected {expected})"
+        return None
+    if action.kind == "file" and remote.lower() not in snapshot.files:
+        return f"(site file {remote}) no longer exists on the site"
+    if action.kind == "user" and not any(str(user.id) == remote for user in snapshot.users.values()):
+        return f"(user id {remote}) no longer exists on the site"
+    return None
+
+
+def _present(action: Action, content: SiteContent, snapshot: Snapshot, state: State) -> str | None:
+    """What now stands where ``action`` was planned to create something, described; None if it is still absent."""
+    key = action.key
+    if action.kind == "page":
+        page = snapshot.pages.get(key)
+        return f"page id {page.id}" if page is not None else None
+    if action.kind == "group":
+        group = snapshot.groups.get(key)
+        return f"group id {group.id}" if group is not None else None
+    if action.kind == "user":
+        user = snapshot.users.get(key)
+        return f"user id {user.id}" if user is not None else None
+    record = state.files.get(key)
+    if record is not None and str(record.id).lower() in snapshot.files:
+        return f"site file {str(record.id).lower()}, recorded in the state"
+    spec = content.files.get(key)
+    if spec is None:
+        return None
+    managed = {str(r.id).lower() for r in state.files.values()}
+    adoptable, _same = snapshot.file_to_adopt(
+        PurePosixPath(key).name, spec.folder_id, spec.size, file_hash(spec), managed
+    )
+    return f"site file {adoptable.id} with the same bytes" if adoptable is not None else None
