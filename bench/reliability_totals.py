@@ -2,7 +2,8 @@
 
 Runs ``pytest tests/reliability`` with ``CMSSYNC_RELIABILITY_REPORT`` pointing at a temporary file, where the suite's
 session writes its counters (``tests/reliability/conftest.py``): cases tried, faults injected, kills, duplicates
-found, secrets leaked, applies. Prints them with pytest's own outcome counts, and exits with pytest's exit code.
+found, secrets leaked, applies, and peaks (RSS under a hostile server, pages in flight). Prints them with
+pytest's own outcome counts, and exits with pytest's exit code.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ LABELS = {
     "secrets_leaked": "secrets leaked",
     "applies": "applies run under faults",
     "duplicates_in_known_bugs": "duplicates made by known bugs (strict xfail tests)",
+    "peak_rss_mib_hostile_server": "peak RSS of `cmssync plan` against a server answering 200 MB (MiB)",
+    "peak_pages_in_flight": "most page actions in flight at once (concurrency 2)",
+    "half_built_pages_after_sigterm": "half-built pages left by a SIGTERM to apply",
 }
 
 
