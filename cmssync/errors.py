@@ -113,7 +113,7 @@ class ApiError(CmsSyncError):
         self.method = method
         self.path = path
         self.status = status
-        self.messages = list(messages)
+        self.messages = [mask_secrets(message) for message in messages]
         where = f"{method} {path}".strip()
         status_text = f" ({status})" if status is not None else ""
         super().__init__(f"{where}{status_text}: {reason}" if where else reason)
