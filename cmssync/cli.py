@@ -328,6 +328,12 @@ def schema(kind: str | None) -> None:
 @click.option("--generate", metavar="pages=N,blocks=N,files=N,users=N", help="Generate a large site.")
 @click.option("--dialect", type=click.Choice(["concrete", "documented"]), default="concrete", show_default=True)
 @click.option("--latency-ms", type=int, default=0, show_default=True, help="Latency added to every request.")
+@click.option(
+    "--workers", type=click.IntRange(min=0), default=0, show_default=True, help="Capacity model: N workers (0: off)."
+)
+@click.option(
+    "--service-ms", type=click.IntRange(min=0), default=0, show_default=True, help="Capacity model: ms per request."
+)
 @click.option("--fault", "faults", multiple=True, metavar="RULE", help="e.g. 500:0.1, 429:0.05:retry-after=1.")
 @click.option("--client-id", default="sandbox", show_default=True)
 @click.option("--client-secret", default="sandbox-secret", show_default=True)
@@ -340,6 +346,8 @@ def emulator(
     generate: str | None,
     dialect: str,
     latency_ms: int,
+    workers: int,
+    service_ms: int,
     faults: tuple[str, ...],
     client_id: str,
     client_secret: str,
@@ -356,6 +364,8 @@ def emulator(
         generate=generate,
         dialect=dialect,
         latency_ms=latency_ms,
+        workers=workers,
+        service_ms=service_ms,
         faults=list(faults),
         client_id=client_id,
         client_secret=client_secret,

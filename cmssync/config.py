@@ -16,7 +16,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    SecretStr,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
@@ -27,6 +38,23 @@ from cmssync.yamlread import position_of, read_yaml_file
 CONFIG_FILE = "cmssync.yaml"
 DEFAULT_SECRETS_DIR = Path("/run/secrets")
 DEFAULT_API_PREFIX = "/ccm/api/1.0"
+AUTO_MAX_CONCURRENCY = 32
+"""Ceiling of the adaptive concurrency (``concurrency: auto``, ``cmssync.api.limiter``)."""
+_FIXED_CONCURRENCY: TypeAdapter[int] = TypeAdapter(Annotated[int, Field(ge=1, le=64)])
+
+
+def _concurrency(value: object) -> int | Literal["auto"]:
+    """``auto`` or a whole number from 1 to 64; one error per bad value (a plain union would report two)."""
+    if isinstance(value, str) and value.strip().lower() == "auto":
+        return "auto"
+    return _FIXED_CONCURRENCY.validate_python(value)
+
+
+Concurrency = Annotated[
+    int | Literal["auto"],
+    PlainValidator(_concurrency),
+    WithJsonSchema({"anyOf": [{"type": "integer", "minimum": 1, "maximum": 64}, {"const": "auto"}]}),
+]
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
 _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
@@ -192,7 +220,9 @@ class Settings(_Section):
     """
     existing_pages: list[str] = Field(default_factory=list)
     """Paths of pages that exist on the site but are not managed; content pages may be placed beneath them."""
-    concurrency: int = Field(default=8, ge=1, le=64)
+    concurrency: Concurrency = "auto"
+    """Requests in flight: ``auto`` (the default) finds the site's knee from measured latencies
+    (``cmssync.api.limiter``); a number fixes it."""
     timeout: Duration = 30.0
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
 
@@ -222,6 +252,16 @@ class Settings(_Section):
         path = Path(setting)
         return path if path.is_absolute() else base_dir / path
 
+    @property
+    def concurrency_limit(self) -> int | None:
+        """The fixed concurrency, or None for ``auto``."""
+        return None if self.concurrency == "auto" else self.concurrency
+
+    @property
+    def max_connections(self) -> int:
+        """Connections a client of these settings may keep open (the adaptive limit's ceiling under ``auto``)."""
+        return AUTO_MAX_CONCURRENCY if self.concurrency == "auto" else self.concurrency
+
     def state_path(self, base_dir: Path) -> Path:
         return self.resolve(base_dir, self.state)
 
@@ -242,7 +282,7 @@ class EnvironmentOverrides(BaseSettings):
     refresh_token: SecretStr | None = None
     state: str | None = None
     publish: str | None = None
-    concurrency: int | None = None
+    concurrency: Concurrency | None = None
     token_store: str | None = None
     health: str | None = None
 

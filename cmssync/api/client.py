@@ -1,9 +1,10 @@
 """``ConcreteClient``: one typed async method per endpoint of the Concrete CMS REST API 1.0.
 
 Build it from settings (``ConcreteClient.from_settings(settings, base_dir=...)``) or explicitly (tests), and use it
-as an async context manager so the connection pool is closed. All calls share one ``asyncio.Semaphore`` of size
-``concurrency``; every request is counted in :attr:`ConcreteClient.stats`. The endpoint groups live in ``pages``,
-``files`` and ``users``; the transport rules (retries, re-authentication, errors) in ``transport``.
+as an async context manager so the connection pool is closed. All calls share one limiter (``limiter``): at most
+``concurrency`` requests in flight, or an adaptive limit when ``concurrency`` is None (``auto``); every request
+is counted in :attr:`ConcreteClient.stats`. The endpoint groups live in ``pages``, ``files`` and ``users``; the
+transport rules (retries, re-authentication, errors) in ``transport``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class ConcreteClient(PagesApi, FilesApi, UsersApi):
         *,
         auth: TokenSource | None,
         api_prefix: str = DEFAULT_API_PREFIX,
-        concurrency: int = 8,
+        concurrency: int | None = 8,
         timeout: float = 30.0,
         retry: RetryPolicy | None = None,
         stats: RequestStats | None = None,
@@ -72,7 +73,7 @@ class ConcreteClient(PagesApi, FilesApi, UsersApi):
             settings.site.url,
             auth=token_source(settings, base_dir=base_dir),
             api_prefix=settings.site.api_prefix,
-            concurrency=settings.concurrency,
+            concurrency=settings.concurrency_limit,
             timeout=settings.timeout,
             retry=retry,
             transport=transport,

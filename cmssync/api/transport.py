@@ -7,8 +7,9 @@ Retry rules live in ``retry`` (what may be repeated depends on the call's kind).
 * a DELETE that answers "not found" on a retry after an ambiguous attempt has succeeded (the first attempt did it);
 * a 401 that rejects the token triggers one re-authentication and one resend within the same attempt;
 * a 429/503 with ``Retry-After`` pauses every call of this client, not only the refused one;
-* one ``asyncio.Semaphore`` of size ``concurrency`` bounds the requests in flight; each is counted in
-  ``RequestStats`` and logged at DEBUG with its path (never the query string or headers);
+* a limiter (``limiter``) bounds the requests in flight: ``concurrency`` of them, or, with ``concurrency=None``
+  (``auto``, the default of the settings), a limit that follows the site's measured queue; each request is counted
+  in ``RequestStats`` and logged at DEBUG with its path (never the query string or headers);
 * an API or token answer is read as a stream and refused beyond :data:`MAX_BODY_BYTES` (``ResponseTooLarge``,
   not retried), so a hostile or broken server cannot make cmssync hold an unbounded body in memory: the largest
   real answer (a page with every area and block) is a few hundred KiB. File downloads (:meth:`Transport.stream_to`)
@@ -45,6 +46,7 @@ from cmssync.api.errors import (
     looks_like_html,
     short,
 )
+from cmssync.api.limiter import Slot, make_limiter
 from cmssync.api.retry import Kind, RetryPolicy, attempts, retry_hook, transport_error
 from cmssync.api.stats import RequestStats
 from cmssync.errors import ApiError
@@ -88,7 +90,7 @@ class Transport:
         *,
         api_prefix: str,
         auth: TokenSource | None,
-        concurrency: int = 8,
+        concurrency: int | None = 8,
         timeout: float = 30.0,
         retry: RetryPolicy | None = None,
         stats: RequestStats | None = None,
@@ -101,10 +103,11 @@ class Transport:
         self.auth = auth
         self.retry = retry or RetryPolicy()
         self.stats = stats if stats is not None else RequestStats()
-        self.concurrency = concurrency
-        self._semaphore = asyncio.Semaphore(concurrency)
+        self.limiter = make_limiter(concurrency)
+        self.concurrency = self.limiter.max_limit
+        """The most requests that can ever be in flight (the adaptive limit's ceiling under ``auto``)."""
         self._paused_until = 0.0
-        limits = httpx.Limits(max_connections=concurrency + 2, max_keepalive_connections=concurrency)
+        limits = httpx.Limits(max_connections=self.concurrency + 2, max_keepalive_connections=self.concurrency)
         self.http = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout),
             limits=limits,
@@ -211,7 +214,8 @@ class Transport:
 
     async def _stream_once(self, url: str, path: str, route: str, sink: IO[bytes]) -> int:
         await self._cool_down()
-        async with self._semaphore:
+        async with self.limiter.slot() as slot:
+            slot.ignored = True  # a download's time depends on the file's size, not on the site's queue
             started = time.monotonic()
             try:
                 async with self.http.stream("GET", url) as response:
@@ -259,9 +263,10 @@ class Transport:
         upload: Upload | None,
     ) -> Any:
         await self._cool_down()
-        async with self._semaphore:
+        async with self.limiter.slot() as slot:
             token = await self._token()
-            response = await self._send_body(method, path, route, token, params, json, form, upload)
+            slot.started = time.monotonic()  # the site's time, without waiting for a token
+            response = await self._send_body(method, path, route, token, params, json, form, upload, slot)
             if is_token_rejection(response) and self.auth is not None:
                 if not self.auth.can_renew or token is None:
                     raise self._auth_failed(response, method, path, renewable=False)
@@ -269,7 +274,7 @@ class Transport:
                 self.stats.record_reauthentication()
                 log.debug("api.reauthenticate", method=method, route=route)
                 token = await self._token()
-                response = await self._send_body(method, path, route, token, params, json, form, upload)
+                response = await self._send_body(method, path, route, token, params, json, form, upload, slot)
                 if is_token_rejection(response):
                     await self.auth.rejected(token or "")
                     raise self._auth_failed(response, method, path, renewable=True)
@@ -293,15 +298,28 @@ class Transport:
         json: Any,
         form: Mapping[str, str] | None,
         upload: Upload | None,
+        slot: Slot,
     ) -> httpx.Response:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         url = self.base_url + path
-        if upload is not None:
-            with upload() as files:
-                return await self._send(
-                    method, url, route, path, params=params, data=form, files=files, headers=headers
+        try:
+            if upload is not None:
+                slot.ignored = True  # an upload's time is its size's
+                with upload() as files:
+                    response = await self._send(
+                        method, url, route, path, params=params, data=form, files=files, headers=headers
+                    )
+            else:
+                response = await self._send(
+                    method, url, route, path, params=params, json=json, data=form, headers=headers
                 )
-        return await self._send(method, url, route, path, params=params, json=json, data=form, headers=headers)
+        except TransportError as exc:
+            # A timeout is the site failing under load; a refused or dropped connection says nothing about its queue.
+            slot.dropped = isinstance(exc.__cause__, httpx.TimeoutException)
+            slot.ignored = True
+            raise
+        slot.dropped = response.status_code in (429, 503)
+        return response
 
     async def _send(self, method: str, url: str, route: str, path: str, **kwargs: Any) -> httpx.Response:
         started = time.monotonic()

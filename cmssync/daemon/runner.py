@@ -62,7 +62,7 @@ class DaemonWorkspace(Workspace):
         return cls(**values, gate=gate)
 
     def client(self) -> ConcreteClient:
-        transport = self.gate.transport(self.settings.concurrency)
+        transport = self.gate.transport(self.settings.max_connections)
         client = ConcreteClient.from_settings(self.settings, base_dir=self.directory, transport=transport)
         self.clients.append(client)
         return client

@@ -46,10 +46,11 @@ class FaultsAndStats:
             await send(message)
 
         try:
-            if decision.fault is None:
-                await self.app(scope, receive, recording_send)
-            else:
-                await self._fault(decision.fault, scope, receive, send, recording_send)
+            async with self.emu.capacity.worker():  # waits for a worker when the capacity model is on
+                if decision.fault is None:
+                    await self.app(scope, receive, recording_send)
+                else:
+                    await self._fault(decision.fault, scope, receive, send, recording_send)
         finally:
             route = scope.get(routing.ROUTE_KEY) or routing.label_for(self.emu, scope["method"], scope["path"])
             self.emu.stats.record(scope["method"], route, status[0])

@@ -82,6 +82,8 @@ async def faults(request: Request) -> Response:
 async def stats(request: Request) -> Response:
     emu = _emu(request)
     snapshot = emu.stats.snapshot()
+    if emu.capacity.enabled:
+        snapshot["capacity"] = emu.capacity.describe()
     if request.method == "DELETE" or request.query_params.get("reset") in ("1", "true"):
         emu.stats.clear()
     return JSONResponse(snapshot)

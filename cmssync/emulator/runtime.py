@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any
 
 from cmssync.emulator import generator, seeds
+from cmssync.emulator.capacity import WorkerPool
 from cmssync.emulator.context import Caller
 from cmssync.emulator.faults import FaultEngine
 from cmssync.emulator.settings import CONCRETE_PREFIX, DIALECTS, DOCUMENTED_PREFIX, Settings
@@ -68,6 +69,7 @@ class Emulator:
         self.faults = FaultEngine(settings.latency_ms, settings.fault_seed)
         self.faults.set_rules(settings.faults, settings.fault_seed)
         self.stats = Stats()
+        self.capacity = WorkerPool(settings.workers, settings.service_ms)
         self.upload_rng = random.Random()
         #: Verified bearer tokens -> (caller, expiry); dropped whenever a token may have been revoked.
         self.token_cache: dict[str, tuple[Caller, int]] = {}

@@ -43,6 +43,8 @@ def run_emulator(
     client_secret: str,
     admin_password: str,
     token_ttl: int = 3600,
+    workers: int = 0,
+    service_ms: int = 0,
 ) -> None:
     """Serve the emulator on ``host:port`` until interrupted (Ctrl-C propagates as ``KeyboardInterrupt`` after a
     clean shutdown, so the caller can choose its exit code)."""
@@ -52,6 +54,8 @@ def run_emulator(
         generate=generate,
         dialect=dialect,
         latency_ms=latency_ms,
+        workers=workers,
+        service_ms=service_ms,
         faults=list(faults),
         client_id=client_id,
         client_secret=client_secret,

@@ -23,6 +23,10 @@ class Settings:
     dialect: str = "concrete"
     #: Latency added to every API request, in milliseconds.
     latency_ms: int = 0
+    #: Capacity model (``cmssync.emulator.capacity``): API requests share this many workers (0: unlimited) ...
+    workers: int = 0
+    #: ... and each holds its worker this many milliseconds.
+    service_ms: int = 0
     #: Fault rules (``KIND:PROBABILITY[:key=value…]``), active from the start.
     faults: list[str] = field(default_factory=list)
     #: Seed of the fault random generator, so a fault run can be repeated.
@@ -43,3 +47,5 @@ class Settings:
             raise ValueError("token_ttl must be positive")
         if self.latency_ms < 0:
             raise ValueError("latency_ms must not be negative")
+        if self.workers < 0 or self.service_ms < 0:
+            raise ValueError("workers and service_ms must not be negative")

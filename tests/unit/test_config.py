@@ -20,7 +20,7 @@ def test_defaults_without_a_file(tmp_path: Path) -> None:
     settings = load_settings(tmp_path, secrets_dir=None)
     assert settings.site.api_prefix == "/ccm/api/1.0"
     assert settings.publish == "approve"
-    assert settings.concurrency == 8
+    assert settings.concurrency == "auto"
     assert settings.daemon.debounce == 1.0
 
 
