@@ -78,14 +78,15 @@ def site_overrides(directory: Path, sandbox: bool) -> Iterator[dict[str, Any] | 
     """Settings that point a command at the embedded sandbox (``--sandbox``), or None for the configured site.
 
     The sandbox keeps its database and its own state under ``DIR/.cmssync/sandbox/``, so consecutive commands
-    (apply, then plan) see the same emulated site.
+    (apply, then plan) see the same emulated site. The paths handed on are absolute: a relative one would be taken
+    relative to the content directory again (``Settings.resolve``), which doubles a relative DIR.
     """
     if not sandbox:
         yield None
         return
     from cmssync.emulator.embedded import Sandbox
 
-    home = directory / ".cmssync" / "sandbox"
+    home = directory.absolute() / ".cmssync" / "sandbox"
     home.mkdir(parents=True, exist_ok=True)
     with _start_sandbox(Sandbox, home) as emulated:
         click.echo(f"sandbox: emulated Concrete CMS site at {emulated.url}", err=True)
@@ -121,25 +122,106 @@ def open_site_workspace(directory: Path, overrides: dict[str, Any] | None) -> Wo
 
 
 def wants_color() -> bool:
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and not _global("no_color")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
-@click.version_option(__version__, prog_name="cmssync")
-@click.option("--debug", is_flag=True, help="Show tracebacks and debug logs.")
-@click.option(
-    "--log-format",
-    type=click.Choice(["auto", "console", "json"]),
-    default="auto",
-    show_default=True,
-    help="Log rendering: console on a terminal and JSON lines otherwise (auto), or forced.",
-)
-@click.pass_context
-def cli(ctx: click.Context, debug: bool, log_format: str) -> None:
-    """Keep a Concrete CMS site in line with a directory of YAML and asset files."""
-    ctx.obj = {"debug": debug}
+def quiet() -> bool:
+    """``--quiet``: no progress display, and only warnings and errors in the log."""
+    return bool(_global("quiet"))
+
+
+def _global(name: str) -> Any:
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    return obj.get(name) if isinstance(obj, dict) else None
+
+
+def _set_global(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """Record a global flag given before or after the command (``cmssync --debug plan``, ``cmssync plan --debug``).
+
+    The group's options are parsed first (their defaults included); a subcommand's copy changes the choice only
+    when it was given, and logging is configured again to match.
+    """
+    if param.name is None or value in (None, False):
+        return
+    root = ctx.find_root()
+    if not isinstance(root.obj, dict):
+        root.obj = {}
+    root.obj[param.name] = value
+    if param.name == "config":
+        from cmssync.config import CONFIG_VARIABLE
+
+        os.environ[CONFIG_VARIABLE] = str(Path(value).absolute())
+    _configure_logging(root.obj)
+
+
+def _configure_logging(flags: dict[str, Any]) -> None:
+    log_format = flags.get("log_format") or "auto"
     json_lines = None if log_format == "auto" else log_format == "json"
-    configure_logging(level=logging.DEBUG if debug else logging.INFO, json_lines=json_lines)
+    level = logging.DEBUG if flags.get("debug") else logging.WARNING if flags.get("quiet") else logging.INFO
+    configure_logging(level=level, json_lines=json_lines)
+
+
+def global_options(command: F) -> F:
+    """The options every command takes before or after its name: ``--debug``, ``--log-format``, ``--config``,
+    ``--no-color``, ``--quiet``."""
+    options = [
+        click.option(
+            "--debug", is_flag=True, expose_value=False, callback=_set_global, help="Show tracebacks and debug logs."
+        ),
+        click.option(
+            "--log-format",
+            type=click.Choice(["auto", "console", "json"]),
+            default=None,
+            expose_value=False,
+            callback=_set_global,
+            help="Log rendering: console on a terminal and JSON lines otherwise (auto, the default), or forced.",
+        ),
+        click.option(
+            "--config",
+            type=click.Path(dir_okay=False, exists=True, path_type=Path),
+            expose_value=False,
+            callback=_set_global,
+            help="Read the settings from this file instead of DIR/cmssync.yaml (also CMSSYNC_CONFIG).",
+        ),
+        click.option(
+            "--no-color", is_flag=True, expose_value=False, callback=_set_global, help="No colors (also NO_COLOR)."
+        ),
+        click.option(
+            "--quiet",
+            "-q",
+            is_flag=True,
+            expose_value=False,
+            callback=_set_global,
+            help="No progress display; only warnings and errors in the log.",
+        ),
+    ]
+    # A function's decorators are applied bottom up; a built command's parameters are appended in order.
+    for option in options if isinstance(command, click.Command) else reversed(options):
+        command = option(command)
+    return command
+
+
+class _Group(click.Group):
+    """Every command gets the global options, so they work after the command's name too."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        global_options(cmd)
+        super().add_command(cmd, name)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.version_option(__version__, prog_name="cmssync")
+@global_options
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Keep a Concrete CMS site in line with a directory of YAML and asset files.
+
+    Shell completion: eval "$(_CMSSYNC_COMPLETE=bash_source cmssync)" (zsh_source, fish_source).
+    """
+    if not isinstance(ctx.obj, dict):
+        ctx.obj = {}
+    _configure_logging(ctx.obj)
 
 
 @cli.command()
@@ -310,12 +392,27 @@ def status(directory: Path, output_format: str, detailed_exitcode: bool, sandbox
     type=click.Choice(["page", "file_sidecar", "users", "groups", "settings"]),
     help="Only the schema of one kind of file (for editors that do not follow #/$defs/… references).",
 )
-def schema(kind: str | None) -> None:
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["json", "markdown"]),
+    default="json",
+    show_default=True,
+    help="markdown: the settings reference, every setting with its variables (docs/settings.md; --kind settings).",
+)
+def schema(kind: str | None, output_format: str) -> None:
     """Print the JSON Schema of the content format (for editors and the YAML language server)."""
     import json
 
     from cmssync.content.schema import content_schema, schema_for
 
+    if output_format == "markdown":
+        if kind != "settings":
+            raise click.UsageError("--format markdown renders the settings reference: add --kind settings")
+        from cmssync.content.settings_reference import settings_reference
+
+        click.echo(settings_reference(), nl=False)
+        return
     document = content_schema() if kind is None else schema_for(kind)  # type: ignore[arg-type]
     click.echo(json.dumps(document, indent=2, sort_keys=True))
 

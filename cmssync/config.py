@@ -33,6 +33,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from cmssync.errors import ConfigError, ContentError, Problem
 from cmssync.secrets import register_secret
+from cmssync.settings_env import nested_environment_tree
 from cmssync.yamlread import position_of, read_yaml_file
 
 CONFIG_FILE = "cmssync.yaml"
@@ -81,10 +82,13 @@ Duration = Annotated[float, BeforeValidator(parse_duration)]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Each field's docstring is its description in the JSON schema and in docs/settings.md (generated).
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class SiteSettings(_Section):
+    """The Concrete CMS site to keep in line with the content."""
+
     url: str | None = None
     """Base URL of the Concrete site, e.g. ``https://www.example.com``."""
     api_prefix: str = DEFAULT_API_PREFIX
@@ -111,33 +115,55 @@ Grant = Literal["password", "client_credentials", "refresh_token", "token"]
 
 
 class AuthSettings(_Section):
+    """How cmssync signs in to the site's REST API (OAuth2). Secrets come from the environment or /run/secrets,
+    or ``${env:NAME}`` in the file; a secret written literally in cmssync.yaml is refused."""
+
     grant: Grant = "password"
     """OAuth2 grant: ``password`` (site must enable it), ``client_credentials`` (read-only: runs as Guest),
     ``refresh_token`` (rotated, persisted in ``token_store``) or a static bearer ``token``."""
     client_id: str | None = None
+    """The API integration's client id (Dashboard > System > API)."""
     client_secret: SecretStr | None = None
+    """The API integration's client secret."""
     username: str | None = None
+    """The site user cmssync acts as (password grant); it needs the permissions of the objects it manages."""
     password: SecretStr | None = None
+    """That user's password (password grant)."""
     token: SecretStr | None = None
+    """A static bearer access token (``grant: token``); it cannot be renewed when it expires."""
     refresh_token: SecretStr | None = None
+    """The first refresh token (``grant: refresh_token``); later ones are rotated into ``token_store``."""
     token_store: str = ".cmssync/tokens.json"
-    """Where a rotated refresh token is persisted (mode 0600) before it is used."""
+    """Where a rotated refresh token is persisted (mode 0600) before it is used; relative to the content
+    directory unless absolute."""
     scopes: list[str] | None = None
     """Scopes to request; default: every scope cmssync uses."""
 
 
 class PruneSettings(_Section):
+    """Deleting managed objects that disappeared from the content, and the guards against mass deletes."""
+
     enabled: bool = False
+    """Delete managed pages, files, users and groups whose content was removed (``--prune`` for one run)."""
     max_deletes: int = Field(default=10, ge=0)
+    """At most this many deletes of one kind per run; beyond it deletes are blocked (``--allow-mass-delete``)."""
     max_fraction: float = Field(default=0.25, ge=0, le=1)
+    """At most this share (0-1) of the managed objects of one kind deleted per run; beyond it deletes are
+    blocked."""
 
 
 class ProtectSettings(_Section):
+    """Objects cmssync never deletes, whatever the content says."""
+
     pages: list[str] = Field(default_factory=lambda: ["/"])
+    """Page paths never deleted."""
     users: list[str] = Field(default_factory=lambda: ["admin"])
+    """Usernames never deleted."""
 
 
 class VersionSettings(_Section):
+    """Housekeeping of page versions."""
+
     keep: int | None = Field(default=10, ge=1)
     """Older non-live versions of managed pages beyond this many are deleted; ``null`` keeps all."""
 
@@ -172,12 +198,21 @@ class NotifySettings(_Section):
 
 
 class DaemonSettings(_Section):
+    """``cmssync daemon``: triggers, health server, mode, notifications (docs/daemon.md)."""
+
     watch: bool | Literal["poll"] = True
+    """``true``: notice file changes with inotify; ``poll``: stat the tree every second; ``false``: schedule only."""
     debounce: Duration = 1.0
+    """Quiet window before a file-triggered run (seconds, or ``500ms``, ``2s``)."""
     interval: Duration | None = 600.0
+    """A full run (reads everything, undoes drift) this often (``10m``, ``1h``); ``null``: none."""
     cron: str | None = None
+    """Full runs at these times too: a crontab line (minute hour day-of-month month day-of-week) or ``@daily``."""
     timezone: str = "UTC"
+    """The IANA time zone of ``cron``."""
     health: str = "127.0.0.1:9090"
+    """``host:port`` of the health and metrics server (``/healthz``, ``/readyz``, ``/metrics``); ``0.0.0.0:9090``
+    in a container; port 0: any free port (logged)."""
     mode: Literal["enforce", "report"] = "enforce"
     """``enforce``: apply the content; ``report``: observe and plan on the same triggers, notify, never write."""
     notify: list[NotifySettings] = Field(default_factory=list)
@@ -205,12 +240,21 @@ class Settings(_Section):
     """Everything cmssync needs to know besides the content itself."""
 
     site: SiteSettings = Field(default_factory=SiteSettings)
+    """The site to manage."""
     auth: AuthSettings = Field(default_factory=AuthSettings)
+    """How to sign in."""
     state: str = ".cmssync/state.json"
+    """The state file (what cmssync manages and how it last saw it), and beside it its lock, journal and the
+    file-hash cache; relative to the content directory unless absolute. Keep it where a CI runner cannot lose it
+    (docs/ci.md)."""
     publish: Literal["approve", "draft"] = "approve"
+    """``approve``: changes go live; ``draft``: leave one unapproved version per page for review on the site."""
     prune: PruneSettings = Field(default_factory=PruneSettings)
+    """Deletes of removed content and their guards."""
     protect: ProtectSettings = Field(default_factory=ProtectSettings)
+    """Objects never deleted."""
     versions: VersionSettings = Field(default_factory=VersionSettings)
+    """Page version housekeeping."""
     folders: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
     """File-manager folder path (``/Images``, ``/Images/Team``) → this site's folder id (tree node id).
 
@@ -224,7 +268,9 @@ class Settings(_Section):
     """Requests in flight: ``auto`` (the default) finds the site's knee from measured latencies
     (``cmssync.api.limiter``); a number fixes it."""
     timeout: Duration = 30.0
+    """Seconds one HTTP request may take (connect, send, each read) before it counts as failed and is retried."""
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
+    """The daemon."""
 
     @field_validator("folders", mode="before")
     @classmethod
@@ -266,6 +312,29 @@ class Settings(_Section):
         return self.resolve(base_dir, self.state)
 
 
+FLAT_ENVIRONMENT: dict[str, tuple[str, ...]] = {
+    "url": ("site", "url"),
+    "api_prefix": ("site", "api_prefix"),
+    "grant": ("auth", "grant"),
+    "client_id": ("auth", "client_id"),
+    "client_secret": ("auth", "client_secret"),
+    "username": ("auth", "username"),
+    "password": ("auth", "password"),
+    "token": ("auth", "token"),
+    "refresh_token": ("auth", "refresh_token"),
+    "state": ("state",),
+    "publish": ("publish",),
+    "concurrency": ("concurrency",),
+    "token_store": ("auth", "token_store"),
+    "health": ("daemon", "health"),
+}
+"""The short variable names of design.md §3 (``CMSSYNC_URL`` …) → the setting each one sets. Every setting also
+has its nested name (``CMSSYNC_SITE__URL``, :mod:`cmssync.settings_env`), which wins when both are set."""
+
+CONFIG_VARIABLE = "CMSSYNC_CONFIG"
+"""Names a settings file to read instead of ``DIR/cmssync.yaml`` (``cmssync --config FILE`` sets it)."""
+
+
 class EnvironmentOverrides(BaseSettings):
     """``CMSSYNC_*`` variables and ``/run/secrets`` files; the flat names of design.md §3."""
 
@@ -288,24 +357,8 @@ class EnvironmentOverrides(BaseSettings):
 
     def as_tree(self) -> dict[str, Any]:
         """The overrides placed where they belong in the ``Settings`` tree."""
-        places = {
-            "url": ("site", "url"),
-            "api_prefix": ("site", "api_prefix"),
-            "grant": ("auth", "grant"),
-            "client_id": ("auth", "client_id"),
-            "client_secret": ("auth", "client_secret"),
-            "username": ("auth", "username"),
-            "password": ("auth", "password"),
-            "token": ("auth", "token"),
-            "refresh_token": ("auth", "refresh_token"),
-            "state": ("state",),
-            "publish": ("publish",),
-            "concurrency": ("concurrency",),
-            "token_store": ("auth", "token_store"),
-            "health": ("daemon", "health"),
-        }
         tree: dict[str, Any] = {}
-        for name, place in places.items():
+        for name, place in FLAT_ENVIRONMENT.items():
             value = getattr(self, name)
             if value is None:
                 continue
@@ -329,15 +382,16 @@ def load_settings(
 ) -> Settings:
     """Read ``DIR/cmssync.yaml`` (if present), then secrets, then the environment, then ``overrides``.
 
-    ``overrides`` are command-line choices (for example ``--sandbox`` pointing at a local emulator); they win.
-    Raises ``ContentError`` for located problems in the file and ``ConfigError`` for bad environment values.
+    ``CMSSYNC_CONFIG`` (``--config FILE``) names the settings file instead of ``DIR/cmssync.yaml``; path settings
+    in it are still relative to the content directory. ``overrides`` are command-line choices (for example
+    ``--sandbox`` pointing at a local emulator); they win. Raises ``ContentError`` for located problems in the file
+    and ``ConfigError`` for bad environment values or a ``--config`` file that does not exist.
     """
     data: dict[str, Any] = {}
-    if directory is not None:
-        path = directory / CONFIG_FILE
-        if path.is_file():
-            data = _read_config_file(path, os.environ)
-    env_tree = _environment_tree(secrets_dir)
+    path = config_file(directory)
+    if path is not None and path.is_file():
+        data = _read_config_file(path, os.environ)
+    env_tree = _merge(_environment_tree(secrets_dir), nested_environment_tree(Settings))
     merged = _merge(_merge(data, env_tree), dict(overrides or {}))
     try:
         settings = Settings.model_validate(merged)
@@ -348,6 +402,17 @@ def load_settings(
     secrets = (settings.auth.client_secret, settings.auth.password, settings.auth.token, settings.auth.refresh_token)
     register_secret(*(secret.get_secret_value() for secret in secrets if secret is not None))
     return settings
+
+
+def config_file(directory: Path | None) -> Path | None:
+    """The settings file to read: the one ``CMSSYNC_CONFIG`` names (it must exist), else ``DIR/cmssync.yaml``."""
+    named = os.environ.get(CONFIG_VARIABLE, "").strip()
+    if named:
+        path = Path(named)
+        if not path.is_file():
+            raise ConfigError(f"the settings file {named} (--config or {CONFIG_VARIABLE}) does not exist")
+        return path
+    return None if directory is None else directory / CONFIG_FILE
 
 
 def _environment_tree(secrets_dir: Path | None) -> dict[str, Any]:
@@ -375,7 +440,8 @@ MAX_CONFIG_BYTES = 1024 * 1024
 
 
 def _read_config_file(path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
-    name = path.name
+    # Problems are located by the file's name in the content directory, or by the path --config gave.
+    name = str(path) if environ.get(CONFIG_VARIABLE, "").strip() else path.name
     limit = "cmssync.yaml may have at most 1 MiB"
     parsed = read_yaml_file(path, name, max_bytes=MAX_CONFIG_BYTES, limit_text=limit, subject=CONFIG_FILE)
     if isinstance(parsed, Problem):

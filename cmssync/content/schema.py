@@ -56,18 +56,23 @@ def _raw_schema(kind: Kind) -> dict[str, Any]:
 
 
 def _patch_durations(schema: dict[str, Any]) -> None:
+    """Durations accept numbers and strings such as ``10m``; the title, default and description are kept."""
     definitions = schema.get("$defs", {})
-    daemon = definitions.get("DaemonSettings", {}).get("properties", {})
-    for name in ("debounce", "interval"):
-        if name in daemon:
-            default = daemon[name].get("default")
-            duration = copy.deepcopy(_DURATION)
-            if name == "interval":
-                duration["anyOf"].append({"type": "null"})
-            daemon[name] = {**duration, "default": default, "title": name.capitalize()}
-    timeout = schema.get("properties", {}).get("timeout")
-    if timeout is not None:
-        schema["properties"]["timeout"] = {**copy.deepcopy(_DURATION), "default": timeout.get("default")}
+    places = [
+        (definitions.get("DaemonSettings", {}).get("properties", {}), "debounce", False),
+        (definitions.get("DaemonSettings", {}).get("properties", {}), "interval", True),
+        (definitions.get("NotifySettings", {}).get("properties", {}), "timeout", False),
+        (schema.get("properties", {}), "timeout", False),
+    ]
+    for properties, name, nullable in places:
+        if name not in properties:
+            continue
+        generated = properties[name]
+        duration = copy.deepcopy(_DURATION)
+        if nullable:
+            duration["anyOf"].append({"type": "null"})
+        kept = {key: generated[key] for key in ("default", "title", "description") if key in generated}
+        properties[name] = {**duration, "title": name.capitalize(), **kept}
 
 
 def schema_for(kind: Kind) -> dict[str, Any]:
