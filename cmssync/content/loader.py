@@ -90,6 +90,8 @@ class _Loader:
             where = spec.source.file if spec.source else ""
             self.problems.extend(checks.references(spec, node, known_files, known_pages, self.lines.get(where)))
         self.cache.save()
+        if self.parse_cache is not None:
+            self.parse_cache.save()
         if self.problems:
             raise ContentError(self.problems)
         assert settings is not None

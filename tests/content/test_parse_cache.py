@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,78 @@ def test_loads_with_a_cache_see_every_edit(tmp_path: Path) -> None:
     (tmp_path / "pages/about.yaml").write_text("name: [broken\n")
     with pytest.raises(ContentError, match=r"pages/about\.yaml:2:1: invalid YAML"):
         load_content(tmp_path, parse_cache=cache)
+
+
+# --- the persistent cache (ParseCache(directory=...)) ----------------------------------------------------------
+
+
+def site(root: Path) -> Path:
+    (root / "pages").mkdir(parents=True)
+    (root / "pages/index.yaml").write_text("name: Home\n")
+    (root / "pages/about.yaml").write_text(
+        "name: About\nareas:\n  Main:\n    - type: content\n      value: {content: <p>Hi</p>}\n"
+    )
+    return root
+
+
+def test_a_new_process_reads_the_trees_instead_of_parsing(tmp_path: Path) -> None:
+    root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
+    first = ParseCache(directory=cache_dir)
+    load_content(root, parse_cache=first)
+    assert first.misses == 2  # the two page files
+    later = ParseCache(directory=cache_dir)  # as a new process would
+    content = load_content(root, parse_cache=later)
+    assert (later.hits, later.misses) == (2, 0)
+    assert content.pages["/about"].name == "About"
+    assert (cache_dir / "parse-cache.pickle").stat().st_mode & 0o777 == 0o600
+
+
+def test_cached_trees_keep_their_positions(tmp_path: Path) -> None:
+    root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
+    (root / "pages/about.yaml").write_text("name: About\nareas:\n  Main:\n    - type: content\n      value: 7\n")
+    messages = []
+    for _ in range(2):
+        with pytest.raises(ContentError) as caught:
+            load_content(root, parse_cache=ParseCache(directory=cache_dir))
+        messages.append([str(problem) for problem in caught.value.problems])
+    assert messages[0] == messages[1]
+    assert any(message.startswith("pages/about.yaml:5:14:") for message in messages[0]), messages[0]
+
+
+def test_an_edited_file_is_parsed_again_and_the_cache_keeps_only_what_is_used(tmp_path: Path) -> None:
+    root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
+    load_content(root, parse_cache=ParseCache(directory=cache_dir))
+    (root / "pages/about.yaml").write_text("name: About us\n")
+    edited = ParseCache(directory=cache_dir)
+    assert load_content(root, parse_cache=edited).pages["/about"].name == "About us"
+    assert (edited.hits, edited.misses) == (1, 1)
+    after = ParseCache(directory=cache_dir)
+    assert len(after._read()) == 2  # the old tree of about.yaml is gone
+
+
+def test_a_refused_file_is_never_cached(tmp_path: Path) -> None:
+    root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
+    (root / "pages/about.yaml").write_text("name: &a About\n")
+    caches = [ParseCache(directory=cache_dir), ParseCache(directory=cache_dir)]
+    for cache in caches:
+        with pytest.raises(ContentError, match=r"pages/about\.yaml:1:7: anchors and aliases"):
+            load_content(root, parse_cache=cache)
+    assert (caches[1].hits, caches[1].misses) == (1, 1)  # index.yaml from the cache, about.yaml refused again
+
+
+def test_a_cache_others_can_write_or_of_another_version_is_ignored(tmp_path: Path) -> None:
+    root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
+    load_content(root, parse_cache=ParseCache(directory=cache_dir))
+    stored = cache_dir / "parse-cache.pickle"
+    stored.chmod(0o666)
+    shared = ParseCache(directory=cache_dir)
+    load_content(root, parse_cache=shared)
+    assert shared.hits == 0
+    stored.write_bytes(pickle.dumps(("cmssync 0.0.0", {}), protocol=pickle.HIGHEST_PROTOCOL))
+    stored.chmod(0o600)
+    old = ParseCache(directory=cache_dir)
+    load_content(root, parse_cache=old)
+    assert old.hits == 0
+    stored.write_bytes(b"\x80\x05garbage")
+    broken = ParseCache(directory=cache_dir)
+    assert load_content(root, parse_cache=broken).pages["/"].name == "Home"
