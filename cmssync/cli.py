@@ -247,6 +247,12 @@ def validate(directory: Path) -> None:
     help="What to print on stdout: text, the JSON report, markdown for a pull request, or the HTML report.",
 )
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
+@click.option("--compact", is_flag=True, help="Text: one line per object instead of every change.")
+@click.option(
+    "--step-summary",
+    is_flag=True,
+    help="Also append the markdown to $GITHUB_STEP_SUMMARY (the job summary in GitHub Actions).",
+)
 @plan_options
 @site_options
 def plan(
@@ -254,6 +260,8 @@ def plan(
     plan_file: Path | None,
     output_format: str,
     detailed_exitcode: bool,
+    compact: bool,
+    step_summary: bool,
     sandbox: bool,
     **options: Any,
 ) -> int:
@@ -271,6 +279,10 @@ def plan(
                 plan_file=plan_file,
                 detailed_exitcode=detailed_exitcode,
                 color=wants_color() and output_format == "text",
+                compact=compact,
+                step_summary=step_summary,
+                notes=sys.stderr,
+                progress=not quiet(),
             )
         )
 
@@ -279,9 +291,29 @@ def plan(
 @CONTENT_DIR
 @click.argument("plan_file", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    help="json: NDJSON events on stdout (the plan, each outcome, a summary), for CI.",
+)
+@click.option(
+    "--compact/--full",
+    default=None,
+    help="Show the plan one line per object, or in full, before asking (default: compact above 50 actions).",
+)
 @plan_options
 @site_options
-def apply(directory: Path, plan_file: Path | None, yes: bool, sandbox: bool, **options: Any) -> int:
+def apply(
+    directory: Path,
+    plan_file: Path | None,
+    yes: bool,
+    output_format: str,
+    compact: bool | None,
+    sandbox: bool,
+    **options: Any,
+) -> int:
     """Make the site match the content (with PLAN_FILE: exactly that plan, refused if stale)."""
     from cmssync.commands.apply import run_apply
     from cmssync.sync.applying import ApplyRequest
@@ -296,7 +328,16 @@ def apply(directory: Path, plan_file: Path | None, yes: bool, sandbox: bool, **o
         workspace = open_site_workspace(directory, overrides)
         return asyncio.run(
             run_apply(
-                workspace, request, out=sys.stdout, yes=yes, ask=ask if interactive else None, color=wants_color()
+                workspace,
+                request,
+                out=sys.stdout,
+                yes=yes,
+                ask=ask if interactive else None,
+                color=wants_color() and output_format == "text",
+                output_format=output_format,  # type: ignore[arg-type]
+                compact=compact,
+                notes=sys.stderr,
+                progress=not quiet(),
             )
         )
 

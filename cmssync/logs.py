@@ -6,6 +6,11 @@ rendering: it masks values under sensitive keys (authorization, tokens, secrets,
 ``key=value`` secrets inside free text, wherever they appear in an event — and, by value, every secret the process
 has registered (:mod:`cmssync.secrets`), which catches a secret that appears bare (echoed by a server, quoted in an
 exception message) where no pattern could.
+
+Retries are one short line each (``retry 2 of GET /ccm/api/1.0/pages/5 in 0.4 s: …(503): Service Unavailable``,
+INFO, logger ``cmssync.retry``): stamina's own instrumentation logs a WARNING with the retried callable's
+arguments, which spilled a JSON document per retry into CI logs. :func:`configure_logging` replaces it with
+:func:`log_retry` and keeps stamina's Prometheus counter.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import sys
 from collections.abc import Mapping, MutableMapping
 from typing import Any, TextIO
 
+import stamina.instrumentation
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
@@ -82,6 +88,29 @@ def redact_secrets(_logger: WrappedLogger, _method: str, event_dict: EventDict) 
     return event_dict
 
 
+_retry_log = structlog.get_logger("cmssync.retry")
+_REASON_CHARS = 160
+
+
+def log_retry(details: stamina.instrumentation.RetryDetails) -> None:
+    """stamina's retry hook: one line naming the request (an API error's message starts with it) and the wait."""
+    reason = " ".join(str(details.caused_by).split()) or type(details.caused_by).__name__
+    if len(reason) > _REASON_CHARS:
+        reason = reason[: _REASON_CHARS - 1] + "…"
+    _retry_log.info(
+        f"retry {details.retry_num} in {details.wait_for:.1f} s: {reason}",
+        retry=details.retry_num,
+        wait_s=round(details.wait_for, 2),
+        waited_s=round(details.waited_so_far, 2),
+        error=type(details.caused_by).__name__,
+    )
+
+
+def quiet_retries() -> None:
+    """Retries logged by :func:`log_retry` (one line), stamina's Prometheus counter kept."""
+    stamina.instrumentation.set_on_retry_hooks([stamina.instrumentation.PrometheusOnRetryHook, log_retry])
+
+
 def configure_logging(
     *, level: int = logging.INFO, json_lines: bool | None = None, stream: TextIO | None = None
 ) -> None:
@@ -121,6 +150,7 @@ def configure_logging(
     # httpx logs every request URL at INFO; our client logs requests itself, without query strings.
     logging.getLogger("httpx").setLevel(max(level, logging.WARNING))
     logging.getLogger("httpcore").setLevel(max(level, logging.WARNING))
+    quiet_retries()
     structlog.configure(
         processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         logger_factory=structlog.stdlib.LoggerFactory(),

@@ -48,6 +48,7 @@ from cmssync.api.errors import (
 )
 from cmssync.api.limiter import Slot, make_limiter
 from cmssync.api.retry import Kind, RetryPolicy, attempts, retry_hook, transport_error
+from cmssync.api.slowcalls import SlowCallNotice
 from cmssync.api.stats import RequestStats
 from cmssync.errors import ApiError
 
@@ -327,11 +328,12 @@ class Transport:
             kwargs.pop("json", None)
         try:
             request = self.http.build_request(method, url, **kwargs)
-            response = await self.http.send(request, stream=True)
-            try:
-                response = await self._read_capped(response, method, path)
-            finally:
-                await response.aclose()
+            with SlowCallNotice(method, path):  # "still waiting for GET /path (10 s)" while it is slow
+                response = await self.http.send(request, stream=True)
+                try:
+                    response = await self._read_capped(response, method, path)
+                finally:
+                    await response.aclose()
         except httpx.HTTPError as exc:
             self._count(method, route, path, "error", started, error=type(exc).__name__)
             raise transport_error(exc, method, path) from exc

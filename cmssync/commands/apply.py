@@ -4,6 +4,15 @@ The work is :func:`cmssync.sync.applying.apply_site`; this module only renders i
 and without ``--yes`` a plan with changes is refused before anything is written; a saved plan file is applied
 without asking (it was reviewed when it was made).
 
+What shows while it runs: ``reading site: N/M pages`` on stderr while the site is read; then the plan, one line
+per object when it has more than :data:`~cmssync.commands.plan.COMPACT_ABOVE` actions (or with ``--compact``), so
+the prompt is not preceded by the whole plan; then one line per finished action with a bar (on a terminal) that
+advances as each action finishes.
+
+``--format json`` writes NDJSON events to stdout instead, one JSON object per line, for CI: ``{"event": "plan",
+"plan": …}`` (the document of ``plan --format json``), then ``{"event": "outcome", …}`` as each action finishes,
+then ``{"event": "summary", …}`` with the counts, problems and exit code. Remarks (SIGTERM) go to stderr then.
+
 SIGTERM (``docker stop``, a CI timeout, ``kill``) stops the apply cleanly: the actions in flight (at most
 ``concurrency``) finish, each saving the state as usual, the others are not started; the command says so and exits
 130 (interrupted), and the next apply finishes the work. A second SIGTERM cancels the actions in flight at once
@@ -14,17 +23,21 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
+import json
 import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TextIO
+from typing import Any, Literal, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from cmssync.commands.plan import COMPACT_ABOVE, render_compact
+from cmssync.commands.progress import reading_site
 from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, PlanError
 from cmssync.plan.actions import Plan
-from cmssync.plan.report import render_text
+from cmssync.plan.report import render_json, render_text
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
 from cmssync.sync.engine import STOPPED, Outcome
 from cmssync.sync.workspace import Workspace
@@ -38,34 +51,51 @@ async def run_apply(
     yes: bool = False,
     ask: Callable[[], bool] | None = None,
     color: bool = False,
+    output_format: Literal["text", "json"] = "text",
+    compact: bool | None = None,
+    notes: TextIO | None = None,
+    progress: bool = False,
 ) -> int:
     """The apply command. ``ask`` asks the user (None: no terminal to ask on).
 
     A saved plan (``request.plan_file``) was reviewed when it was made, and apply refuses it if it went stale, so
     applying it asks nothing (``terraform apply planfile``); ``--yes`` matters only when apply plans itself.
+    ``compact``: one line per object (None: when the plan has more than ``COMPACT_ABOVE`` actions). ``notes``
+    (stderr) gets the reading status (``progress``) and, with ``--format json``, the remarks.
     """
+    notes = notes if notes is not None else io.StringIO()
+    events = output_format == "json"
+    remarks = notes if events else out
     console = Console(file=out, force_terminal=color, markup=False, highlight=False, emoji=False)
-    progress: Progress | None = None
+    bar: Progress | None = None
 
     def confirm(plan: Plan) -> bool:
-        nonlocal progress
-        out.write(render_text(plan, color=color))
+        nonlocal bar
+        status.stop()
+        if events:
+            _event(out, "plan", plan=json.loads(render_json(plan)))
+        else:
+            out.write(_shown(plan, color=color, compact=compact))
         if not yes and request.plan_file is None:
-            if ask is None:
-                raise PlanError("refusing to apply without confirmation: no terminal to ask on; pass --yes")
+            if ask is None or events:
+                how = "--format json cannot ask" if events and ask is not None else "no terminal to ask on"
+                raise PlanError(f"refusing to apply without confirmation: {how}; pass --yes or a plan file")
             if not ask():
                 return False
-        progress = _progress(console, len(plan.actions), enabled=color)
+        bar = None if events else _progress(console, len(plan.actions), enabled=color and progress)
         return True
 
     def on_outcome(outcome: Outcome) -> None:
-        console.print(outcome.line(), soft_wrap=True)
-        if progress is not None:
-            progress.advance(progress.tasks[0].id)
+        if events:
+            _event(out, "outcome", **_outcome_json(outcome))
+        else:
+            console.print(outcome.line(), soft_wrap=True)
+        if bar is not None:
+            bar.advance(bar.tasks[0].id)
 
     stop = asyncio.Event()
     try:
-        with _stop_on_sigterm(stop, out):
+        with _stop_on_sigterm(stop, remarks), reading_site(notes, terminal=notes.isatty(), enabled=progress) as status:
             report = await apply_site(
                 workspace, dataclasses.replace(request, stop=stop), confirm=confirm, on_outcome=on_outcome
             )
@@ -73,11 +103,20 @@ async def run_apply(
         task = asyncio.current_task()
         if not stop.is_set() or task is None or task.uncancel() > 0:
             raise  # not our second SIGTERM: someone else cancelled
-        out.write("Cancelled by a second SIGTERM; the state holds every completed change. Run apply again.\n")
+        remarks.write("Cancelled by a second SIGTERM; the state holds every completed change. Run apply again.\n")
+        if events:
+            _event(out, "summary", status="cancelled", exit_code=EXIT_INTERRUPTED)
         return EXIT_INTERRUPTED
     finally:
-        if progress is not None:
-            progress.stop()
+        if bar is not None:
+            bar.stop()
+    stopped = stop.is_set() and not report.declined
+    exit_code = EXIT_INTERRUPTED if stopped else report.exit_code
+    if events:
+        if not report.plan.has_changes:
+            _event(out, "plan", plan=json.loads(render_json(report.plan)))
+        _event(out, "summary", **_summary_json(report, stopped=stopped, exit_code=exit_code))
+        return exit_code
     if not report.plan.has_changes:
         out.write(render_text(report.plan, color=color))
     if report.declined:
@@ -86,14 +125,55 @@ async def run_apply(
     for problem in report.problems:
         out.write(f"problem: {problem}\n")
     out.write(summary(report) + "\n")
-    if stop.is_set():
+    if stopped:
         not_started = sum(1 for o in report.outcomes if o.message == STOPPED)
         out.write(
             f"Stopped by SIGTERM: {not_started} actions not started; the state holds every completed change. "
             "Run apply again to finish.\n"
         )
-        return EXIT_INTERRUPTED
-    return report.exit_code
+    return exit_code
+
+
+def _shown(plan: Plan, *, color: bool, compact: bool | None) -> str:
+    """The plan before the prompt: in full, or one line per object for a big plan (or ``--compact``)."""
+    automatic = compact is None and len(plan.actions) > COMPACT_ABOVE
+    if not (compact or automatic):
+        return render_text(plan, color=color)
+    hint = (
+        f"({len(plan.actions)} actions, one line each; `cmssync plan` or `cmssync show PLANFILE` shows every change)\n"
+        if automatic
+        else ""
+    )
+    return render_compact(plan, color=color) + hint
+
+
+def _event(out: TextIO, event: str, **fields: Any) -> None:
+    out.write(json.dumps({"event": event, **fields}, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def _outcome_json(outcome: Outcome) -> dict[str, Any]:
+    action = outcome.action
+    return {
+        "id": action.id,
+        "kind": action.kind,
+        "key": action.key,
+        "op": action.op,
+        "status": outcome.status,
+        "message": outcome.message,
+    }
+
+
+def _summary_json(report: ApplyReport, *, stopped: bool, exit_code: int) -> dict[str, Any]:
+    state = "declined" if report.declined else "stopped" if stopped else "failed" if report.failed else "complete"
+    return {
+        "status": state,
+        "counts": report.counts(),
+        "not_started": sum(1 for o in report.outcomes if o.message == STOPPED),
+        "problems": list(report.problems),
+        "requests": report.requests,
+        "exit_code": exit_code,
+    }
 
 
 @contextmanager

@@ -7,26 +7,44 @@ for a pull request, or the HTML report — whether or not a plan file is written
 
 The HTML report inlines images of files the plan uploads, read from the content directory
 (:mod:`cmssync.sync.html_report`).
+
+``--compact`` prints one line per object instead of every field and block change (``apply`` does so by itself
+above :data:`COMPACT_ABOVE` actions, so the prompt is not preceded by thousands of lines). ``--step-summary``
+also appends the markdown to the file ``$GITHUB_STEP_SUMMARY`` names (the job's summary page in GitHub
+Actions), whatever goes to stdout. While the site is read, ``reading site: N/M pages`` shows on stderr
+(:mod:`cmssync.commands.progress`).
 """
 
 from __future__ import annotations
 
+import io
+import os
 from pathlib import Path
 from typing import Literal, TextIO
 
+from rich.console import Console
+from rich.text import Text
+
+from cmssync.commands.progress import reading_site
 from cmssync.errors import EXIT_CHANGES, EXIT_OK
-from cmssync.plan.actions import Plan
+from cmssync.plan.actions import KIND_ORDER, SYMBOLS, Plan, summary_line
 from cmssync.plan.markdown import render_markdown
-from cmssync.plan.report import render_json, render_text
+from cmssync.plan.report import details, render_json, render_text
 from cmssync.plan.request import PlanRequest
 from cmssync.sync.html_report import html_report
 from cmssync.sync.planning import make_plan, write_plan_file
 from cmssync.sync.workspace import Workspace
 
 OutputFormat = Literal["text", "json", "markdown", "html"]
+COMPACT_ABOVE = 50
+"""``apply`` shows a plan of more actions than this one line per object before asking."""
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+_STYLES = {"+": "green", "~": "yellow", "-": "red", ">": "cyan"}
 
 
-def render(plan: Plan, output_format: OutputFormat, *, color: bool, content_dir: Path | None = None) -> str:
+def render(
+    plan: Plan, output_format: OutputFormat, *, color: bool, content_dir: Path | None = None, compact: bool = False
+) -> str:
     """The plan in ``output_format``; ``content_dir`` lets the HTML report inline the images of new files."""
     if output_format == "json":
         return render_json(plan)
@@ -34,7 +52,45 @@ def render(plan: Plan, output_format: OutputFormat, *, color: bool, content_dir:
         return render_markdown(plan)
     if output_format == "html":
         return html_report(plan, content_dir)
-    return render_text(plan, color=color)
+    return render_compact(plan, color=color) if compact else render_text(plan, color=color)
+
+
+def render_compact(plan: Plan, *, color: bool = False, width: int = 100) -> str:
+    """One line per object (``~ page /about: update (name, 2 block changes)``), then blocked deletes, warnings
+    and the summary: every object and every guard, none of the field values."""
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        force_terminal=color,
+        color_system="standard" if color else None,
+        width=width,
+        markup=False,
+        emoji=False,
+        highlight=False,
+    )
+    console.print(Text(f"cmssync plan for {plan.site} (publish: {plan.publish})", style="bold"), soft_wrap=True)
+    for kind in KIND_ORDER:
+        for action in (a for a in plan.actions if a.kind == kind):
+            symbol = SYMBOLS[action.op]
+            more = details(action)
+            line = f"{symbol} {action.kind} {action.key}: {action.op}" + (f" ({more})" if more else "")
+            console.print(Text(line, style=_STYLES.get(symbol, "")), soft_wrap=True)
+    for entry in plan.blocked:
+        console.print(Text(f"! {entry.kind} deletes blocked: {entry.describe()}", style="red"), soft_wrap=True)
+    for warning in plan.warnings:
+        console.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)
+    console.print(Text(summary_line(plan), style="bold"), soft_wrap=True)
+    return buffer.getvalue()
+
+
+def append_step_summary(plan: Plan, notes: TextIO) -> None:
+    """Append the plan's markdown to ``$GITHUB_STEP_SUMMARY``; outside GitHub Actions, say so on ``notes``."""
+    target = os.environ.get(STEP_SUMMARY, "").strip()
+    if not target:
+        notes.write(f"--step-summary: {STEP_SUMMARY} is not set (not in GitHub Actions); nothing appended\n")
+        return
+    with open(target, "a", encoding="utf-8") as summary:
+        summary.write(render_markdown(plan) + "\n")
 
 
 async def run_plan(
@@ -46,11 +102,20 @@ async def run_plan(
     plan_file: Path | None = None,
     detailed_exitcode: bool = False,
     color: bool = False,
+    compact: bool = False,
+    step_summary: bool = False,
+    notes: TextIO | None = None,
+    progress: bool = False,
 ) -> int:
-    run = await make_plan(workspace, request)
-    out.write(render(run.plan, output_format, color=color, content_dir=workspace.directory))
+    """The plan command; ``notes`` (stderr) gets the progress display (``progress``) and remarks."""
+    notes = notes if notes is not None else io.StringIO()
+    with reading_site(notes, terminal=notes.isatty(), enabled=progress):
+        run = await make_plan(workspace, request)
+    out.write(render(run.plan, output_format, color=color, content_dir=workspace.directory, compact=compact))
     if plan_file is not None:
         write_plan_file(run.plan, plan_file)
+    if step_summary:
+        append_step_summary(run.plan, notes)
     if detailed_exitcode and not run.plan.is_empty:
         return EXIT_CHANGES
     return EXIT_OK

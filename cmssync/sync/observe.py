@@ -13,13 +13,19 @@ file unknown to the state could adopt (same name, folder and size) are downloade
 bytes prove it is ours (``cmssync.sync.file_adoption``).
 
 Concurrency is bounded by the client (its semaphore); here every independent read is started at once.
+
+Progress: ``progress(read, expected)`` is called as each page read finishes (``reading site: 120/301 pages``);
+``expected`` grows when the tree walk finds more pages to read. Without the argument, the callable in
+:data:`observe_progress` is used, so a command can show progress without threading a callback through the
+planning and apply layers.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TypeVar
@@ -41,6 +47,31 @@ from cmssync.sync.file_adoption import hash_adoption_candidates
 PAGE_INCLUDES = ("areas", "custom_attributes")
 T = TypeVar("T")
 
+ObserveProgress = Callable[[int, int], None]
+"""``(pages read, pages expected)``, called as each page read finishes."""
+observe_progress: ContextVar[ObserveProgress | None] = ContextVar("observe_progress", default=None)
+"""The progress callback of :func:`observe` calls that are not given one (set by the command showing it)."""
+
+
+@dataclass
+class _Progress:
+    report: ObserveProgress | None
+    read: int = 0
+    expected: int = 0
+
+    def expect(self, count: int) -> None:
+        self.expected += count
+        if self.report is not None and count:
+            self.report(self.read, self.expected)
+
+    async def tick(self, awaitable: Awaitable[T]) -> T:
+        try:
+            return await awaitable
+        finally:
+            self.read += 1
+            if self.report is not None:
+                self.report(self.read, self.expected)
+
 
 @dataclass
 class _PageIndex:
@@ -54,12 +85,18 @@ class _PageIndex:
 
 
 async def observe(
-    client: ConcreteClient, content: SiteContent, state: State, *, scope: Scope | None = None
+    client: ConcreteClient,
+    content: SiteContent,
+    state: State,
+    *,
+    scope: Scope | None = None,
+    progress: ObserveProgress | None = None,
 ) -> Snapshot:
     """A snapshot of every live object the content or the state names (see the module docstring).
 
     With a ``scope`` (incremental runs), only the objects in scope are read, and the snapshot is incomplete.
     """
+    pages_read = _Progress(progress or observe_progress.get())
     site = await client.default_site(includes=())
     home_id = site.home_page_id or 1
     base_url = client.base_url
@@ -68,7 +105,7 @@ async def observe(
         state = _restricted_state(state, scope)
     warnings: list[str] = []
     pages, files, users, groups = await asyncio.gather(
-        _observe_pages(client, content, state, home_id, base_url),
+        _observe_pages(client, content, state, home_id, base_url, pages_read),
         _observe_files(
             client, state, list_all=scope is None or bool(set(content.files) - set(state.files)), warnings=warnings
         ),
@@ -113,7 +150,7 @@ async def _no_groups() -> list[Group]:
 
 
 async def _observe_pages(
-    client: ConcreteClient, content: SiteContent, state: State, home_id: int, base_url: str
+    client: ConcreteClient, content: SiteContent, state: State, home_id: int, base_url: str, progress: _Progress
 ) -> _PageIndex:
     index = _PageIndex()
     known: dict[int, str | None] = {home_id: "/"}
@@ -122,14 +159,15 @@ async def _observe_pages(
     for path, spec in content.pages.items():
         if spec.id is not None:
             known.setdefault(spec.id, path)
-    for page in await _all(_read_page(client, page_id, base_url) for page_id in known):
+    progress.expect(len(known))
+    for page in await _all(progress.tick(_read_page(client, page_id, base_url)) for page_id in known):
         if page is not None:
             index.add(page)
 
     wanted = set(content.pages) | set(content.settings.existing_pages)
     wanted |= {parent for path in wanted if (parent := parent_path(path)) is not None}
     missing = sorted(path for path in wanted if path not in index.by_path)
-    await _find_by_path(client, missing, index, base_url)
+    await _find_by_path(client, missing, index, base_url, progress)
     return index
 
 
@@ -160,7 +198,9 @@ async def _read_page(
     return to_live_page(recent, live_version_id, base_url)
 
 
-async def _find_by_path(client: ConcreteClient, paths: list[str], index: _PageIndex, base_url: str) -> None:
+async def _find_by_path(
+    client: ConcreteClient, paths: list[str], index: _PageIndex, base_url: str, progress: _Progress
+) -> None:
     """Walk down the tree from the nearest known ancestor of each path, one level (and request) at a time."""
     pending = [path for path in paths if path.startswith("/") and path != "/"]
     depth = 1
@@ -181,7 +221,9 @@ async def _find_by_path(client: ConcreteClient, paths: list[str], index: _PageIn
             match = next((c for c in index.children[index.by_path[parent].id] if c.url_path == path), None)
             if match is not None:
                 found.append((path, match.id))
-        for page in await _all(_read_page(client, pid, base_url, listed_at=path) for path, pid in found):
+        progress.expect(len(found))
+        reads = (progress.tick(_read_page(client, pid, base_url, listed_at=path)) for path, pid in found)
+        for page in await _all(reads):
             if page is not None:
                 index.add(page)
         pending = [path for path in pending if path not in index.by_path and path.count("/") > depth]
@@ -222,6 +264,7 @@ def to_live_page(page: Page, live_version_id: int | None, base_url: str) -> Live
         live_version_id=live_version_id,
         recent_version_id=version.id if version else None,
         publish_end_date=normalize_date(version.publish_end_date) if version else None,
+        recent_version_created=normalize_date(version.date_created) if version else None,
     )
 
 

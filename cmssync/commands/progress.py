@@ -1,0 +1,86 @@
+"""What a long run shows while it works, on stderr: ``reading site: 120/301 pages`` while the site is read.
+
+On a terminal the line is a transient rich status that updates in place. Off a terminal (CI logs) it is a plain
+line at most every :data:`LOG_EVERY` seconds, plus the last one, so a 300-page read shows a few lines rather
+than nothing or three hundred. ``--quiet`` shows nothing. stdout is never used: it carries the plan, the markdown or
+the JSON events a pipeline reads.
+
+The count comes from :func:`cmssync.sync.observe.observe` through its context variable
+(:data:`~cmssync.sync.observe.observe_progress`), set only inside :func:`reading_site`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+from rich.console import Console
+from rich.status import Status
+
+from cmssync.sync.observe import observe_progress
+
+LOG_EVERY = 5.0
+"""Seconds between two progress lines off a terminal."""
+
+
+class ReadingStatus:
+    """Shows ``reading site: N/M pages`` (see the module docstring); :meth:`stop` ends it before the plan prints."""
+
+    def __init__(self, stream: TextIO, *, terminal: bool, enabled: bool = True) -> None:
+        self.stream = stream
+        self.terminal = terminal
+        self.enabled = enabled
+        self._status: Status | None = None
+        self._last_line = 0.0
+        self._pending: str | None = None
+        self.stopped = False
+
+    def update(self, read: int, expected: int) -> None:
+        if not self.enabled or self.stopped:
+            return
+        text = f"reading site: {read}/{expected} pages"
+        if self.terminal:
+            if self._status is None:
+                console = Console(file=self.stream, force_terminal=True, markup=False, highlight=False, emoji=False)
+                self._status = console.status(text)
+                self._status.start()
+            else:
+                self._status.update(text)
+            return
+        now = time.monotonic()
+        if read == 0 or now - self._last_line >= LOG_EVERY:
+            self._write(text)
+            self._last_line = now
+            self._pending = None
+        else:
+            self._pending = text
+
+    def stop(self) -> None:
+        """End the display; off a terminal, the last count is written if it was not yet."""
+        if self.stopped:
+            return
+        self.stopped = True
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+        if self._pending is not None:
+            self._write(self._pending)
+            self._pending = None
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+@contextmanager
+def reading_site(stream: TextIO, *, terminal: bool, enabled: bool = True) -> Iterator[ReadingStatus]:
+    """Inside: every observation reports to a :class:`ReadingStatus` on ``stream``; it stops on the way out."""
+    status = ReadingStatus(stream, terminal=terminal, enabled=enabled)
+    token = observe_progress.set(status.update)
+    try:
+        yield status
+    finally:
+        observe_progress.reset(token)
+        status.stop()
