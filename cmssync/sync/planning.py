@@ -52,6 +52,7 @@ def _header(workspace: Workspace, request: PlanRequest) -> PlanHeader:
         "prune": request.prune,
         "replace_moved": request.replace_moved,
         "allow_mass_delete": request.allow_mass_delete,
+        "force": request.force,
         "incremental": request.scope is not None,
     }
     return PlanHeader(
@@ -127,10 +128,24 @@ def _stale(action: Action, content: SiteContent, snapshot: Snapshot, state: Stat
         if expected is not None and live.live_version_id != expected:
             return f"was published since (live version {live.live_version_id}, the plan expected {expected})"
         return None
-    if action.kind == "file" and remote.lower() not in snapshot.files:
-        return f"(site file {remote}) no longer exists on the site"
+    if action.kind == "file":
+        return _stale_file(action, remote.lower(), content, snapshot, state)
     if action.kind == "user" and not any(str(user.id) == remote for user in snapshot.users.values()):
         return f"(user id {remote}) no longer exists on the site"
+    return None
+
+
+def _stale_file(action: Action, remote: str, content: SiteContent, snapshot: Snapshot, state: State) -> str | None:
+    """A file action's site file must still exist; an adoption's (the state does not know the path yet) must still
+    be one that holds the content's bytes and that nothing else claims (observe hashed it again just now)."""
+    live = snapshot.files.get(remote)
+    if live is None:
+        return f"(site file {remote}) no longer exists on the site"
+    spec = content.files.get(action.key)
+    if action.op == "delete" or spec is None or action.key in state.files:
+        return None
+    if live.sha256 != file_hash(spec):
+        return f"was to adopt site file {remote}, which no longer holds its bytes or is now managed as another file"
     return None
 
 

@@ -260,3 +260,20 @@ def test_an_action_on_an_object_that_is_gone_is_stale(tmp_path: Path) -> None:
         check_fresh(made, content, replace(observed, files={}), state)
     with pytest.raises(PlanError, match=r"user jane \(user id 7\) no longer exists"):
         check_fresh(made, content, replace(observed, users={}), state)
+
+
+def test_an_adoption_is_stale_when_the_site_file_no_longer_holds_the_bytes(tmp_path: Path) -> None:
+    content = write_content(tmp_path, {"files/x.txt": OURS})
+    observed = snapshot(files=(site_file("copy", OURS),))
+    made = plan(content, observed, State(), options())
+    [action] = made.actions
+    assert (action.op, action.precondition.remote_id) == ("update", "copy")
+    check_fresh(made, content, observed, State())
+    changed = snapshot(files=(site_file("copy", THEIRS),))
+    with pytest.raises(PlanError, match=r"file x\.txt was to adopt site file copy, which no longer holds its bytes"):
+        check_fresh(made, content, changed, State())
+    claimed = State()
+    claimed.record_file("y.txt", FileRecord(id="copy", hash=sha(OURS), url=f"{BASE}/f/copy/x.txt"))
+    unhashed = snapshot(files=(site_file("copy", None),))  # now managed as y.txt: observe no longer hashes it
+    with pytest.raises(PlanError, match="is now managed as another file"):
+        check_fresh(made, content, unhashed, claimed)
