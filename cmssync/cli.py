@@ -57,6 +57,11 @@ def plan_options(command: F) -> F:
         ),
         click.option("--replace-moved", is_flag=True, help="Apply page moves as create-new-then-delete-old."),
         click.option("--allow-mass-delete", is_flag=True, help="Allow deletes beyond the prune guards."),
+        click.option(
+            "--force",
+            is_flag=True,
+            help="Settle every conflict (changed in the content and on the site) for the content: overwrite editors.",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -64,12 +69,16 @@ def plan_options(command: F) -> F:
 
 
 def plan_request(
-    targets: tuple[str, ...], prune: bool | None, replace_moved: bool, allow_mass_delete: bool
+    targets: tuple[str, ...], prune: bool | None, replace_moved: bool, allow_mass_delete: bool, force: bool = False
 ) -> PlanRequest:
     from cmssync.plan.request import PlanRequest
 
     return PlanRequest(
-        targets=targets, prune=prune or None, replace_moved=replace_moved, allow_mass_delete=allow_mass_delete
+        targets=targets,
+        prune=prune or None,
+        replace_moved=replace_moved,
+        allow_mass_delete=allow_mass_delete,
+        force=force,
     )
 
 

@@ -27,6 +27,7 @@ from pydantic import (
     ValidationError,
     WithJsonSchema,
     field_validator,
+    model_validator,
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -161,6 +162,68 @@ class ProtectSettings(_Section):
     """Usernames never deleted."""
 
 
+ConflictPolicy = Literal["content_wins", "site_wins", "fail"]
+"""How a three-way conflict is settled: write the content's value, keep the site's, or refuse the object."""
+ForeignDraftPolicy = Literal["fail", "skip", "merge"]
+"""A page with someone else's pending draft: refuse it (exit 1), leave it alone, or write into that draft."""
+IGNORABLE_FIELDS = ("name", "description", "type", "template", "publish_end_date")
+
+
+class BlockSelector(_Section):
+    """Blocks of one area, by block type or by position (0 = first block of the live area)."""
+
+    area: Annotated[str, Field(min_length=1)]
+    type: Annotated[str, Field(min_length=1)] | None = None
+    """Block type handle (``content``, ``html``, ``image`` …)."""
+    position: Annotated[int, Field(ge=0)] | None = None
+
+    @model_validator(mode="after")
+    def _one_selector(self) -> BlockSelector:
+        if (self.type is None) == (self.position is None):
+            raise ValueError("give exactly one of type or position")
+        return self
+
+
+class IgnoreRule(_Section):
+    """Differences nobody wants reverted (an editor owns them): neither shown as drift nor written back.
+
+    Like Terraform's ``ignore_changes``: the content's values are still used when cmssync creates the page."""
+
+    fields: list[Literal["name", "description", "type", "template", "publish_end_date"]] = Field(default_factory=list)
+    """Page fields left to the editors."""
+    attributes: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    """Attribute handles left to the editors."""
+    areas: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    """Whole areas left to the editors."""
+    blocks: list[BlockSelector] = Field(default_factory=list)
+    """Blocks left to the editors, by area and type or position."""
+
+
+class GlobalIgnoreRule(IgnoreRule):
+    """An ignore rule of ``cmssync.yaml``, for the pages whose path matches ``pages`` (fnmatch patterns)."""
+
+    pages: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=lambda: ["*"])
+    """Page path patterns (``/blog/*``); default: every page."""
+
+
+class ConflictRule(_Section):
+    """A conflict policy for the objects matching ``match`` (``KIND:KEY`` fnmatch pattern), optionally only for some
+    fields (``name``, ``attributes.meta_title``, ``area:Main``)."""
+
+    match: Annotated[str, Field(min_length=3)]
+    fields: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    policy: ConflictPolicy
+
+
+class ConflictSettings(_Section):
+    """Three-way conflicts: an object changed both in the content and on the site since cmssync last applied it."""
+
+    policy: ConflictPolicy = "fail"
+    """Default for every object: ``fail`` refuses the object (``apply --force`` writes the content's values)."""
+    rules: list[ConflictRule] = Field(default_factory=list)
+    """Per-object (and per-field) policies; the first matching rule wins, a page file's ``on_conflict`` first."""
+
+
 class VersionSettings(_Section):
     """Housekeeping of page versions."""
 
@@ -255,6 +318,13 @@ class Settings(_Section):
     """Objects never deleted."""
     versions: VersionSettings = Field(default_factory=VersionSettings)
     """Page version housekeeping."""
+    conflicts: ConflictSettings = Field(default_factory=ConflictSettings)
+    """Three-way conflicts between the content and editors' changes on the site (docs/editor-safety.md)."""
+    on_foreign_draft: ForeignDraftPolicy | None = None
+    """A page carrying an unapproved draft cmssync did not make: ``fail``, ``skip`` or ``merge`` (write into it and
+    approve it); default ``fail`` for ``apply`` and ``skip`` for the daemon: nobody's work is approved unasked."""
+    ignore: list[GlobalIgnoreRule] = Field(default_factory=list)
+    """Differences left to the editors: neither drift nor reverted (docs/editor-safety.md)."""
     folders: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
     """File-manager folder path (``/Images``, ``/Images/Team``) → this site's folder id (tree node id).
 

@@ -49,6 +49,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
+from cmssync.config import ConflictPolicy, ForeignDraftPolicy, IgnoreRule
 from cmssync.content.paths import HANDLE, MAX_NAME, check_username
 from cmssync.content.text import EnvRef, Text, parse_env_reference
 from cmssync.errors import Problem
@@ -324,6 +325,15 @@ class PageSpec(Spec):
     """Area name → blocks; only the areas written here are managed (``[]``: managed and empty)."""
     publish_end_date: PublishEndDate | None = None
     """Set on the published version: a date (``2027-01-31``) or a date and time (``2027-01-31T18:00:00``)."""
+    ignore: IgnoreRule | None = None
+    """Differences on this page left to the editors (fields, attributes, areas, blocks): never drift, never reverted
+    (docs/editor-safety.md)."""
+    protect: bool = False
+    """Never delete or replace this page, whatever the content or ``--replace-moved`` say."""
+    on_conflict: ConflictPolicy | dict[str, ConflictPolicy] | None = None
+    """This page's conflict policy: one for every field, or field → policy (``*`` for the others)."""
+    on_foreign_draft: ForeignDraftPolicy | None = None
+    """This page's policy for someone else's pending draft (overrides the ``on_foreign_draft`` setting)."""
 
 
 def _date_or_datetime(value: Any) -> date | datetime:

@@ -138,10 +138,12 @@ class SyncRunner:
             return record
         daemon_workspace = DaemonWorkspace.wrap(workspace, self.gate)
         try:
+            # Someone else's draft is skipped (never written into nor approved) unless the settings say otherwise.
+            request = PlanRequest(scope=batch.scope, foreign_draft_default="skip")
             if record.mode == "report":
-                record.report = await report_only(daemon_workspace, PlanRequest(scope=batch.scope))
+                record.report = await report_only(daemon_workspace, request)
             else:
-                record.report = await apply_site(daemon_workspace, ApplyRequest(PlanRequest(scope=batch.scope)))
+                record.report = await apply_site(daemon_workspace, ApplyRequest(request))
         except ContentError as exc:
             record.reason, record.problems = "invalid content", [str(p) for p in exc.problems]
         except CmsSyncError as exc:

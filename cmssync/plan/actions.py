@@ -108,6 +108,70 @@ class Action(_Frozen):
         return f"{self.kind}:{self.key}"
 
 
+Resolution = Literal["content_wins", "site_wins", "fail"]
+"""How a conflicted field is settled: the content's value is written, the site's is kept, or the object is refused."""
+
+
+class FieldConflict(_Frozen):
+    """One field changed both in the content and on the site since cmssync last applied it (a three-way conflict).
+
+    ``base`` is the value cmssync last applied (``base_known`` False when the state does not hold it: states written
+    before per-field bases, or areas, whose base is kept as a digest only). ``content`` and ``site`` are the two new
+    values. ``resolution`` is the policy that settled it; ``fail`` means the object was refused (see ``Plan.held``).
+    """
+
+    kind: Kind
+    key: str
+    field: str
+    base: Any = None
+    base_known: bool = False
+    content: Any = None
+    site: Any = None
+    resolution: Resolution = "fail"
+
+    @property
+    def id(self) -> str:
+        return f"{self.kind}:{self.key}"
+
+
+class DraftInfo(_Frozen):
+    """A pending (unapproved) page version cmssync did not create. The API gives no author for a version
+    (concrete-api.md: ``PageVersion`` has ``id``, ``is_approved`` and dates only), so ``author`` is usually None."""
+
+    version_id: int
+    created: str | None = None
+    author: str | None = None
+
+    def describe(self) -> str:
+        made = f" created {self.created}" if self.created else ""
+        by = f" by {self.author}" if self.author else " (the API does not say by whom)"
+        return f"unapproved draft version {self.version_id}{made}{by}"
+
+
+HeldReason = Literal["conflict", "foreign_draft"]
+
+
+class HeldObject(_Frozen):
+    """An object whose changes the plan holds back: nothing is written to it, and ``apply`` says so.
+
+    ``fails`` makes ``apply`` exit 1 (a conflict under policy ``fail``, a foreign draft under ``on_foreign_draft:
+    fail``); a foreign draft under ``skip`` is held quietly (the daemon's default).
+    """
+
+    kind: Kind
+    key: str
+    reason: HeldReason
+    message: str
+    fails: bool = True
+    draft: DraftInfo | None = None
+    action: Action | None = None
+    """What would have been applied, for review (``--force`` or a policy applies it)."""
+
+    @property
+    def id(self) -> str:
+        return f"{self.kind}:{self.key}"
+
+
 Guard = Literal["max_deletes", "max_fraction", "empty_content"]
 
 
@@ -152,6 +216,10 @@ class Plan(_Frozen):
     content_digest: str
     actions: tuple[Action, ...] = ()
     blocked: tuple[BlockedDeletes, ...] = ()
+    conflicts: tuple[FieldConflict, ...] = ()
+    """Every three-way conflict found, settled or not (``cmssync.plan.conflicts``)."""
+    held: tuple[HeldObject, ...] = ()
+    """Objects refused or skipped: conflicts under policy ``fail``, foreign drafts under ``fail`` or ``skip``."""
     warnings: tuple[str, ...] = ()
     """Things the user should know that change nothing: unmanaged groups, protected objects, page-move limits."""
     header: PlanHeader | None = None
@@ -164,7 +232,12 @@ class Plan(_Frozen):
     @property
     def is_empty(self) -> bool:
         """The site matches the content: nothing to write and no delete held back by a guard."""
-        return not self.actions and not self.blocked
+        return not self.actions and not self.blocked and not self.held
+
+    @property
+    def refused(self) -> tuple[HeldObject, ...]:
+        """Held objects that make ``apply`` fail (exit 1): unsettled conflicts, foreign drafts under ``fail``."""
+        return tuple(entry for entry in self.held if entry.fails)
 
     def summary(self) -> dict[str, int]:
         """Counts by operation, always with the four main keys present."""
@@ -182,6 +255,12 @@ def summary_line(plan: Plan) -> str:
         return "No changes. The site matches the content."
     blocked = sum(len(entry.keys) for entry in plan.blocked)
     held = f" {blocked} delete{'s' if blocked != 1 else ''} held back by the prune guards." if blocked else ""
+    if plan.held:
+        refused = len(plan.refused)
+        skipped = len(plan.held) - refused
+        parts_held = [f"{refused} refused (conflicts or foreign drafts; see above)"] if refused else []
+        parts_held += [f"{skipped} skipped (foreign drafts)"] if skipped else []
+        held += " Held back: " + ", ".join(parts_held) + "."
     if not plan.has_changes:
         return f"Plan: nothing to apply.{held}"
     parts = [f"{counts['create']} to create", f"{counts['update']} to update", f"{counts['delete']} to delete"]

@@ -32,6 +32,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from cmssync.plan.canonical_html import same_html
+
 BlockValue = Mapping[str, str]
 ValueMatcher = Callable[[BlockValue, BlockValue], bool]
 
@@ -135,8 +137,11 @@ def values_match(live: BlockValue, desired: BlockValue) -> bool:
     Extra live fields are ignored (the content manages only what it writes). Desired fields the live block lacks
     are ignored too: the server returns every column of a block's table and silently drops value keys that are not
     columns (concrete-api.md §7, ``performSave``), so such a key can never be stored and must not plan a change.
+
+    Markup is compared in canonical form (``cmssync.plan.canonical_html``): an editor's re-serialisation of the
+    same HTML is not a difference.
     """
-    return all(live[key] == value for key, value in desired.items() if key in live)
+    return all(same_html(live[key], value) for key, value in desired.items() if key in live)
 
 
 def align_area(

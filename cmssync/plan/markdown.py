@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from cmssync.plan.actions import SYMBOLS, Action, Plan, summary_line
-from cmssync.plan.report import action_body, details, header_line, ordered
+from cmssync.plan.report import action_body, conflict_lines, details, header_line, held_reason, ordered
 
 DEFAULT_BUDGET = 60_000
 MAX_WARNINGS = 20
@@ -62,13 +62,44 @@ def _head(plan: Plan) -> list[str]:
         lines += ["**No changes.** The site matches the content.", ""]
     for entry in plan.blocked:
         lines.append(f"> **Deletes blocked:** {_md(entry.describe())}")
+    lines += _held(plan)
     warnings = list(plan.warnings)
     for warning in warnings[:MAX_WARNINGS]:
         lines.append(f"> **Warning:** {_md(warning[:500])}")
     if len(warnings) > MAX_WARNINGS:
         lines.append(f"> … and {len(warnings) - MAX_WARNINGS} more warnings in the full plan.")
-    if plan.blocked or warnings:
+    if plan.blocked or warnings or plan.held:
         lines.append("")
+    return lines
+
+
+def _held(plan: Plan) -> list[str]:
+    """Refused and skipped objects, each with its conflicts (base, content, site) in a collapsible diff."""
+    lines: list[str] = []
+    held_ids = {entry.id for entry in plan.held}
+    for entry in plan.held:
+        verb = "Refused" if entry.fails else "Skipped"
+        lines.append(
+            f"> **{verb}:** {entry.kind} {_code_span(_md(entry.key))} — {_md(held_reason(entry))}: "
+            f"{_md(entry.message[:500])}"
+        )
+    conflicts = list(plan.conflicts)
+    if conflicts:
+        body = []
+        for conflict in conflicts:
+            settled = "" if conflict.id in held_ids else " (settled)"
+            body.append(f"{conflict.kind} {conflict.key}{settled}")
+            body += [str(t).rstrip() for t in conflict_lines(conflict, indent="  ")]
+        fence = fence_for("\n".join(body))
+        lines += [
+            "",
+            f"<details><summary>{len(conflicts)} conflict(s)</summary>",
+            "",
+            fence,
+            *body,
+            fence,
+            "</details>",
+        ]
     return lines
 
 

@@ -8,15 +8,18 @@ explains the limit, unless the run asks for ``--replace-moved`` (create the new 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import dropped_words, parent_path
 from cmssync.content.site import SiteContent
-from cmssync.plan.actions import Action, BlockChange, FieldChange, Precondition
+from cmssync.plan.actions import Action, BlockChange, DraftInfo, FieldChange, FieldConflict, HeldObject, Precondition
 from cmssync.plan.blocks import Add, AlignmentError, Delete, DesiredBlock, Update, align_area
+from cmssync.plan.conflicts import ConflictPolicies, PageSides, find_conflicts, settle
 from cmssync.plan.desired import (
     DEFAULT_ATTRIBUTE_TYPES,
     Resolver,
@@ -25,6 +28,7 @@ from cmssync.plan.desired import (
     page_fields,
     publish_end_date,
 )
+from cmssync.plan.ignore import page_ignore, visible_desired_areas, visible_live_page
 from cmssync.plan.normalize import digest, normalize_text
 from cmssync.plan.snapshot import LivePage, Snapshot
 from cmssync.state.records import State
@@ -46,6 +50,21 @@ class PageContext:
     file_ids: Mapping[str, str]
     changing_files: frozenset[str]
     replace_moved: bool = False
+    ignore_rules: tuple[GlobalIgnoreRule, ...] = ()
+    conflicts: ConflictPolicies = field(default_factory=ConflictPolicies)
+    on_foreign_draft: ForeignDraftPolicy = "fail"
+    protect_pages: frozenset[str] = frozenset()
+
+    def protected(self, path: str) -> bool:
+        """A page never deleted or replaced: ``protect: true`` in its file or its record, or ``protect.pages``."""
+        spec = self.content.pages.get(path)
+        record = self.state.pages.get(path)
+        return (
+            path == "/"
+            or path in self.protect_pages
+            or (spec is not None and spec.protect)
+            or (record is not None and record.protected)
+        )
 
     def resolver(self) -> Resolver:
         page_ids = {path: page.id for path, page in self.observed.pages.items()}
@@ -56,6 +75,8 @@ class PageContext:
 class PageResult:
     actions: list[Action] = field(default_factory=list)
     moved_from: set[str] = field(default_factory=set)
+    conflicts: list[FieldConflict] = field(default_factory=list)
+    held: list[HeldObject] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -122,7 +143,7 @@ def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResul
         if create is not None:
             result.actions.append(create)
         return result
-    update = _update(path, live, desired, context, warnings)
+    update = _update(path, live, desired, context, warnings, result)
     if update is not None:
         result.actions.append(update)
     return result
@@ -197,25 +218,56 @@ def _create(path: str, desired: DesiredPage, context: PageContext, warnings: lis
 
 
 def _update(
-    path: str, live: LivePage, desired: DesiredPage, context: PageContext, warnings: list[str]
+    path: str, live: LivePage, desired: DesiredPage, context: PageContext, warnings: list[str], result: PageResult
 ) -> Action | None:
-    changes = _field_changes(path, live, desired, warnings)
-    blocks = _block_changes(path, live, desired, warnings)
+    spec = context.content.pages[path]
+    rules = page_ignore(path, spec.ignore, context.ignore_rules)  # cmssync.plan.ignore: hidden from both sides
+    seen = visible_live_page(live, rules)
+    wanted = dataclasses.replace(
+        desired,
+        fields={name: value for name, value in desired.fields.items() if not rules.ignores_field(name)},
+        areas=visible_desired_areas(desired.areas, rules),
+        end_date=None if rules.ignores_field("publish_end_date") else desired.end_date,
+    )
+    changes = _field_changes(path, seen, wanted, warnings)
+    blocks = _block_changes(path, seen, wanted, warnings)
     record = context.state.pages.get(path)
     ours = (
         record is not None and record.draft_version_id is not None and record.draft_version_id == live.recent_version_id
     )
     note = None
-    if live.has_draft and not ours:
-        note = f"the page has an unapproved draft (version {live.recent_version_id}) not made by cmssync"
-        if changes or blocks:
-            warnings.append(f"page {path}: changes go into its pending draft (version {live.recent_version_id})")
     precondition = Precondition(remote_id=str(live.id), live_version_id=live.live_version_id)
+    if live.has_draft and not ours:
+        assert live.recent_version_id is not None
+        draft = DraftInfo(version_id=live.recent_version_id, created=live.recent_version_created)
+        note = f"the page has an {draft.describe()}, not made by cmssync"
+        policy = spec.on_foreign_draft or context.on_foreign_draft
+        if (changes or blocks) and policy != "merge":
+            action = Action(kind="page", key=path, op="update", changes=tuple(changes), blocks=tuple(blocks), note=note)
+            verb = "refused" if policy == "fail" else "skipped"
+            message = (
+                f"{verb}: the page has an {draft.describe()}; cmssync neither writes into nor approves someone "
+                "else's draft (on_foreign_draft: merge to do so; approve or delete the draft on the site)"
+            )
+            result.held.append(
+                HeldObject(
+                    kind="page",
+                    key=path,
+                    reason="foreign_draft",
+                    message=message,
+                    fails=policy == "fail",
+                    draft=draft,
+                    action=action,
+                )
+            )
+            return None
+        if changes or blocks:
+            warnings.append(f"page {path}: changes go into its pending draft (on_foreign_draft: merge)")
     if changes or blocks:
         drift = record is not None and record.digest == desired.digest
         if context.publish == "draft":
             note = (note + "; " if note else "") + "left as an unapproved draft for review"
-        return Action(
+        action = Action(
             kind="page",
             key=path,
             op="update",
@@ -226,6 +278,17 @@ def _update(
             drift=drift,
             note=note,
         )
+        if record is None:
+            return action
+        sides = PageSides("page", path, seen, record, desired.digest, wanted.areas)
+        found, site_only = find_conflicts(sides, changes, blocks)
+        if site_only and not found:
+            action = action.model_copy(update={"drift": True})
+        settled = settle(action, found, context.conflicts, spec.on_conflict)
+        result.conflicts.extend(settled.conflicts)
+        if settled.held is not None:
+            result.held.append(settled.held)
+        return settled.action
     if context.publish == "approve" and live.has_draft:
         if ours:
             return Action(
@@ -377,6 +440,20 @@ def _move(path: str, old_path: str, live: LivePage, context: PageContext, desire
 
 
 def _move_or_replace(path: str, live: LivePage, context: PageContext, desired: DesiredPage) -> list[Action]:
+    if context.replace_moved and context.protected(live.path):
+        return [
+            Action(
+                kind="page",
+                key=path,
+                op="move",
+                changes=(FieldChange(field="path", before=live.path, after=path),),
+                precondition=Precondition(remote_id=str(live.id), live_version_id=live.live_version_id),
+                note=(
+                    f"the content moved {live.path} to {path}, but {live.path} is protected: it is neither "
+                    "replaced nor deleted (--replace-moved does not apply); move it in the dashboard"
+                ),
+            )
+        ]
     if not context.replace_moved:
         return [
             Action(

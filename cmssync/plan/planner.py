@@ -9,9 +9,12 @@ Rules worth knowing when reading the code:
 
 * Pages are compared in their *recent* version, the one every write modifies. With ``publish: approve`` a page
   that needs no change but carries the unapproved draft of an interrupted cmssync run gets a ``publish`` action;
-  someone else's pending draft is reported and left alone.
+  someone else's pending draft is never written into or approved by default: the page is held (``Plan.held``)
+  under ``on_foreign_draft: fail`` (apply) or ``skip`` (the daemon); ``merge`` writes into it.
 * Drift ("changed outside cmssync") is reported when the content of an object is what cmssync last applied (same
-  digest as in the state) and yet the site differs: then only the site can have changed.
+  digest as in the state, or per field the recorded base) and yet the site differs: then only the site can have
+  changed. When both changed, the field is a three-way conflict (``cmssync.plan.conflicts``), settled by policy;
+  unsettled, the page is held back. Ignore rules (``cmssync.plan.ignore``) hide differences editors own.
 * Deletes are planned only for objects cmssync manages (in the state), only with pruning on, never for protected
   objects, never from an empty content directory or an incomplete (incremental) observation, and never in bulk
   beyond the guards (``max_deletes``, ``max_fraction``) unless the run explicitly allows it.
@@ -21,14 +24,26 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
+from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
 from cmssync.errors import PlanError
-from cmssync.plan.actions import KIND_ORDER, Action, BlockedDeletes, Guard, Kind, Plan, Precondition
+from cmssync.plan.actions import (
+    KIND_ORDER,
+    Action,
+    BlockedDeletes,
+    FieldConflict,
+    Guard,
+    HeldObject,
+    Kind,
+    Plan,
+    Precondition,
+)
 from cmssync.plan.assets import plan_files, plan_groups, plan_users
+from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.pages import PageContext, plan_page
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
@@ -56,6 +71,11 @@ class PlanOptions:
     passwords_unset: frozenset[str] = frozenset()
     """Usernames whose password variable is not set in the environment."""
     existing_pages: frozenset[str] = frozenset()
+    conflicts: ConflictPolicies = field(default_factory=ConflictPolicies)
+    """How three-way conflicts are settled (``--force``: the content wins everywhere)."""
+    on_foreign_draft: ForeignDraftPolicy = "fail"
+    """Someone else's pending draft: ``fail`` (apply's default), ``skip`` (the daemon's) or ``merge``."""
+    ignore_rules: tuple[GlobalIgnoreRule, ...] = ()
 
 
 def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOptions) -> Plan:
@@ -72,28 +92,40 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         file_ids=files.ids,
         changing_files=frozenset(files.changing),
         replace_moved=options.replace_moved,
+        ignore_rules=options.ignore_rules,
+        conflicts=options.conflicts,
+        on_foreign_draft=options.on_foreign_draft,
+        protect_pages=options.protect_pages,
     )
     page_actions: list[Action] = []
     moved_from: set[str] = set()
+    conflicts: list[FieldConflict] = []
+    held: list[HeldObject] = []
     for path in sorted(content.pages, key=_depth_then_path):
         result = plan_page(path, context, warnings)
         page_actions.extend(result.actions)
         moved_from |= result.moved_from
+        conflicts.extend(result.conflicts)
+        held.extend(result.held)
     users = plan_users(content, observed, state, options.passwords_changed, options.passwords_unset, warnings)
 
     blocked: list[BlockedDeletes] = []
-    deletes = _deletes(content, observed, state, options, moved_from, warnings, blocked)
+    deletes = _deletes(content, observed, state, options, moved_from, warnings, blocked, context)
     actions = [*groups, *files.actions, *page_actions, *users, *deletes]
     if options.targets:
         check_targets(options.targets, _known_ids(content, state, actions))
         actions = _targeted(actions, options.targets)
         blocked = [b for b in blocked if any(_matches(f"{b.kind}:{key}", options.targets) for key in b.keys)]
+        conflicts = [c for c in conflicts if _matches(c.id, options.targets)]
+        held = [h for h in held if _matches(h.id, options.targets)]
     return Plan(
         site=observed.site_url,
         publish=options.publish,
         content_digest=content.digest(),
         actions=tuple(actions),
         blocked=tuple(blocked),
+        conflicts=tuple(conflicts),
+        held=tuple(held),
         warnings=tuple(warnings),
     )
 
@@ -113,8 +145,9 @@ def _deletes(
     moved_from: set[str],
     warnings: list[str],
     blocked: list[BlockedDeletes],
+    context: PageContext,
 ) -> list[Action]:
-    candidates = _delete_candidates(content, observed, state, options, moved_from, warnings)
+    candidates = _delete_candidates(content, observed, state, options, moved_from, warnings, context)
     if not any(candidates.values()):
         return []
     if not observed.complete:
@@ -176,6 +209,7 @@ def _delete_candidates(
     options: PlanOptions,
     moved_from: set[str],
     warnings: list[str],
+    context: PageContext,
 ) -> dict[str, list[Action]]:
     pages: list[Action] = []
     for path, record in sorted(state.pages.items(), key=lambda item: _depth_then_path(item[0]), reverse=True):
@@ -184,7 +218,7 @@ def _delete_candidates(
         live = observed.pages.get(path)
         if live is None or live.id != record.id:
             continue  # already gone (or replaced by another page at that path): nothing to delete
-        if path in options.protect_pages or path == "/" or live.id == observed.home_page_id:
+        if context.protected(path) or live.id == observed.home_page_id:
             warnings.append(f"page {path} is protected and will not be deleted")
             continue
         pages.append(

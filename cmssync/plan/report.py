@@ -1,8 +1,10 @@
 """Renderings of a plan: text (coloured on a terminal) and JSON for machines (markdown: ``plan.markdown``).
 
 Pure: each renderer takes a ``Plan`` and returns a string; the caller decides where it goes and whether the
-terminal wants colour (``NO_COLOR``, not a TTY). Long or multi-line values are shown as unified diffs, the way
-black shows its diffs. A sensitive field is always printed as ``(sensitive)``, whatever the plan holds.
+terminal wants colour (``NO_COLOR``, not a TTY). Long or multi-line values are shown as word diffs
+(``cmssync.plan.textdiff``: ``[-old-]{+new+}`` with a few words of context, markup compared canonically), so a
+three-word edit in a long paragraph reads as three words. A sensitive field is always printed as ``(sensitive)``,
+whatever the plan holds. Conflicts and held objects (``Plan.conflicts``, ``Plan.held``) come after the actions.
 """
 
 from __future__ import annotations
@@ -16,7 +18,19 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from cmssync.plan.actions import KIND_ORDER, SYMBOLS, Action, BlockChange, FieldChange, Plan, PlanHeader, summary_line
+from cmssync.plan.actions import (
+    KIND_ORDER,
+    SYMBOLS,
+    Action,
+    BlockChange,
+    FieldChange,
+    FieldConflict,
+    HeldObject,
+    Plan,
+    PlanHeader,
+    summary_line,
+)
+from cmssync.plan.textdiff import word_diff
 
 REPORT_FORMAT_VERSION = 1
 SENSITIVE = "(sensitive)"
@@ -42,6 +56,13 @@ def render_json(plan: Plan) -> str:
         ],
         "warnings": list(plan.warnings),
         "actions": [_action_json(action) for action in plan.actions],
+        "conflicts": [conflict.model_dump(mode="json") | {"id": conflict.id} for conflict in plan.conflicts],
+        "held": [
+            entry.model_dump(mode="json", exclude={"action"})
+            | {"id": entry.id, "action": _action_json(entry.action) if entry.action else None}
+            for entry in plan.held
+        ],
+        "refused": len(plan.refused),
     }
     return json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
@@ -96,6 +117,7 @@ def _text_lines(plan: Plan) -> Iterator[Text]:
                 yield from _change_lines(change)
             for block in action.blocks:
                 yield from _block_lines(block)
+    yield from _held_lines(plan)
     if plan.blocked:
         yield Text("")
     for entry in plan.blocked:
@@ -105,6 +127,62 @@ def _text_lines(plan: Plan) -> Iterator[Text]:
         yield Text(f"warning: {warning}", style="yellow")
     yield Text("")
     yield Text(summary_line(plan), style="bold")
+
+
+def _held_lines(plan: Plan) -> Iterator[Text]:
+    """Held objects (refused or skipped) with their conflicts, then conflicts a policy settled."""
+    held_ids = {entry.id for entry in plan.held}
+    for entry in plan.held:
+        yield Text("")
+        verb = "refused" if entry.fails else "skipped"
+        yield Text(
+            f"! {entry.kind} {entry.key}: {verb} ({held_reason(entry)})", style="red" if entry.fails else "yellow"
+        )
+        yield Text(f"    {entry.message}", style="dim")
+        for conflict in plan.conflicts:
+            if conflict.id == entry.id:
+                yield from conflict_lines(conflict)
+        if entry.reason == "foreign_draft" and entry.action is not None:
+            yield Text("    would change: " + (details(entry.action) or "nothing"), style="dim")
+    settled = [c for c in plan.conflicts if c.id not in held_ids]
+    if settled:
+        yield Text("")
+    for conflict in settled:
+        yield Text(f"~ {conflict.kind} {conflict.key}: conflict settled ({conflict.resolution})", style="yellow")
+        yield from conflict_lines(conflict)
+
+
+def held_reason(entry: HeldObject) -> str:
+    if entry.reason == "foreign_draft" and entry.draft is not None:
+        return entry.draft.describe()
+    return "changed in the content and on the site"
+
+
+def conflict_lines(conflict: FieldConflict, indent: str = "    ") -> Iterator[Text]:
+    """One conflicted field: base (when known), the content's and the site's values; long text as word diffs
+    from the base (or from the site when the base is not known) to each side."""
+    yield Text(f"{indent}conflict {conflict.field} ({conflict.resolution}):", style="magenta")
+    base = conflict.base if conflict.base_known else None
+    content, site = _plain(conflict.content), _plain(conflict.site)
+    if not (_is_long(content) or _is_long(site) or _is_long(_plain(base))):
+        yield Text(f"{indent}  base:    {_show(base) if conflict.base_known else '(not known)'}")
+        yield Text(f"{indent}  content: {_show(conflict.content)}")
+        yield Text(f"{indent}  site:    {_show(conflict.site)}")
+        return
+    if conflict.base_known:
+        for label, value in (("content", content), ("site", site)):
+            diff = word_diff(_plain(base), value)
+            yield Text(f"{indent}  {label} vs base ({diff.summary()}):")
+            yield from _indented(diff.text, indent + "    ")
+        return
+    diff = word_diff(site, content)
+    yield Text(f"{indent}  base not known; site → content ({diff.summary()}):")
+    yield from _indented(diff.text, indent + "    ")
+
+
+def _indented(text: str, indent: str) -> Iterator[Text]:
+    for line in text.splitlines() or [""]:
+        yield Text(indent + line)
 
 
 def _keys(keys: tuple[str, ...], shown: int = 10) -> str:
@@ -127,8 +205,7 @@ def _change_lines(change: FieldChange) -> Iterator[Text]:
         yield Text(f"    {change.field}: {SENSITIVE} → {SENSITIVE}")
         return
     if _is_long(change.before) or _is_long(change.after):
-        yield Text(f"    {change.field}:")
-        yield from _diff_lines(_plain(change.before), _plain(change.after), indent="      ")
+        yield from _word_diff_lines(change.field, _plain(change.before), _plain(change.after), indent="    ")
         return
     yield Text(f"    {change.field}: {_show(change.before)} → {_show(change.after)}")
 
@@ -145,14 +222,21 @@ def _block_lines(block: BlockChange) -> Iterator[Text]:
         if block.op == "delete":
             continue
         if _is_long(old) or _is_long(new):
-            yield Text(f"        {field}:")
-            yield from _diff_lines(_plain(old), _plain(new), indent="          ")
+            yield from _word_diff_lines(field, _plain(old), _plain(new), indent="        ")
         else:
             yield Text(
                 f"        {field}: {_show(old)} → {_show(new)}"
                 if block.op == "update"
                 else f"        {field}: {_show(new)}"
             )
+
+
+def _word_diff_lines(field: str, before: str, after: str, *, indent: str) -> Iterator[Text]:
+    """A long value as a word diff, live → desired (``[-deleted-]{+inserted+}``)."""
+    diff = word_diff(before, after)
+    yield Text(f"{indent}{field}: ({diff.summary()})")
+    for line in diff.text.splitlines():
+        yield Text(indent + "  " + line, style="yellow")
 
 
 def _diff_lines(before: str, after: str, *, indent: str) -> Iterator[Text]:

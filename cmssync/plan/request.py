@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cmssync.config import ForeignDraftPolicy
 from cmssync.plan.scope import Scope
 
 
@@ -19,3 +20,7 @@ class PlanRequest:
     """Allow deletes beyond the ``prune`` guards."""
     scope: Scope | None = None
     """An incremental run (the daemon's file-change runs): observe and plan only these objects, never delete."""
+    force: bool = False
+    """Settle every three-way conflict for the content (``apply --force``)."""
+    foreign_draft_default: ForeignDraftPolicy = "fail"
+    """The ``on_foreign_draft`` policy when neither ``cmssync.yaml`` nor the page file sets one (the daemon: skip)."""

@@ -37,6 +37,8 @@ class LivePage:
     recent_version_id: int | None = None
     publish_end_date: str | None = None
     """Of the recent version, normalised (``YYYY-MM-DD HH:MM:SS``)."""
+    recent_version_created: str | None = None
+    """When the recent version was created (``YYYY-MM-DD HH:MM:SS``): named in the plan for someone else's draft."""
 
     @property
     def has_draft(self) -> bool:

@@ -69,6 +69,25 @@ class _Record(BaseModel):
         return self.model_validate({**self.model_dump(), **changes})
 
 
+class AreaBase(_Record):
+    """One managed area as cmssync last applied it: each block's type and the value keys it wrote (``keep:<id>``
+    for a kept block), and the digest of those values. The live area projected on the same shape gives the same
+    digest until someone edits it (``cmssync.plan.conflicts``)."""
+
+    shape: tuple[tuple[str, ...], ...] = ()
+    digest: Digest
+
+
+class PageBase(_Record):
+    """What cmssync last applied to a page, per field: the base of three-way conflicts (``cmssync.plan.conflicts``).
+
+    ``fields`` holds the values (name, description, type, template, ``attributes.<handle>``, ``publish_end_date``);
+    areas are kept as digests (:class:`AreaBase`), so their base value is not shown in a conflict."""
+
+    fields: dict[str, Any] = Field(default_factory=dict)
+    areas: dict[str, AreaBase] = Field(default_factory=dict)
+
+
 class PageRecord(_Record):
     id: int
     digest: Digest | None = None
@@ -78,6 +97,10 @@ class PageRecord(_Record):
     """An unapproved version cmssync started and has not approved yet; the next run finishes it."""
     areas: dict[str, tuple[int, ...]] = Field(default_factory=dict)
     """Block ids of each managed area, in order, as last seen after applying."""
+    base: PageBase | None = None
+    """Per-field base of three-way conflicts; None in states written before it (then the live version id decides)."""
+    protected: bool = False
+    """The page file said ``protect: true``: never deleted, even once its file is gone."""
 
 
 class FileRecord(_Record):

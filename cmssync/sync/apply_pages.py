@@ -32,6 +32,7 @@ from cmssync.content.text import FileIdRef
 from cmssync.errors import ApiError, ApplyError
 from cmssync.plan.actions import Action, BlockChange
 from cmssync.plan.blocks import values_match
+from cmssync.plan.conflicts import applied_base
 from cmssync.plan.desired import Resolver, block_fields, block_references, page_fields
 from cmssync.plan.normalize import normalize_block_value
 from cmssync.plan.pages import DEFAULT_TEMPLATE, DEFAULT_TYPE, build_desired_page
@@ -198,8 +199,9 @@ class PageWriter:
             return None
         return last.model_copy(update={"page": page})
 
-    async def finish(self, spec: PageSpec) -> str:
-        """Approve the draft (``publish: approve``) or leave it for review, and record what the page now is."""
+    async def finish(self, spec: PageSpec, action: Action | None = None) -> str:
+        """Approve the draft (``publish: approve``) or leave it for review, and record what the page now is (and,
+        per field, the base of the next run's three-way conflicts: ``cmssync.plan.conflicts.applied_base``)."""
         draft = self.draft_id
         if draft is None and self.writes:
             draft = await self._newest_unapproved()
@@ -221,11 +223,15 @@ class PageWriter:
             spec, self.path, self.context.resolver(strict=False), base_url=self.context.base_url
         )
         old = self.context.state.pages.get(self.path) or PageRecord(id=self.page_id)
+        live = self.context.snapshot.pages.get(self.path)
+        base = applied_base(old.base, desired.fields, desired.areas, desired.end_date, action, live)
         self.context.state.record_page(
             self.path,
             old.evolve(
                 id=self.page_id,
                 digest=desired.digest,
+                base=base,
+                protected=spec.protect,
                 live_version_id=live_id if live_id is not None else old.live_version_id,
                 draft_version_id=None if live_id is not None else draft,
             ),
@@ -296,7 +302,7 @@ async def _create(action: Action, context: ApplyContext) -> str:
     await writer.update_fields(spec, wanted)
     for change in action.blocks:
         await writer.block(change, spec)
-    return f"created (id {page.id}); " + await writer.finish(spec)
+    return f"created (id {page.id}); " + await writer.finish(spec, action)
 
 
 async def _created_child(context: ApplyContext, parent_id: int, path: str) -> Page | None:
@@ -332,7 +338,7 @@ async def _update(action: Action, context: ApplyContext) -> str:
         live_version = live.live_version_id if live else None
         if live_version is not None and spec.publish_end_date is not None:
             await context.client.update_page_version(page_id, live_version, publish_end_date=spec.publish_end_date)
-    return await writer.finish(spec)
+    return await writer.finish(spec, action)
 
 
 async def _delete(action: Action, context: ApplyContext) -> str:

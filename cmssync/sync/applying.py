@@ -50,7 +50,8 @@ class ApplyReport:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_ERROR if self.failed or self.declined else EXIT_OK
+        # Objects the plan refused (unsettled conflicts, foreign drafts under ``fail``) were not applied: exit 1.
+        return EXIT_ERROR if self.failed or self.declined or self.plan.refused else EXIT_OK
 
     def counts(self) -> dict[Status, int]:
         found = Counter(o.status for o in self.outcomes)

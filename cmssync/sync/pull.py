@@ -39,6 +39,7 @@ from cmssync.content.models import FileSidecar, GroupSpec, Location, PageSpec, U
 from cmssync.content.paths import check_page_path, dropped_words
 from cmssync.errors import EXIT_OK, ConfigError
 from cmssync.plan.assets import desired_file_meta, file_hash
+from cmssync.plan.conflicts import page_base
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.plan.normalize import digest
 from cmssync.plan.pages import build_desired_page
@@ -151,7 +152,8 @@ async def pull(
     for path, (page, _) in result.pages.items():
         desired = build_desired_page(content.pages[path], path, resolve, base_url=base_url)
         version = page.version.id if page.version else None
-        state.record_page(path, PageRecord(id=page.id, digest=desired.digest, live_version_id=version))
+        base = page_base(desired.fields, desired.areas, desired.end_date)  # the three-way base: site == content
+        state.record_page(path, PageRecord(id=page.id, digest=desired.digest, live_version_id=version, base=base))
     store.save(state)
     return result
 

@@ -18,6 +18,7 @@ from cmssync.content.loader import load_content
 from cmssync.content.site import SiteContent, resolve_password
 from cmssync.content.yamlsource import ParseCache
 from cmssync.errors import ConfigError, ContentError
+from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.state.records import State
@@ -62,6 +63,11 @@ class Workspace:
             passwords_changed=changed,
             passwords_unset=unset,
             existing_pages=frozenset(settings.existing_pages),
+            conflicts=ConflictPolicies(
+                default=settings.conflicts.policy, rules=tuple(settings.conflicts.rules), force=request.force
+            ),
+            on_foreign_draft=settings.on_foreign_draft or request.foreign_draft_default,
+            ignore_rules=tuple(settings.ignore),
         )
 
     def password_status(self, state: State) -> tuple[frozenset[str], frozenset[str]]:

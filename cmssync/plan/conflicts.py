@@ -1,0 +1,275 @@
+"""Three-way conflicts: a page changed both in the content and on the site since cmssync last applied it.
+
+Pure. The *base* is what cmssync last applied, kept per page in the state (:class:`~cmssync.state.records.PageBase`):
+the values of its fields and attributes, and a digest per managed area with the shape it was computed over. For each
+field that differs between the content and the site:
+
+* content equals the base → only the site changed: drift, the content wins (reverted, as before);
+* site equals the base → only the content changed: an ordinary update;
+* both differ from the base → a :class:`~cmssync.plan.actions.FieldConflict` (base, content and site values).
+
+An area's site side is the live area projected on the base's shape (the same block types in the same order, the
+same value keys; a kept block by id), so an editor's edit, move, add or delete of a block in it counts as a site
+change. Records written before bases existed (or a base without this field) fall back to the page level: the site
+changed when its live version is not the one the state recorded, the content changed when its digest is not the
+recorded one; both → every differing field is a conflict with an unknown base. Such old states therefore keep
+working unchanged; the next apply of a page records its base.
+
+A conflict is settled by a policy (:class:`ConflictPolicies`): ``content_wins`` writes the content's value (what
+``--force`` does for all), ``site_wins`` drops that field's change (the site keeps the editor's value), ``fail`` (the
+default) holds the whole page back: nothing is written to it and ``apply`` exits 1. Limits: a value key the server
+drops (not a column of the block's table) reads back empty, so an area whose content also changed may be reported as
+conflicted once; users and files have only an object-level base digest (``cmssync.plan.assets``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cmssync.config import ConflictPolicy, ConflictRule
+from cmssync.plan.actions import Action, BlockChange, FieldChange, FieldConflict, HeldObject, Kind, Resolution
+from cmssync.plan.blocks import DesiredBlock, LiveBlock
+from cmssync.plan.canonical_html import comparable
+from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, attribute_matches
+from cmssync.plan.normalize import digest, normalize_text
+from cmssync.plan.snapshot import LivePage
+from cmssync.state.records import AreaBase, PageBase, PageRecord
+
+AREA_PREFIX = "area:"
+
+
+@dataclass(frozen=True)
+class ConflictPolicies:
+    """Which policy settles a conflict: ``--force``, then the page file's ``on_conflict``, then the first matching
+    rule of ``conflicts.rules``, then ``conflicts.policy``."""
+
+    default: Resolution = "fail"
+    rules: tuple[ConflictRule, ...] = ()
+    force: bool = False
+
+    def resolve(
+        self, kind: Kind, key: str, field: str, own: ConflictPolicy | Mapping[str, ConflictPolicy] | None = None
+    ) -> Resolution:
+        if self.force:
+            return "content_wins"
+        if isinstance(own, str):
+            return own
+        if own is not None:
+            found = own.get(field) or own.get("*")
+            if found is not None:
+                return found
+        for rule in self.rules:
+            if not fnmatch.fnmatchcase(f"{kind}:{key}", rule.match):
+                continue
+            if not rule.fields or any(fnmatch.fnmatchcase(field, pattern) for pattern in rule.fields):
+                return rule.policy
+        return self.default
+
+
+# --- bases --------------------------------------------------------------------------------------------------------
+
+
+def _block_shape(block: DesiredBlock) -> tuple[str, ...]:
+    if block.keep_id is not None:
+        return (block.type, f"keep:{block.keep_id}")
+    return (block.type, *sorted(block.value))
+
+
+def area_base(blocks: Sequence[DesiredBlock]) -> AreaBase:
+    shape = tuple(_block_shape(block) for block in blocks)
+    values = [
+        [
+            b.type,
+            {"keep": b.keep_id} if b.keep_id is not None else {k: comparable(v) for k, v in sorted(b.value.items())},
+        ]
+        for b in blocks
+    ]
+    return AreaBase(shape=shape, digest=digest(values))
+
+
+def live_area_digest(blocks: Sequence[LiveBlock], shape: Sequence[Sequence[str]]) -> str | None:
+    """The live area in the base's form, or None when its blocks no longer have the base's types and order."""
+    if len(blocks) != len(shape):
+        return None
+    values: list[list[Any]] = []
+    for block, (block_type, *keys) in zip(blocks, shape, strict=True):
+        if block.type != block_type:
+            return None
+        if keys and keys[0].startswith("keep:"):
+            if str(block.id) != keys[0].removeprefix("keep:"):
+                return None
+            values.append([block_type, {"keep": block.id}])
+            continue
+        values.append([block_type, {key: comparable(block.value.get(key, "")) for key in keys}])
+    return digest(values)
+
+
+def page_base(fields: Mapping[str, Any], areas: Mapping[str, Sequence[DesiredBlock]], end_date: str | None) -> PageBase:
+    """The base to record after applying a page (its desired form, which the site now holds)."""
+    values = dict(fields)
+    if end_date is not None:
+        values["publish_end_date"] = end_date
+    return PageBase(fields=values, areas={name: area_base(blocks) for name, blocks in areas.items()})
+
+
+# --- detection ----------------------------------------------------------------------------------------------------
+
+
+def live_field(live: LivePage, name: str) -> Any:
+    if name.startswith("attributes."):
+        return live.attributes.get(name.removeprefix("attributes."))
+    if name == "description":
+        return normalize_text(live.description)
+    return {
+        "name": live.name,
+        "type": live.type,
+        "template": live.template,
+        "publish_end_date": live.publish_end_date,
+    }.get(name)
+
+
+def _same(name: str, value: Any, live_value: Any, live: LivePage) -> bool:
+    if name.startswith("attributes."):
+        handle = name.removeprefix("attributes.")
+        kind = live.attribute_types.get(handle) or DEFAULT_ATTRIBUTE_TYPES.get(handle)
+        return attribute_matches(value, live_value, kind)
+    return bool(value == live_value)
+
+
+@dataclass(frozen=True)
+class PageSides:
+    """The two sides of one page and the record of what cmssync last applied."""
+
+    kind: Kind
+    key: str
+    live: LivePage
+    record: PageRecord
+    content_digest: str
+    """The digest of the content's whole page (``DesiredPage.digest``), for records without a base."""
+    areas: Mapping[str, Sequence[DesiredBlock]]
+    """The content's managed areas (after ignore rules)."""
+
+    def site_moved(self) -> bool:
+        """Page level: the live version is not the one cmssync recorded (someone approved a version since)."""
+        recorded = self.record.live_version_id
+        return recorded is not None and self.live.live_version_id != recorded
+
+    def content_moved(self) -> bool:
+        return self.record.digest is not None and self.record.digest != self.content_digest
+
+
+def find_conflicts(
+    sides: PageSides, changes: Sequence[FieldChange], blocks: Sequence[BlockChange]
+) -> tuple[list[FieldConflict], bool]:
+    """(conflicts, site-only drift seen) for the planned changes of one page (nothing settled yet)."""
+    base = sides.record.base
+    conflicts: list[FieldConflict] = []
+    drift = False
+    fallback = sides.site_moved() and sides.content_moved()
+    for change in changes:
+        known = base is not None and change.field in base.fields
+        if not known:
+            if fallback:
+                conflicts.append(_conflict(sides, change.field, None, False, change.after, change.before))
+            continue
+        assert base is not None
+        before = base.fields[change.field]
+        content_changed = before != change.after
+        site_changed = not _same(change.field, before, change.before, sides.live)
+        if content_changed and site_changed:
+            conflicts.append(_conflict(sides, change.field, before, True, change.after, change.before))
+        elif site_changed:
+            drift = True
+    for area in dict.fromkeys(block.area for block in blocks):
+        known_area = base.areas.get(area) if base is not None else None
+        content_blocks = [[b.type, {"keep": b.keep_id} if b.keep_id else dict(b.value)] for b in sides.areas[area]]
+        site_blocks = [[b.type, dict(b.value)] for b in sides.live.blocks(area)]
+        if known_area is None:
+            if fallback:
+                conflicts.append(_conflict(sides, AREA_PREFIX + area, None, False, content_blocks, site_blocks))
+            continue
+        content_changed = area_base(list(sides.areas[area])).digest != known_area.digest
+        site_changed = live_area_digest(sides.live.blocks(area), known_area.shape) != known_area.digest
+        if content_changed and site_changed:
+            conflicts.append(_conflict(sides, AREA_PREFIX + area, None, False, content_blocks, site_blocks))
+        elif site_changed:
+            drift = True
+    return conflicts, drift
+
+
+def _conflict(sides: PageSides, field: str, base: Any, known: bool, content: Any, site: Any) -> FieldConflict:
+    return FieldConflict(
+        kind=sides.kind, key=sides.key, field=field, base=base, base_known=known, content=content, site=site
+    )
+
+
+# --- settling -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settled:
+    action: Action | None
+    """The action to run (site_wins fields dropped), or None: nothing left, or the page is held."""
+    conflicts: tuple[FieldConflict, ...]
+    held: HeldObject | None
+
+
+def settle(
+    action: Action,
+    conflicts: Sequence[FieldConflict],
+    policies: ConflictPolicies,
+    own: ConflictPolicy | Mapping[str, ConflictPolicy] | None,
+) -> Settled:
+    """Apply the policies to one action's conflicts (see the module docstring)."""
+    if not conflicts:
+        return Settled(action, (), None)
+    settled = tuple(
+        c.model_copy(update={"resolution": policies.resolve(c.kind, c.key, c.field, own)}) for c in conflicts
+    )
+    failing = [c.field for c in settled if c.resolution == "fail"]
+    if failing:
+        message = (
+            f"changed in the content and on the site since cmssync last applied it ({', '.join(failing)}); "
+            "nothing is written to it: merge the editor's change into the content, or pass --force "
+            "(or set a conflict policy) to let the content win"
+        )
+        held = HeldObject(kind=action.kind, key=action.key, reason="conflict", message=message, action=action)
+        return Settled(None, settled, held)
+    site_fields = {c.field for c in settled if c.resolution == "site_wins"}
+    changes = tuple(change for change in action.changes if change.field not in site_fields)
+    blocks = tuple(block for block in action.blocks if AREA_PREFIX + block.area not in site_fields)
+    if not changes and not blocks:
+        return Settled(None, settled, None)
+    return Settled(action.model_copy(update={"changes": changes, "blocks": blocks}), settled, None)
+
+
+def applied_base(
+    old: PageBase | None,
+    fields: Mapping[str, Any],
+    areas: Mapping[str, Sequence[DesiredBlock]],
+    end_date: str | None,
+    action: Action | None,
+    live: LivePage | None,
+) -> PageBase:
+    """The base to record after applying ``action``: the content's values for what was written or already equal,
+    the old base for what the run left different on the site (a ``site_wins`` field, an ignored one), so that the
+    same conflict is seen, and settled the same way, by the next run instead of turning into drift or an update."""
+    new = page_base(fields, areas, end_date)
+    if old is None or live is None or action is None:
+        return new
+    written = {change.field for change in action.changes}
+    written_areas = {block.area for block in action.blocks}
+    kept_fields = dict(new.fields)
+    for name, value in new.fields.items():
+        if name not in written and name in old.fields and not _same(name, value, live_field(live, name), live):
+            kept_fields[name] = old.fields[name]
+    kept_areas = dict(new.areas)
+    for area, base in new.areas.items():
+        if area in written_areas or area not in old.areas:
+            continue
+        if live_area_digest(live.blocks(area), base.shape) != base.digest:
+            kept_areas[area] = old.areas[area]
+    return PageBase(fields=kept_fields, areas=kept_areas)

@@ -1,0 +1,106 @@
+"""Word-level diffs of rich text for the text and markdown plans (the HTML report has its own rendering).
+
+Pure. The alignment is :func:`cmssync.plan.html.worddiff.diff_tokens` (one word-diff implementation for every
+format): tags, entities, words and whitespace are tokens, so a three-word change in a long paragraph is three
+words, not two whole lines. Both sides are first put in canonical HTML form (:func:`cmssync.plan.canonical_html
+.canonical_html`), so a re-serialisation by an editor (attribute order, entities, ``<br/>``) does not show.
+
+The rendering keeps a few words of context around each change and cuts the unchanged stretches between changes
+(``…``). Unchanged tags are hidden; a changed tag is shown as its source. Deleted runs read ``[-old words-]`` and
+inserted runs ``{+new words+}`` (``git diff --word-diff`` style) in text; markdown uses ``<del>``/``<ins>``, which
+GitHub and GitLab render in comments.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from cmssync.plan.canonical_html import canonical_html
+from cmssync.plan.html.worddiff import Segment, counts, diff_tokens
+
+CONTEXT_WORDS = 6
+"""Words of unchanged text kept on each side of a change."""
+_TAG = re.compile(r"^<[A-Za-z/!]")
+
+Style = Literal["text", "markdown"]
+
+
+@dataclass(frozen=True)
+class WordDiff:
+    text: str
+    """The rendered diff (one line per paragraph of changes)."""
+    inserted: int
+    deleted: int
+
+    def summary(self) -> str:
+        return f"+{self.inserted} −{self.deleted} words"
+
+
+def word_diff(before: str, after: str, *, style: Style = "text", context: int = CONTEXT_WORDS) -> WordDiff:
+    """The word diff of two HTML fragments (or plain texts), rendered for ``style``."""
+    segments = diff_tokens(canonical_html(before), canonical_html(after))
+    inserted, deleted = counts(segments)
+    parts: list[str] = []
+    last = len(segments) - 1
+    for index, segment in enumerate(segments):
+        if segment.op == "=":
+            parts.append(_equal(segment.tokens, context, head=index > 0, tail=index < last))
+        else:
+            parts.append(_changed(segment, style))
+    text = re.sub(r"[ \t]*\n[\s]*", "\n", "".join(parts)).strip()
+    return WordDiff(text=text, inserted=inserted, deleted=deleted)
+
+
+def _visible(tokens: Sequence[str]) -> str:
+    return "".join(" " if _TAG.match(t) else html.unescape(t) if t.startswith("&") else t for t in tokens)
+
+
+def _equal(tokens: Sequence[str], context: int, *, head: bool, tail: bool) -> str:
+    """An unchanged run: whole when short, else ``context`` words next to each neighbouring change."""
+    words = " ".join(_visible(tokens).split()).split(" ")
+    keep_start = context if head else 0
+    keep_end = context if tail else 0
+    if len(words) <= keep_start + keep_end + 2:
+        return _pad(" ".join(words), tokens)
+    start = " ".join(words[:keep_start])
+    end = " ".join(words[len(words) - keep_end :]) if keep_end else ""
+    return _pad(
+        " … ".join(part for part in (start, end) if part) if start and end else (start + " …" if start else "… " + end),
+        tokens,
+    )
+
+
+def _pad(text: str, tokens: Sequence[str]) -> str:
+    """Keep the spaces that separated the run from its neighbours."""
+    raw = _visible(tokens)
+    lead = " " if raw[:1].isspace() else ""
+    trail = " " if raw[-1:].isspace() else ""
+    return lead + text.strip() + trail if text.strip() else lead or trail
+
+
+def _changed(segment: Segment, style: Style) -> str:
+    raw = "".join(t if _TAG.match(t) else html.unescape(t) if t.startswith("&") else t for t in segment.tokens)
+    shown = " ".join(raw.split()) or "␣"
+    lead = " " if raw[:1].isspace() and shown != "␣" else ""
+    trail = " " if raw[-1:].isspace() and shown != "␣" else ""
+    if style == "markdown":
+        element = "ins" if segment.op == "+" else "del"
+        return f"{lead}<{element}>{html.escape(shown)}</{element}>{trail}"
+    marked = f"{{+{shown}+}}" if segment.op == "+" else f"[-{shown}-]"
+    return lead + marked + trail
+
+
+def changed_words(before: str, after: str) -> int:
+    """How many words differ (the larger of inserted and deleted): a three-word edit is 3."""
+    segments = diff_tokens(canonical_html(before), canonical_html(after))
+    inserted, deleted = counts(segments)
+    return max(inserted, deleted)
+
+
+def is_rich(value: object) -> bool:
+    """Values worth a word diff: long or multi-line text, or anything with tags."""
+    return isinstance(value, str) and (len(value) > 72 or "\n" in value.strip() or "<" in value)
