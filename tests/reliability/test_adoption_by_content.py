@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import subprocess
+import sys
+import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 import httpx
@@ -222,3 +227,51 @@ async def test_a_file_whose_bytes_cannot_be_read_is_not_adopted(
     [action] = plan.actions
     assert action.op == "create"
     assert any(f"site file {earlier.id.lower()} has the same name and size, but its bytes" in w for w in plan.warnings)
+
+
+@pytest.fixture
+def static_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A plain HTTP server in another process (so that its own buffers are not counted here), serving a folder."""
+    folder = tmp_path / "served"
+    folder.mkdir()
+    server = subprocess.Popen(
+        [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        port = re.search(r"port (\d+)", server.stdout.readline())
+        assert port is not None
+        yield f"http://127.0.0.1:{port.group(1)}", folder
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)
+
+
+async def test_hashing_a_site_file_streams_it(
+    sandbox: Sandbox,
+    tmp_path: Path,
+    static_server: tuple[str, Path],
+    reliability_report: ReliabilityReport,
+) -> None:
+    """The byte check downloads a candidate as a stream: 64 MiB are hashed with under 1 MiB held at once."""
+    base, folder = static_server
+    chunk = os.urandom(1 << 20)
+    expected = hashlib.sha256()
+    with (folder / "big.txt").open("wb") as sink:
+        for _ in range(64):
+            sink.write(chunk)
+            expected.update(chunk)
+    site = new_site(tmp_path, sandbox, {})
+    async with site.workspace().client() as client:
+        tracemalloc.start()
+        try:
+            digest, size = await client.sha256_at(f"{base}/big.txt")
+            _current, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    reliability_report.add(cases_tried=1)
+    assert (digest, size) == (expected.hexdigest(), 64 << 20)
+    assert peak < 1 << 20, f"{peak} bytes held while hashing {size}"
