@@ -171,9 +171,8 @@ def action_fields(action: Action) -> tuple[str, ...]:
 def conflicted_objects(plan: Plan) -> dict[str, EventObject]:
     """Objects the plan reports as conflicted, by id.
 
-    Reads ``plan.conflicts`` when the plan has it: entries with ``kind`` and ``key`` and a ``field`` (one entry per
-    field) or ``fields``. Until the planner reports conflicts this finds none; the event, its tracking and payloads
-    are already in place.
+    Reads ``plan.conflicts`` (:class:`~cmssync.plan.actions.FieldConflict`, one entry per field, settled by a
+    policy or not: ``cmssync.plan.conflicts``); entries with ``fields`` instead of ``field`` are read too.
     """
     found: dict[str, EventObject] = {}
     for entry in getattr(plan, "conflicts", None) or ():

@@ -132,6 +132,20 @@ def _summary(plan: Plan) -> str:
             items.append(f"<li><strong>{escape(entry.describe())}</strong><br><code>{keys}</code>{more}</li>")
         total = sum(len(entry.keys) for entry in plan.blocked)
         parts.append(f'<h3 id="blocked">Blocked deletes: {total}</h3><ul class="blocked">{"".join(items)}</ul>')
+    if plan.held or plan.conflicts:  # issue 16: refused/skipped pages and three-way conflicts
+        items = [
+            f"<li><strong>{escape(h.kind)} {escape(h.key)}: {'refused' if h.fails else 'skipped'}</strong> — "
+            f"{escape(h.message)}</li>"
+            for h in plan.held
+        ]
+        items += [
+            f"<li>conflict {escape(c.kind)} {escape(c.key)} <code>{escape(c.field)}</code> ({escape(c.resolution)}): "
+            f"content {escape(_short(c.content))}, site {escape(_short(c.site))}"
+            + (f", base {escape(_short(c.base))}" if c.base_known else "")
+            + "</li>"
+            for c in plan.conflicts
+        ]
+        parts.append(f'<h3 id="conflicts">Conflicts and held pages</h3><ul class="blocked">{"".join(items)}</ul>')
     if plan.warnings:
         listed = "".join(f"<li>{escape(w)}</li>" for w in plan.warnings)
         parts.append(f'<h3 id="warnings">Warnings: {len(plan.warnings)}</h3><ul class="warnings">{listed}</ul>')
@@ -196,3 +210,8 @@ def _toolbar(count: int, *, eager: bool) -> str:
         '<button type="button" id="expand">Expand all</button>'
         '<button type="button" id="collapse">Collapse all</button></div>'
     )
+
+
+def _short(value: object, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
