@@ -58,5 +58,14 @@ def test_ci_plans_pull_requests_and_applies_on_merge() -> None:
     assert "cmssync plan site --format markdown" in plan_steps
     assert "gh pr comment" in plan_steps
     assert "refs/heads/main" in apply["if"]
-    assert "cmssync apply site --yes" in " ".join(step.get("run", "") for step in apply["steps"])
     assert apply["concurrency"]["cancel-in-progress"] is False
+    # The merge applies exactly the reviewed plan (the pull request's artifact), never a new plan of main; the
+    # state lives on a branch, not in the evictable cache (tests/e2e/test_ci_workflow.py runs the apply step).
+    uploads = [step for step in plan["steps"] if str(step.get("uses", "")).startswith("actions/upload-artifact")]
+    assert "plan.json" in uploads[0]["with"]["path"]
+    apply_steps = " ".join(step.get("run", "") for step in apply["steps"])
+    assert "cmssync apply site reviewed/plan.json" in apply_steps
+    assert "cmssync apply site --yes" not in apply_steps
+    assert "plan file is stale" in apply_steps
+    assert not any("actions/cache" in str(step.get("uses", "")) for job in (plan, apply) for step in job["steps"])
+    assert "git push --quiet origin \"$STATE_BRANCH\"" in apply_steps
