@@ -20,6 +20,7 @@ one), select and file attributes (the API sets them by numeric option or file id
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -68,6 +69,7 @@ class Pulled:
     pages: dict[str, tuple[Page, PageSpec]] = field(default_factory=dict)
     files: dict[str, tuple[File, FileSpec]] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 async def run_pull(
@@ -85,6 +87,8 @@ async def run_pull(
             pulled = await pull(client, directory, settings, state, store, only=pages)
     for note in pulled.skipped:
         out.write(f"skipped: {note}\n")
+    for note in pulled.notes:
+        out.write(f"note: {note}\n")
     out.write(
         f"pulled {len(pulled.pages)} pages and {len(pulled.files)} files into {directory}; "
         "they are now managed (the next plan is empty)\n"
@@ -141,7 +145,7 @@ async def pull(
                 "left as it is (fix the id or move the file)"
             )
             continue
-        spec = page_spec(page, base_url, file_urls, uuids)
+        spec = page_spec(page, base_url, file_urls, uuids, notes=result.notes)
         writer.write_page(root, path, spec)
         result.pages[path] = (page, spec)
     # Record after writing, from the content as it loads back, so digests are exactly what the planner computes.
@@ -162,9 +166,15 @@ async def pull(
 
 
 def page_spec(
-    page: Page, base_url: str, file_urls: Mapping[str, str], uuids: Mapping[str, str] | None = None
+    page: Page,
+    base_url: str,
+    file_urls: Mapping[str, str],
+    uuids: Mapping[str, str] | None = None,
+    *,
+    notes: list[str] | None = None,
 ) -> PageSpec:
-    """A page read (with ``areas``, and ``areas.content`` to recover download links) as content."""
+    """A page read (with ``areas``, and ``areas.content`` to recover download links) as content; what a user should
+    know about it (blocks kept as placeholders, links visitors cannot open) is appended to ``notes``."""
     attributes = {
         attribute.handle: attribute.value
         for attribute in page.custom_attributes
@@ -174,6 +184,8 @@ def page_spec(
     }
     links = _Links(base_url, file_urls, uuids or {})
     areas = {area.name: links.area(area) for area in page.areas or [] if not is_sub_area(area.name)}
+    if notes is not None:
+        notes.extend(f"page {page.url_path}: {note}" for note in links.notes())
     data: dict[str, Any] = {"name": page.name or ""}
     if dropped_words(page.url_path.rsplit("/", 1)[-1]):
         # Concrete would not make this URL for a new page; pinning the id says the page exists (it then loads).
@@ -200,6 +212,19 @@ class _Links:
         by_export = {name: path for path, url in file_urls.items() if (name := export_name(url)) is not None}
         self.files: FileLookup = by_export.get
         self.uuids: FileLookup = uuids.get
+        self.kept: list[str] = []
+        self.numeric_links = 0
+
+    def notes(self) -> list[str]:
+        found = []
+        if self.kept:
+            found.append(f"kept as placeholders (never written by apply): {'; '.join(self.kept)}")
+        if self.numeric_links:
+            found.append(
+                f"{self.numeric_links} download link(s) stored by numeric id kept as they are; visitors get "
+                "'Invalid File.' for them on Concrete 9.x: write ${file-link:PATH} instead"
+            )
+        return found
 
     def area(self, area: Area) -> list[dict[str, Any]]:
         contents = [block for block in area.blocks if block.type == "content"]
@@ -212,12 +237,13 @@ class _Links:
         """One block as content: links as references, or a ``keep`` placeholder when the API read lost something
         (or the type is not known to round-trip), so that apply never writes it back."""
         kind = block.type or ""
-        if is_lossy(kind, block.value) is not None:
-            return _keep(block)
+        reason = is_lossy(kind, block.value)
+        if reason is not None:
+            return self._keep(block, reason)
         try:
             value = {key: self.field(kind, str(v), rendered) for key, v in block.value.items()}
-        except Lossy:
-            return _keep(block)
+        except Lossy as exc:
+            return self._keep(block, str(exc))
         if kind in ("content", "html"):
             return {"type": kind, "value": {"content": value.get("content", "")}}
         if kind == "page_title":
@@ -236,11 +262,15 @@ class _Links:
         if column is not None:
             return column
         text = _with_references(text, self.base_url, self.file_urls)
-        return html_to_references(text, self.files, rendered, self.uuids) if kind == "content" else text
+        if kind != "content":
+            return text
+        translated = html_to_references(text, self.files, rendered, self.uuids)
+        self.numeric_links += len(re.findall(r"\{CCM:FID_DL_\d+\}", translated))
+        return translated
 
-
-def _keep(block: Block) -> dict[str, Any]:
-    return {"keep": {"type": block.type or "", "id": block.id}}
+    def _keep(self, block: Block, reason: str) -> dict[str, Any]:
+        self.kept.append(f"{block.type} {block.id} ({reason})")
+        return {"keep": {"type": block.type or "", "id": block.id}}
 
 
 def _with_references(text: str, base_url: str, file_urls: Mapping[str, str]) -> str:

@@ -97,6 +97,7 @@ def test_pull_edit_apply_keeps_links_pictures_image_and_kept_blocks(
     write_settings(directory, site)
     pull = run_cmssync(site, directory, "pull")
     assert pull.code == 0, pull.output
+    assert re.search(rf"note: page {PAGE}: kept as placeholders .*core_area_layout 100 \(the API reads", pull.output)
     page_file = directory / "pages" / "about" / "services.yaml"
     written = page_file.read_text(encoding="utf-8")
     assert "${page-link:/about/faq}" in written
