@@ -68,4 +68,4 @@ def test_ci_plans_pull_requests_and_applies_on_merge() -> None:
     assert "cmssync apply site --yes" not in apply_steps
     assert "plan file is stale" in apply_steps
     assert not any("actions/cache" in str(step.get("uses", "")) for job in (plan, apply) for step in job["steps"])
-    assert "git push --quiet origin \"$STATE_BRANCH\"" in apply_steps
+    assert 'git push --quiet origin "$STATE_BRANCH"' in apply_steps
