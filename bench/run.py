@@ -128,8 +128,11 @@ def environment(sandbox: Sandbox, **extra: str) -> dict[str, str]:
         CMSSYNC_CLIENT_SECRET=sandbox.client_secret,
         CMSSYNC_PASSWORD=sandbox.admin_password,
         BENCH_USER_PASSWORD=USER_PASSWORD,
-        **extra,
+        # The default is `auto` since issue 17; the rows keep the fixed 8 their lower bounds assume (and the figures
+        # they replace used). The adaptive limit is measured on its own row and in concurrency_bench.py.
+        CMSSYNC_CONCURRENCY=str(DEFAULT_CONCURRENCY),
     )
+    env.update(extra)
     return env
 
 
@@ -207,7 +210,7 @@ def site_benchmarks(bench: Bench, work: Path) -> None:
         sandbox.reset(seed="empty")
         shutil.rmtree(state.parent)
         first = bench.measure("apply, whole site to an empty sandbox", ["apply", "--yes", str(root)], sandbox, env)
-        bench.row(first, concurrency=DEFAULT_CONCURRENCY, chain=OBSERVE_DEPTH + 2 * PAGE_CREATE_CHAIN)
+        bench.row(first, concurrency=DEFAULT_CONCURRENCY, chain=OBSERVE_DEPTH + 2 * PAGE_CREATE_CHAIN, target=1.3)
 
         noop = bench.measure("plan, no-op (concurrency 8)", ["plan", "--detailed-exitcode", str(root)], sandbox, env)
         _expect_no_changes(noop)
@@ -220,6 +223,14 @@ def site_benchmarks(bench: Bench, work: Path) -> None:
         )
         _expect_no_changes(sequential)
         bench.row(sequential, concurrency=1, target=None)
+        adaptive = bench.measure(
+            "plan, no-op (concurrency auto)",
+            ["plan", "--detailed-exitcode", str(root)],
+            sandbox,
+            environment(sandbox, CMSSYNC_CONCURRENCY="auto"),
+        )
+        _expect_no_changes(adaptive)
+        bench.row(adaptive, concurrency=DEFAULT_CONCURRENCY, chain=OBSERVE_DEPTH, target=None)
         bench.results["sequential_over_default"] = round(sequential.seconds / noop.seconds, 2)
 
         edits = edit_blocks(root, options.edit_pages, options.edit_blocks)
@@ -228,7 +239,7 @@ def site_benchmarks(bench: Bench, work: Path) -> None:
         changed = bench.measure(
             f"apply, {edits} block changes on {options.edit_pages} pages", ["apply", "--yes", str(root)], sandbox, env
         )
-        bench.row(changed, concurrency=DEFAULT_CONCURRENCY, chain=1 + options.edit_blocks + 1)
+        bench.row(changed, concurrency=DEFAULT_CONCURRENCY, chain=1 + options.edit_blocks + 1, target=1.3)
         final = bench.measure("plan, no-op after the edits", ["plan", "--detailed-exitcode", str(root)], sandbox, env)
         _expect_no_changes(final)
         diagnostics(bench, root, sandbox, env)
@@ -244,8 +255,8 @@ def diagnostics(bench: Bench, root: Path, sandbox: Sandbox, env: dict[str, str])
     loaded = time.perf_counter() - started
     state = workspace.load_state()
     started = time.perf_counter()
-    for _ in range(20):
-        workspace.store.compact(state)
+    for _ in range(20):  # a full rewrite of state.json (a compaction), in a store that tracks nothing
+        StateStore(bench.out / "compacted" / "state.json").compact(state)
     saved = (time.perf_counter() - started) / 20
     replayed_saves, replayed_seconds = replay_first_apply_saves(state, bench.out / "replayed-state" / "state.json")
     objects = sum(len(getattr(state, kind)) for kind in ("pages", "files", "users", "groups"))
