@@ -8,8 +8,9 @@ Messages are masked when an error is made: every secret value the process knows 
 replaced, so an error's text is fit for a terminal, a log, a report or the daemon's ``/readyz`` wherever it goes.
 :func:`printable` also escapes control characters, for text a server or a file name put into a message.
 
-Errors say whether they are *temporary* (worth retrying: the daemon backs off and tries again) or *permanent*
-(retrying cannot help until someone changes something), in the manner of kopf's temporary/permanent handler errors.
+Errors say whether they are *temporary* (worth retrying: a daemon run that failed with one is retried with backoff)
+or *permanent* (retrying cannot help until someone changes something: the daemon waits for the next file change,
+schedule or signal), in the manner of kopf's temporary/permanent handler errors (``cmssync.daemon.runner``).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 import structlog
 
@@ -51,7 +52,11 @@ class Batch:
         return self.scope is None
 
 
-RunFunction = Callable[[Batch], Awaitable[bool]]
+PERMANENT: Literal["permanent"] = "permanent"
+"""What a run function returns for a failure that retrying cannot fix until something changes (invalid content, a
+permission the account lacks): no backoff retry; the next file change, schedule or SIGHUP runs again."""
+RunFunction = Callable[[Batch], Awaitable[bool | Literal["permanent"]]]
+"""True: success; False: a failure worth retrying with backoff; :data:`PERMANENT`: a failure that is not."""
 """Runs one batch; True when it succeeded."""
 
 
@@ -223,7 +228,7 @@ class Reconciler:
             except TimeoutError:
                 pass
 
-    async def _guarded(self, batch: Batch) -> bool:
+    async def _guarded(self, batch: Batch) -> bool | Literal["permanent"]:
         with structlog.contextvars.bound_contextvars(run_id=batch.run_id, trigger=batch.trigger):
             try:
                 return await self._run(batch)
@@ -234,8 +239,8 @@ class Reconciler:
                 self._on_crash(batch, exc)
                 return False
 
-    def _after(self, batch: Batch, ok: bool) -> None:
-        if ok:
+    def _after(self, batch: Batch, ok: bool | Literal["permanent"]) -> None:
+        if ok is True:
             self._failures = 0
             if self._owed and not covers(batch.scope, self._owed_scope):
                 # The site answers again: retry what failed now rather than at the end of a long backoff.
@@ -254,6 +259,15 @@ class Reconciler:
             self._owed_scope = None
         self._owed = True
         self._failures += 1
+        if ok == PERMANENT:
+            self._cancel_retry()
+            log.warning(
+                "run failed; not retrying until the content, the schedule or a signal asks again",
+                run_id=batch.run_id,
+                trigger=batch.trigger,
+                failures=self._failures,
+            )
+            return
         delay = self.backoff.delay(self._failures)
         self._cancel_retry()
         self._retry = asyncio.get_running_loop().call_later(delay, self._fire_retry)

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import structlog
 
@@ -35,7 +35,7 @@ from cmssync.daemon.gate import RequestGate
 from cmssync.daemon.health import Readiness
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.daemon.modes import Mode, report_only
-from cmssync.daemon.reconciler import Batch
+from cmssync.daemon.reconciler import PERMANENT, Batch
 from cmssync.errors import CmsSyncError, ContentError
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import Scope
@@ -86,6 +86,8 @@ class RunRecord:
     requests: dict[RequestKey, int] = field(default_factory=dict)
     mode: Mode = "enforce"
     """``report``: the run only observed and planned."""
+    permanent: bool = False
+    """The run failed for a reason retrying cannot fix (``CmsSyncError.temporary`` is false): no backoff retry."""
 
 
 class SyncRunner:
@@ -113,12 +115,14 @@ class SyncRunner:
         self.parse_cache = ParseCache()
         """Parsed YAML kept between runs: a one-file edit re-parses one file, not the whole content."""
 
-    async def __call__(self, batch: Batch) -> bool:
+    async def __call__(self, batch: Batch) -> bool | Literal["permanent"]:
         started = time.monotonic()
         log.info("run started", triggers=list(batch.triggers), scope=describe_scope(batch.scope))
         record = await self._reconcile(batch)
         self._finish(batch, record, started)
-        return record.result == "success"
+        if record.result == "success":
+            return True
+        return PERMANENT if record.permanent else False
 
     async def _reconcile(self, batch: Batch) -> RunRecord:
         record = RunRecord(mode=self.mode())
@@ -132,9 +136,10 @@ class SyncRunner:
             )
         except ContentError as exc:
             record.reason, record.problems = "invalid content", [str(p) for p in exc.problems]
+            record.permanent = True  # a save that fixes it triggers the next run
             return record
         except CmsSyncError as exc:
-            record.reason = str(exc)
+            record.reason, record.permanent = str(exc), not exc.temporary
             return record
         daemon_workspace = DaemonWorkspace.wrap(workspace, self.gate)
         try:
@@ -146,8 +151,9 @@ class SyncRunner:
                 record.report = await apply_site(daemon_workspace, ApplyRequest(request))
         except ContentError as exc:
             record.reason, record.problems = "invalid content", [str(p) for p in exc.problems]
+            record.permanent = True
         except CmsSyncError as exc:
-            record.reason = str(exc)
+            record.reason, record.permanent = str(exc), not exc.temporary
         finally:
             record.requests = daemon_workspace.request_counts()
         report = record.report

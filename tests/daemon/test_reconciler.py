@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Literal
 
 import pytest
 
-from cmssync.daemon.reconciler import Backoff, Batch, Reconciler, covers
+from cmssync.daemon.reconciler import PERMANENT, Backoff, Batch, Reconciler, covers
 from cmssync.plan.scope import Scope
 
 DEBOUNCE = 0.05
@@ -26,7 +27,7 @@ class FakeRuns:
         self.max_active = 0
         self.finished = asyncio.Condition()
 
-    async def __call__(self, batch: Batch) -> bool:
+    async def __call__(self, batch: Batch) -> bool | Literal["permanent"]:
         self.batches.append(batch)
         self.active += 1
         self.max_active = max(self.max_active, self.active)
@@ -192,6 +193,22 @@ async def test_a_success_elsewhere_retries_what_failed_at_once(runs: FakeRuns) -
         await runs.wait_for_runs(3)
         await settled(reconciler)
     assert [(b.trigger, b.full) for b in runs.batches] == [("startup", True), ("file", False), ("retry", True)]
+
+
+async def test_a_permanent_failure_is_not_retried_until_asked_again(runs: FakeRuns) -> None:
+    """Invalid content or a permission the account lacks: backing off and retrying cannot help; the next save does."""
+    runs.results = [PERMANENT, True]  # type: ignore[list-item]
+    async for reconciler in serving(Reconciler(runs, debounce=0.01, backoff=Backoff(0.01, 0.01))):
+        reconciler.request("file", pages("/a"), debounce=True)
+        await runs.wait_for_runs(1)
+        await asyncio.sleep(0.1)  # ten backoff delays: no retry comes
+        assert len(runs.batches) == 1
+        assert reconciler.failures == 1
+        reconciler.request("file", pages("/a"), debounce=True)  # the fix is saved
+        await runs.wait_for_runs(2)
+        await settled(reconciler)
+        assert reconciler.failures == 0
+    assert [b.trigger for b in runs.batches] == ["file", "file"]
 
 
 @pytest.mark.parametrize(("failures", "delay"), [(1, 5.0), (2, 10.0), (3, 20.0), (6, 160.0), (7, 300.0), (50, 300.0)])
