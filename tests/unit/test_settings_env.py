@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,8 +18,9 @@ from cmssync.settings_env import setting_paths, variable_name
 def no_config_variable(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv(CONFIG_VARIABLE, raising=False)
     yield
-    # --config sets the variable for the process (so the daemon and every loader see it); undo it per test.
-    monkeypatch.delenv(CONFIG_VARIABLE, raising=False)
+    # --config sets the variable for the process (so the daemon and every loader see it); undo it per test, not
+    # through monkeypatch, which would restore the value it found at teardown.
+    os.environ.pop(CONFIG_VARIABLE, None)
 
 
 def test_nested_variables_set_every_kind_of_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
