@@ -97,3 +97,16 @@ def test_every_setting_is_described_and_documented() -> None:
 def test_schema_markdown_needs_the_settings_kind(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["schema", "--format", "markdown"]) == 1
     assert "add --kind settings" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--no-color", "schema"], ["schema", "--no-color"]])
+def test_no_color_before_or_after_the_command(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from cmssync import cli as cli_module
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setattr(cli_module.sys.stdout, "isatty", lambda: True)
+    seen: list[bool] = []
+    monkeypatch.setattr(cli.commands["schema"], "callback", lambda **_: seen.append(cli_module.wants_color()))
+    assert main(argv) == 0
+    assert main(["schema"]) == 0
+    assert seen == [False, True]
