@@ -27,8 +27,9 @@ import structlog
 import cmssync.api.transport
 from cmssync.api.retry import RetryPolicy
 from cmssync.emulator.embedded import Sandbox
-from tests.e2e.conftest import EXAMPLE, PASSWORDS, RawSite
 from tests.reliability.sites import USER_PASSWORD, USER_PASSWORD_ENV, ReliabilitySite
+from tests.support.rawsite import RawSite
+from tests.support.sites import EXAMPLE, PASSWORDS
 
 REPORT_ENV = "CMSSYNC_RELIABILITY_REPORT"
 

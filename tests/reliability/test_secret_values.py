@@ -27,11 +27,11 @@ from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import ApiError
 from cmssync.logs import configure_logging
 from cmssync.secrets import register_secret
-from tests.e2e.conftest import EXAMPLE
 from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite
+from tests.support.sites import EXAMPLE
 
 CLIENT_SECRET = "cs-Echo-Kq7Lm2vSECRET"
 PASSWORD = "pw-Echo-Rt5Nx8zSECRET"
