@@ -16,6 +16,7 @@ A list of sections (``daemon.notify``) is given whole, as JSON; there is no vari
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from collections.abc import Iterator
@@ -52,6 +53,7 @@ class _Environment(BaseSettings):
     )
 
 
+@functools.cache
 def nested_environment(model: type[BaseModel]) -> type[BaseSettings]:
     """A settings class reading ``CMSSYNC_<SECTION>__<KEY>`` for every field of ``model`` (all optional).
 
