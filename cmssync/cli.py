@@ -124,10 +124,35 @@ def _start_sandbox(sandbox_class: type[Sandbox], home: Path) -> Sandbox:
     return sandbox
 
 
-def open_site_workspace(directory: Path, overrides: dict[str, Any] | None) -> Workspace:
+def open_site_workspace(
+    directory: Path, overrides: dict[str, Any] | None, *, lock_timeout: float | None = None
+) -> Workspace:
     from cmssync.sync.workspace import open_workspace
 
-    return open_workspace(directory, overrides=overrides, any_site=overrides is not None)
+    return open_workspace(directory, overrides=overrides, any_site=overrides is not None, lock_timeout=lock_timeout)
+
+
+class _Duration(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2; runs on 8.1 too
+    """Seconds, or ``500ms``, ``30s``, ``10m``, ``1h`` (the settings' durations)."""
+
+    name = "DURATION"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        from cmssync.config import parse_duration
+
+        try:
+            return parse_duration(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+LOCK_TIMEOUT = click.option(
+    "--lock-timeout",
+    type=_Duration(),
+    default=None,
+    help="Wait up to this long (30s, 10m) for the state lock another run holds; default: the lock_timeout "
+    "setting, 0: fail at once.",
+)
 
 
 def wants_color() -> bool:
@@ -313,6 +338,7 @@ def plan(
     help="Show the plan one line per object, or in full, before asking (default: compact above 50 actions).",
 )
 @plan_options
+@LOCK_TIMEOUT
 @site_options
 def apply(
     directory: Path,
@@ -321,6 +347,7 @@ def apply(
     output_format: str,
     compact: bool | None,
     sandbox: bool,
+    lock_timeout: float | None,
     **options: Any,
 ) -> int:
     """Make the site match the content (with PLAN_FILE: exactly that plan, refused if stale)."""
@@ -334,7 +361,7 @@ def apply(
         return click.confirm("Apply these changes?", default=False)
 
     with site_overrides(directory, sandbox) as overrides:
-        workspace = open_site_workspace(directory, overrides)
+        workspace = open_site_workspace(directory, overrides, lock_timeout=lock_timeout)
         return asyncio.run(
             run_apply(
                 workspace,
@@ -354,14 +381,17 @@ def apply(
 @cli.command()
 @CONTENT_DIR
 @click.option("--pages", multiple=True, metavar="PATH", help="Only these page paths (and their blocks).")
+@LOCK_TIMEOUT
 @site_options
-def pull(directory: Path, pages: tuple[str, ...], sandbox: bool) -> int:
+def pull(directory: Path, pages: tuple[str, ...], sandbox: bool, lock_timeout: float | None) -> int:
     """Write the live site into the content directory and record it as managed."""
     from cmssync.sync.pull import run_pull
 
     directory.mkdir(parents=True, exist_ok=True)
     with site_overrides(directory, sandbox) as overrides:
-        return asyncio.run(run_pull(directory, out=sys.stdout, pages=pages, overrides=overrides))
+        return asyncio.run(
+            run_pull(directory, out=sys.stdout, pages=pages, overrides=overrides, lock_timeout=lock_timeout)
+        )
 
 
 @cli.command()
@@ -378,13 +408,44 @@ def pull(directory: Path, pages: tuple[str, ...], sandbox: bool) -> int:
     default=None,
     help="enforce: apply the content; report: observe, report and notify, never write (default from daemon.mode).",
 )
+@LOCK_TIMEOUT
 @site_options
-def daemon(directory: Path, watch: str | None, mode: str | None, sandbox: bool) -> int:
+def daemon(directory: Path, watch: str | None, mode: str | None, sandbox: bool, lock_timeout: float | None) -> int:
     """Watch the content, re-check on a schedule and serve health and metrics, until SIGTERM."""
     from cmssync.daemon.main import run_daemon
 
+    if lock_timeout is not None:  # every run reads the settings again: the lock_timeout setting carries it
+        os.environ["CMSSYNC_LOCK_TIMEOUT"] = repr(lock_timeout)
+
     with site_overrides(directory, sandbox) as overrides:
         return run_daemon(directory, overrides=overrides, watch=watch, mode=mode)
+
+
+@cli.command("force-unlock")
+@click.argument("lock_id")
+@CONTENT_DIR
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def force_unlock(lock_id: str, directory: Path, yes: bool) -> int:
+    """Release the state lock LOCK_ID left by a run that is gone (the lock error names the id).
+
+    Refused for a lock held under another id or by a live process on this host (stop that process instead).
+    """
+    from cmssync.errors import StateError
+    from cmssync.state.backends import force_unlock as release
+    from cmssync.sync.workspace import open_state
+
+    def confirm(holder: Any) -> bool:
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            raise StateError(f"the lock {lock_id} is held by {holder.describe()}; confirm with --yes to release it")
+        return click.confirm(
+            f"Release the lock of {holder.describe()}? Only if that run is gone: two runs would write one state",
+            default=False,
+        )
+
+    click.echo(release(open_state(directory), lock_id, confirm=confirm))
+    return 0
 
 
 @cli.command()

@@ -25,6 +25,7 @@ from pydantic import (
     SecretStr,
     TypeAdapter,
     ValidationError,
+    ValidatorFunctionWrapHandler,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -284,6 +285,53 @@ class DaemonSettings(_Section):
     """A directory (relative to the content directory) for the HTML plan report of each run that changed something."""
 
 
+StateBackendKind = Literal["local", "http"]
+
+
+class StateSettings(_Section):
+    """Where the state lives, in the mapping form of ``state:`` (the string form is the path of a local file).
+
+    ``backend: http`` keeps it on a server speaking Terraform's HTTP state protocol (GitLab's managed Terraform
+    state, or any server of that protocol), with locking; see docs/state.md."""
+
+    backend: StateBackendKind = "local"
+    """``local``: a file (``path``); ``http``: a Terraform-style HTTP state backend (``address``)."""
+    path: str = ".cmssync/state.json"
+    """``local``: the state file. ``http``: a local working path; its directory holds the caches, and without
+    ``CMSSYNC_STATE_KEY`` the password key file (``<path>.key``); nothing else is written there."""
+    address: str | None = None
+    """``http``: the URL of the state (GET reads it, ``update_method`` writes it); required for ``http``."""
+    lock_address: str | None = None
+    """``http``: the URL locked with ``lock_method``; unset: no locking (runs are not kept apart, with a warning)."""
+    unlock_address: str | None = None
+    """``http``: the URL unlocked with ``unlock_method``; default: ``lock_address``."""
+    update_method: str = "POST"
+    """``http``: the method that writes the state."""
+    lock_method: str = "LOCK"
+    """``http``: the method that takes the lock (GitLab: ``POST``)."""
+    unlock_method: str = "UNLOCK"
+    """``http``: the method that releases the lock (GitLab: ``DELETE``)."""
+    username: str | None = None
+    """``http``: the user of HTTP basic authentication (GitLab: ``gitlab-ci-token``)."""
+    password: SecretStr | None = None
+    """``http``: the password of HTTP basic authentication (GitLab: a token, ``${env:CI_JOB_TOKEN}``)."""
+    save_interval: Duration = 5.0
+    """``http``: upload the state at most this often during a run (and always at its end, on SIGTERM too); a
+    killed run can lose the records of this many seconds (docs/state.md says why that is safe)."""
+
+    @model_validator(mode="after")
+    def _http_needs_address(self) -> StateSettings:
+        if self.backend != "http":
+            return self
+        for name in ("address", "lock_address", "unlock_address"):
+            value = getattr(self, name)
+            if value is not None and not re.match(r"^https?://[^/\s]+", value):
+                raise ValueError(f"state.{name} must be an absolute http(s) URL")
+        if self.address is None:
+            raise ValueError("state.address is required for backend http")
+        return self
+
+
 def folder_path(text: str) -> str:
     """A file-manager folder path in its one written form: ``/`` + names joined by ``/`` (``images/`` → ``/images``).
 
@@ -306,10 +354,12 @@ class Settings(_Section):
     """The site to manage."""
     auth: AuthSettings = Field(default_factory=AuthSettings)
     """How to sign in."""
-    state: str = ".cmssync/state.json"
+    state: str | StateSettings = ".cmssync/state.json"
     """The state file (what cmssync manages and how it last saw it), and beside it its lock, journal and the
-    file-hash cache; relative to the content directory unless absolute. Keep it where a CI runner cannot lose it
-    (docs/ci.md)."""
+    file-hash cache; relative to the content directory unless absolute. Or a mapping choosing a backend
+    (``backend: http``, ``address: …``). Keep it where a CI runner cannot lose it (docs/state.md)."""
+    lock_timeout: Duration = 0.0
+    """Wait up to this long for the state lock another run holds (``--lock-timeout``); 0: fail at once."""
     publish: Literal["approve", "draft"] = "approve"
     """``approve``: changes go live; ``draft``: leave one unapproved version per page for review on the site."""
     prune: PruneSettings = Field(default_factory=PruneSettings)
@@ -341,6 +391,17 @@ class Settings(_Section):
     """Seconds one HTTP request may take (connect, send, each read) before it counts as failed and is retried."""
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
     """The daemon."""
+
+    @field_validator("state", mode="wrap")
+    @classmethod
+    def _state_form(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """One error per problem: a mapping is validated as :class:`StateSettings` only (a plain union would also
+        report that it is not a string)."""
+        if isinstance(value, Mapping):
+            return StateSettings.model_validate(value)
+        if not isinstance(value, str | StateSettings):
+            raise ValueError("state is a file path, or a mapping such as {backend: http, address: …}")
+        return handler(value)
 
     @field_validator("folders", mode="before")
     @classmethod
@@ -379,7 +440,13 @@ class Settings(_Section):
         return AUTO_MAX_CONCURRENCY if self.concurrency == "auto" else self.concurrency
 
     def state_path(self, base_dir: Path) -> Path:
-        return self.resolve(base_dir, self.state)
+        """The local state file, or for a remote backend its local working path (caches, the key file)."""
+        return self.resolve(base_dir, self.state if isinstance(self.state, str) else self.state.path)
+
+    @property
+    def state_settings(self) -> StateSettings:
+        """``state`` in its mapping form (the string form is a local file at that path)."""
+        return StateSettings(path=self.state) if isinstance(self.state, str) else self.state
 
 
 FLAT_ENVIRONMENT: dict[str, tuple[str, ...]] = {
@@ -441,7 +508,13 @@ class EnvironmentOverrides(BaseSettings):
         return tree
 
 
-_SECRET_FIELDS = {("auth", "client_secret"), ("auth", "password"), ("auth", "token"), ("auth", "refresh_token")}
+_SECRET_FIELDS = {
+    ("auth", "client_secret"),
+    ("auth", "password"),
+    ("auth", "token"),
+    ("auth", "refresh_token"),
+    ("state", "password"),
+}
 
 
 def load_settings(
@@ -469,7 +542,13 @@ def load_settings(
         reasons = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
         raise ConfigError(f"invalid settings from the environment or secrets: {reasons}") from None
     # Masked by value wherever text leaves the process from now on (cmssync.secrets).
-    secrets = (settings.auth.client_secret, settings.auth.password, settings.auth.token, settings.auth.refresh_token)
+    secrets = (
+        settings.auth.client_secret,
+        settings.auth.password,
+        settings.auth.token,
+        settings.auth.refresh_token,
+        settings.state_settings.password,
+    )
     register_secret(*(secret.get_secret_value() for secret in secrets if secret is not None))
     return settings
 
@@ -568,7 +647,7 @@ def _resolve_env(
                         name,
                         *here,
                         f"{'.'.join((*place, str(key)))}: a secret must not be written in cmssync.yaml; "
-                        f"use ${{env:NAME}} or the CMSSYNC_{str(key).upper()} environment variable",
+                        f"use ${{env:NAME}} or the {_secret_variable((*place, str(key)))} environment variable",
                     )
                 )
         return out
@@ -593,6 +672,12 @@ def _resolve_env(
         text = ENV_REFERENCE.sub(substitute, str(node))
         return _UNSET if missing else text
     return node
+
+
+def _secret_variable(place: tuple[str, ...]) -> str:
+    """The variable to give a secret setting with: the short name when there is one (``CMSSYNC_PASSWORD``)."""
+    short = [name for name, path in FLAT_ENVIRONMENT.items() if path == place]
+    return f"CMSSYNC_{short[0].upper()}" if short else "CMSSYNC_" + "__".join(part.upper() for part in place)
 
 
 def _value_position(mapping: CommentedMap, key: Any) -> tuple[int, int]:

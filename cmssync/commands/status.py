@@ -16,10 +16,9 @@ from typing import Any, Literal, TextIO
 from cmssync.config import load_settings
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, CmsSyncError, ContentError
 from cmssync.plan.actions import Plan, summary_line
-from cmssync.state.store import read_lock_holder
-from cmssync.sync.diagnose import diagnose
+from cmssync.sync.diagnose import PATIENT, diagnose
 from cmssync.sync.planning import make_plan
-from cmssync.sync.workspace import open_workspace
+from cmssync.sync.workspace import open_state, open_workspace
 
 STATUS_FORMAT_VERSION = 1
 
@@ -76,14 +75,15 @@ async def run_status(
 
 async def check_status(directory: Path, *, overrides: dict[str, Any] | None = None) -> Status:
     settings = load_settings(directory, overrides=overrides)
-    report = await diagnose(settings, base_dir=directory)
+    report = await diagnose(settings, base_dir=directory, retry=PATIENT)
     lines = report.lines()
     status = Status(connection=dataclasses.asdict(report), lines=[], problems=list(report.problems))
-    holder = read_lock_holder(settings.state_path(directory))
+    holder = open_state(directory, overrides=overrides).lock_holder()  # None for an http backend: cannot tell
     extra = [f"lock:      held by {holder.describe()}"] if holder is not None else []
     if report.ok:
         try:
             workspace = open_workspace(directory, overrides=overrides, any_site=overrides is not None)
+            workspace = dataclasses.replace(workspace, retry=PATIENT)
             status.plan = (await make_plan(workspace)).plan
             extra.append(f"drift:     {summary_line(status.plan)}")
         except ContentError as exc:

@@ -63,6 +63,8 @@ def _patch_durations(schema: dict[str, Any]) -> None:
         (definitions.get("DaemonSettings", {}).get("properties", {}), "interval", True),
         (definitions.get("NotifySettings", {}).get("properties", {}), "timeout", False),
         (schema.get("properties", {}), "timeout", False),
+        (schema.get("properties", {}), "lock_timeout", False),
+        (definitions.get("StateSettings", {}).get("properties", {}), "save_interval", False),
     ]
     for properties, name, nullable in places:
         if name not in properties:

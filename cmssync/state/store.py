@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import getpass
 import json
 import logging
 import os
 import socket
 import threading
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,9 +44,14 @@ class LockHolder:
     command: str
     since: str
     """UTC start time, ``YYYY-MM-DDTHH:MM:SSZ``."""
+    id: str = ""
+    """The lock's id (``cmssync force-unlock ID``); empty in records written before ids existed."""
+    user: str = ""
+    """The user the holder runs as; empty when unknown."""
 
     def describe(self) -> str:
-        return f"pid {self.pid} on host {self.host} ({self.command}, since {self.since})"
+        extra = (f", user {self.user}" if self.user else "") + (f", lock id {self.id}" if self.id else "")
+        return f"pid {self.pid} on host {self.host} ({self.command}, since {self.since}{extra})"
 
     def is_alive(self) -> bool | None:
         """Whether the holder process still runs; None when it runs on another host (cannot tell)."""
@@ -59,6 +66,14 @@ class LockHolder:
         return True
 
 
+def current_user() -> str:
+    """The login name of this process's user, or "" when the system cannot tell (a container without passwd)."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return ""
+
+
 def read_lock_holder(state_path: Path) -> LockHolder | None:
     """The holder recorded in the lock file beside ``state_path``, or None when no run holds or left it.
 
@@ -71,7 +86,14 @@ def read_lock_holder(state_path: Path) -> LockHolder | None:
 def _parse_holder(lock_path: Path) -> LockHolder | None:
     try:
         raw = json.loads(lock_path.read_text(encoding="utf-8") or "null")
-        return LockHolder(pid=int(raw["pid"]), host=str(raw["host"]), command=str(raw["command"]), since=raw["since"])
+        return LockHolder(
+            pid=int(raw["pid"]),
+            host=str(raw["host"]),
+            command=str(raw["command"]),
+            since=raw["since"],
+            id=str(raw.get("id", "")),
+            user=str(raw.get("user", "")),
+        )
     except (OSError, ValueError, TypeError, KeyError):
         return None
 
@@ -242,6 +264,8 @@ class StateStore:
                 host=socket.gethostname(),
                 command=command if command.startswith("cmssync") else f"cmssync {command}",
                 since=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                id=str(uuid.uuid4()),
+                user=current_user(),
             )
             _rewrite(fd, json.dumps(dataclasses.asdict(holder)).encode("utf-8"))
             self._remove_leftover_temp_files()

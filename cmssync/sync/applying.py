@@ -16,6 +16,7 @@ from pathlib import Path
 from cmssync.errors import EXIT_ERROR, EXIT_OK
 from cmssync.plan.actions import Plan
 from cmssync.plan.request import PlanRequest
+from cmssync.state.backends import holding_lock
 from cmssync.sync.apply_assets import apply_file, apply_group, apply_user, delete_retired_files
 from cmssync.sync.apply_pages import apply_page
 from cmssync.sync.engine import ApplyContext, Handler, Outcome, Status, execute
@@ -66,7 +67,7 @@ async def apply_site(
     on_outcome: Callable[[Outcome], None] = lambda outcome: None,
 ) -> ApplyReport:
     """Make the site match the content (see the module docstring)."""
-    with workspace.store.lock("cmssync apply"):
+    async with holding_lock(workspace.store, "cmssync apply"):  # waits up to lock_timeout (--lock-timeout)
         state = workspace.load_state()
         async with workspace.client() as client:
             if request.plan_file is not None:

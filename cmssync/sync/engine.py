@@ -30,8 +30,8 @@ from cmssync.errors import CmsSyncError, ContentError, printable
 from cmssync.plan.actions import Action, Plan
 from cmssync.plan.desired import Resolver
 from cmssync.plan.snapshot import Snapshot
+from cmssync.state.backends import StateBackend
 from cmssync.state.records import State
-from cmssync.state.store import StateStore
 from cmssync.sync.file_numbers import FileNumbers
 
 Status = Literal["ok", "failed", "skipped"]
@@ -56,7 +56,7 @@ class ApplyContext:
     content: SiteContent
     snapshot: Snapshot
     state: State
-    store: StateStore
+    store: StateBackend
     publish: Literal["approve", "draft"]
     versions_keep: int | None
     page_ids: dict[str, int] = field(default_factory=dict)

@@ -56,8 +56,8 @@ from cmssync.plan.references import (
     is_sub_area,
     rendered_content_blocks,
 )
+from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
 from cmssync.state.records import FileRecord, GroupRecord, PageRecord, State, UserRecord
-from cmssync.state.store import StateStore
 from cmssync.sync.observe import unreliable_list_warning
 
 PULLED_ATTRIBUTE_TYPES = {"text", "textarea", "boolean", "number", "url", "email", "telephone"}
@@ -73,14 +73,18 @@ class Pulled:
 
 
 async def run_pull(
-    directory: Path, *, out: TextIO, pages: tuple[str, ...] = (), overrides: Mapping[str, Any] | None = None
+    directory: Path,
+    *,
+    out: TextIO,
+    pages: tuple[str, ...] = (),
+    overrides: Mapping[str, Any] | None = None,
+    lock_timeout: float | None = None,
 ) -> int:
     settings = load_settings(directory, overrides=overrides)
     if not settings.site.url:
         raise ConfigError(f"no site to pull from: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
-    state_path = Path(settings.state) if Path(settings.state).is_absolute() else directory / settings.state
-    store = StateStore(state_path)
-    with store.lock("cmssync pull"):
+    store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
+    async with holding_lock(store, "cmssync pull"):
         state = store.load()
         state.bind_site(settings.site.url, settings.site.api_prefix, allow_other_site=overrides is not None)
         async with ConcreteClient.from_settings(settings, base_dir=directory) as client:
@@ -101,7 +105,7 @@ async def pull(
     root: Path,
     settings: Settings,
     state: State,
-    store: StateStore,
+    store: StateBackend,
     *,
     only: tuple[str, ...] = (),
 ) -> Pulled:

@@ -2,7 +2,8 @@
 
 Commands (plan, apply, pull, status, the daemon) start here. Paths in the settings (``state``, the token store) are
 relative to the content directory unless absolute. The state directory also holds the file-hash cache, so a
-read-only content directory (a container mount) is never written to.
+read-only content directory (a container mount) is never written to. The state itself lives where ``state`` says:
+a local file, or a remote backend (:func:`cmssync.state.backends.open_state_backend`, docs/state.md).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cmssync.api.client import ConcreteClient
+from cmssync.api.retry import RetryPolicy
 from cmssync.config import Settings, load_settings
 from cmssync.content.loader import load_content
 from cmssync.content.site import SiteContent, resolve_password
@@ -21,8 +23,8 @@ from cmssync.errors import ConfigError, ContentError
 from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
+from cmssync.state.backends import StateBackend, open_state_backend
 from cmssync.state.records import State
-from cmssync.state.store import StateStore
 
 
 @dataclass(frozen=True)
@@ -30,12 +32,14 @@ class Workspace:
     directory: Path
     content: SiteContent
     settings: Settings
-    store: StateStore
+    store: StateBackend
     any_site: bool = False
     """Accept a state recorded for another URL (the sandbox listens on a new port every run)."""
+    retry: RetryPolicy | None = None
+    """How hard the clients try (None: the client's default; ``status`` is more patient)."""
 
     def client(self) -> ConcreteClient:
-        return ConcreteClient.from_settings(self.settings, base_dir=self.directory)
+        return ConcreteClient.from_settings(self.settings, base_dir=self.directory, retry=self.retry)
 
     def load_state(self) -> State:
         state = self.store.load()
@@ -99,8 +103,12 @@ def open_workspace(
     overrides: Mapping[str, Any] | None = None,
     any_site: bool = False,
     parse_cache: ParseCache | None = None,
+    lock_timeout: float | None = None,
 ) -> Workspace:
-    """Load and validate the content (raises ``ContentError`` with every problem) and the settings."""
+    """Load and validate the content (raises ``ContentError`` with every problem) and the settings.
+
+    ``lock_timeout`` (``--lock-timeout``) overrides the ``lock_timeout`` setting: how long an apply waits for the
+    state lock another run holds."""
     if not directory.is_dir():
         raise ConfigError(f"content directory {directory} does not exist")
     try:  # only to place the hash cache beside the state; the loader reports settings problems with all others
@@ -115,7 +123,7 @@ def open_workspace(
     settings = content.settings
     if not settings.site.url:
         raise ConfigError(f"no site to talk to: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
-    store = StateStore(settings.state_path(directory))
+    store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
     return Workspace(directory=directory, content=content, settings=content.settings, store=store, any_site=any_site)
 
 
@@ -125,3 +133,11 @@ def _writable(directory: Path) -> bool:
     except OSError:
         return False
     return directory.is_dir()
+
+
+def open_state(
+    directory: Path, *, overrides: Mapping[str, Any] | None = None, lock_timeout: float | None = None
+) -> StateBackend:
+    """The state backend of a content directory, from its settings alone (the content is not loaded):
+    ``force-unlock`` and ``status`` need no valid content."""
+    return open_state_backend(load_settings(directory, overrides=overrides), directory, lock_timeout=lock_timeout)
