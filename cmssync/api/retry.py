@@ -39,6 +39,9 @@ class RetryPolicy:
     wait_jitter: float = 0.5
     retry_after_max: float = 30.0
     """A longer ``Retry-After`` is cut to this (the daemon's next run will try again anyway)."""
+    token_attempts: int = 3
+    """Tries at the token endpoint: few, as asking for a token again only issues another one, and a refusal of the
+    credentials is permanent; ``status`` raises it to see a site through heavy faults."""
     late_commit_polls: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
     """Waits before each lookup of an object whose create timed out or lost its connection after being sent (the
     server may commit it late): 7.5 s in all, beyond a request's usual latency on a loaded site."""

@@ -183,9 +183,9 @@ class Transport:
         permanent, and means a wrong client id).
         """
         policy = self.retry
-        tries = policy.attempts_for(3)
+        tries = policy.attempts_for(policy.token_attempts)
 
-        async for attempt in attempts(policy, retry_hook(Kind.READ, policy), cap=3):
+        async for attempt in attempts(policy, retry_hook(Kind.READ, policy), cap=policy.token_attempts):
             with attempt:
                 if attempt.num > 1:
                     self.stats.record_retry()

@@ -8,8 +8,11 @@ from the access token's ``scopes`` claim, read without verifying the signature (
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import httpx
 
 from cmssync.api.auth import DEFAULT_SCOPES, granted_scopes
 from cmssync.api.client import ConcreteClient
@@ -25,7 +28,14 @@ from cmssync.api.retry import RetryPolicy
 from cmssync.config import Settings
 from cmssync.errors import ApiError, CmsSyncError
 
-QUICK = RetryPolicy(attempts=2, timeout=20.0, wait_initial=0.2, wait_max=1.0, wait_jitter=0.2, retry_after_max=2.0)
+PATIENT = RetryPolicy(
+    attempts=15, timeout=120.0, wait_initial=0.1, wait_max=2.0, wait_jitter=0.2, retry_after_max=5.0, token_attempts=15
+)
+"""``status`` answers "is the site healthy and in sync", so a flaky site must not read as a broken one: it retries
+every read many times with short waits (a site that fails 60% of its answers still converges; one that is down
+fails within the budget)."""
+PROBE_WAITS = (0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 2.0)
+"""Waits between tries of the tokenless probe (eight tries, about 9 s in all)."""
 
 
 @dataclass
@@ -93,7 +103,7 @@ async def diagnose(
     report = StatusReport(base_url=settings.site.url, grant=settings.auth.grant)
     if client is None:
         try:
-            client = ConcreteClient.from_settings(settings, base_dir=base_dir, retry=retry or QUICK)
+            client = ConcreteClient.from_settings(settings, base_dir=base_dir, retry=retry or PATIENT)
         except CmsSyncError as exc:
             report.problems.append(str(exc))
             return report
@@ -106,7 +116,7 @@ async def diagnose(
 async def _check(client: ConcreteClient, report: StatusReport, settings: Settings) -> None:
     # 1. The API prefix, without a token: an enabled API answers 401 (JSON); a disabled one the HTML 404 page.
     try:
-        response = await client.transport.http.get(client.api_url + "/system/info")
+        response = await _probe(client)
     except Exception as exc:  # httpx errors of every kind: the site is not reachable
         report.problems.append(f"cannot reach {client.api_url}: {type(exc).__name__}: {str(exc)[:120]}")
         return
@@ -173,6 +183,21 @@ async def _check(client: ConcreteClient, report: StatusReport, settings: Setting
             "the token lacks scopes cmssync uses (the integration may restrict them): "
             + " ".join(report.missing_scopes)
         )
+
+
+async def _probe(client: ConcreteClient) -> httpx.Response:
+    """``GET /system/info`` without a token, tried again on a dropped connection, 429 and 5xx (a flaky site)."""
+    for wait in (*PROBE_WAITS, None):
+        try:
+            response = await client.transport.http.get(client.api_url + "/system/info")
+        except httpx.TransportError:
+            if wait is None:
+                raise
+        else:
+            if wait is None or (response.status_code != 429 and response.status_code < 500):
+                return response
+        await asyncio.sleep(wait)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _explain(what: str, exc: ApiError) -> str:

@@ -1,0 +1,80 @@
+"""``cmssync status`` sees a flaky site through: under 30% 429s, 20% 503s and 10% dropped connections it still
+reports the site healthy and the drift, in 5 runs of 5 (issue 18's done-when), and a site that is down fails."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+
+import cmssync.commands.status
+import cmssync.sync.diagnose
+from cmssync.commands.status import run_status
+from cmssync.emulator.embedded import Sandbox
+from cmssync.sync.diagnose import PATIENT, PROBE_WAITS
+from tests.reliability.conftest import ReliabilityReport
+from tests.support.sites import EXAMPLE, PASSWORDS
+
+FAULTS = ["429:0.3", "503:0.2", "drop:0.1"]
+
+
+def site_overrides(sandbox: Sandbox, home: Path) -> dict[str, object]:
+    return {
+        "site": {"url": sandbox.url, "api_prefix": "/ccm/api/1.0"},
+        "auth": {
+            "grant": "password",
+            "client_id": sandbox.client_id,
+            "client_secret": sandbox.client_secret,
+            "username": sandbox.admin_username,
+            "password": sandbox.admin_password,
+            "token_store": str(home / "tokens.json"),
+        },
+        "state": str(home / "state.json"),
+    }
+
+
+@pytest.fixture(autouse=True)
+def _no_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same number of attempts as ``status`` makes, without the waits between them."""
+    fast = dataclasses.replace(PATIENT, wait_initial=0.0, wait_max=0.0, wait_jitter=0.0, retry_after_max=0.0)
+    monkeypatch.setattr(cmssync.commands.status, "PATIENT", fast)
+    monkeypatch.setattr(cmssync.sync.diagnose, "PROBE_WAITS", (0.0,) * len(PROBE_WAITS))
+
+
+async def test_status_converges_under_heavy_faults(
+    tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, reliability_report: ReliabilityReport
+) -> None:
+    for name, value in PASSWORDS.items():
+        monkeypatch.setenv(name, value)
+    converged = 0
+    for run in range(5):
+        root = tmp_path / f"run{run}" / "site"
+        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+        sandbox.set_faults(FAULTS)
+        out = io.StringIO()
+        try:
+            code = await run_status(root, out=out, overrides=site_overrides(sandbox, root.parent))
+        finally:
+            sandbox.set_faults([])
+        reliability_report.add(cases_tried=1)
+        assert code == 0, out.getvalue()
+        assert "status:    ok" in out.getvalue()
+        assert "drift:     Plan: 10 to create" in out.getvalue()
+        converged += 1
+    assert converged == 5
+
+
+async def test_a_site_that_is_down_fails_status(tmp_path: Path, sandbox: Sandbox) -> None:
+    root = tmp_path / "site"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    sandbox.set_faults(["503:1"])
+    out = io.StringIO()
+    try:
+        code = await run_status(root, out=out, overrides=site_overrides(sandbox, tmp_path))
+    finally:
+        sandbox.set_faults([])
+    assert code == 1
+    assert "problem:" in out.getvalue()
