@@ -23,11 +23,11 @@ def test_the_plan_job_renders_uploads_and_links_the_report() -> None:
     assert "-o plan.json" in plan["run"]
     render = steps[names.index("Render the HTML report")]
     assert render["run"] == "cmssync show plan.json --format html --content site > plan-report.html"
-    upload = steps[names.index("Keep the plan and its report")]
+    upload = steps[names.index("Keep the reviewed plan")]
     assert upload["uses"].startswith("actions/upload-artifact@")
-    assert upload["with"]["path"].split() == ["plan.json", "plan-report.html"]
+    assert upload["with"]["path"].split() == ["plan.json", "plan.md", "plan-report.html"]
     comment = steps[names.index("Post the plan on the pull request")]
     assert comment["env"]["REPORT_URL"] == "${{ steps." + upload["id"] + ".outputs.artifact-url }}"
     assert '"$REPORT_URL" >> plan.md' in comment["run"]
-    assert names.index("Plan") < names.index("Render the HTML report") < names.index("Keep the plan and its report")
-    assert names.index("Keep the plan and its report") < names.index("Post the plan on the pull request")
+    assert names.index("Plan") < names.index("Render the HTML report") < names.index("Keep the reviewed plan")
+    assert names.index("Keep the reviewed plan") < names.index("Post the plan on the pull request")
