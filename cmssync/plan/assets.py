@@ -26,9 +26,10 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from cmssync.content.files import FileSpec
+from cmssync.content.models import UserSpec
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import Action, FieldChange, Operation, Precondition
-from cmssync.plan.normalize import normalize_attribute, normalize_tags, normalize_text
+from cmssync.plan.normalize import digest, normalize_attribute, normalize_tags, normalize_text
 from cmssync.plan.snapshot import LiveFile, LiveUser, Snapshot
 from cmssync.state.records import State, UserRecord
 
@@ -142,6 +143,16 @@ def _create_file(path: str, spec: FileSpec, observed: Snapshot, managed: set[str
 def file_hash(spec: FileSpec) -> str:
     """The content hash in the state's form, ``sha256:<hex>``."""
     return spec.sha256 if spec.sha256.startswith("sha256:") else f"sha256:{spec.sha256}"
+
+
+def file_digest(spec: FileSpec) -> str:
+    """The digest the state records for a file's metadata: the content's, as applied (one rule for apply and pull)."""
+    return digest(desired_file_meta(spec))
+
+
+def user_digest(spec: UserSpec) -> str:
+    """The digest the state records for a user: the content's email and language, as applied (apply and pull)."""
+    return digest({"email": spec.email, "language": spec.language})
 
 
 def desired_file_meta(spec: FileSpec) -> dict[str, Any]:

@@ -21,8 +21,7 @@ from cmssync.content.layout import link_problem
 from cmssync.content.site import resolve_password
 from cmssync.errors import ApplyError, ContentError, Problem
 from cmssync.plan.actions import Action
-from cmssync.plan.assets import desired_file_meta, file_hash
-from cmssync.plan.normalize import digest
+from cmssync.plan.assets import desired_file_meta, file_digest, file_hash, user_digest
 from cmssync.state.records import FileRecord, GroupRecord, UserRecord
 from cmssync.sync.engine import ApplyContext, Outcome, create_verified
 from cmssync.sync.file_adoption import uploaded_copy
@@ -123,7 +122,7 @@ def _record_file(context: ApplyContext, spec: FileSpec, file: File) -> None:
             hash=file_hash(spec),
             url=file.url or "",
             folder=file.folder if file.folder is not None else spec.folder_id,
-            digest=digest(desired_file_meta(spec)),
+            digest=file_digest(spec),
         ),
     )
     context.file_urls[spec.path] = file.url or ""
@@ -231,7 +230,7 @@ def _record_user(context: ApplyContext, username: str, user_id: int, password: s
         username,
         UserRecord(
             id=user_id,
-            digest=digest({"email": spec.email, "language": spec.language}),
+            digest=user_digest(spec),
             password_digest=password_digest or (old.password_digest if old else None),
         ),
     )

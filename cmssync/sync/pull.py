@@ -39,10 +39,9 @@ from cmssync.content.loader import load_content
 from cmssync.content.models import FileSidecar, GroupSpec, Location, PageSpec, UserSpec
 from cmssync.content.paths import check_page_path, dropped_words
 from cmssync.errors import EXIT_OK, ConfigError
-from cmssync.plan.assets import desired_file_meta, file_hash
+from cmssync.plan.assets import file_digest, file_hash, user_digest
 from cmssync.plan.conflicts import page_base
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
-from cmssync.plan.normalize import digest
 from cmssync.plan.pages import build_desired_page
 from cmssync.plan.references import (
     DROPPED_WHEN_ZERO,
@@ -123,7 +122,7 @@ async def pull(
                 hash=file_hash(file_spec),
                 url=file.url or "",
                 folder=file.folder,
-                digest=digest(desired_file_meta(file_spec)),
+                digest=file_digest(file_spec),
             ),
         )
     tree = [node async for node in client.walk_page_tree((await client.default_site(includes=())).home_page_id or 1)]
@@ -378,11 +377,12 @@ async def _pull_users_and_groups(client: ConcreteClient, root: Path, state: Stat
         if user.language:
             data["language"] = user.language
         try:
-            specs.append(UserSpec.model_validate(data))
+            spec = UserSpec.model_validate(data)
         except ValidationError as exc:
             skipped.append(f"user {user.username}: {exc.errors()[0]['msg']}")
             continue
-        record = UserRecord(id=user.id, digest=digest({"email": user.email, "language": user.language}))
+        specs.append(spec)
+        record = UserRecord(id=user.id, digest=user_digest(spec))
         state.record_user(user.username, record)
     if specs:
         writer.write_users(root, sorted(specs, key=lambda spec: spec.username))

@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 from cmssync.emulator.embedded import Sandbox
+from cmssync.plan.assets import file_digest, user_digest
 from cmssync.sync.pull import run_pull
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site
@@ -55,3 +56,18 @@ async def test_pull_keeps_comments_and_can_take_only_some_pages(tmp_path: Path, 
     assert text.startswith("# maintained by the web team\nname: About")
     assert not (site.root / "pages/contact.yaml").exists()
     assert (await site.plan()).actions == ()
+
+
+async def test_pull_records_the_digests_apply_records(tmp_path: Path, sandbox: Sandbox) -> None:
+    """One digest per record kind: the state pull writes holds what an apply of the pulled content would record."""
+    site = _pulled_site(tmp_path, sandbox)
+    await _pull(site)
+    workspace = site.workspace()
+    state = workspace.load_state()
+    content = workspace.content
+    assert state.users
+    assert state.files
+    for username, record in state.users.items():
+        assert record.digest == user_digest(content.users[username]), username
+    for path, file_record in state.files.items():
+        assert file_record.digest == file_digest(content.files[path]), path
