@@ -44,7 +44,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, model_validator
 
 from cmssync.errors import StateError
 from cmssync.fileio import fsync_directory
@@ -95,12 +95,18 @@ class PageRecord(_Record):
     live_version_id: int | None = None
     draft_version_id: int | None = None
     """An unapproved version cmssync started and has not approved yet; the next run finishes it."""
-    areas: dict[str, tuple[int, ...]] = Field(default_factory=dict)
-    """Block ids of each managed area, in order, as last seen after applying."""
     base: PageBase | None = None
     """Per-field base of three-way conflicts; None in states written before it (then the live version id decides)."""
     protected: bool = False
     """The page file said ``protect: true``: never deleted, even once its file is gone."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_legacy_areas(cls, data: Any) -> Any:
+        # States written before 0.2 carry ``areas`` (block ids per area) that nothing ever read: dropped on load.
+        if isinstance(data, dict) and "areas" in data:
+            return {key: value for key, value in data.items() if key != "areas"}
+        return data
 
 
 class FileRecord(_Record):

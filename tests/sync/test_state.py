@@ -38,7 +38,7 @@ def store(tmp_path: Path) -> StateStore:
 
 def sample_state(state: State) -> State:
     state.bind_site("https://www.example.com", "/ccm/api/1.0")
-    state.record_page("/about", PageRecord(id=157, digest=H1, live_version_id=3, areas={"Main": (11, 12)}))
+    state.record_page("/about", PageRecord(id=157, digest=H1, live_version_id=3))
     state.record_page("/", PageRecord(id=1, digest=H2, live_version_id=1, draft_version_id=2))
     state.record_file(
         "logo.png",
@@ -63,7 +63,7 @@ def test_round_trip(store: StateStore) -> None:
     store.save(state)
     loaded = store.load()
     assert loaded == state
-    assert loaded.pages["/about"].areas == {"Main": (11, 12)}
+    assert loaded.pages["/about"].live_version_id == 3
     document = json.loads(store.path.read_text())
     assert document["format_version"] == 1
     assert list(document["pages"]) == ["/", "/about"]  # sorted, so diffs of a committed state stay small
@@ -74,7 +74,7 @@ def test_forget_and_evolve(store: StateStore) -> None:
     page = state.pages["/about"]
     state.record_page("/about", page.evolve(draft_version_id=4))
     assert state.pages["/about"].draft_version_id == 4
-    assert state.pages["/about"].areas == page.areas
+    assert state.pages["/about"].live_version_id == page.live_version_id
     with pytest.raises(ValidationError):
         page.evolve(digest="not a digest")
     assert state.forget_page("/about") == page.evolve(draft_version_id=4)
@@ -110,7 +110,7 @@ def test_save_is_cheap(store: StateStore) -> None:
     for i in range(1000):
         state.record_page(
             f"/section-{i // 50}/page-{i}",
-            PageRecord(id=1000 + i, digest=H1, live_version_id=3, areas={"Main": (3 * i, 3 * i + 1), "Sidebar": (9,)}),
+            PageRecord(id=1000 + i, digest=H1, live_version_id=3),
         )
         state.record_file(
             f"images/photo-{i}.jpg",
@@ -466,8 +466,20 @@ def test_a_state_json_of_an_earlier_cmssync_loads_and_gets_a_journal(store: Stat
         ' "draft_version_id": null, "areas": {"Main": [5, 6]}}}, "files": {}, "users": {}, "groups": {}}'
     )
     state = store.load()
-    assert state.pages["/"].areas == {"Main": (5, 6)}
+    assert state.pages["/"].live_version_id == 4  # its unused "areas" is dropped
     state.record_page("/", state.pages["/"].evolve(live_version_id=5))
     store.save(state)
     assert store.journal_path.exists()
     assert store.load().pages["/"].live_version_id == 5
+
+
+def test_a_state_with_the_old_page_areas_field_loads(tmp_path: Path) -> None:
+    """``areas`` (block ids that nothing read) was dropped from page records; states that have it still load."""
+    path = tmp_path / "state.json"
+    path.write_text(
+        '{"format_version": 1, "pages": {"/a": {"id": 7, "areas": {"Main": [1, 2]}, "live_version_id": 3}}}'
+    )
+    state = StateStore(path).load()
+    assert state.pages["/a"].id == 7
+    assert state.pages["/a"].live_version_id == 3
+    assert "areas" not in state.pages["/a"].model_dump()
