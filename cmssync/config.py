@@ -295,7 +295,8 @@ class StateSettings(_Section):
     state, or any server of that protocol), with locking; see docs/state.md."""
 
     backend: StateBackendKind = "local"
-    """``local``: a file (``path``); ``http``: a Terraform-style HTTP state backend (``address``)."""
+    """``local``: a file (``path``); ``http``: a Terraform-style HTTP state backend (``address``); default
+    ``http`` when ``address`` is given, else ``local``."""
     path: str = ".cmssync/state.json"
     """``local``: the state file. ``http``: a local working path; its directory holds the caches, and without
     ``CMSSYNC_STATE_KEY`` the password key file (``<path>.key``); nothing else is written there."""
@@ -318,6 +319,13 @@ class StateSettings(_Section):
     save_interval: Duration = 5.0
     """``http``: upload the state at most this often during a run (and always at its end, on SIGTERM too); a
     killed run can lose the records of this many seconds (docs/state.md says why that is safe)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _backend_from_address(cls, value: Any) -> Any:
+        if isinstance(value, Mapping) and "backend" not in value and value.get("address") is not None:
+            return {**value, "backend": "http"}
+        return value
 
     @model_validator(mode="after")
     def _http_needs_address(self) -> StateSettings:
@@ -356,8 +364,9 @@ class Settings(_Section):
     """How to sign in."""
     state: str | StateSettings = ".cmssync/state.json"
     """The state file (what cmssync manages and how it last saw it), and beside it its lock, journal and the
-    file-hash cache; relative to the content directory unless absolute. Or a mapping choosing a backend
-    (``backend: http``, ``address: …``). Keep it where a CI runner cannot lose it (docs/state.md)."""
+    file-hash cache; relative to the content directory unless absolute (``CMSSYNC_STATE=PATH``). Or a mapping
+    choosing a backend (``backend: http``, ``address: …``). Keep it where a CI runner cannot lose it
+    (docs/state.md)."""
     lock_timeout: Duration = 0.0
     """Wait up to this long for the state lock another run holds (``--lock-timeout``); 0: fail at once."""
     publish: Literal["approve", "draft"] = "approve"

@@ -84,7 +84,6 @@ class HttpStateBackend:
         key: bytes | None = None,
         lock_timeout: float = 0.0,
         timeout: float = 30.0,
-        transport: httpx.BaseTransport | None = None,
     ) -> None:
         assert settings.address is not None
         self.settings = settings
@@ -97,11 +96,11 @@ class HttpStateBackend:
         self.unsaved_path = key_path.with_name(key_path.name.removesuffix(".key") + ".unsaved.json")
         self._key = key
         self._key_path = key_path
-        auth = None
+        self._auth: httpx.BasicAuth | None = None
         if settings.username is not None or settings.password is not None:
             password = "" if settings.password is None else settings.password.get_secret_value()
-            auth = httpx.BasicAuth(settings.username or "", password)
-        self._client = httpx.Client(auth=auth, timeout=timeout, transport=transport, follow_redirects=False)
+            self._auth = httpx.BasicAuth(settings.username or "", password)
+        self._timeout = timeout
         self._lock_id: str | None = None
         self._pending: State | None = None
         self._last_upload = time.monotonic()
@@ -296,9 +295,12 @@ class HttpStateBackend:
     # -- HTTP ----------------------------------------------------------------------------------------------------
 
     def _request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """One exchange, on a connection of its own: a run makes a few dozen at most (saves are batched), and no
+        client outlives the call, so a backend needs no closing."""
         for attempt in range(1, ATTEMPTS + 1):
             try:
-                response = self._client.request(method, url, **kwargs)
+                with httpx.Client(auth=self._auth, timeout=self._timeout, follow_redirects=False) as client:
+                    response = client.request(method, url, **kwargs)
             except httpx.HTTPError as exc:
                 if attempt == ATTEMPTS:
                     raise StateServerError(
@@ -314,9 +316,6 @@ class HttpStateBackend:
     def _refused(self, method: str, url: str, response: httpx.Response, what: str) -> StateError:
         error = StateServerError if response.status_code == 429 or response.status_code >= 500 else StateError
         return error(f"{_refusal(method, url, response)}: could not {what}")
-
-    def close(self) -> None:
-        self._client.close()
 
 
 def _refusal(method: str, url: str, response: httpx.Response) -> str:
