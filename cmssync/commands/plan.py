@@ -22,14 +22,11 @@ import os
 from pathlib import Path
 from typing import Literal, TextIO
 
-from rich.console import Console
-from rich.text import Text
-
 from cmssync.commands.progress import reading_site
 from cmssync.errors import EXIT_CHANGES, EXIT_OK
-from cmssync.plan.actions import KIND_ORDER, SYMBOLS, Plan, summary_line
+from cmssync.plan.actions import Plan
 from cmssync.plan.markdown import render_markdown
-from cmssync.plan.report import details, render_json, render_text
+from cmssync.plan.report import render_compact, render_json, render_text
 from cmssync.plan.request import PlanRequest
 from cmssync.sync.html_report import html_report
 from cmssync.sync.planning import make_plan, write_plan_file
@@ -39,7 +36,6 @@ OutputFormat = Literal["text", "json", "markdown", "html"]
 COMPACT_ABOVE = 50
 """``apply`` shows a plan of more actions than this one line per object before asking."""
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
-_STYLES = {"+": "green", "~": "yellow", "-": "red", ">": "cyan"}
 
 
 def render(
@@ -53,34 +49,6 @@ def render(
     if output_format == "html":
         return html_report(plan, content_dir)
     return render_compact(plan, color=color) if compact else render_text(plan, color=color)
-
-
-def render_compact(plan: Plan, *, color: bool = False, width: int = 100) -> str:
-    """One line per object (``~ page /about: update (name, 2 block changes)``), then blocked deletes, warnings
-    and the summary: every object and every guard, none of the field values."""
-    buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        force_terminal=color,
-        color_system="standard" if color else None,
-        width=width,
-        markup=False,
-        emoji=False,
-        highlight=False,
-    )
-    console.print(Text(f"cmssync plan for {plan.site} (publish: {plan.publish})", style="bold"), soft_wrap=True)
-    for kind in KIND_ORDER:
-        for action in (a for a in plan.actions if a.kind == kind):
-            symbol = SYMBOLS[action.op]
-            more = details(action)
-            line = f"{symbol} {action.kind} {action.key}: {action.op}" + (f" ({more})" if more else "")
-            console.print(Text(line, style=_STYLES.get(symbol, "")), soft_wrap=True)
-    for entry in plan.blocked:
-        console.print(Text(f"! {entry.kind} deletes blocked: {entry.describe()}", style="red"), soft_wrap=True)
-    for warning in plan.warnings:
-        console.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)
-    console.print(Text(summary_line(plan), style="bold"), soft_wrap=True)
-    return buffer.getvalue()
 
 
 def append_step_summary(plan: Plan, notes: TextIO) -> None:

@@ -83,6 +83,16 @@ def _change_json(change: FieldChange) -> dict[str, Any]:
 
 def render_text(plan: Plan, *, color: bool = False, width: int = 100) -> str:
     """Human-readable plan grouped by resource kind: ``+`` create, ``~`` update, ``-`` delete, ``>`` move."""
+    return _printed(_text_lines(plan), color=color, width=width)
+
+
+def render_compact(plan: Plan, *, color: bool = False, width: int = 100) -> str:
+    """One line per object (``~ page /about: update (name, 2 block changes)``), then blocked deletes, warnings
+    and the summary: every object and every guard, none of the field values (for plans too long to read)."""
+    return _printed(_compact_lines(plan), color=color, width=width)
+
+
+def _printed(lines: Iterable[Text], *, color: bool, width: int) -> str:
     buffer = io.StringIO()
     console = Console(
         file=buffer,
@@ -93,9 +103,20 @@ def render_text(plan: Plan, *, color: bool = False, width: int = 100) -> str:
         emoji=False,
         highlight=False,
     )
-    for line in _text_lines(plan):
+    for line in lines:
         console.print(line, soft_wrap=True)
     return buffer.getvalue()
+
+
+def _compact_lines(plan: Plan) -> Iterator[Text]:
+    yield Text(f"cmssync plan for {plan.site} (publish: {plan.publish})", style="bold")
+    for kind in KIND_ORDER:
+        for action in (a for a in plan.actions if a.kind == kind):
+            symbol = SYMBOLS[action.op]
+            more = details(action)
+            line = f"{symbol} {action.kind} {action.key}: {action.op}" + (f" ({more})" if more else "")
+            yield _styled(symbol, line)
+    yield from _closing_lines(plan)
 
 
 def _text_lines(plan: Plan) -> Iterator[Text]:
@@ -117,6 +138,11 @@ def _text_lines(plan: Plan) -> Iterator[Text]:
                 yield from _change_lines(change)
             for block in action.blocks:
                 yield from _block_lines(block)
+    yield from _closing_lines(plan)
+
+
+def _closing_lines(plan: Plan) -> Iterator[Text]:
+    """Held objects and conflicts, blocked deletes, warnings and the summary: in every text rendering."""
     yield from _held_lines(plan)
     if plan.blocked:
         yield Text("")
