@@ -47,10 +47,19 @@ class PagesApi(Endpoints):
             sort_key=lambda item: item.date_last_updated,
         )
 
-    async def page_children(self, page_id: int) -> list[Page]:
-        """The direct children of a page, in sitemap order (the server returns all; no paging)."""
+    async def page_children(self, page_id: int, *, includes: Sequence[str] = ()) -> list[Page]:
+        """The direct children of a page, in sitemap order, in ONE request: the batched read of a tree level.
+
+        A real 9.3.1 server returns every child at once: ``limit`` is ignored and ``meta.cursor.next`` is only the
+        last child's id, not a continuation (``pages.children.home.limit_ignored`` in the recording), so there is
+        nothing to page through. With ``includes=("areas", "custom_attributes")`` each child carries its blocks and
+        attributes — of its **live** version only: ``version=recent`` is ignored, and an unapproved block change moves
+        neither ``date_last_updated`` nor ``version.id`` (``batch.*`` in ``blocks.jsonl``), so a pending draft is
+        invisible here; read the page on its own (:meth:`get_page` with ``version="recent"``) where a draft matters.
+        """
         route = "/pages/{page_id}/children"
-        body = await self._t.call("GET", route, kind=Kind.READ, page_id=page_id)
+        params = includes_param(tuple(includes))
+        body = await self._t.call("GET", route, kind=Kind.READ, params=params or None, page_id=page_id)
         return self._models(Page, body, method="GET", route=route)
 
     async def walk_page_tree(

@@ -5,9 +5,12 @@ HTTP client and its tests build snapshots by hand. Values are already normalised
 values as the server's strings with site links as ``{CCM:BASE_URL}``, tags as lists, attribute values comparable
 with the content's.
 
-A page is described in its *recent* version (the one every write modifies, design.md §5): ``areas`` and the fields
-are those of that version. ``live_version_id`` is the approved version; when ``recent_version_id`` differs from it the
-page has a pending draft.
+A page read on its own is described in its *recent* version (the one every write modifies, design.md §5): ``areas``
+and the fields are those of that version. ``live_version_id`` is the approved version; when ``recent_version_id``
+differs from it the page has a pending draft. A page from a batched read (a level of the page tree, ``batched``) is
+described in its *live* version, and whether it has a pending draft is not known: the API's batched reads cannot
+show drafts. That is enough to decide that a page needs no change; ``cmssync.sync.planning.plan_site`` reads every
+batched page it is about to write on its own and plans again, so no write is ever planned against a batched view.
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ class LivePage:
     """Of the recent version, normalised (``YYYY-MM-DD HH:MM:SS``)."""
     recent_version_created: str | None = None
     """When the recent version was created (``YYYY-MM-DD HH:MM:SS``): named in the plan for someone else's draft."""
+    batched: bool = False
+    """Read in a batch (its parent's children list): the live version; a pending draft, if any, is not visible
+    (``recent_version_id`` is then the live one). See the module docstring."""
 
     @property
     def has_draft(self) -> bool:
@@ -99,6 +105,10 @@ class Snapshot:
     """False for an incremental observation that read only some objects: the planner then plans no deletes."""
     warnings: tuple[str, ...] = ()
     """What the observation could not be sure of (e.g. a list the API cannot return completely)."""
+
+    def batched_pages(self, paths: Iterable[str]) -> list[str]:
+        """Those of ``paths`` whose page was read in a batch (drafts unknown), sorted."""
+        return sorted({p for p in paths if (page := self.pages.get(p)) is not None and page.batched})
 
     def adoption_candidates(self, name: str, folder: int | None, size: int, managed: Set[str]) -> list[LiveFile]:
         """See :func:`adoption_candidates`."""

@@ -1,16 +1,35 @@
 """Read the live objects that the content and the state describe, and nothing else. Read-only.
 
-Requests, for a site whose pages cmssync already manages: the default site (1), one read per page with every
-include the planner needs (``areas,custom_attributes`` in the recent version; one more only for a page with a
-pending draft, to learn its live version), and the file, user and group lists at ``limit=100``. So a no-op plan
-costs about pages + files/100 + users/100 + a constant.
+Pages are read **a tree level at a time**: ``GET /pages/{id}/children?includes=areas,custom_attributes`` returns every
+child of a page with its blocks and attributes in one request (a real server ignores ``limit`` there: no paging).
+The walk starts at the home page (read on its own) and reads the children of exactly the pages on the way to a
+managed, content or referenced page; a level that holds none of them is not read. So a no-op plan of a site whose
+pages sit under P parents costs P + 1 page requests, whatever the number of pages, plus the file, user and group
+lists at ``limit=100`` and a constant (token, default site).
 
-Pages are found by id (from the state or a pinned ``id``) and otherwise by path through the page tree
-(``/pages/{id}/children``, one request per parent level, cached), never through ``GET /pages``: a real server's
-page list repeats and skips pages whose modification dates tie (concrete-api.md §13). Lists of files and users
-have the same weakness, so objects the state knows but a list walk missed are read by id. Site files that a content
-file unknown to the state could adopt (same name, folder and size) are downloaded and hashed, because only the same
-bytes prove it is ours (``cmssync.sync.file_adoption``).
+What a batch cannot tell, and how it is covered:
+
+* **Drafts.** Batched reads show the *live* version only (``version=recent`` is ignored), and an unapproved block
+  change moves neither ``date_last_updated`` nor the version id (``batch.*`` in the recording). Batched pages are
+  marked :attr:`LivePage.batched`; the planner decides from them that a page needs nothing, and
+  ``cmssync.sync.planning.plan_site`` reads the pages it would write (and those with a draft of cmssync's on
+  record) again with :func:`read_pages_alone` before planning again. A draft matters only where cmssync writes.
+* **A child without a live version** (never approved) is read on its own.
+* **Pages the walk does not meet**: an id the state or a pinned ``id`` names but that is not at its path (moved,
+  trashed, deleted) is read on its own by id, as before; a path whose ancestor does not exist is absent.
+
+Never through ``GET /pages``: a real server's page list repeats and skips pages whose modification dates tie
+(concrete-api.md §13).
+
+Incremental runs (a ``scope``, the daemon's file changes) that know at most :data:`SCOPED_READS_ALONE` pages read
+them on their own by id in their recent version (one request each, drafts included, no second phase) and read no
+parent, no tree level and no list of a kind outside the scope, unless a page is missing (then its parents, to create
+it). Larger scopes use the tree walk.
+
+Files and users: their lists have the tied-dates weakness too, so objects the state knows but a list walk missed are
+read by id (none when the dates are distinct). Site files that a content file unknown to the state could adopt (same
+name, folder and size) are downloaded and hashed, because only the same bytes prove it is ours
+(``cmssync.sync.file_adoption``).
 
 Concurrency is bounded by the client (its semaphore); here every independent read is started at once.
 
@@ -23,6 +42,7 @@ planning and apply layers.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextvars import ContextVar
@@ -45,6 +65,8 @@ from cmssync.state.records import State
 from cmssync.sync.file_adoption import hash_adoption_candidates
 
 PAGE_INCLUDES = ("areas", "custom_attributes")
+SCOPED_READS_ALONE = 10
+"""A scoped run that knows at most this many pages reads them on their own (recent versions, no second phase)."""
 T = TypeVar("T")
 
 ObserveProgress = Callable[[int, int], None]
@@ -55,22 +77,38 @@ observe_progress: ContextVar[ObserveProgress | None] = ContextVar("observe_progr
 
 @dataclass
 class _Progress:
+    """Pages read against pages expected. ``expect`` grows the estimate (reported only when it grows the total
+    from nothing or keeps the count honest); ``done`` counts pages a batch delivered; ``finish`` settles the
+    estimate on what was found, so the last report is N/N even when some wanted paths do not exist (yet)."""
+
     report: ObserveProgress | None
     read: int = 0
     expected: int = 0
 
     def expect(self, count: int) -> None:
+        first = self.expected == 0
         self.expected += count
-        if self.report is not None and count:
+        if self.report is not None and count and first:
             self.report(self.read, self.expected)
+
+    def done(self, count: int) -> None:
+        if count:
+            self.read += count
+            self.expected = max(self.expected, self.read)
+            if self.report is not None:
+                self.report(self.read, self.expected)
+
+    def finish(self) -> None:
+        if self.expected != self.read:
+            self.expected = self.read
+            if self.report is not None:
+                self.report(self.read, self.expected)
 
     async def tick(self, awaitable: Awaitable[T]) -> T:
         try:
             return await awaitable
         finally:
-            self.read += 1
-            if self.report is not None:
-                self.report(self.read, self.expected)
+            self.done(1)
 
 
 @dataclass
@@ -105,7 +143,7 @@ async def observe(
         state = _restricted_state(state, scope)
     warnings: list[str] = []
     pages, files, users, groups = await asyncio.gather(
-        _observe_pages(client, content, state, home_id, base_url, pages_read),
+        _observe_pages(client, content, state, home_id, base_url, pages_read, scoped=scope is not None),
         _observe_files(
             client, state, list_all=scope is None or bool(set(content.files) - set(state.files)), warnings=warnings
         ),
@@ -150,25 +188,126 @@ async def _no_groups() -> list[Group]:
 
 
 async def _observe_pages(
-    client: ConcreteClient, content: SiteContent, state: State, home_id: int, base_url: str, progress: _Progress
+    client: ConcreteClient,
+    content: SiteContent,
+    state: State,
+    home_id: int,
+    base_url: str,
+    progress: _Progress,
+    *,
+    scoped: bool,
 ) -> _PageIndex:
+    """Pages by batch where that saves requests, one by one where the batch cannot tell (module docstring)."""
     index = _PageIndex()
-    known: dict[int, str | None] = {home_id: "/"}
+    known: dict[int, str] = {home_id: "/"}
     for path, record in state.pages.items():
         known.setdefault(record.id, path)
     for path, spec in content.pages.items():
         if spec.id is not None:
             known.setdefault(spec.id, path)
-    progress.expect(len(known))
-    for page in await _all(progress.tick(_read_page(client, page_id, base_url)) for page_id in known):
+    primary = set(content.pages) | set(content.settings.existing_pages) | set(state.pages)
+    wanted = primary | {parent for path in content.pages if (parent := parent_path(path)) is not None}
+    progress.expect(len(wanted | {"/"}))
+    if scoped and len(known) <= SCOPED_READS_ALONE:
+        # An incremental run: its few pages on their own (recent versions: no second phase); parents only for a
+        # page that is not where the content wants it (a parent's id is needed to create it).
+        # (the scoped state also names the parents, for their ids: they are not read unless needed)
+        direct = set(content.pages) | set(content.settings.existing_pages)
+        await _read_alone(client, {i: p for i, p in known.items() if p in direct}, index, base_url, progress)
+        missing = {path for path in content.pages if path not in index.by_path}
+        if not missing:
+            progress.finish()
+            return index
+        wanted = missing | {a for path in missing for a in _ancestors(path)}
+        await _read_alone(
+            client, {i: p for i, p in known.items() if p in wanted and i not in index.by_id}, index, base_url, progress
+        )
+    else:
+        await _read_alone(client, {home_id: "/"}, index, base_url, progress)
+    await _walk_levels(client, wanted, set(known), index, base_url, progress)
+    # Known ids the tree walk did not meet: moved, trashed or deleted pages, or below a parent not read.
+    await _read_alone(client, {i: p for i, p in known.items() if i not in index.by_id}, index, base_url, progress)
+    progress.finish()
+    return index
+
+
+async def _read_alone(
+    client: ConcreteClient, pages: dict[int, str], index: _PageIndex, base_url: str, progress: _Progress
+) -> None:
+    progress.expected = max(progress.expected, progress.read + len(pages))
+    for page in await _all(progress.tick(_read_page(client, page_id, base_url)) for page_id in pages):
         if page is not None:
             index.add(page)
 
-    wanted = set(content.pages) | set(content.settings.existing_pages)
-    wanted |= {parent for path in wanted if (parent := parent_path(path)) is not None}
-    missing = sorted(path for path in wanted if path not in index.by_path)
-    await _find_by_path(client, missing, index, base_url, progress)
-    return index
+
+async def _walk_levels(
+    client: ConcreteClient,
+    wanted: set[str],
+    known_ids: set[int],
+    index: _PageIndex,
+    base_url: str,
+    progress: _Progress,
+) -> None:
+    """Find the ``wanted`` paths not read yet, one level of the tree at a time, reading each parent's children
+    with areas and attributes in one request: only parents on the way to a wanted path are read.
+
+    A child that is wanted (or whose id the state knows) becomes a batched :class:`LivePage`, in its live version;
+    a child without a live version is read on its own. A wanted path whose ancestor is not found does not exist.
+    """
+    ids: dict[str, int] = {path: page.id for path, page in index.by_path.items()}
+    pending = sorted(path for path in wanted if path.startswith("/") and path != "/" and path not in index.by_path)
+    read_parents: set[int] = set()
+    depth = 1
+    while pending:
+        level = {_prefix(path, depth) for path in pending}
+        parents = {ids[parent] for path in level if path not in ids and (parent := parent_path(path) or "/") in ids}
+        parents -= read_parents
+        read_parents |= parents
+        lists = await _all(client.page_children(pid, includes=PAGE_INCLUDES) for pid in sorted(parents))
+        alone: dict[int, str] = {}
+        found = 0
+        for child in (child for children in lists for child in children):
+            path = child.url_path
+            ids.setdefault(path, child.id)
+            if path in index.by_path or (path not in wanted and child.id not in known_ids):
+                continue
+            version = child.version
+            if version is None or not version.is_approved:
+                alone[child.id] = path
+                continue
+            index.add(dataclasses.replace(to_live_page(child, version.id, base_url), batched=True))
+            found += 1
+        progress.done(found)
+        await _read_alone(client, alone, index, base_url, progress)
+        pending = [path for path in pending if path not in index.by_path and path.count("/") > depth]
+        pending = [path for path in pending if _prefix(path, depth) in ids]
+        depth += 1
+
+
+async def read_pages_alone(
+    client: ConcreteClient, snapshot: Snapshot, paths: Iterable[str], *, progress: ObserveProgress | None = None
+) -> Snapshot:
+    """``snapshot`` with those of ``paths`` that were read in a batch read again on their own, in their recent
+    version, so their pending drafts (cmssync's or someone else's) are seen. The second phase of planning
+    (``cmssync.sync.planning.plan_site``): only pages about to be written, or with a draft of cmssync's on record.
+    """
+    targets = snapshot.batched_pages(paths)
+    if not targets:
+        return snapshot
+    # counted from the first page read: a second "0/N" would read as the observation starting over
+    counter = _Progress(progress or observe_progress.get(), expected=len(targets))
+    pages = await _all(
+        counter.tick(_read_page(client, snapshot.pages[path].id, snapshot.site_url, listed_at=path)) for path in targets
+    )
+    by_path = dict(snapshot.pages)
+    by_id = dict(snapshot.pages_by_id)
+    for path, page in zip(targets, pages, strict=True):
+        old = by_path.pop(path)
+        by_id.pop(old.id, None)
+        if page is not None:
+            by_path[page.path] = page
+            by_id[page.id] = page
+    return dataclasses.replace(snapshot, pages=by_path, pages_by_id=by_id)
 
 
 async def _read_page(
@@ -198,37 +337,13 @@ async def _read_page(
     return to_live_page(recent, live_version_id, base_url)
 
 
-async def _find_by_path(
-    client: ConcreteClient, paths: list[str], index: _PageIndex, base_url: str, progress: _Progress
-) -> None:
-    """Walk down the tree from the nearest known ancestor of each path, one level (and request) at a time."""
-    pending = [path for path in paths if path.startswith("/") and path != "/"]
-    depth = 1
-    while pending:
-        level = sorted({_prefix(path, depth) for path in pending})
-        parents = {parent_path(p) or "/" for p in level if p not in index.by_path}
-        parent_ids = [index.by_path[p].id for p in parents if p in index.by_path]
-        missing_children = [pid for pid in parent_ids if pid not in index.children]
-        for page_id, children in zip(
-            missing_children, await _all(client.page_children(pid) for pid in missing_children), strict=True
-        ):
-            index.children[page_id] = children
-        found: list[tuple[str, int]] = []
-        for path in level:
-            parent = parent_path(path) or "/"
-            if path in index.by_path or parent not in index.by_path:
-                continue
-            match = next((c for c in index.children[index.by_path[parent].id] if c.url_path == path), None)
-            if match is not None:
-                found.append((path, match.id))
-        progress.expect(len(found))
-        reads = (progress.tick(_read_page(client, pid, base_url, listed_at=path)) for path, pid in found)
-        for page in await _all(reads):
-            if page is not None:
-                index.add(page)
-        pending = [path for path in pending if path not in index.by_path and path.count("/") > depth]
-        pending = [path for path in pending if _prefix(path, depth) in index.by_path]
-        depth += 1
+def _ancestors(path: str) -> list[str]:
+    found = []
+    parent = parent_path(path)
+    while parent is not None:
+        found.append(parent)
+        parent = parent_path(parent)
+    return found
 
 
 def _prefix(path: str, depth: int) -> str:

@@ -2,6 +2,20 @@
 
 ``plan``, ``apply``, ``status`` and the daemon all call :func:`plan_site`; a saved plan file is read and checked
 here too (:func:`load_plan_file`), so "what would apply do" has exactly one answer.
+
+Planning runs in two phases, because the API's batched page reads (a tree level with areas and attributes in one
+request, ``cmssync.sync.observe``) show only the live version of each page, never a pending draft:
+
+1. observe (pages mostly in batches) and plan. A page whose live version matches the content needs nothing, draft
+   or not: cmssync does not write there, so someone else's draft is none of its business.
+2. the pages the first plan would write (every page action, every held page) and those whose state records a draft
+   of cmssync's (an interrupted run, to be approved) are read again on their own, in their recent version
+   (:func:`cmssync.sync.observe.read_pages_alone`), and the whole plan is made again from that snapshot. So every
+   write, every foreign-draft decision (``on_foreign_draft``) and every "approve the draft left by an interrupted
+   run" is planned against the version the writes will modify, exactly as when every page was read on its own.
+
+The second plan cannot add work for a page the first found unchanged (its view did not change), so one round is
+enough. A no-op plan costs only the first phase.
 """
 
 from __future__ import annotations
@@ -24,7 +38,7 @@ from cmssync.plan.assets import file_hash
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
-from cmssync.sync.observe import observe
+from cmssync.sync.observe import observe, read_pages_alone
 from cmssync.sync.workspace import Workspace
 
 
@@ -42,8 +56,22 @@ async def plan_site(
     """Observe what ``request`` covers and plan it, with a client and state the caller holds open."""
     snapshot = await observe(client, workspace.content, state, scope=request.scope)
     content = request.scope.restrict(workspace.content) if request.scope is not None else workspace.content
-    plan = planner.plan(content, snapshot, state, workspace.plan_options(state, request))
+    options = workspace.plan_options(state, request)
+    plan = planner.plan(content, snapshot, state, options)
+    to_write = pages_to_write(plan, snapshot, state)
+    if to_write:
+        snapshot = await read_pages_alone(client, snapshot, to_write)
+        plan = planner.plan(content, snapshot, state, options)
     return plan.model_copy(update={"header": _header(workspace, request)}), snapshot
+
+
+def pages_to_write(plan: Plan, snapshot: Snapshot, state: State) -> list[str]:
+    """Batched pages whose drafts the plan needs to see (the module docstring's second phase): pages with an
+    action or held, and pages with a draft of cmssync's on record."""
+    keys = {action.key for action in plan.actions if action.kind == "page"}
+    keys |= {held.key for held in plan.held if held.kind == "page"}
+    keys |= {path for path, record in state.pages.items() if record.draft_version_id is not None}
+    return snapshot.batched_pages(keys)
 
 
 def _header(workspace: Workspace, request: PlanRequest) -> PlanHeader:
@@ -77,6 +105,7 @@ async def load_plan_file(
     """A saved plan and the site as it is now; refused when the plan went stale (see :func:`check_fresh`)."""
     plan = read_plan_file(path)
     snapshot = await observe(client, workspace.content, state)
+    snapshot = await read_pages_alone(client, snapshot, pages_to_write(plan, snapshot, state))
     check_fresh(plan, workspace.content, snapshot, state)
     return plan, snapshot
 

@@ -1,39 +1,123 @@
-"""A no-op plan costs about pages + files/100 + users/100 + a constant requests (design: observe reads by id)."""
+"""What a plan costs in requests (issue 17: batched observation).
+
+A no-op plan reads the page tree one level at a time, one request per parent of managed pages
+(``GET /pages/{id}/children?includes=areas,custom_attributes``), plus the home page, the file, user and group lists
+and a constant: about parents + files/100 + users/100 + a constant, whatever the number of pages. A plan with changes
+reads the pages it will write again on their own (their drafts); an incremental run reads only its scope.
+"""
 
 from __future__ import annotations
 
 import io
 import math
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
+from cmssync.plan.request import PlanRequest
+from cmssync.plan.scope import Scope
 from cmssync.sync.planning import make_plan
 from cmssync.sync.pull import run_pull
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site
+from tests.support.tokens import sandbox_token
+
+EDITOR = "pages:read pages:update pages:versions:read"
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("pages", "files", "users"), [(20, 120, 110), (60, 250, 230)])
-async def test_no_op_plan_requests_grow_linearly(
-    tmp_path: Path, sandbox: Sandbox, pages: int, files: int, users: int
-) -> None:
-    sandbox.reset(seed="empty", generate=f"pages={pages},blocks=2,files={files},users={users}")
+def _routes(sandbox: Sandbox) -> dict[str, int]:
+    stats: dict[str, Any] = sandbox.stats()
+    return {route: int(count) for route, count in stats["by_route"].items()}
+
+
+async def _pulled(tmp_path: Path, sandbox: Sandbox, generate: str) -> Site:
+    sandbox.reset(seed="empty", generate=generate)
     root = tmp_path / "site"
     root.mkdir()
     site = Site(root, sandbox)
     assert await run_pull(root, out=io.StringIO(), overrides=site.overrides()) == 0
+    return site
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("pages", "files", "users"), [(20, 120, 110), (250, 250, 230)])
+async def test_no_op_plan_costs_one_request_per_parent(
+    tmp_path: Path, sandbox: Sandbox, pages: int, files: int, users: int
+) -> None:
+    site = await _pulled(tmp_path, sandbox, f"pages={pages},blocks=2,files={files},users={users}")
+    sandbox.clear_stats()
     run = await make_plan(site.workspace())
     assert run.plan.actions == ()
-    live_pages = len(run.snapshot.pages)
-    assert live_pages >= pages
+    assert len(run.snapshot.pages) >= pages
+    routes = _routes(sandbox)
+    sections = math.ceil(pages / 100)  # the generator puts up to 100 pages under each section below home
+    # one children list per parent: home and every section, never a page read on its own except home
+    assert routes.get("GET /pages/{pageID}/children") == 1 + sections, routes
+    assert routes.get("GET /pages/{pageID}") == 1, routes
+    assert "GET /page_versions/{pageID}" not in routes, routes
     # Users the list walk skips (the generator gives them all one date: concrete-api.md §13) are read one by one.
     raw = RawSite(sandbox)  # after the reset, which revokes earlier tokens
     listed = {user["id"] for user in raw.all("/users")}
     raw.close()
     missed = len([record for record in run.state.users.values() if record.id not in listed])
-    bound = live_pages + math.ceil(files / 100) + math.ceil(users / 100) + missed
+    parents = 1 + sections
+    bound = parents + 1 + math.ceil(files / 100) + math.ceil(users / 100) + missed
     # constant: token, default site, groups list, and one extra list page per list that ends on a full page
-    assert bound <= run.requests <= bound + 6, (run.requests, bound, missed)
+    assert bound <= run.requests <= bound + 6, (run.requests, bound, missed, routes)
+
+
+def _leave_drafts(sandbox: Sandbox, paths: list[str]) -> None:
+    """An editor changes the description of each page and leaves the change as an unapproved draft."""
+    raw = RawSite(sandbox)
+    token = sandbox_token(sandbox, EDITOR)
+    with httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}) as editor:
+        for path in paths:
+            page = raw.page_by_path(path)
+            assert page is not None
+            answer = editor.put(f"/pages/{page['id']}", json={"description": f"an editor's draft of {path}"})
+            answer.raise_for_status()
+    raw.close()
+
+
+@pytest.mark.slow
+async def test_changes_read_only_the_pages_to_write_on_their_own(tmp_path: Path, sandbox: Sandbox) -> None:
+    """Phase two: the pages with planned changes are read again in their recent version, the others are not; a
+    foreign draft on a page that gets a change is still found (and holds it), one on an unchanged page costs
+    nothing and is left alone."""
+    site = await _pulled(tmp_path, sandbox, "pages=30,blocks=2")
+    content = site.workspace().content
+    leaves = sorted(path for path in content.pages if path.count("/") == 2)
+    changed, untouched = leaves[:3], leaves[-1]
+    for path in changed:
+        source = content.pages[path].source
+        assert source is not None
+        file = Path(source.file) if Path(source.file).is_absolute() else site.root / source.file
+        file.write_text(file.read_text().replace("name: ", "name: Changed ", 1))
+    _leave_drafts(sandbox, [changed[0], untouched])
+    sandbox.clear_stats()
+    run = await make_plan(site.workspace())
+    routes = _routes(sandbox)
+    assert sorted(action.key for action in run.plan.actions) == changed[1:]
+    assert [held.key for held in run.plan.held] == [changed[0]]
+    assert [held.reason for held in run.plan.held] == ["foreign_draft"]
+    # home alone, then each changed page in its recent version, and the live version of the drafted one
+    assert routes.get("GET /pages/{pageID}") == 1 + len(changed) + 1, routes
+    assert not run.snapshot.pages[untouched].has_draft
+    assert run.snapshot.pages[untouched].batched
+
+
+@pytest.mark.slow
+async def test_incremental_run_reads_only_its_scope(tmp_path: Path, sandbox: Sandbox) -> None:
+    site = await _pulled(tmp_path, sandbox, "pages=150,blocks=3,files=30,users=20")
+    page = sorted(path for path in site.workspace().content.pages if path.count("/") == 2)[7]
+    sandbox.clear_stats()
+    run = await make_plan(site.workspace(), PlanRequest(scope=Scope(pages=frozenset({page}))))
+    assert run.plan.actions == ()
+    routes = _routes(sandbox)
+    # the token, the default site and the page (known by id): no parent, no list, no tree level
+    assert routes.get("GET /pages/{pageID}") == 1, routes
+    assert not any("children" in route or route in ("GET /files", "GET /users", "GET /pages") for route in routes)
+    assert run.requests <= 3, routes
