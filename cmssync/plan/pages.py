@@ -30,6 +30,7 @@ from cmssync.plan.desired import (
 )
 from cmssync.plan.ignore import page_ignore, visible_desired_areas, visible_live_page
 from cmssync.plan.normalize import digest, normalize_text
+from cmssync.plan.page_identity import identity_conflict, move_actions, moved_from, pinned_move
 from cmssync.plan.snapshot import LivePage, Snapshot
 from cmssync.state.records import State
 
@@ -125,18 +126,21 @@ def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResul
     if spec.id is not None and live is None:
         warnings.append(f"page {path}: pinned id {spec.id} does not exist on the site; nothing planned for it")
         return result
-    conflict = _identity_conflict(path, live, context) if spec.id is None else None
+    conflict = identity_conflict(path, live, context.state, observed) if spec.id is None else None
     if conflict is not None:
         warnings.append(conflict)
         return result
     if live is not None and live.path != path:
-        result.actions.append(_move(path, live.path, live, context, desired))
+        result.actions.append(pinned_move(path, live))
         result.moved_from.add(live.path)
         return result
     if live is None:
-        moved = _moved_from(path, desired, context)
+        moved = moved_from(path, desired.digest, context.content, context.state, observed)
         if moved is not None:
-            result.actions.extend(_move_or_replace(path, moved, context, desired))
+            protected = context.protected(moved.path)
+            create = _create(path, desired, context, []) if context.replace_moved and not protected else None
+            actions = move_actions(path, moved, replace_moved=context.replace_moved, protected=protected, create=create)
+            result.actions.extend(actions)
             result.moved_from.add(moved.path)
             return result
         create = _create(path, desired, context, warnings)
@@ -147,28 +151,6 @@ def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResul
     if update is not None:
         result.actions.append(update)
     return result
-
-
-def _identity_conflict(path: str, live: LivePage | None, context: PageContext) -> str | None:
-    """A page is adopted only when it is provably the content's: the state's page for this path (by id) must be
-    the one at this path. A different page there, or the state's page moved elsewhere on the site, is a conflict:
-    nothing is planned (neither taking the other page over nor creating a second copy). A pinned id decides."""
-    record = context.state.pages.get(path)
-    if record is None:
-        return None
-    if live is not None and live.id != record.id:
-        return (
-            f"conflict: page {path}: the state says cmssync manages page id {record.id} at this path, but the site's "
-            f"{path} is page {live.id} (made or moved there outside cmssync); it is not taken over: pin id: "
-            f"{live.id} in the page file to manage it, or move it out of the way"
-        )
-    ours = context.observed.pages_by_id.get(record.id)
-    if live is None and ours is not None and ours.path != path:
-        return (
-            f"conflict: page {path}: cmssync's page (id {record.id}) is now at {ours.path} (moved outside cmssync); "
-            f"no second page is created: move it back in the dashboard, or pin id: {record.id} in the page file"
-        )
-    return None
 
 
 def _create(path: str, desired: DesiredPage, context: PageContext, warnings: list[str]) -> Action | None:
@@ -412,70 +394,3 @@ def _honourable(
             continue
         kept.append((index, block))
     return kept
-
-
-def _moved_from(path: str, desired: DesiredPage, context: PageContext) -> LivePage | None:
-    """A managed page that disappeared from the content and whose last applied state is this page's."""
-    for old_path, record in context.state.pages.items():
-        if old_path in context.content.pages or record.digest != desired.digest:
-            continue
-        live = context.observed.pages.get(old_path)
-        if live is not None and live.id == record.id:
-            return live
-    return None
-
-
-def _move(path: str, old_path: str, live: LivePage, context: PageContext, desired: DesiredPage) -> Action:
-    return Action(
-        kind="page",
-        key=path,
-        op="move",
-        changes=(FieldChange(field="path", before=old_path, after=path),),
-        precondition=Precondition(remote_id=str(live.id), live_version_id=live.live_version_id),
-        note=(
-            f"page {old_path} (id {live.id}) is at {path} in the content; the API cannot change a page's parent, "
-            "so move it in the dashboard, or remove the pinned id and run apply --replace-moved"
-        ),
-    )
-
-
-def _move_or_replace(path: str, live: LivePage, context: PageContext, desired: DesiredPage) -> list[Action]:
-    if context.replace_moved and context.protected(live.path):
-        return [
-            Action(
-                kind="page",
-                key=path,
-                op="move",
-                changes=(FieldChange(field="path", before=live.path, after=path),),
-                precondition=Precondition(remote_id=str(live.id), live_version_id=live.live_version_id),
-                note=(
-                    f"the content moved {live.path} to {path}, but {live.path} is protected: it is neither "
-                    "replaced nor deleted (--replace-moved does not apply); move it in the dashboard"
-                ),
-            )
-        ]
-    if not context.replace_moved:
-        return [
-            Action(
-                kind="page",
-                key=path,
-                op="move",
-                changes=(FieldChange(field="path", before=live.path, after=path),),
-                precondition=Precondition(remote_id=str(live.id), live_version_id=live.live_version_id),
-                note=(
-                    f"the content moved {live.path} to {path}; the API cannot change a page's parent. Run apply "
-                    f"--replace-moved to create {path} and delete {live.path} (its history and URL are lost), "
-                    "or move the page in the dashboard"
-                ),
-            )
-        ]
-    create = _create(path, desired, context, [])
-    delete = Action(
-        kind="page",
-        key=live.path,
-        op="delete",
-        depends_on=(f"page:{path}",),
-        precondition=Precondition(remote_id=str(live.id), live_version_id=live.live_version_id),
-        note=f"replaced by {path} (--replace-moved)",
-    )
-    return [a for a in (create, delete) if a is not None]
