@@ -5,8 +5,8 @@ served by what CI users have — GitLab's managed Terraform state (``/api/v4/pro
 token auth, locking, versions kept), and the self-hosted Terraform state servers; it needs no library beyond httpx.
 The exchanges (``address`` = ``state.address``):
 
-* ``GET address`` → 200 with the state document (the same JSON as ``state.json``); 204, 404 or an empty body: no
-  state yet.
+* ``GET address`` → 200 with the state document (the JSON of ``state.json`` plus Terraform's ``serial``, which
+  GitLab requires and versions by: one more per run); 204, 404 or an empty body: no state yet.
 * ``POST address?ID=<lock id>`` (``update_method``) with the document → 200/201/204. The lock id lets the server
   refuse a write from a run that does not hold the lock.
 * ``LOCK lock_address`` (``lock_method``; GitLab: ``POST …/lock``) with a lock info document → 200: locked; 409 or
@@ -104,11 +104,14 @@ class HttpStateBackend:
         self._lock_id: str | None = None
         self._pending: State | None = None
         self._last_upload = time.monotonic()
+        self._serial = 0
+        """The ``serial`` of the document loaded; this store's uploads carry the next one."""
 
     # -- state ---------------------------------------------------------------------------------------------------
 
     def load(self) -> State:
         response = self._request("GET", self.address)
+        self._serial = 0
         if response.status_code in (204, 404) or (response.status_code == 200 and not response.content.strip()):
             state = State()
         elif response.status_code == 200:
@@ -131,6 +134,9 @@ class HttpStateBackend:
             raise StateError(f"{where}: the server's answer is not JSON ({exc}): {_snippet(data)}") from None
         if isinstance(raw, dict) and "terraform_version" in raw:
             raise StateError(f"{where}: this address holds a Terraform state; give cmssync a state name of its own")
+        if isinstance(raw, dict):
+            serial = raw.pop("serial", 0)
+            self._serial = serial if isinstance(serial, int) and not isinstance(serial, bool) else 0
         version = raw.get("format_version") if isinstance(raw, dict) else None
         if not isinstance(version, int) or isinstance(version, bool):
             raise StateError(f"{where}: not a cmssync state (no integer format_version): {_snippet(data)}")
@@ -182,7 +188,10 @@ class HttpStateBackend:
 
     def _upload(self, state: State) -> None:
         ordered = state.model_copy(update={kind: dict(sorted(getattr(state, kind).items())) for kind in KINDS})
-        body = ordered.model_dump_json(indent=1).encode("utf-8") + b"\n"
+        # ``serial`` (GitLab refuses a document without one and keeps one version per serial): one more than the
+        # document loaded, the same for every upload of this store, so a run leaves one version, updated in place.
+        document = {"serial": self._serial + 1, **ordered.model_dump(mode="json")}
+        body = json.dumps(document, indent=1, ensure_ascii=False).encode("utf-8") + b"\n"
         params = {"ID": self._lock_id} if self._lock_id is not None else None
         headers = {
             "Content-Type": "application/json",

@@ -51,6 +51,8 @@ class StateServer:
     credentials: tuple[str, str] | None = None
     """Basic auth the server demands (401 otherwise)."""
     lock_status: int = 423
+    require_serial: bool = False
+    """Refuse a document without an integer ``serial`` with 422, as GitLab does."""
     documents: dict[str, bytes] = field(default_factory=dict)
     locks: dict[str, dict[str, Any]] = field(default_factory=dict)
     seen: list[Seen] = field(default_factory=list)
@@ -124,6 +126,8 @@ class StateServer:
                 held = self.locks.get(name)
                 if held is not None and request.query_params.get("ID") != held["ID"]:
                     return Response(json.dumps(held), status_code=409, media_type="application/json")
+                if self.require_serial and not isinstance(json.loads(body).get("serial"), int):
+                    return Response("No serial in payload", status_code=422)
                 self.documents[name] = body
                 return Response(status_code=200)
         return Response(status_code=405)

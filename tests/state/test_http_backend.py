@@ -54,8 +54,16 @@ def test_round_trip_and_no_state_yet(server: StateServer, tmp_path: Path) -> Non
     document = json.loads(server.documents["site"])
     assert document["format_version"] == 1
     assert set(document["pages"]) == {"/p1"}
-    again = backend(server, tmp_path).load()
+    assert document["serial"] == 1
+    again_store = backend(server, tmp_path)
+    again = again_store.load()
     assert again == state
+    with again_store.try_lock("cmssync apply"):
+        record(again, 2)
+        again_store.save(again)
+        again_store.compact()
+        again_store.compact(again)
+    assert json.loads(server.documents["site"])["serial"] == 2  # one more per run, not per upload
 
 
 def test_saves_are_batched_and_the_end_of_the_run_uploads(server: StateServer, tmp_path: Path) -> None:
@@ -274,7 +282,9 @@ def test_force_unlock_of_a_free_state_does_nothing(server: StateServer, tmp_path
 
 
 def test_gitlab_methods_and_basic_auth(tmp_path: Path) -> None:
-    with StateServer(credentials=("gitlab-ci-token", "glpat-secret-token"), lock_status=409) as server:
+    with StateServer(
+        credentials=("gitlab-ci-token", "glpat-secret-token"), lock_status=409, require_serial=True
+    ) as server:
         store = backend(
             server,
             tmp_path,
@@ -288,6 +298,7 @@ def test_gitlab_methods_and_basic_auth(tmp_path: Path) -> None:
             record(state, 1)
             store.save(state)
         assert [seen.method for seen in server.seen] == ["GET", "POST", "POST", "DELETE"]
+        assert json.loads(server.documents["site"])["serial"] == 1
         wrong = backend(server, tmp_path, username="gitlab-ci-token", password="not-the-token")
         with pytest.raises(StateError) as caught:
             wrong.load()
