@@ -44,7 +44,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -222,9 +222,12 @@ async def _observe_pages(
         await _read_alone(
             client, {i: p for i, p in known.items() if p in wanted and i not in index.by_id}, index, base_url, progress
         )
-    else:
-        await _read_alone(client, {home_id: "/"}, index, base_url, progress)
-    await _walk_levels(client, wanted, set(known), index, base_url, progress)
+        await _walk_levels(client, wanted, known, home_id, index, base_url, progress)
+    else:  # the home page (not a child of anything) on its own, while the tree is walked
+        await asyncio.gather(
+            _read_alone(client, {home_id: "/"}, index, base_url, progress),
+            _walk_levels(client, wanted, known, home_id, index, base_url, progress),
+        )
     # Known ids the tree walk did not meet: moved, trashed or deleted pages, or below a parent not read.
     await _read_alone(client, {i: p for i, p in known.items() if i not in index.by_id}, index, base_url, progress)
     progress.finish()
@@ -240,10 +243,30 @@ async def _read_alone(
             index.add(page)
 
 
+class _ChildLists:
+    """Children lists (with areas and attributes) by parent id, each requested once; :meth:`prefetch` starts
+    requests before the walk has confirmed the parent's id, :meth:`close` cancels those it never used."""
+
+    def __init__(self, client: ConcreteClient) -> None:
+        self.client = client
+        self.tasks: dict[int, asyncio.Task[list[Page]]] = {}
+
+    def prefetch(self, page_id: int) -> asyncio.Future[list[Page]]:
+        if page_id not in self.tasks:
+            self.tasks[page_id] = asyncio.ensure_future(self.client.page_children(page_id, includes=PAGE_INCLUDES))
+        return self.tasks[page_id]
+
+    async def close(self) -> None:
+        for task in self.tasks.values():
+            task.cancel()
+        await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+
+
 async def _walk_levels(
     client: ConcreteClient,
     wanted: set[str],
-    known_ids: set[int],
+    known: Mapping[int, str],
+    home_id: int,
     index: _PageIndex,
     base_url: str,
     progress: _Progress,
@@ -253,35 +276,47 @@ async def _walk_levels(
 
     A child that is wanted (or whose id the state knows) becomes a batched :class:`LivePage`, in its live version;
     a child without a live version is read on its own. A wanted path whose ancestor is not found does not exist.
+
+    The levels are not waited for one after the other when the state already knows the parents' ids: the
+    children of every known parent are requested at once, and a level uses a list only once the level above
+    confirmed that the parent still has that id at that path (a list of a moved parent is dropped and the right
+    one read). A no-op plan so costs one round trip for the whole tree, not one per level.
     """
-    ids: dict[str, int] = {path: page.id for path, page in index.by_path.items()}
+    ids: dict[str, int] = {"/": home_id, **{path: page.id for path, page in index.by_path.items()}}
     pending = sorted(path for path in wanted if path.startswith("/") and path != "/" and path not in index.by_path)
-    read_parents: set[int] = set()
-    depth = 1
-    while pending:
-        level = {_prefix(path, depth) for path in pending}
-        parents = {ids[parent] for path in level if path not in ids and (parent := parent_path(path) or "/") in ids}
-        parents -= read_parents
-        read_parents |= parents
-        lists = await _all(client.page_children(pid, includes=PAGE_INCLUDES) for pid in sorted(parents))
-        alone: dict[int, str] = {}
-        found = 0
-        for child in (child for children in lists for child in children):
-            path = child.url_path
-            ids.setdefault(path, child.id)
-            if path in index.by_path or (path not in wanted and child.id not in known_ids):
-                continue
-            version = child.version
-            if version is None or not version.is_approved:
-                alone[child.id] = path
-                continue
-            index.add(dataclasses.replace(to_live_page(child, version.id, base_url), batched=True))
-            found += 1
-        progress.done(found)
-        await _read_alone(client, alone, index, base_url, progress)
-        pending = [path for path in pending if path not in index.by_path and path.count("/") > depth]
-        pending = [path for path in pending if _prefix(path, depth) in ids]
-        depth += 1
+    lists = _ChildLists(client)
+    parents_wanted = {ancestor for path in pending for ancestor in _ancestors(path)}
+    try:
+        for page_id, path in known.items():
+            if path in parents_wanted:
+                lists.prefetch(page_id)
+        depth = 1
+        while pending:
+            level = {_prefix(path, depth) for path in pending}
+            parents = {ids[up] for path in level if path not in ids and (up := parent_path(path) or "/") in ids}
+            children = [
+                child for found in await _all(lists.prefetch(pid) for pid in sorted(parents)) for child in found
+            ]
+            alone: dict[int, str] = {}
+            found = 0
+            for child in children:
+                path = child.url_path
+                ids.setdefault(path, child.id)
+                if path in index.by_path or (path not in wanted and child.id not in known):
+                    continue
+                version = child.version
+                if version is None or not version.is_approved:
+                    alone[child.id] = path
+                    continue
+                index.add(dataclasses.replace(to_live_page(child, version.id, base_url), batched=True))
+                found += 1
+            progress.done(found)
+            await _read_alone(client, alone, index, base_url, progress)
+            pending = [path for path in pending if path not in index.by_path and path.count("/") > depth]
+            pending = [path for path in pending if _prefix(path, depth) in ids]
+            depth += 1
+    finally:
+        await lists.close()
 
 
 async def read_pages_alone(
