@@ -21,17 +21,38 @@ Every create carries ``Precondition(absent=True)``: a plan file applied after th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import PurePosixPath
 from typing import Any
 
 from cmssync.content.files import FileSpec
 from cmssync.content.models import UserSpec
 from cmssync.content.site import SiteContent
-from cmssync.plan.actions import Action, FieldChange, Operation, Precondition
+from cmssync.plan.actions import Action, FieldChange, FieldConflict, HeldObject, Operation, Precondition
+from cmssync.plan.asset_conflicts import compare, file_base, live_file_fields, user_base
+from cmssync.plan.conflicts import ConflictPolicies, settle
 from cmssync.plan.normalize import digest, normalize_attribute, normalize_tags, normalize_text
 from cmssync.plan.snapshot import LiveFile, LiveUser, Snapshot
-from cmssync.state.records import State, UserRecord
+from cmssync.state.records import FileRecord, State, UserRecord
+
+
+@dataclass
+class Settling:
+    """Three-way conflicts of users and files (``cmssync.plan.asset_conflicts``): found, settled and collected."""
+
+    policies: ConflictPolicies = field(default_factory=ConflictPolicies)
+    conflicts: list[FieldConflict] = field(default_factory=list)
+    held: list[HeldObject] = field(default_factory=list)
+
+    def settle(self, action: Action, conflicts: Sequence[FieldConflict]) -> Action | None:
+        """The action to plan (``site_wins`` fields dropped), or None (held, or nothing left to write)."""
+        settled = settle(action, conflicts, self.policies, None)
+        self.conflicts.extend(settled.conflicts)
+        if settled.held is not None:
+            self.held.append(settled.held)
+        return settled.action
 
 
 @dataclass
@@ -44,7 +65,10 @@ class FilePlan:
     """Paths of files uploaded by this plan (created or replaced): their URL is known only at apply time."""
 
 
-def plan_files(content: SiteContent, observed: Snapshot, state: State, warnings: list[str]) -> FilePlan:
+def plan_files(
+    content: SiteContent, observed: Snapshot, state: State, warnings: list[str], settling: Settling | None = None
+) -> FilePlan:
+    settling = settling if settling is not None else Settling()
     result = FilePlan()
     managed = {str(record.id).lower() for record in state.files.values()}
     for path, spec in sorted(content.files.items()):
@@ -58,35 +82,82 @@ def plan_files(content: SiteContent, observed: Snapshot, state: State, warnings:
             result.actions.append(_create_file(path, spec, observed, managed, drift=record is not None))
             result.changing.add(path)
             continue
-        new_bytes = record is not None and record.hash != file_hash(spec)
-        changes = _file_changes(spec, live)
-        if new_bytes:
-            changes.insert(
-                0, FieldChange(field="sha256", before=record.hash if record else None, after=file_hash(spec))
-            )
+        action = _settled_file(path, spec, live, record, adopted, settling)
+        if action is not None and action.op == "replace":
             result.changing.add(path)
         else:
             result.urls[path] = live.url
             result.ids[path] = live.id
-        op: Operation
-        if new_bytes:
-            op = "replace"
-        elif any(change.field == "folder" for change in changes):
-            op = "move"
-        else:
-            op = "update"
-        if changes or adopted:
-            result.actions.append(
-                Action(
-                    kind="file",
-                    key=path,
-                    op=op,
-                    changes=tuple(changes),
-                    precondition=Precondition(remote_id=live.id),
-                    note=_file_note(op, adopted),
-                )
-            )
+        if action is not None:
+            result.actions.append(action)
     return result
+
+
+def _settled_file(
+    path: str, spec: FileSpec, live: LiveFile, record: FileRecord | None, adopted: bool, settling: Settling
+) -> Action | None:
+    """The action for a file the site has (or None): metadata compared three ways, new bytes replace it."""
+    desired = desired_file_meta(spec)
+    changes = _file_changes(spec, live)
+    recorded = record.digest if record is not None else None
+    sides = compare(
+        "file",
+        path,
+        changes,
+        recorded,
+        digest(desired),
+        partial(file_base, desired, live, recorded or ""),
+        lambda _name, a, b: bool(a == b),
+    )
+    new_bytes = record is not None and record.hash != file_hash(spec)
+    if new_bytes:
+        changes.insert(0, FieldChange(field="sha256", before=record.hash if record else None, after=file_hash(spec)))
+    if not changes and not adopted:
+        return None
+    action = Action(
+        kind="file",
+        key=path,
+        op=_file_op(changes),
+        changes=tuple(changes),
+        precondition=Precondition(remote_id=live.id),
+        drift=sides.drift,
+        note=_file_note(_file_op(changes), adopted),
+    )
+    settled = settling.settle(action, sides.conflicts)
+    if settled is None:
+        return None
+    op = _file_op(list(settled.changes))
+    if op == "replace" and len(settled.changes) < len(changes):  # site_wins fields dropped from a new upload
+        _hold_replaced(action, settling)
+        return None
+    if not settled.changes and not adopted:
+        return None
+    return settled.model_copy(update={"op": op, "note": _file_note(op, adopted)})
+
+
+def _file_op(changes: Sequence[FieldChange]) -> Operation:
+    if any(change.field == "sha256" for change in changes):
+        return "replace"
+    return "move" if any(change.field == "folder" for change in changes) else "update"
+
+
+def _hold_replaced(action: Action, settling: Settling) -> None:
+    """New bytes are a new upload, which takes the content's metadata: a ``site_wins`` field cannot be kept on it,
+    so the file is held rather than have the editor's value overwritten."""
+    fields = [c.field for c in settling.conflicts if c.id == action.id and c.resolution == "site_wins"]
+    settling.held.append(
+        HeldObject(
+            kind="file",
+            key=action.key,
+            reason="conflict",
+            message=(
+                f"its bytes changed too, and a new upload takes the content's metadata, so the site's "
+                f"{', '.join(fields)} cannot be kept (site_wins); nothing is written to it: merge the editor's "
+                "change into the sidecar, or let the content win (--force)"
+            ),
+            action=action,
+        )
+    )
 
 
 def _adoptable(
@@ -176,14 +247,7 @@ def desired_file_meta(spec: FileSpec) -> dict[str, Any]:
 
 
 def _file_changes(spec: FileSpec, live: LiveFile) -> list[FieldChange]:
-    current: dict[str, Any] = {
-        "title": normalize_text(live.title),
-        "description": normalize_text(live.description),
-        "tags": list(live.tags),
-        "folder": live.folder,
-    }
-    for name in ("width", "height", "duration"):
-        current[f"attributes.{name}"] = normalize_attribute(live.attributes.get(name), attribute_type="number")
+    current = live_file_fields(live)
     return [
         FieldChange(field=name, before=current.get(name), after=value)
         for name, value in desired_file_meta(spec).items()
@@ -216,7 +280,9 @@ def plan_users(
     passwords_changed: frozenset[str],
     passwords_unset: frozenset[str],
     warnings: list[str],
+    settling: Settling | None = None,
 ) -> list[Action]:
+    settling = settling if settling is not None else Settling()
     actions: list[Action] = []
     for username, spec in sorted(content.users.items()):
         live = observed.users.get(username)
@@ -251,27 +317,42 @@ def plan_users(
         changes = [
             FieldChange(field=name, before=current[name], after=value)
             for name, value in desired.items()
-            if _differs(name, current[name], value)
+            if not same_user_field(name, current[name], value)
         ]
+        recorded = record.digest if record is not None else None
+        sides = compare(
+            "user",
+            username,
+            changes,
+            recorded,
+            user_digest(spec),
+            partial(user_base, spec, live, recorded or ""),
+            same_user_field,
+        )
         if spec.password is not None and username in passwords_changed:
             changes.append(FieldChange(field="password", sensitive=True))
-        if changes:
-            actions.append(
-                Action(
-                    kind="user",
-                    key=username,
-                    op="update",
-                    changes=tuple(changes),
-                    precondition=Precondition(remote_id=str(live.id)),
-                )
-            )
+        if not changes:
+            continue
+        action = Action(
+            kind="user",
+            key=username,
+            op="update",
+            changes=tuple(changes),
+            precondition=Precondition(remote_id=str(live.id)),
+            drift=sides.drift,
+        )
+        settled = settling.settle(action, sides.conflicts)
+        if settled is not None:
+            actions.append(settled)
     return actions
 
 
-def _differs(name: str, live: str | None, desired: str) -> bool:
-    if name == "email":  # addresses are stored as given, but compare as the same mailbox regardless of case
-        return (live or "").lower() != desired.lower()
-    return live != desired
+def same_user_field(name: str, a: Any, b: Any) -> bool:
+    """Whether two values of a user's field are the same: addresses are stored as given, but compare as the same
+    mailbox regardless of case."""
+    if name == "email":
+        return str(a or "").lower() == str(b or "").lower()
+    return bool(a == b)
 
 
 def _same_user(live: LiveUser, record: UserRecord | None, email: str) -> bool:

@@ -42,7 +42,7 @@ from cmssync.plan.actions import (
     Plan,
     Precondition,
 )
-from cmssync.plan.assets import plan_files, plan_groups, plan_users
+from cmssync.plan.assets import Settling, plan_files, plan_groups, plan_users
 from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.pages import PageContext, plan_page
 from cmssync.plan.snapshot import Snapshot
@@ -80,7 +80,8 @@ class PlanOptions:
 
 def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOptions) -> Plan:
     warnings: list[str] = list(observed.warnings)
-    files = plan_files(content, observed, state, warnings)
+    file_settling, user_settling = Settling(options.conflicts), Settling(options.conflicts)
+    files = plan_files(content, observed, state, warnings, file_settling)
     groups = plan_groups(content, observed, warnings)
     context = PageContext(
         content=content,
@@ -99,15 +100,19 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
     )
     page_actions: list[Action] = []
     moved_from: set[str] = set()
-    conflicts: list[FieldConflict] = []
-    held: list[HeldObject] = []
+    conflicts: list[FieldConflict] = list(file_settling.conflicts)
+    held: list[HeldObject] = list(file_settling.held)
     for path in sorted(content.pages, key=_depth_then_path):
         result = plan_page(path, context, warnings)
         page_actions.extend(result.actions)
         moved_from |= result.moved_from
         conflicts.extend(result.conflicts)
         held.extend(result.held)
-    users = plan_users(content, observed, state, options.passwords_changed, options.passwords_unset, warnings)
+    users = plan_users(
+        content, observed, state, options.passwords_changed, options.passwords_unset, warnings, user_settling
+    )
+    conflicts.extend(user_settling.conflicts)
+    held.extend(user_settling.held)
 
     blocked: list[BlockedDeletes] = []
     deletes = _deletes(content, observed, state, options, moved_from, warnings, blocked, context)

@@ -21,7 +21,8 @@ from cmssync.content.layout import link_problem
 from cmssync.content.site import resolve_password
 from cmssync.errors import ApplyError, ContentError, Problem
 from cmssync.plan.actions import Action
-from cmssync.plan.assets import desired_file_meta, file_digest, file_hash, user_digest
+from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest
+from cmssync.plan.assets import desired_file_meta, file_digest, file_hash, same_user_field, user_digest
 from cmssync.state.records import FileRecord, GroupRecord, UserRecord
 from cmssync.sync.engine import ApplyContext, Outcome, create_verified
 from cmssync.sync.file_adoption import uploaded_copy
@@ -70,7 +71,10 @@ async def apply_file(action: Action, context: ApplyContext) -> str:
         current = await _set_metadata(context, spec, None, fields - {"folder"}, file_id=file_id)
     if current is None:  # adopted as it is
         current = await context.client.get_file(file_id)
-    _record_file(context, spec, current)
+    old = context.state.files.get(path)
+    live = context.snapshot.files.get(file_id.lower())
+    kept = applied_file_digest(desired_file_meta(spec), action, live, old.digest if old else None, file_digest(spec))
+    _record_file(context, spec, current, kept)  # a site_wins field left on the site keeps the recorded digest
     return "updated"
 
 
@@ -114,7 +118,7 @@ async def _set_metadata(
     )
 
 
-def _record_file(context: ApplyContext, spec: FileSpec, file: File) -> None:
+def _record_file(context: ApplyContext, spec: FileSpec, file: File, digest: str | None = None) -> None:
     context.state.record_file(
         spec.path,
         FileRecord(
@@ -122,7 +126,7 @@ def _record_file(context: ApplyContext, spec: FileSpec, file: File) -> None:
             hash=file_hash(spec),
             url=file.url or "",
             folder=file.folder if file.folder is not None else spec.folder_id,
-            digest=file_digest(spec),
+            digest=digest or file_digest(spec),
         ),
     )
     context.file_urls[spec.path] = file.url or ""
@@ -206,7 +210,7 @@ async def apply_user(action: Action, context: ApplyContext) -> str:
         await context.client.update_user(user_id, **changed)
     if password is not None:
         await context.client.change_password(user_id, password)
-    _record_user(context, username, user_id, password)
+    _record_user(context, username, user_id, password, action)
     return "updated" + (" (password changed)" if password is not None else "")
 
 
@@ -222,15 +226,21 @@ async def _user_named(context: ApplyContext, username: str, email: str) -> User 
     return user
 
 
-def _record_user(context: ApplyContext, username: str, user_id: int, password: str | None) -> None:
+def _record_user(
+    context: ApplyContext, username: str, user_id: int, password: str | None, action: Action | None = None
+) -> None:
     old = context.state.users.get(username)
     spec = context.content.users[username]
+    digest = user_digest(spec)
+    if action is not None:  # a site_wins field left on the site keeps the recorded digest (plan.asset_conflicts)
+        live = context.snapshot.users.get(username)
+        digest = applied_user_digest(spec, action, live, old.digest if old else None, digest, same_user_field)
     password_digest = context.state.password_digest(username, password) if password is not None else None
     context.state.record_user(
         username,
         UserRecord(
             id=user_id,
-            digest=user_digest(spec),
+            digest=digest,
             password_digest=password_digest or (old.password_digest if old else None),
         ),
     )
