@@ -3,7 +3,10 @@ applied, so the base is reconstructed from it (``cmssync.plan.asset_conflicts``)
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from cmssync.config import ConflictRule
 from cmssync.content.site import SiteContent
@@ -265,3 +268,42 @@ def test_applied_file_digest_keeps_the_base_while_a_site_wins_field_differs(tmp_
     assert applied_file_digest(desired, action, live, "sha256:old", file_digest(spec)) == "sha256:old"
     everything = action.model_copy(update={"changes": (FieldChange(field="description"), FieldChange(field="title"))})
     assert applied_file_digest(desired, everything, live, "sha256:old", file_digest(spec)) == file_digest(spec)
+
+
+# --- rendering ----------------------------------------------------------------------------------------------------
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def conflicted_plan(tmp_path: Path) -> Plan:
+    """The planner's plan for a user refused under ``fail`` and a file whose conflict a rule lets the content win."""
+    state = file_state(tmp_path, "Logo")
+    state.record_user("jane", user_state(tmp_path / "user", "jane@base.example").users["jane"])
+    content = files(tmp_path, "now", "Logo from the content")
+    content = write_content(
+        tmp_path / "now", {"users.yaml": JANE.format(email="jane@content.example", language="en_US")}
+    )
+    observed = Snapshot(
+        site_url=BASE,
+        home_page_id=1,
+        files=site_file("Logo, as the editor named it").files,
+        users=site_user("jane@editor.example").users,
+    )
+    policies = ConflictPolicies(rules=(ConflictRule(match="file:*", policy="content_wins"),))
+    return run(content, observed, state, conflicts=policies)
+
+
+RENDERERS = {
+    "asset_conflicts.txt": lambda plan: render_text(plan),
+    "asset_conflicts.md": render_markdown,
+    "asset_conflicts.json": render_json,
+}
+
+
+@pytest.mark.parametrize("name", sorted(RENDERERS))
+def test_user_and_file_conflicts_render_like_page_conflicts(name: str, tmp_path: Path) -> None:
+    rendered = RENDERERS[name](conflicted_plan(tmp_path))
+    golden = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(rendered)
+    assert rendered == golden.read_text(), f"re-run with UPDATE_GOLDEN=1 and review the diff of {golden}"
