@@ -16,6 +16,10 @@ plan says that a password changes, never what it is. Groups can only be created 
 site that the content does not name is reported, never an error; a group of the content's name is that group
 (Concrete keeps group names unique).
 
+A user's email and language and a file's managed metadata changed both in the content and on the site since cmssync
+last applied them are three-way conflicts (``cmssync.plan.asset_conflicts``), settled like a page's by the conflict
+policies (:class:`Settling`); changed on the site only, the update is marked drift.
+
 Every create carries ``Precondition(absent=True)``: a plan file applied after the object appeared is refused.
 """
 

@@ -19,7 +19,7 @@ A conflict is settled by a policy (:class:`ConflictPolicies`): ``content_wins`` 
 ``--force`` does for all), ``site_wins`` drops that field's change (the site keeps the editor's value), ``fail`` (the
 default) holds the whole page back: nothing is written to it and ``apply`` exits 1. Limits: a value key the server
 drops (not a column of the block's table) reads back empty, so an area whose content also changed may be reported as
-conflicted once; users and files have only an object-level base digest (``cmssync.plan.assets``).
+conflicted once; users and files have only an object-level base digest (``cmssync.plan.asset_conflicts``).
 """
 
 from __future__ import annotations
