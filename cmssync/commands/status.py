@@ -16,9 +16,10 @@ from typing import Any, Literal, TextIO
 from cmssync.config import load_settings
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, CmsSyncError, ContentError
 from cmssync.plan.actions import Plan, summary_line
+from cmssync.state.backends import open_state_backend
 from cmssync.sync.diagnose import PATIENT, diagnose
 from cmssync.sync.planning import make_plan
-from cmssync.sync.workspace import open_state, open_workspace
+from cmssync.sync.workspace import open_workspace
 
 STATUS_FORMAT_VERSION = 1
 
@@ -78,7 +79,7 @@ async def check_status(directory: Path, *, overrides: dict[str, Any] | None = No
     report = await diagnose(settings, base_dir=directory, retry=PATIENT)
     lines = report.lines()
     status = Status(connection=dataclasses.asdict(report), lines=[], problems=list(report.problems))
-    holder = open_state(directory, overrides=overrides).lock_holder()  # None for an http backend: cannot tell
+    holder = open_state_backend(settings, directory).lock_holder()  # None for an http backend: cannot tell
     extra = [f"lock:      held by {holder.describe()}"] if holder is not None else []
     if report.ok:
         try:

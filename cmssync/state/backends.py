@@ -177,8 +177,14 @@ def open_state_backend(settings: Settings, base_dir: Path, *, lock_timeout: floa
     path = settings.state_path(base_dir)
     if chosen.backend == "local":
         return LocalStateBackend(path, lock_timeout=wait, key=key)
-    key_path = path.with_name(path.name + ".key")
-    return HttpStateBackend(chosen, key_path=key_path, key=key, lock_timeout=wait, timeout=settings.timeout)
+    return HttpStateBackend(
+        chosen,
+        key_path=path.with_name(path.name + ".key"),
+        spool_path=path.with_name(path.name + ".spool"),
+        key=key,
+        lock_timeout=wait,
+        timeout=settings.timeout,
+    )
 
 
 @contextlib.contextmanager

@@ -17,11 +17,12 @@ The exchanges (``address`` = ``state.address``):
 Cost and crash safety: the executor saves after every completed remote change; one upload of the whole document
 per change would be one request per change. Saves are batched instead: an upload at most every
 ``state.save_interval`` seconds (default 5), and always when the run's lock is released (its end, an error,
-SIGTERM's clean stop, Ctrl-C). A SIGKILL or a lost runner can lose the records of the last interval; the next run
-finds those objects again by their natural keys (page path, file content, username, group name; see
-``cmssync.sync.file_adoption``) and adopts them instead of creating them twice (docs/state.md). An upload that fails
-during the run is retried at the next save and is not fatal; one that still fails at the end is: the run fails
-naming the server's answer, and the unsaved document is written to ``<path>.unsaved.json`` for a human.
+SIGTERM's clean stop, Ctrl-C). Every save is also appended to a spool on this machine (:mod:`cmssync.state.spool`),
+from which the next run here recovers the records a killed run had not uploaded. A lost runner loses them with its
+disk; the next run finds those objects again by their natural keys (page path, file content, username, group name;
+see ``cmssync.sync.file_adoption``) and adopts them instead of creating them twice (docs/state.md). An upload that
+fails during the run is retried after the next interval and is not fatal; one that still fails at the end is: the
+run fails naming the server's answer, and the records stay in the spool for the next run.
 
 Requests are retried (three attempts) on connection errors, 429 and 5xx: reads and whole-document writes are
 idempotent, and a lock request whose answer was lost is recognised on the retry (the server names our own lock id
@@ -51,10 +52,10 @@ from pydantic import ValidationError
 
 from cmssync import __version__
 from cmssync.errors import StateError, StateLockedError
-from cmssync.fileio import write_atomically
 from cmssync.state.backends import FixedKeyRing, WarningKeyRing
 from cmssync.state.journal import KINDS
 from cmssync.state.records import FORMAT_VERSION, MIGRATIONS, State
+from cmssync.state.spool import Spool
 from cmssync.state.store import LockHolder, current_user
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ class HttpStateBackend:
         settings: StateSettings,
         *,
         key_path: Path,
+        spool_path: Path,
         key: bytes | None = None,
         lock_timeout: float = 0.0,
         timeout: float = 30.0,
@@ -93,7 +95,7 @@ class HttpStateBackend:
         self.location = _without_credentials(settings.address)
         self.lock_timeout = lock_timeout
         self.save_interval = settings.save_interval
-        self.unsaved_path = key_path.with_name(key_path.name.removesuffix(".key") + ".unsaved.json")
+        self.spool = Spool(spool_path, self.location)
         self._key = key
         self._key_path = key_path
         self._auth: httpx.BasicAuth | None = None
@@ -118,11 +120,14 @@ class HttpStateBackend:
             state = self._parse(response.content)
         else:
             raise self._refused("GET", self.address, response, "read the state")
+        recovered = self.spool.recover(self._serial)
+        if recovered is not None:
+            state = recovered
         state._keyring = (
             FixedKeyRing(self._key) if self._key is not None else WarningKeyRing(self._key_path, self.location)
         )
         state._changes.clear()
-        self._pending = None
+        self._pending = recovered  # recovered records go up with the next upload
         self._last_upload = time.monotonic()
         return state
 
@@ -166,7 +171,8 @@ class HttpStateBackend:
 
         A failed upload here is logged and retried at the next save: the run goes on, and the end of the run
         (:meth:`compact`) reports it if it still fails."""
-        state._changes.clear()  # the whole document is uploaded: no journal of changes to keep
+        self.spool.save(state, base_serial=self._serial)  # first, on this machine (it consumes the change set)
+        state._changes.clear()  # the whole document is uploaded: no journal of changes to keep here
         self._pending = state
         if time.monotonic() - self._last_upload < self.save_interval:
             return
@@ -184,7 +190,10 @@ class HttpStateBackend:
         try:
             self._upload(target)
         except StateError as exc:
-            raise StateError(f"{exc}; {self._rescue(target)}") from None
+            raise StateError(
+                f"{exc}; the records of this run are kept in {self.spool.path}, and the next run on this machine "
+                "uploads them (elsewhere, the next run finds its objects again by path, content and name)"
+            ) from None
 
     def _upload(self, state: State) -> None:
         ordered = state.model_copy(update={kind: dict(sorted(getattr(state, kind).items())) for kind in KINDS})
@@ -205,17 +214,6 @@ class HttpStateBackend:
         self._pending = None if state is self._pending else self._pending
         self._last_upload = time.monotonic()
 
-    def _rescue(self, state: State) -> str:
-        """Write the document the server did not take beside the key file; say where (or that it could not)."""
-        try:
-            write_atomically(self.unsaved_path, state.model_dump_json(indent=1).encode("utf-8") + b"\n")
-        except OSError as exc:
-            return f"the unsaved state could not be kept either ({exc.strerror or exc})"
-        return (
-            f"the state of this run is in {self.unsaved_path}; the next run finds its objects again by path, "
-            "content and name"
-        )
-
     # -- lock ----------------------------------------------------------------------------------------------------
 
     @contextlib.contextmanager
@@ -232,6 +230,7 @@ class HttpStateBackend:
         finally:
             try:
                 self.compact()  # the end of the run: what is pending goes up while the lock is still held
+                self.spool.remove()  # everything is on the server now
             finally:
                 self._lock_id = None
                 if self.lock_address is not None:

@@ -35,7 +35,13 @@ def backend(server: StateServer, tmp_path: Path, **settings: Any) -> HttpStateBa
     lock_timeout = settings.pop("lock_timeout", 0.0)
     key = settings.pop("key", None)
     chosen = StateSettings.model_validate(server.settings(**settings))
-    return HttpStateBackend(chosen, key_path=tmp_path / "state.json.key", key=key, lock_timeout=lock_timeout)
+    return HttpStateBackend(
+        chosen,
+        key_path=tmp_path / "state.json.key",
+        spool_path=tmp_path / "state.json.spool",
+        key=key,
+        lock_timeout=lock_timeout,
+    )
 
 
 def record(state: State, n: int) -> None:
@@ -189,7 +195,7 @@ def test_an_unreachable_server_is_a_clear_error(tmp_path: Path) -> None:
         unused.bind(("127.0.0.1", 0))
         port = unused.getsockname()[1]
     chosen = StateSettings(backend="http", address=f"http://127.0.0.1:{port}/state/site")
-    store = HttpStateBackend(chosen, key_path=tmp_path / "k")
+    store = HttpStateBackend(chosen, key_path=tmp_path / "k", spool_path=tmp_path / "s")
     with pytest.raises(StateServerError, match=r"the state server cannot be reached .* after 3 attempts"):
         store.load()
 
@@ -205,10 +211,11 @@ def test_a_final_upload_that_fails_fails_the_run_keeps_the_document_and_releases
     with pytest.raises(StateError) as caught, store.try_lock("cmssync apply"):
         store.save(state)
     assert "answered 500 Internal Server Error (disk full): could not save the state" in str(caught.value)
-    assert str(store.unsaved_path) in str(caught.value)
-    assert "/p7" in json.loads(store.unsaved_path.read_text())["pages"]
+    assert f"the records of this run are kept in {store.spool.path}" in str(caught.value)
     assert server.documents["site"] == b'{"format_version": 1}'
     assert server.locks == {}
+    recovered = backend(server, tmp_path).load()  # the next run on this machine carries on from the spool
+    assert "/p7" in recovered.pages
 
 
 def test_an_intermediate_upload_failure_is_retried_at_a_later_save(
@@ -327,3 +334,55 @@ def test_without_a_key_variable_a_local_key_file_is_made_with_a_warning(
     state.password_digest("jane", "pw-123456")
     assert (tmp_path / "state.json.key").exists()
     assert "set CMSSYNC_STATE_KEY instead" in caplog.text
+
+
+def test_the_next_run_on_this_machine_recovers_what_a_killed_run_had_not_uploaded(
+    server: StateServer, tmp_path: Path
+) -> None:
+    killed = backend(server, tmp_path, save_interval=3600)
+    state = killed.load()
+    killed.try_lock("cmssync apply").__enter__()  # and never left: the process died holding it
+    for n in range(30):
+        record(state, n)
+        killed.save(state)
+    assert "site" not in server.documents  # nothing uploaded yet: the interval is an hour
+    server.locks.clear()  # `cmssync force-unlock ID --yes`
+
+    survivor = backend(server, tmp_path)
+    assert len(survivor.load().pages) == 30
+    with survivor.try_lock("cmssync apply"):
+        pass
+    assert len(json.loads(server.documents["site"])["pages"]) == 30  # uploaded at the end of the next run
+    assert not survivor.spool.meta_path.exists()  # and the spool is gone
+    assert backend(server, tmp_path).load() == survivor.load()
+
+
+def test_a_spool_older_than_the_remote_state_is_dropped(
+    server: StateServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    killed = backend(server, tmp_path, save_interval=3600)
+    state = killed.load()
+    killed.try_lock("cmssync apply").__enter__()
+    record(state, 1)
+    killed.save(state)
+    server.locks.clear()
+    other = backend(server, tmp_path.parent / "elsewhere")  # another machine writes twice meanwhile
+    for n in (2, 3):
+        theirs = other.load()
+        with other.try_lock("cmssync apply"):
+            record(theirs, n)
+            other.save(theirs)
+    assert set(backend(server, tmp_path).load().pages) == {"/p2", "/p3"}
+    assert "was written by another run since this one was interrupted" in caplog.text
+
+
+def test_the_spool_of_a_live_run_is_not_taken_by_a_reader(server: StateServer, tmp_path: Path) -> None:
+    running = backend(server, tmp_path, save_interval=3600)
+    state = running.load()
+    with running.try_lock("cmssync apply"):
+        record(state, 1)
+        running.save(state)
+        meta = json.loads(running.spool.meta_path.read_text())
+        meta["pid"] = os.getppid()  # the spool of another live process on this host (pytest's parent)
+        running.spool.meta_path.write_text(json.dumps(meta))
+        assert backend(server, tmp_path).load().pages == {}  # `plan` beside a running apply reads the server

@@ -47,7 +47,8 @@ def site(tmp_path: Path, sandbox: Sandbox, server: StateServer, monkeypatch: pyt
 
 
 def held_by_this_process(server: StateServer, tmp_path: Path) -> HttpStateBackend:
-    return HttpStateBackend(StateSettings.model_validate(server.settings()), key_path=tmp_path / "other.key")
+    chosen = StateSettings.model_validate(server.settings())
+    return HttpStateBackend(chosen, key_path=tmp_path / "other.key", spool_path=tmp_path / "other.spool")
 
 
 def test_apply_keeps_the_state_on_the_server(
