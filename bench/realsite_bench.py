@@ -105,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blocks", type=int, default=2)
     parser.add_argument("--plans", type=int, default=3)
     parser.add_argument("--reset", type=Path, help="Run this script first (the site's reset.sh).")
+    parser.add_argument("--keep", type=Path, help="Keep the content and state in this new directory.")
+    parser.add_argument("--reuse", type=Path, help="Plan a directory a --keep run left (no apply).")
     options = parser.parse_args(argv)
     if not options.env.exists():
         print(f"no real site: {options.env} does not exist (see ../shared/realsite/README.md)", file=sys.stderr)
@@ -150,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if options.keep is None and options.reuse is None:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

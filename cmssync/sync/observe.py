@@ -26,7 +26,8 @@ them on their own by id in their recent version (one request each, drafts includ
 parent, no tree level and no list of a kind outside the scope, unless a page is missing (then its parents, to create
 it). Larger scopes use the tree walk.
 
-Files and users: their lists have the tied-dates weakness too, so objects the state knows but a list walk missed are
+Files, users and groups are listed only when the content or the state names objects of that kind. Their lists
+have the tied-dates weakness too, so objects the state knows but a list walk missed are
 read by id (none when the dates are distinct). Site files that a content file unknown to the state could adopt (same
 name, folder and size) are downloaded and hashed, because only the same bytes prove it is ours
 (``cmssync.sync.file_adoption``).
@@ -142,13 +143,21 @@ async def observe(
         content = scope.restrict(content)
         state = _restricted_state(state, scope)
     warnings: list[str] = []
+    # A kind that neither the content nor the state names is not read at all (a site managed for its pages only
+    # costs no file, user or group list); groups also matter to the content's users (memberships).
+    want_files = bool(content.files or state.files)
+    want_users = bool(content.users or state.users) and (scope is None or scope.all_users)
+    want_groups = bool(content.groups or state.groups or content.users) and (scope is None or scope.all_groups)
     pages, files, users, groups = await asyncio.gather(
         _observe_pages(client, content, state, home_id, base_url, pages_read, scoped=scope is not None),
         _observe_files(
-            client, state, list_all=scope is None or bool(set(content.files) - set(state.files)), warnings=warnings
+            client,
+            state,
+            list_all=want_files and (scope is None or bool(set(content.files) - set(state.files))),
+            warnings=warnings,
         ),
-        _observe_users(client, state, content.users) if scope is None or scope.all_users else _no_users(),
-        _gather_list(client.iter_groups()) if scope is None or scope.all_groups else _no_groups(),
+        _observe_users(client, state, content.users) if want_users else _no_users(),
+        _gather_list(client.iter_groups()) if want_groups else _no_groups(),
     )
     files = await hash_adoption_candidates(client, content, state, files, warnings)  # adopt by bytes only
     return Snapshot(
