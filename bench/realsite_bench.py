@@ -22,6 +22,7 @@ import argparse
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -119,18 +120,18 @@ def main(argv: list[str] | None = None) -> int:
     env.update({k: v for k, v in site.items() if k.startswith("CMSSYNC_")})
     env.pop("CMSSYNC_CONCURRENCY", None)
     pages = options.parents * options.children
-    work = Path(tempfile.mkdtemp(prefix="cmssync-realsite-bench-"))
+    work = options.reuse or options.keep or Path(tempfile.mkdtemp(prefix="cmssync-realsite-bench-"))
     try:
         root = work / "site"
-        write_content(root, site["CMSSYNC_URL"], options.parents, options.children, options.blocks)
-        code, seconds, lines, output = run(["apply", "--yes", str(root)], env, log)
-        if code != 0:
-            print(output[-3000:], file=sys.stderr)
-            return 1
-        made = pages + options.parents
-        print(
-            f"apply of {made} pages ({options.blocks} blocks under each child): {seconds:.2f} s, {len(lines)} requests"
-        )
+        if options.reuse is None:
+            write_content(root, site["CMSSYNC_URL"], options.parents, options.children, options.blocks)
+            code, seconds, lines, output = run(["apply", "--yes", str(root)], env, log)
+            if code != 0:
+                print(output[-3000:], file=sys.stderr)
+                return 1
+            made = pages + options.parents
+            print(f"apply of {made} pages ({options.blocks} blocks each below the parents): {seconds:.2f} s, ", end="")
+            print(f"{len(lines)} requests")
         results = []
         for attempt in range(1, options.plans + 1):
             code, seconds, lines, output = run(["plan", "--detailed-exitcode", str(root)], env, log)
@@ -143,12 +144,12 @@ def main(argv: list[str] | None = None) -> int:
             if attempt == 1:
                 for route, count in sorted(routes(lines).items(), key=lambda item: -item[1]):
                     print(f"    {count:4d}  {route}")
-        best = min(results)
+        median = statistics.median(s for s, _ in results)
         requests_ok = max(r for _, r in results) <= 15
         print(
             f"target (150 pages under 3 parents): <= 15 requests: {'met' if requests_ok else 'MISSED'}; "
-            f"<= 2 s: {'met' if best[0] <= 2 else 'MISSED'} (best {best[0]:.2f} s, median "
-            f"{sorted(s for s, _ in results)[len(results) // 2]:.2f} s)"
+            f"<= 2 s (median): {'met' if median <= 2 else 'MISSED'} (median {median:.2f} s, best "
+            f"{min(s for s, _ in results):.2f} s)"
         )
         return 0
     finally:
