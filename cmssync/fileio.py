@@ -4,27 +4,44 @@ Used for everything cmssync writes that must survive a kill at any instant: the 
 plan files, pulled content, the file-hash cache. The data goes to a temporary file in the same directory (so the
 rename stays on one filesystem), is flushed and fsynced, then renamed over the target with ``os.replace``; the
 directory is fsynced so the rename itself is durable.
+
+Permissions. Secrets (the token store, the state) pass ``mode=0o600``, set on the temporary file before any byte is
+written. Everything else — pulled content, plan files, caches — gets what an editor would give it: an existing
+target keeps its permission bits, a new one gets ``0o666`` less the process umask. The temporary file is created
+with ``os.open(…, 0o666)`` so the kernel applies the umask itself (reading the umask means setting it, which is not
+thread-safe); ``tempfile.mkstemp`` would make every file 0600, unreadable to a container's other users.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
+import stat
 from pathlib import Path
 
 TEMP_SUFFIX = ".saving"
 """Suffix of the temporary files, so that leftovers of a killed writer can be recognised and removed."""
 
+NEW_FILE_MODE = 0o666
+"""Requested for a new file; the umask takes its bits away (0o644 under the usual umask 022)."""
+
 
 def write_atomically(path: Path, data: bytes | str, *, mode: int | None = None, durable: bool = True) -> None:
-    """Replace ``path`` with ``data``; ``mode`` (e.g. ``0o600``) is set before any byte is written."""
+    """Replace ``path`` with ``data``.
+
+    ``mode`` (e.g. ``0o600`` for a secret) is set before any byte is written; without it an existing ``path`` keeps
+    its permission bits and a new one gets ``0o666`` less the umask, as an editor would do.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
+    fd, temp = _create_temp(path)
     try:
         if mode is not None:
             os.fchmod(fd, mode)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.fchmod(fd, stat.S_IMODE(os.stat(path).st_mode))
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
@@ -37,6 +54,18 @@ def write_atomically(path: Path, data: bytes | str, *, mode: int | None = None, 
         raise
     if durable:
         fsync_directory(path.parent)
+
+
+def _create_temp(path: Path) -> tuple[int, str]:
+    """A new, exclusive temporary file beside ``path`` with the umask's mode (``O_EXCL``: never someone else's)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _attempt in range(100):
+        temp = str(path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        try:
+            return os.open(temp, flags, NEW_FILE_MODE), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{path.parent}: no free temporary name for {path.name}")
 
 
 def fsync_directory(directory: Path) -> None:

@@ -117,7 +117,7 @@ class JournalWriter:
         self._last_sync = time.monotonic()
         self._dirty = False
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             size = os.fstat(self._fd).st_size
             if size > valid_length:

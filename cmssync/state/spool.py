@@ -60,7 +60,7 @@ class Spool:
             if not self._started:
                 meta = {"address": self.address, "serial": base_serial, "pid": os.getpid(), "host": _host()}
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomically(self.meta_path, json.dumps(meta).encode("utf-8"))
+                write_atomically(self.meta_path, json.dumps(meta).encode("utf-8"), mode=0o600)
                 self._started = True
             self._store.save(state)
         except (OSError, StateError) as exc:

@@ -220,7 +220,7 @@ class StateStore:
         ordered = state.model_copy(update={kind: dict(sorted(getattr(state, kind).items())) for kind in KINDS})
         text = ordered.model_dump_json(indent=1)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(self.path, text.encode("utf-8") + b"\n")
+        write_atomically(self.path, text.encode("utf-8") + b"\n", mode=0o600)
         self._close_journal()
         with contextlib.suppress(FileNotFoundError):
             os.truncate(self.journal_path, 0)
