@@ -136,9 +136,12 @@ def test_a_lost_runner_loses_the_interval_and_drafts_it_left_are_named_not_appro
         monkeypatch.setenv(name, value)
     workspace = open_workspace(generated, overrides={"site": {"url": sandbox.url}})
     report = asyncio.run(apply_site(workspace, ApplyRequest()))
+    # A draft that already holds the content is left with a warning; one that does not is held (refused) by the plan.
     drafts = [warning for warning in report.plan.warnings if "not made by cmssync" in warning]
     named = {path for path in workspace.content.pages if any(f"page {path}:" in warning for warning in drafts)}
+    named |= {held.key for held in report.plan.held if held.reason == "foreign_draft"}
     assert not [o.line() for o in report.outcomes if o.status != "ok"]
+    assert report.exit_code == (1 if any(held.fails for held in report.plan.held) else 0)
     found = problems(before, take_inventory(raw, block_pages=set(workspace.content.pages)), workspace.content, None)
     # Identities come back by natural key: nothing is created twice …
     assert [problem for problem in found if "duplicat" in problem or "extra" in problem] == []
