@@ -381,16 +381,32 @@ def apply(
 @cli.command()
 @CONTENT_DIR
 @click.option("--pages", multiple=True, metavar="PATH", help="Only these page paths (and their blocks).")
+@click.option("--force", is_flag=True, help="Overwrite files edited locally since the last pull (else kept, exit 1).")
+@click.option("--dry-run", is_flag=True, help="Show what would change as a diff per file; write nothing.")
 @LOCK_TIMEOUT
 @site_options
-def pull(directory: Path, pages: tuple[str, ...], sandbox: bool, lock_timeout: float | None) -> int:
-    """Write the live site into the content directory and record it as managed."""
+def pull(
+    directory: Path, pages: tuple[str, ...], force: bool, dry_run: bool, sandbox: bool, lock_timeout: float | None
+) -> int:
+    """Write the live site into the content directory and record it as managed.
+
+    A file edited since the last pull is kept as it is and listed (exit 1) unless --force.
+    """
     from cmssync.sync.pull import run_pull
 
-    directory.mkdir(parents=True, exist_ok=True)
+    if not dry_run:
+        directory.mkdir(parents=True, exist_ok=True)
     with site_overrides(directory, sandbox) as overrides:
         return asyncio.run(
-            run_pull(directory, out=sys.stdout, pages=pages, overrides=overrides, lock_timeout=lock_timeout)
+            run_pull(
+                directory,
+                out=sys.stdout,
+                pages=pages,
+                overrides=overrides,
+                lock_timeout=lock_timeout,
+                force=force,
+                dry_run=dry_run,
+            )
         )
 
 

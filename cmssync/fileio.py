@@ -17,8 +17,11 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 TEMP_SUFFIX = ".saving"
 """Suffix of the temporary files, so that leftovers of a killed writer can be recognised and removed."""
@@ -33,8 +36,18 @@ def write_atomically(path: Path, data: bytes | str, *, mode: int | None = None, 
     ``mode`` (e.g. ``0o600`` for a secret) is set before any byte is written; without it an existing ``path`` keeps
     its permission bits and a new one gets ``0o666`` less the umask, as an editor would do.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    _replace(path, lambda handle: handle.write(payload), mode=mode, durable=durable)
+
+
+def copy_atomically(source: Path, path: Path, *, durable: bool = True) -> None:
+    """Replace ``path`` with a copy of ``source`` (streamed), with the permissions :func:`write_atomically` gives."""
+    with source.open("rb") as reader:
+        _replace(path, lambda handle: shutil.copyfileobj(reader, handle, 1 << 20), mode=None, durable=durable)
+
+
+def _replace(path: Path, fill: Callable[[BinaryIO], object], *, mode: int | None, durable: bool) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = _create_temp(path)
     try:
         if mode is not None:
@@ -43,7 +56,7 @@ def write_atomically(path: Path, data: bytes | str, *, mode: int | None = None, 
             with contextlib.suppress(FileNotFoundError):
                 os.fchmod(fd, stat.S_IMODE(os.stat(path).st_mode))
         with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
+            fill(handle)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())

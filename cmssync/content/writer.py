@@ -107,6 +107,12 @@ def write_content(content: SiteContent, root: Path) -> None:
 
 def write_yaml(target: Path, data: Any) -> None:
     """Write ``data`` to ``target``, editing the existing round-trip tree in place when the file exists."""
+    write_atomically(target, render_yaml(target, data), durable=False)
+
+
+def render_yaml(target: Path, data: Any) -> str:
+    """The text :func:`write_yaml` would write to ``target`` (nothing is written): ``data`` as an edit of the
+    existing file's round-trip tree when it holds YAML, else a fresh document."""
     yaml = _yaml()
     tree: Any = None
     if target.is_file():
@@ -115,7 +121,17 @@ def write_yaml(target: Path, data: Any) -> None:
     tree = merge(tree, data) if tree is not None else fresh(data)
     buffer = io.StringIO()
     yaml.dump(tree, buffer)
-    write_atomically(target, buffer.getvalue(), durable=False)
+    return buffer.getvalue()
+
+
+def read_plain(target: Path) -> Any:
+    """The existing file's data as plain Python (safe loader), or None when it is missing or not YAML."""
+    if not target.is_file():
+        return None
+    try:
+        return YAML(typ="safe").load(target.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YAMLError):
+        return None
 
 
 def merge(old: Any, new: Any) -> Any:

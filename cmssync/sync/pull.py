@@ -20,26 +20,23 @@ one), select and file attributes (the API sets them by numeric option or file id
 from __future__ import annotations
 
 import asyncio
+import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.models import Area, Block, File, Page
-from cmssync.config import Settings, load_settings
+from cmssync.api.models import Area, Block, Page
+from cmssync.config import CONFIG_VARIABLE, Settings, load_settings
 from cmssync.content import writer
-from cmssync.content.files import FileSpec, HashCache
 from cmssync.content.loader import load_content
-from cmssync.content.models import FileSidecar, GroupSpec, Location, PageSpec, UserSpec
+from cmssync.content.models import PageSpec
 from cmssync.content.paths import check_page_path, dropped_words
-from cmssync.errors import EXIT_OK, ConfigError
-from cmssync.plan.assets import file_digest, file_hash, user_digest
+from cmssync.errors import EXIT_ERROR, EXIT_OK, ConfigError
+from cmssync.plan.assets import file_digest, file_hash
 from cmssync.plan.conflicts import page_base
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.plan.pages import build_desired_page
@@ -56,19 +53,14 @@ from cmssync.plan.references import (
     rendered_content_blocks,
 )
 from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
-from cmssync.state.records import FileRecord, GroupRecord, PageRecord, State, UserRecord
-from cmssync.sync.observe import unreliable_list_warning
+from cmssync.state.records import FileRecord, PageRecord, State
+from cmssync.sync.pull_assets import escape, pull_files, pull_users_and_groups
+from cmssync.sync.pull_config import starter_config
+from cmssync.sync.pull_merge import keep_explicit
+from cmssync.sync.pull_writes import Pulled, Staged, discard_staging, pull_summary, settle
 
 PULLED_ATTRIBUTE_TYPES = {"text", "textarea", "boolean", "number", "url", "email", "telephone"}
 MODELLED = {"content", "html", "page_title", "horizontal_rule"}
-
-
-@dataclass
-class Pulled:
-    pages: dict[str, tuple[Page, PageSpec]] = field(default_factory=dict)
-    files: dict[str, tuple[File, FileSpec]] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 async def run_pull(
@@ -78,7 +70,10 @@ async def run_pull(
     pages: tuple[str, ...] = (),
     overrides: Mapping[str, Any] | None = None,
     lock_timeout: float | None = None,
+    force: bool = False,
+    dry_run: bool = False,
 ) -> int:
+    """Pull, print the summary (and with ``dry_run`` the diffs); 1 when a local edit was kept (see pull_writes)."""
     settings = load_settings(directory, overrides=overrides)
     if not settings.site.url:
         raise ConfigError(f"no site to pull from: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
@@ -87,16 +82,11 @@ async def run_pull(
         state = store.load()
         state.bind_site(settings.site.url, settings.site.api_prefix, allow_other_site=overrides is not None)
         async with ConcreteClient.from_settings(settings, base_dir=directory) as client:
-            pulled = await pull(client, directory, settings, state, store, only=pages)
-    for note in pulled.skipped:
-        out.write(f"skipped: {note}\n")
-    for note in pulled.notes:
-        out.write(f"note: {note}\n")
-    out.write(
-        f"pulled {len(pulled.pages)} pages and {len(pulled.files)} files into {directory}; "
-        "they are now managed (the next plan is empty)\n"
-    )
-    return EXIT_OK
+            pulled = await pull(
+                client, directory, settings, state, store, only=pages, force=force, dry_run=dry_run, out=out
+            )
+    out.write(pull_summary(pulled, directory, dry_run=dry_run))
+    return EXIT_ERROR if pulled.settled.kept() else EXIT_OK
 
 
 async def pull(
@@ -107,33 +97,48 @@ async def pull(
     store: StateBackend,
     *,
     only: tuple[str, ...] = (),
+    force: bool = False,
+    dry_run: bool = False,
+    out: TextIO | None = None,
 ) -> Pulled:
+    """Read the site, stage every file, then write those that lose no local edit (``cmssync.sync.pull_writes``)
+    and record what was written; with ``dry_run`` print the diffs and write nothing, state included."""
     result = Pulled()
+    try:
+        await _read_site(client, root, settings, state, result, only)
+        if not (root / "cmssync.yaml").exists() and CONFIG_VARIABLE not in os.environ:
+            text = starter_config(settings, result.unnamed_folders)
+            result.staged.append(Staged("config", "cmssync.yaml", root / "cmssync.yaml", text=text))
+        result.settled = settle(result.staged, root, force=force, dry_run=dry_run, out=out)
+    finally:
+        discard_staging(root)
+    if dry_run:
+        return result
+    _record(root, state, client.base_url, result)
+    store.save(state)
+    return result
+
+
+async def _read_site(
+    client: ConcreteClient, root: Path, settings: Settings, state: State, result: Pulled, only: tuple[str, ...]
+) -> None:
     base_url = client.base_url
     if not only:
-        await _pull_files(client, root, settings, result)
-        await _pull_users_and_groups(client, root, state, result.skipped)
+        await pull_files(client, root, settings, state, result)
+        await pull_users_and_groups(client, root, state, result)
     file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
-    for path, (file, file_spec) in result.files.items():
-        state.record_file(
-            path,
-            FileRecord(
-                id=file.id.lower(),
-                hash=file_hash(file_spec),
-                url=file.url or "",
-                folder=file.folder,
-                digest=file_digest(file_spec),
-            ),
-        )
     tree = [node async for node in client.walk_page_tree((await client.default_site(includes=())).home_page_id or 1)]
     wanted = set(only)
     paths = [node.page.url_path for node in tree if not wanted or node.page.url_path in wanted]
     missing = wanted - set(paths)
     result.skipped += [f"page {path}: not found on the site" for path in sorted(missing)]
-    ids = {node.page.url_path: node.page.id for node in tree}
+    ids = result.page_ids = {node.page.url_path: node.page.id for node in tree}
     uuids = {file.id.lower(): path for path, (file, _spec) in result.files.items()}
     reads = await asyncio.gather(
         *(client.get_page(ids[path], includes=("areas", "areas.content", "custom_attributes")) for path in paths)
+    )
+    resolve = Resolver(
+        file_urls=file_urls, file_ids={p: f.id for p, (f, _) in result.files.items()}, page_ids=ids, strict=False
     )
     for path, page in zip(paths, reads, strict=True):
         try:
@@ -141,28 +146,85 @@ async def pull(
         except ValueError as exc:
             result.skipped.append(f"page {path}: {exc}")
             continue
-        pinned = _pinned_id(root, path)
-        if pinned is not None and pinned != page.id:
+        target = writer.page_file(root, path)
+        existing = writer.read_plain(target)
+        pinned = existing.get("id") if isinstance(existing, dict) else None
+        if isinstance(pinned, int) and not isinstance(pinned, bool) and pinned != page.id:
             result.skipped.append(
                 f"page {path}: its file pins id {pinned}, but the site's page at {path} is id {page.id}; "
                 "left as it is (fix the id or move the file)"
             )
             continue
-        spec = page_spec(page, base_url, file_urls, uuids, notes=result.notes)
-        writer.write_page(root, path, spec)
+        spec = page_spec(page, base_url, file_urls, uuids, notes=result.notes, placeholders=result.placeholders)
+        types = {
+            a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle
+        }
+        data = keep_explicit(existing, writer.spec_data(spec), types, frozenset(PULLED_ATTRIBUTE_TYPES))
+        try:
+            spec = PageSpec.model_validate(data)
+        except ValidationError as exc:
+            result.skipped.append(f"page {path}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}")
+            continue
+        clean = _page_clean(path, state, resolve, base_url)
+        result.staged.append(Staged("page", path, target, text=writer.render_yaml(target, data), clean=clean))
         result.pages[path] = (page, spec)
+
+
+def _page_clean(path: str, state: State, resolve: Resolver, base_url: str) -> Callable[[Path], bool]:
+    """Whether a page file is what the last apply or pull recorded: its digest is the state's."""
+
+    def clean(target: Path) -> bool:
+        record = state.pages.get(path)
+        data = writer.read_plain(target)
+        if record is None or record.digest is None or not isinstance(data, dict):
+            return False
+        try:
+            desired = build_desired_page(PageSpec.model_validate(data), path, resolve, base_url=base_url)
+        except (ValidationError, ValueError, KeyError):
+            return False
+        return desired.digest == record.digest
+
+    return clean
+
+
+def _record(root: Path, state: State, base_url: str, result: Pulled) -> None:
+    """Record what was written (or already held) as managed; a kept local edit leaves its record as it was."""
+    kept_files = result.settled.not_written("file") | result.settled.not_written("sidecar")
+    for path, (file, file_spec) in result.files.items():
+        if path in kept_files:
+            continue
+        record = FileRecord(
+            id=file.id.lower(),
+            hash=file_hash(file_spec),
+            url=file.url or "",
+            folder=file.folder,
+            digest=file_digest(file_spec),
+        )
+        state.record_file(path, record)
+    if not result.settled.not_written("users"):
+        for username, user_record in result.user_records.items():
+            state.record_user(username, user_record)
+    if not result.settled.not_written("groups"):
+        for name, group_record in result.group_records.items():
+            state.record_group(name, group_record)
+    kept_pages = result.settled.not_written("page")
+    pages = {path: read for path, read in result.pages.items() if path not in kept_pages}
+    if not pages:
+        return
     # Record after writing, from the content as it loads back, so digests are exactly what the planner computes.
     content = load_content(root)
+    file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
     resolve = Resolver(
-        file_urls=file_urls, file_ids={p: f.id for p, (f, _) in result.files.items()}, page_ids=ids, strict=False
+        file_urls=file_urls,
+        file_ids={p: f.id for p, (f, _) in result.files.items()},
+        page_ids=result.page_ids,
+        strict=False,
     )
-    for path, (page, _) in result.pages.items():
+    for path, (page, _) in pages.items():
         desired = build_desired_page(content.pages[path], path, resolve, base_url=base_url)
         version = page.version.id if page.version else None
         base = page_base(desired.fields, desired.areas, desired.end_date)  # the three-way base: site == content
         state.record_page(path, PageRecord(id=page.id, digest=desired.digest, live_version_id=version, base=base))
-    store.save(state)
-    return result
 
 
 # --- pages --------------------------------------------------------------------------------------------------------
@@ -175,9 +237,11 @@ def page_spec(
     uuids: Mapping[str, str] | None = None,
     *,
     notes: list[str] | None = None,
+    placeholders: list[str] | None = None,
 ) -> PageSpec:
     """A page read (with ``areas``, and ``areas.content`` to recover download links) as content; what a user should
-    know about it (blocks kept as placeholders, links visitors cannot open) is appended to ``notes``."""
+    know about it (blocks kept as placeholders, links visitors cannot open) is appended to ``notes``, and each
+    placeholder block (``type id (reason)``) to ``placeholders``."""
     attributes = {
         attribute.handle: attribute.value
         for attribute in page.custom_attributes
@@ -189,18 +253,20 @@ def page_spec(
     areas = {area.name: links.area(area) for area in page.areas or [] if not is_sub_area(area.name)}
     if notes is not None:
         notes.extend(f"page {page.url_path}: {note}" for note in links.notes())
+    if placeholders is not None:
+        placeholders.extend(links.kept)
     data: dict[str, Any] = {"name": page.name or ""}
     if dropped_words(page.url_path.rsplit("/", 1)[-1]):
         # Concrete would not make this URL for a new page; pinning the id says the page exists (it then loads).
         data["id"] = page.id
     if page.description:
-        data["description"] = _escape(page.description)
+        data["description"] = escape(page.description)
     if page.type:
         data["type"] = page.type
     if page.template:
         data["template"] = page.template
     if attributes:
-        data["attributes"] = {k: _escape(v) if isinstance(v, str) else v for k, v in attributes.items()}
+        data["attributes"] = {k: escape(v) if isinstance(v, str) else v for k, v in attributes.items()}
     if areas:
         data["areas"] = areas
     return PageSpec.model_validate(data)
@@ -277,7 +343,7 @@ class _Links:
 
 
 def _with_references(text: str, base_url: str, file_urls: Mapping[str, str]) -> str:
-    text = _escape(text)
+    text = escape(text)
     for path, url in file_urls.items():
         if not url:
             continue
@@ -286,108 +352,3 @@ def _with_references(text: str, base_url: str, file_urls: Mapping[str, str]) -> 
         if url.startswith(base_url):
             text = text.replace("{CCM:BASE_URL}" + url[len(base_url) :], reference)
     return text
-
-
-def _pinned_id(root: Path, path: str) -> int | None:
-    """The ``id:`` an existing page file pins, if any (read leniently: an unreadable file pins nothing)."""
-    target = writer.page_file(root, path)
-    if not target.is_file():
-        return None
-    try:
-        data = YAML(typ="safe").load(target.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, YAMLError):
-        return None
-    pinned = data.get("id") if isinstance(data, dict) else None
-    return pinned if isinstance(pinned, int) and not isinstance(pinned, bool) else None
-
-
-def _escape(text: str) -> str:
-    return text.replace("${", "$${")
-
-
-# --- files, users, groups -----------------------------------------------------------------------------------------
-
-
-async def _pull_files(client: ConcreteClient, root: Path, settings: Settings, result: Pulled) -> None:
-    # Folders are written by path, known only for the ids ``folders:`` in cmssync.yaml names (the API shows ids
-    # alone); files in other folders get no ``folder:``, so their folder is left alone rather than pinned to an id.
-    folder_paths = {folder_id: path for path, folder_id in settings.folders.items()}
-    unnamed_folders: dict[int, int] = {}
-    seen: set[str] = set()
-    listed = [file async for file in client.iter_files()]
-    warning = unreliable_list_warning("files", [file.date_added for file in listed])
-    if warning is not None:
-        result.skipped.append(warning)
-    for file in listed:
-        url_name = PurePosixPath((file.url or "").split("?")[0]).name
-        if not url_name:
-            result.skipped.append(f"file {file.id}: it has no public URL")
-            continue
-        folder = folder_paths.get(file.folder) if file.folder is not None else None
-        if file.folder is not None and folder is None:
-            unnamed_folders[file.folder] = unnamed_folders.get(file.folder, 0) + 1
-        path = f"{folder.strip('/')}/{url_name}" if folder and folder != "/" else url_name
-        stem, dot, suffix = path.rpartition(".")
-        number = 2
-        while path in seen:
-            path, number = f"{stem}-{number}{dot}{suffix}", number + 1
-        seen.add(path)
-        target = root / "files" / path
-        await client.download_file(file, target)
-        meta: dict[str, Any] = {}
-        if file.title and file.title != url_name:
-            meta["title"] = _escape(file.title)
-        if file.description:
-            meta["description"] = _escape(file.description)
-        if file.tag_list:
-            meta["tags"] = file.tag_list
-        if folder is not None:
-            meta["folder"] = folder
-        sidecar = FileSidecar.model_validate(meta)
-        if meta:
-            writer.write_sidecar(root, path, sidecar)
-        size, sha = HashCache(None).sha256(target)
-        spec = FileSpec(
-            path=path,
-            size=size,
-            sha256=sha,
-            meta=sidecar,
-            folder_id=file.folder if folder is not None else None,
-            source=Location(file=path),
-        )
-        result.files[path] = (file, spec)
-    if unnamed_folders:
-        ids = ", ".join(
-            f"{folder_id} ({count} file{'s' if count > 1 else ''})"
-            for folder_id, count in sorted(unnamed_folders.items())
-        )
-        result.skipped.append(
-            f"folder of files in folders {ids}: the API names folders by id only; to manage them, map their paths "
-            "in folders: of cmssync.yaml (e.g. folders: {/: 7, /Documents: 8}; / is the file manager's root) and pull "
-            "again"
-        )
-
-
-async def _pull_users_and_groups(client: ConcreteClient, root: Path, state: State, skipped: list[str]) -> None:
-    specs: list[UserSpec] = []
-    for user in await client.all_users():
-        if user.id == 1 or not user.username:
-            continue  # the super admin is never managed
-        data = {"username": user.username, "email": user.email or ""}
-        if user.language:
-            data["language"] = user.language
-        try:
-            spec = UserSpec.model_validate(data)
-        except ValidationError as exc:
-            skipped.append(f"user {user.username}: {exc.errors()[0]['msg']}")
-            continue
-        specs.append(spec)
-        record = UserRecord(id=user.id, digest=user_digest(spec))
-        state.record_user(user.username, record)
-    if specs:
-        writer.write_users(root, sorted(specs, key=lambda spec: spec.username))
-    groups = [group async for group in client.iter_groups()]
-    if groups:
-        writer.write_groups(root, [GroupSpec(name=g.name or "") for g in sorted(groups, key=lambda g: g.id)])
-        for group in groups:
-            state.record_group(group.name or "", GroupRecord(id=group.id))

@@ -19,9 +19,9 @@ def _pulled_site(tmp_path: Path, sandbox: Sandbox) -> Site:
     return Site(root, sandbox)
 
 
-async def _pull(site: Site, *pages: str) -> str:
+async def _pull(site: Site, *pages: str, force: bool = False) -> str:
     out = io.StringIO()
-    assert await run_pull(site.root, out=out, pages=pages, overrides=site.overrides()) == 0
+    assert await run_pull(site.root, out=out, pages=pages, overrides=site.overrides(), force=force) == 0
     return out.getvalue()
 
 
@@ -50,7 +50,7 @@ async def test_pull_edit_apply_reaches_the_site(tmp_path: Path, sandbox: Sandbox
 async def test_pull_keeps_comments_and_can_take_only_some_pages(tmp_path: Path, sandbox: Sandbox) -> None:
     site = _pulled_site(tmp_path, sandbox)
     site.write("pages/about.yaml", "# maintained by the web team\nname: Old name  # renamed on the site\n")
-    output = await _pull(site, "/about", "/nowhere")
+    output = await _pull(site, "/about", "/nowhere", force=True)  # a file pull never wrote: --force merges into it
     assert "page /nowhere: not found on the site" in output
     text = (site.root / "pages/about.yaml").read_text()
     assert text.startswith("# maintained by the web team\nname: About")

@@ -1,0 +1,232 @@
+"""How ``cmssync pull`` puts what it read into the content directory without losing local work.
+
+Pull first *stages* everything — page, sidecar, ``users.yaml``/``groups.yaml`` texts rendered by the content writer,
+assets downloaded into ``.cmssync/pull-staging/`` (same filesystem, so installing one is a rename) — and only then
+decides, file by file (:func:`settle`):
+
+* **new**: no file there → written;
+* **unchanged**: the file already holds exactly this → not touched;
+* **updated**: the file is what the last pull wrote (its SHA-256 is in the pull manifest
+  ``.cmssync/pulled.json``) or what the last apply/pull recorded (a page whose digest, or an asset whose hash,
+  equals the state's record) → replaced;
+* **kept**: anything else — a local edit since the last pull, or a file pull never wrote — is left exactly as it is
+  and listed; pull then exits 1. ``--force`` writes it anyway (**forced**).
+
+Each file is replaced atomically and a kept file is never partly merged, so an interrupted or refused pull leaves
+every file either as it was or as the site has it. With ``dry_run`` nothing is written (no file, no manifest, no
+state) and each file that would change is shown as a unified diff (assets: their sizes). The manifest holds hashes
+only, and is rewritten after every pull that wrote something.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import hashlib
+import json
+import shutil
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TextIO
+
+from cmssync.api.models import File, Page
+from cmssync.content.files import FileSpec
+from cmssync.content.models import PageSpec
+from cmssync.fileio import copy_atomically, write_atomically
+from cmssync.state.records import GroupRecord, UserRecord
+
+MANIFEST = Path(".cmssync") / "pulled.json"
+STAGING = Path(".cmssync") / "pull-staging"
+
+Kind = Literal["page", "file", "sidecar", "users", "groups", "config"]
+Decision = Literal["new", "updated", "unchanged", "kept", "forced"]
+WRITES: frozenset[Decision] = frozenset({"new", "updated", "forced"})
+
+
+@dataclass
+class Staged:
+    """One file pull wants to hold ``text`` (or, for an asset, the bytes of ``source``)."""
+
+    kind: Kind
+    key: str
+    """What it is about, for the summary and messages: a page path, a file path, ``users.yaml``."""
+    target: Path
+    text: str | None = None
+    source: Path | None = None
+    clean: Callable[[Path], bool] | None = None
+    """Whether the file on disk is what the last apply recorded (the state's digest), besides the manifest."""
+
+    def payload_sha(self) -> str:
+        if self.text is not None:
+            return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        assert self.source is not None
+        return sha256_of(self.source)
+
+
+@dataclass
+class Settled:
+    decisions: dict[Path, tuple[Staged, Decision]] = field(default_factory=dict)
+
+    def kept(self) -> list[Staged]:
+        return [staged for staged, decision in self.decisions.values() if decision == "kept"]
+
+    def not_written(self, kind: Kind) -> set[str]:
+        """Keys of ``kind`` whose file was kept as it is (the state must not record them as pulled)."""
+        return {s.key for s, d in self.decisions.values() if s.kind == kind and d == "kept"}
+
+    def counts(self, kind: Kind) -> Counter[Decision]:
+        return Counter(d for s, d in self.decisions.values() if s.kind == kind)
+
+
+@dataclass
+class Pulled:
+    pages: dict[str, tuple[Page, PageSpec]] = field(default_factory=dict)
+    files: dict[str, tuple[File, FileSpec]] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    users: int = 0
+    groups: int = 0
+    placeholders: list[str] = field(default_factory=list)
+    unnamed_folders: dict[int, int] = field(default_factory=dict)
+    page_ids: dict[str, int] = field(default_factory=dict)
+    user_records: dict[str, UserRecord] = field(default_factory=dict)
+    group_records: dict[str, GroupRecord] = field(default_factory=dict)
+    staged: list[Staged] = field(default_factory=list)
+    settled: Settled = field(default_factory=Settled)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def load_manifest(root: Path) -> dict[str, str]:
+    """Relative path → SHA-256 of what the last pull wrote there (empty when missing or unreadable)."""
+    try:
+        data = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
+
+
+def settle(staged: list[Staged], root: Path, *, force: bool, dry_run: bool, out: TextIO | None = None) -> Settled:
+    """Decide every staged file (see the module docstring), write the ones to write unless ``dry_run``, and update
+    the manifest; with ``dry_run`` print the diff of each file that would change to ``out``."""
+    manifest = load_manifest(root)
+    result = Settled()
+    for item in staged:
+        decision = _decide(item, root, manifest, force)
+        result.decisions[item.target] = (item, decision)
+        if dry_run:
+            if out is not None and decision in WRITES | {"kept"}:
+                _show(item, root, decision, out)
+            continue
+        if decision in WRITES:
+            _install(item)
+        if decision in WRITES or decision == "unchanged":
+            manifest[_relative(item.target, root)] = item.payload_sha()
+    if not dry_run:
+        payload = {"version": 1, "files": dict(sorted(manifest.items()))}
+        write_atomically(root / MANIFEST, json.dumps(payload, indent=1) + "\n", durable=False)
+    return result
+
+
+def pull_summary(pulled: Pulled, root: Path, *, dry_run: bool) -> str:
+    """One summary of every kind: what was (or, with ``dry_run``, would be) written, left unchanged, kept as a
+    local edit or skipped; then the skipped objects and notes, and the kept files with what to do about them."""
+    settled = pulled.settled
+    lines = [*(f"skipped: {note}" for note in pulled.skipped), *(f"note: {note}" for note in pulled.notes)]
+    lines.append(f"pull {'(dry run, nothing written) ' if dry_run else ''}into {root}:")
+    skipped_pages = sum(1 for note in pulled.skipped if note.startswith("page "))
+    for kind, label, extra in (
+        ("page", "pages", f", {skipped_pages} skipped" if skipped_pages else ""),
+        ("file", "files", ""),
+        ("sidecar", "file sidecars", ""),
+        ("users", f"users.yaml ({len(pulled.user_records)} users)", ""),
+        ("groups", f"groups.yaml ({len(pulled.group_records)} groups)", ""),
+        ("config", "cmssync.yaml (starter)", ""),
+    ):
+        counts = settled.counts(kind)  # type: ignore[arg-type]
+        if counts or extra:
+            lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
+    if pulled.placeholders:
+        lines.append(f"  blocks kept as placeholders (never written by apply): {len(pulled.placeholders)}")
+    kept = settled.kept()
+    if kept:
+        lines.append(f"local edits kept, not overwritten ({len(kept)}; review them, or pull again with --force):")
+        lines += [f"  {_relative(item.target, root)}" for item in kept]
+    elif not dry_run:
+        lines.append("everything pulled is now managed (the next plan is empty)")
+    return "\n".join(lines) + "\n"
+
+
+def _counted(counts: Counter[Decision], dry_run: bool) -> str:
+    words = {
+        "new": "new" if dry_run else "written new",
+        "updated": "to update" if dry_run else "updated",
+        "forced": "to overwrite (--force)" if dry_run else "overwritten (--force)",
+        "unchanged": "unchanged",
+        "kept": "local edits kept",
+    }
+    parts = [f"{counts[d]} {words[d]}" for d in ("new", "updated", "forced", "unchanged", "kept") if counts[d]]
+    return ", ".join(parts) or "none"
+
+
+def discard_staging(root: Path) -> None:
+    shutil.rmtree(root / STAGING, ignore_errors=True)
+
+
+def _decide(item: Staged, root: Path, manifest: dict[str, str], force: bool) -> Decision:
+    if not item.target.is_file():
+        return "new"
+    on_disk = sha256_of(item.target)
+    if on_disk == item.payload_sha():
+        return "unchanged"
+    if manifest.get(_relative(item.target, root)) == on_disk:
+        return "updated"
+    if item.clean is not None and item.clean(item.target):
+        return "updated"
+    return "forced" if force else "kept"
+
+
+def _install(item: Staged) -> None:
+    if item.text is not None:
+        write_atomically(item.target, item.text, durable=False)
+        return
+    assert item.source is not None
+    copy_atomically(item.source, item.target, durable=False)
+
+
+def _show(item: Staged, root: Path, decision: Decision, out: TextIO) -> None:
+    name = _relative(item.target, root)
+    label = {"new": "new", "updated": "would update", "forced": "would overwrite a local edit (--force)"}.get(
+        decision, "local edit kept (pull would change it; --force to overwrite)"
+    )
+    out.write(f"--- {name}: {label}\n")
+    if item.text is None:
+        assert item.source is not None
+        before = item.target.stat().st_size if item.target.is_file() else 0
+        out.write(f"binary file: {before} bytes -> {item.source.stat().st_size} bytes\n")
+        return
+    old = ""
+    if item.target.is_file():
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            old = item.target.read_text(encoding="utf-8")
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), item.text.splitlines(keepends=True), f"a/{name}", f"b/{name}", n=2
+    )
+    for line in lines:
+        out.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+
+
+def _relative(target: Path, root: Path) -> str:
+    try:
+        return target.relative_to(root).as_posix()
+    except ValueError:
+        return str(target)
