@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
@@ -68,8 +69,12 @@ class PageContext:
         )
 
     def resolver(self) -> Resolver:
-        page_ids = {path: page.id for path, page in self.observed.pages.items()}
-        return Resolver(file_urls=self.file_urls, file_ids=self.file_ids, page_ids=page_ids)
+        return Resolver(file_urls=self.file_urls, file_ids=self.file_ids, page_ids=self._page_ids)
+
+    @cached_property
+    def _page_ids(self) -> Mapping[str, int]:
+        """Built once per context (it was rebuilt for every planned page: quadratic in the site's size)."""
+        return {path: page.id for path, page in self.observed.pages.items()}
 
 
 @dataclass
