@@ -57,7 +57,7 @@ from cmssync.state.records import FileRecord, PageRecord, State
 from cmssync.sync.pull_assets import escape, pull_files, pull_users_and_groups
 from cmssync.sync.pull_config import starter_config
 from cmssync.sync.pull_merge import keep_explicit
-from cmssync.sync.pull_writes import Pulled, Staged, discard_staging, pull_summary, settle
+from cmssync.sync.pull_writes import Pulled, Staged, discard_staging, pull_summary, settle, staging_directory
 
 PULLED_ATTRIBUTE_TYPES = {"text", "textarea", "boolean", "number", "url", "email", "telephone"}
 MODELLED = {"content", "html", "page_title", "horizontal_rule"}
@@ -103,7 +103,7 @@ async def pull(
 ) -> Pulled:
     """Read the site, stage every file, then write those that lose no local edit (``cmssync.sync.pull_writes``)
     and record what was written; with ``dry_run`` print the diffs and write nothing, state included."""
-    result = Pulled()
+    result = Pulled(staging=staging_directory(root, dry_run=dry_run))
     try:
         await _read_site(client, root, settings, state, result, only)
         if not (root / "cmssync.yaml").exists() and CONFIG_VARIABLE not in os.environ:
@@ -111,7 +111,7 @@ async def pull(
             result.staged.append(Staged("config", "cmssync.yaml", root / "cmssync.yaml", text=text))
         result.settled = settle(result.staged, root, force=force, dry_run=dry_run, out=out)
     finally:
-        discard_staging(root)
+        discard_staging(result.staging)
     if dry_run:
         return result
     _record(root, state, client.base_url, result)

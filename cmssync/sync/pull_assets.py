@@ -25,7 +25,7 @@ from cmssync.content.models import FileSidecar, GroupSpec, Location, UserSpec
 from cmssync.plan.assets import user_digest
 from cmssync.state.records import GroupRecord, State, UserRecord
 from cmssync.sync.observe import unreliable_list_warning
-from cmssync.sync.pull_writes import STAGING, Pulled, Staged, sha256_of
+from cmssync.sync.pull_writes import Pulled, Staged, sha256_of
 
 
 async def pull_files(client: ConcreteClient, root: Path, settings: Settings, state: State, result: Pulled) -> None:
@@ -44,7 +44,8 @@ async def pull_files(client: ConcreteClient, root: Path, settings: Settings, sta
         if file.folder is not None and folder is None:
             result.unnamed_folders[file.folder] = result.unnamed_folders.get(file.folder, 0) + 1
         path = _unique(f"{folder.strip('/')}/{url_name}" if folder and folder != "/" else url_name, seen)
-        staged = root / STAGING / f"{number}-{url_name}"
+        assert result.staging is not None
+        staged = result.staging / f"{number}-{url_name}"
         await client.download_file(file, staged)
         target = root / "files" / path
         result.staged.append(Staged("file", path, target, source=staged, clean=_asset_clean(state, path)))

@@ -1,7 +1,7 @@
 """How ``cmssync pull`` puts what it read into the content directory without losing local work.
 
 Pull first *stages* everything — page, sidecar, ``users.yaml``/``groups.yaml`` texts rendered by the content writer,
-assets downloaded into ``.cmssync/pull-staging/`` (same filesystem, so installing one is a rename) — and only then
+assets downloaded into ``.cmssync/pull-staging/`` and installed by an atomic copy — and only then
 decides, file by file (:func:`settle`):
 
 * **new**: no file there → written;
@@ -25,6 +25,7 @@ import difflib
 import hashlib
 import json
 import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -94,6 +95,8 @@ class Pulled:
     user_records: dict[str, UserRecord] = field(default_factory=dict)
     group_records: dict[str, GroupRecord] = field(default_factory=dict)
     staged: list[Staged] = field(default_factory=list)
+    staging: Path | None = None
+    """Where assets are downloaded before they are installed (removed at the end)."""
     settled: Settled = field(default_factory=Settled)
 
 
@@ -178,8 +181,15 @@ def _counted(counts: Counter[Decision], dry_run: bool) -> str:
     return ", ".join(parts) or "none"
 
 
-def discard_staging(root: Path) -> None:
-    shutil.rmtree(root / STAGING, ignore_errors=True)
+def staging_directory(root: Path, *, dry_run: bool) -> Path:
+    """``.cmssync/pull-staging`` (beside the content, removed after the run); a system
+    temporary directory for a dry run, which must leave the content directory as it is."""
+    return Path(tempfile.mkdtemp(prefix="cmssync-pull-")) if dry_run else root / STAGING
+
+
+def discard_staging(staging: Path | None) -> None:
+    if staging is not None:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _decide(item: Staged, root: Path, manifest: dict[str, str], force: bool) -> Decision:

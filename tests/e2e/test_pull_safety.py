@@ -137,6 +137,11 @@ async def test_dry_run_shows_diffs_and_writes_nothing(tmp_path: Path, sandbox: S
     assert "(dry run, nothing written)" in output
     assert {p: p.read_bytes() for p in site.root.rglob("*") if p.is_file()} == snapshot
     assert site.state_path.read_bytes() == state
+    fresh = Site(tmp_path / "fresh", sandbox)
+    code, output = await _pull(fresh, dry_run=True)
+    assert code == 0, output
+    assert "--- cmssync.yaml: new\n" in output
+    assert not fresh.root.exists(), "a dry run creates nothing in the content directory"
 
 
 async def test_managed_empty_areas_and_explicit_values_are_kept(tmp_path: Path, sandbox: Sandbox) -> None:
