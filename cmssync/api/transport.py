@@ -57,6 +57,9 @@ log = structlog.get_logger("cmssync.api")
 USER_AGENT = "cmssync (+https://github.com/cmssync)"
 MAX_BODY_BYTES = 32 * 1024 * 1024
 """The largest API or token answer cmssync reads (file downloads excepted)."""
+MAX_BUFFERED_BYTES = 2 * MAX_BODY_BYTES
+"""The most the answers in flight may hold together while they are read: the cap of one answer times the number of
+concurrent requests would otherwise bound nothing (8 hostile 200 MB answers read at once held 264 MiB)."""
 _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 """Headers that describe the body as it was sent, not as it was read (decoded): left out of a capped response."""
 
@@ -100,6 +103,9 @@ class Transport:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.max_body = max_body
+        self.max_buffered = max(max_body, MAX_BUFFERED_BYTES)
+        self._buffered = 0
+        """Bytes held right now by answers being read (all requests of this transport together)."""
         self.api_prefix = "/" + api_prefix.strip("/") if api_prefix.strip("/") else ""
         self.auth = auth
         self.retry = retry or RetryPolicy()
@@ -350,11 +356,17 @@ class Transport:
             raise self._too_large(response, method, path, int(declared))
         chunks: list[bytes] = []
         size = 0
-        async for chunk in response.aiter_bytes(1 << 16):
-            size += len(chunk)
-            if size > self.max_body:
-                raise self._too_large(response, method, path, size, at_least=True)
-            chunks.append(chunk)
+        try:
+            async for chunk in response.aiter_bytes(1 << 16):
+                size += len(chunk)
+                self._buffered += len(chunk)
+                if size > self.max_body:
+                    raise self._too_large(response, method, path, size, at_least=True)
+                if self._buffered > self.max_buffered:
+                    raise self._too_large(response, method, path, size, at_least=True, together=self._buffered)
+                chunks.append(chunk)
+        finally:
+            self._buffered -= size
         headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _HOP_HEADERS]
         return httpx.Response(
             response.status_code,
@@ -365,10 +377,20 @@ class Transport:
         )
 
     def _too_large(
-        self, response: httpx.Response, method: str, path: str, size: int, *, at_least: bool = False
+        self,
+        response: httpx.Response,
+        method: str,
+        path: str,
+        size: int,
+        *,
+        at_least: bool = False,
+        together: int | None = None,
     ) -> ResponseTooLarge:
         limit = self.max_body // (1024 * 1024)
         amount = f"{'at least ' if at_least else ''}{size} bytes"
+        if together is not None:
+            amount += f", {together} bytes with the other answers being read"
+            limit = self.max_buffered // (1024 * 1024)
         return ResponseTooLarge(
             f"the answer is too large ({amount}; cmssync reads at most {limit} MiB from the API): "
             "the site, or a proxy in front of it, is not answering as Concrete's API does",
