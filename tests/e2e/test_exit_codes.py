@@ -152,7 +152,7 @@ def test_an_os_error_exits_1(site: Path, tmp_path: Path, capsys: pytest.CaptureF
 def test_the_daemon_exits_0_on_sigterm_and_1_when_it_cannot_start(site: Path, tmp_path: Path) -> None:
     env = {**os.environ, "CMSSYNC_HEALTH": "127.0.0.1:0"}
     with subprocess.Popen(
-        [sys.executable, "-m", "cmssync.cli", "--log-format", "json", "daemon", str(site), "--watch", "off"],
+        [sys.executable, "-m", "cmssync", "--log-format", "json", "daemon", str(site), "--watch", "off"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -172,7 +172,7 @@ def test_the_daemon_exits_0_on_sigterm_and_1_when_it_cannot_start(site: Path, tm
         taken.listen()
         busy = {**os.environ, "CMSSYNC_HEALTH": f"127.0.0.1:{taken.getsockname()[1]}"}
         result = subprocess.run(
-            [sys.executable, "-m", "cmssync.cli", "daemon", str(site), "--watch", "off"],
+            [sys.executable, "-m", "cmssync", "daemon", str(site), "--watch", "off"],
             env=busy,
             capture_output=True,
             text=True,

@@ -65,12 +65,12 @@ def test_every_command_takes_the_global_flags() -> None:
 def test_shell_completion_script_and_answers() -> None:
     env = {**os.environ, "_CMSSYNC_COMPLETE": "bash_source"}
     script = subprocess.run(
-        [sys.executable, "-m", "cmssync.cli"], env=env, capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-m", "cmssync"], env=env, capture_output=True, text=True, timeout=60, check=False
     )
     assert "_cmssync_completion" in script.stdout
     env = {**os.environ, "_CMSSYNC_COMPLETE": "bash_complete", "COMP_WORDS": "cmssync pl", "COMP_CWORD": "1"}
     answer = subprocess.run(
-        [sys.executable, "-m", "cmssync.cli"], env=env, capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-m", "cmssync"], env=env, capture_output=True, text=True, timeout=60, check=False
     )
     assert "plain,plan" in answer.stdout.splitlines()
 

@@ -9,242 +9,33 @@ traceback unless ``--debug``.
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 import click
 
 from cmssync import __version__
-from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError, printable
-from cmssync.logs import configure_logging
-
-if TYPE_CHECKING:
-    from cmssync.emulator.embedded import Sandbox
-    from cmssync.plan.request import PlanRequest
-    from cmssync.sync.workspace import Workspace
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-CONTENT_DIR = click.argument("directory", required=False, default=".", type=click.Path(file_okay=False, path_type=Path))
-
-
-def site_options(command: F) -> F:
-    """Options shared by every command that talks to a site."""
-    return click.option(
-        "--sandbox",
-        is_flag=True,
-        help="Start the embedded emulator on a free loopback port, seeded with its default site, and target it.",
-    )(command)
-
-
-def plan_options(command: F) -> F:
-    """The options of a plan, shared by ``plan`` and ``apply`` (see :func:`plan_request`)."""
-    options = [
-        click.option(
-            "--target",
-            "targets",
-            multiple=True,
-            metavar="KIND:KEY",
-            help="Limit to these objects, e.g. page:/about, file:logo.png, user:editor, group:Editors (repeatable).",
-        ),
-        click.option(
-            "--prune", is_flag=True, default=None, help="Delete managed objects that disappeared from the content."
-        ),
-        click.option("--replace-moved", is_flag=True, help="Apply page moves as create-new-then-delete-old."),
-        click.option("--allow-mass-delete", is_flag=True, help="Allow deletes beyond the prune guards."),
-        click.option(
-            "--force",
-            is_flag=True,
-            help="Settle every conflict (changed in the content and on the site) for the content: overwrite editors.",
-        ),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def plan_request(
-    targets: tuple[str, ...], prune: bool | None, replace_moved: bool, allow_mass_delete: bool, force: bool = False
-) -> PlanRequest:
-    from cmssync.plan.request import PlanRequest
-
-    return PlanRequest(
-        targets=targets,
-        prune=prune or None,
-        replace_moved=replace_moved,
-        allow_mass_delete=allow_mass_delete,
-        force=force,
-    )
-
-
-@contextmanager
-def site_overrides(directory: Path, sandbox: bool) -> Iterator[dict[str, Any] | None]:
-    """Settings that point a command at the embedded sandbox (``--sandbox``), or None for the configured site.
-
-    The sandbox keeps its database and its own state under ``DIR/.cmssync/sandbox/``, so consecutive commands
-    (apply, then plan) see the same emulated site. The paths handed on are absolute: a relative one would be taken
-    relative to the content directory again (``Settings.resolve``), which doubles a relative DIR.
-    """
-    if not sandbox:
-        yield None
-        return
-    from cmssync.emulator.embedded import Sandbox
-
-    home = directory.absolute() / ".cmssync" / "sandbox"
-    home.mkdir(parents=True, exist_ok=True)
-    with _start_sandbox(Sandbox, home) as emulated:
-        click.echo(f"sandbox: emulated Concrete CMS site at {emulated.url}", err=True)
-        yield {
-            "site": {"url": emulated.url, "api_prefix": "/ccm/api/1.0"},
-            "auth": {
-                "grant": "password",
-                "client_id": emulated.client_id,
-                "client_secret": emulated.client_secret,
-                "username": emulated.admin_username,
-                "password": emulated.admin_password,
-                "token_store": str(home / "tokens.json"),
-            },
-            "state": str(home / "state.json"),
-        }
-
-
-def _start_sandbox(sandbox_class: type[Sandbox], home: Path) -> Sandbox:
-    """The sandbox on the port it had last time, so absolute links stored on the emulated site stay valid."""
-    port_file = home / "port"
-    try:
-        sandbox = sandbox_class(db=str(home / "site.sqlite3"), port=int(port_file.read_text()))
-    except (OSError, ValueError):  # no port yet, or it is taken now
-        sandbox = sandbox_class(db=str(home / "site.sqlite3"))
-    port_file.write_text(str(sandbox.port))
-    return sandbox
-
-
-def open_site_workspace(
-    directory: Path, overrides: dict[str, Any] | None, *, lock_timeout: float | None = None
-) -> Workspace:
-    from cmssync.sync.workspace import open_workspace
-
-    return open_workspace(directory, overrides=overrides, any_site=overrides is not None, lock_timeout=lock_timeout)
-
-
-class _Duration(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2; runs on 8.1 too
-    """Seconds, or ``500ms``, ``30s``, ``10m``, ``1h`` (the settings' durations)."""
-
-    name = "DURATION"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        from cmssync.config import parse_duration
-
-        try:
-            return parse_duration(value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-LOCK_TIMEOUT = click.option(
-    "--lock-timeout",
-    type=_Duration(),
-    default=None,
-    help="Wait up to this long (30s, 10m) for the state lock another run holds; default: the lock_timeout "
-    "setting, 0: fail at once.",
+from cmssync.cli.options import (
+    CONTENT_DIR,
+    LOCK_TIMEOUT,
+    Group,
+    configure_from_flags,
+    global_options,
+    plan_options,
+    plan_request,
+    quiet,
+    site_options,
+    wants_color,
 )
+from cmssync.cli.sandbox import open_site_workspace, site_overrides
+from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError, printable
+
+__all__ = ["cli", "main", "site_overrides"]
 
 
-def wants_color() -> bool:
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and not _global("no_color")
-
-
-def quiet() -> bool:
-    """``--quiet``: no progress display, and only warnings and errors in the log."""
-    return bool(_global("quiet"))
-
-
-def _global(name: str) -> Any:
-    ctx = click.get_current_context(silent=True)
-    obj = ctx.find_root().obj if ctx is not None else None
-    return obj.get(name) if isinstance(obj, dict) else None
-
-
-def _set_global(ctx: click.Context, param: click.Parameter, value: Any) -> None:
-    """Record a global flag given before or after the command (``cmssync --debug plan``, ``cmssync plan --debug``).
-
-    The group's options are parsed first (their defaults included); a subcommand's copy changes the choice only
-    when it was given, and logging is configured again to match.
-    """
-    if param.name is None or value in (None, False):
-        return
-    root = ctx.find_root()
-    if not isinstance(root.obj, dict):
-        root.obj = {}
-    root.obj[param.name] = value
-    if param.name == "config":
-        from cmssync.config import CONFIG_VARIABLE
-
-        os.environ[CONFIG_VARIABLE] = str(Path(value).absolute())
-    _configure_logging(root.obj)
-
-
-def _configure_logging(flags: dict[str, Any]) -> None:
-    log_format = flags.get("log_format") or "auto"
-    json_lines = None if log_format == "auto" else log_format == "json"
-    level = logging.DEBUG if flags.get("debug") else logging.WARNING if flags.get("quiet") else logging.INFO
-    configure_logging(level=level, json_lines=json_lines)
-
-
-def global_options(command: F) -> F:
-    """The options every command takes before or after its name: ``--debug``, ``--log-format``, ``--config``,
-    ``--no-color``, ``--quiet``."""
-    options = [
-        click.option(
-            "--debug", is_flag=True, expose_value=False, callback=_set_global, help="Show tracebacks and debug logs."
-        ),
-        click.option(
-            "--log-format",
-            type=click.Choice(["auto", "console", "json"]),
-            default=None,
-            expose_value=False,
-            callback=_set_global,
-            help="Log rendering: console on a terminal and JSON lines otherwise (auto, the default), or forced.",
-        ),
-        click.option(
-            "--config",
-            type=click.Path(dir_okay=False, exists=True, path_type=Path),
-            expose_value=False,
-            callback=_set_global,
-            help="Read the settings from this file instead of DIR/cmssync.yaml (also CMSSYNC_CONFIG).",
-        ),
-        click.option(
-            "--no-color", is_flag=True, expose_value=False, callback=_set_global, help="No colors (also NO_COLOR)."
-        ),
-        click.option(
-            "--quiet",
-            "-q",
-            is_flag=True,
-            expose_value=False,
-            callback=_set_global,
-            help="No progress display; only warnings and errors in the log.",
-        ),
-    ]
-    # A function's decorators are applied bottom up; a built command's parameters are appended in order.
-    for option in options if isinstance(command, click.Command) else reversed(options):
-        command = option(command)
-    return command
-
-
-class _Group(click.Group):
-    """Every command gets the global options, so they work after the command's name too."""
-
-    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
-        global_options(cmd)
-        super().add_command(cmd, name)
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.version_option(__version__, prog_name="cmssync")
 @global_options
 @click.pass_context
@@ -255,7 +46,7 @@ def cli(ctx: click.Context) -> None:
     """
     if not isinstance(ctx.obj, dict):
         ctx.obj = {}
-    _configure_logging(ctx.obj)
+    configure_from_flags(ctx.obj)
 
 
 @cli.command()

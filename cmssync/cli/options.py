@@ -1,0 +1,183 @@
+"""The options the commands share: content directory, site and plan options, durations, and the global flags that
+work before or after a command's name (``--debug``, ``--log-format``, ``--config``, ``--no-color``, ``--quiet``)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from cmssync.logs import configure_logging
+
+if TYPE_CHECKING:
+    from cmssync.plan.request import PlanRequest
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+CONTENT_DIR = click.argument("directory", required=False, default=".", type=click.Path(file_okay=False, path_type=Path))
+
+
+def site_options(command: F) -> F:
+    """Options shared by every command that talks to a site."""
+    return click.option(
+        "--sandbox",
+        is_flag=True,
+        help="Start the embedded emulator on a free loopback port, seeded with its default site, and target it.",
+    )(command)
+
+
+def plan_options(command: F) -> F:
+    """The options of a plan, shared by ``plan`` and ``apply`` (see :func:`plan_request`)."""
+    options = [
+        click.option(
+            "--target",
+            "targets",
+            multiple=True,
+            metavar="KIND:KEY",
+            help="Limit to these objects, e.g. page:/about, file:logo.png, user:editor, group:Editors (repeatable).",
+        ),
+        click.option(
+            "--prune", is_flag=True, default=None, help="Delete managed objects that disappeared from the content."
+        ),
+        click.option("--replace-moved", is_flag=True, help="Apply page moves as create-new-then-delete-old."),
+        click.option("--allow-mass-delete", is_flag=True, help="Allow deletes beyond the prune guards."),
+        click.option(
+            "--force",
+            is_flag=True,
+            help="Settle every conflict (changed in the content and on the site) for the content: overwrite editors.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def plan_request(
+    targets: tuple[str, ...], prune: bool | None, replace_moved: bool, allow_mass_delete: bool, force: bool = False
+) -> PlanRequest:
+    from cmssync.plan.request import PlanRequest
+
+    return PlanRequest(
+        targets=targets,
+        prune=prune or None,
+        replace_moved=replace_moved,
+        allow_mass_delete=allow_mass_delete,
+        force=force,
+    )
+
+
+class _Duration(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2; runs on 8.1 too
+    """Seconds, or ``500ms``, ``30s``, ``10m``, ``1h`` (the settings' durations)."""
+
+    name = "DURATION"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        from cmssync.config import parse_duration
+
+        try:
+            return parse_duration(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+LOCK_TIMEOUT = click.option(
+    "--lock-timeout",
+    type=_Duration(),
+    default=None,
+    help="Wait up to this long (30s, 10m) for the state lock another run holds; default: the lock_timeout "
+    "setting, 0: fail at once.",
+)
+
+
+def wants_color() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and not _global("no_color")
+
+
+def quiet() -> bool:
+    """``--quiet``: no progress display, and only warnings and errors in the log."""
+    return bool(_global("quiet"))
+
+
+def _global(name: str) -> Any:
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    return obj.get(name) if isinstance(obj, dict) else None
+
+
+def _set_global(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """Record a global flag given before or after the command (``cmssync --debug plan``, ``cmssync plan --debug``).
+
+    The group's options are parsed first (their defaults included); a subcommand's copy changes the choice only
+    when it was given, and logging is configured again to match.
+    """
+    if param.name is None or value in (None, False):
+        return
+    root = ctx.find_root()
+    if not isinstance(root.obj, dict):
+        root.obj = {}
+    root.obj[param.name] = value
+    if param.name == "config":
+        from cmssync.config import CONFIG_VARIABLE
+
+        os.environ[CONFIG_VARIABLE] = str(Path(value).absolute())
+    configure_from_flags(root.obj)
+
+
+def configure_from_flags(flags: dict[str, Any]) -> None:
+    log_format = flags.get("log_format") or "auto"
+    json_lines = None if log_format == "auto" else log_format == "json"
+    level = logging.DEBUG if flags.get("debug") else logging.WARNING if flags.get("quiet") else logging.INFO
+    configure_logging(level=level, json_lines=json_lines)
+
+
+def global_options(command: F) -> F:
+    """The options every command takes before or after its name: ``--debug``, ``--log-format``, ``--config``,
+    ``--no-color``, ``--quiet``."""
+    options = [
+        click.option(
+            "--debug", is_flag=True, expose_value=False, callback=_set_global, help="Show tracebacks and debug logs."
+        ),
+        click.option(
+            "--log-format",
+            type=click.Choice(["auto", "console", "json"]),
+            default=None,
+            expose_value=False,
+            callback=_set_global,
+            help="Log rendering: console on a terminal and JSON lines otherwise (auto, the default), or forced.",
+        ),
+        click.option(
+            "--config",
+            type=click.Path(dir_okay=False, exists=True, path_type=Path),
+            expose_value=False,
+            callback=_set_global,
+            help="Read the settings from this file instead of DIR/cmssync.yaml (also CMSSYNC_CONFIG).",
+        ),
+        click.option(
+            "--no-color", is_flag=True, expose_value=False, callback=_set_global, help="No colors (also NO_COLOR)."
+        ),
+        click.option(
+            "--quiet",
+            "-q",
+            is_flag=True,
+            expose_value=False,
+            callback=_set_global,
+            help="No progress display; only warnings and errors in the log.",
+        ),
+    ]
+    # A function's decorators are applied bottom up; a built command's parameters are appended in order.
+    for option in options if isinstance(command, click.Command) else reversed(options):
+        command = option(command)
+    return command
+
+
+class Group(click.Group):
+    """Every command gets the global options, so they work after the command's name too."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        global_options(cmd)
+        super().add_command(cmd, name)
