@@ -39,7 +39,7 @@ def test_the_package_keeps_its_contracts() -> None:
         ("plan/planner.py", "from cmssync.sync import engine\n", "Layers"),
         ("api/client.py", "from cmssync.plan import planner\n", "Layers"),
         ("content/loader.py", "from cmssync.api import models\n", "Layers"),
-        ("config.py", "import cmssync.daemon.watch\n", "Layers"),
+        ("config/loading.py", "import cmssync.daemon.watch\n", "Layers"),
         ("daemon/main.py", "from cmssync.commands import apply\n", "Layers"),
         ("plan/report.py", "import httpx\n", "Planning and reports are pure"),
         ("plan/pages.py", "from cmssync.state import store\n", "Planning and reports are pure"),

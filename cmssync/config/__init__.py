@@ -1,0 +1,59 @@
+"""Settings: ``cmssync.yaml`` + container secrets + environment, in rising precedence.
+
+The file holds connection and policy; secrets come from the environment (``CMSSYNC_*``) or from files in
+``/run/secrets`` (Docker and Kubernetes secrets), or from ``${env:NAME}`` references inside the file. A secret
+written literally in ``cmssync.yaml`` is refused: the file lives in git. Secrets are held as ``SecretStr`` so they
+print as ``**********`` wherever a settings object ends up (logs, reprs, tracebacks).
+
+Problems in the file are reported as ``cmssync.yaml:line:col: message``, all at once.
+
+The model (every section and field) is in :mod:`cmssync.config.model`, the loading in
+:mod:`cmssync.config.loading`; this package's names are the ones the rest of cmssync uses.
+"""
+
+from cmssync.config.loading import CONFIG_VARIABLE, FLAT_ENVIRONMENT, config_file, load_settings
+from cmssync.config.model import (
+    AUTO_MAX_CONCURRENCY,
+    CONFIG_FILE,
+    DEFAULT_API_PREFIX,
+    DEFAULT_SECRETS_DIR,
+    AuthSettings,
+    ConflictPolicy,
+    ConflictRule,
+    ConflictSettings,
+    DaemonSettings,
+    ForeignDraftPolicy,
+    GlobalIgnoreRule,
+    IgnoreRule,
+    NotifySettings,
+    Settings,
+    SiteSettings,
+    StateSettings,
+    folder_path,
+    parse_duration,
+)
+
+__all__ = [
+    "AUTO_MAX_CONCURRENCY",
+    "CONFIG_FILE",
+    "CONFIG_VARIABLE",
+    "DEFAULT_API_PREFIX",
+    "DEFAULT_SECRETS_DIR",
+    "FLAT_ENVIRONMENT",
+    "AuthSettings",
+    "ConflictPolicy",
+    "ConflictRule",
+    "ConflictSettings",
+    "DaemonSettings",
+    "ForeignDraftPolicy",
+    "GlobalIgnoreRule",
+    "IgnoreRule",
+    "NotifySettings",
+    "Settings",
+    "SiteSettings",
+    "StateSettings",
+    "config_file",
+    "folder_path",
+    "load_settings",
+    "parse_duration",
+]

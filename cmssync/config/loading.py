@@ -1,0 +1,258 @@
+"""Loading the settings: ``cmssync.yaml`` + container secrets + environment, in rising precedence (see
+:mod:`cmssync.config`)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import (
+    SecretStr,
+    ValidationError,
+)
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from cmssync.config.model import CONFIG_FILE, DEFAULT_SECRETS_DIR, ENV_REFERENCE, Concurrency, Settings
+from cmssync.errors import ConfigError, ContentError, Problem
+from cmssync.secrets import register_secret
+from cmssync.settings_env import nested_environment_tree
+from cmssync.yamlread import position_of, read_yaml_file
+
+FLAT_ENVIRONMENT: dict[str, tuple[str, ...]] = {
+    "url": ("site", "url"),
+    "api_prefix": ("site", "api_prefix"),
+    "grant": ("auth", "grant"),
+    "client_id": ("auth", "client_id"),
+    "client_secret": ("auth", "client_secret"),
+    "username": ("auth", "username"),
+    "password": ("auth", "password"),
+    "token": ("auth", "token"),
+    "refresh_token": ("auth", "refresh_token"),
+    "state": ("state",),
+    "publish": ("publish",),
+    "concurrency": ("concurrency",),
+    "token_store": ("auth", "token_store"),
+    "health": ("daemon", "health"),
+}
+"""The short variable names of design.md §3 (``CMSSYNC_URL`` …) → the setting each one sets. Every setting also
+has its nested name (``CMSSYNC_SITE__URL``, :mod:`cmssync.settings_env`), which wins when both are set."""
+
+CONFIG_VARIABLE = "CMSSYNC_CONFIG"
+"""Names a settings file to read instead of ``DIR/cmssync.yaml`` (``cmssync --config FILE`` sets it)."""
+
+
+class EnvironmentOverrides(BaseSettings):
+    """``CMSSYNC_*`` variables and ``/run/secrets`` files; the flat names of design.md §3."""
+
+    model_config = SettingsConfigDict(env_prefix="CMSSYNC_", case_sensitive=False, extra="ignore")
+
+    url: str | None = None
+    api_prefix: str | None = None
+    grant: str | None = None
+    client_id: str | None = None
+    client_secret: SecretStr | None = None
+    username: str | None = None
+    password: SecretStr | None = None
+    token: SecretStr | None = None
+    refresh_token: SecretStr | None = None
+    state: str | None = None
+    publish: str | None = None
+    concurrency: Concurrency | None = None
+    token_store: str | None = None
+    health: str | None = None
+
+    def as_tree(self) -> dict[str, Any]:
+        """The overrides placed where they belong in the ``Settings`` tree."""
+        tree: dict[str, Any] = {}
+        for name, place in FLAT_ENVIRONMENT.items():
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, SecretStr):
+                value = value.get_secret_value()
+            node = tree
+            for key in place[:-1]:
+                node = node.setdefault(key, {})
+            node[place[-1]] = value
+        return tree
+
+
+_SECRET_FIELDS = {
+    ("auth", "client_secret"),
+    ("auth", "password"),
+    ("auth", "token"),
+    ("auth", "refresh_token"),
+    ("state", "password"),
+}
+
+
+def load_settings(
+    directory: Path | None,
+    *,
+    secrets_dir: Path | None = DEFAULT_SECRETS_DIR,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Read ``DIR/cmssync.yaml`` (if present), then secrets, then the environment, then ``overrides``.
+
+    ``CMSSYNC_CONFIG`` (``--config FILE``) names the settings file instead of ``DIR/cmssync.yaml``; path settings
+    in it are still relative to the content directory. ``overrides`` are command-line choices (for example
+    ``--sandbox`` pointing at a local emulator); they win. Raises ``ContentError`` for located problems in the file
+    and ``ConfigError`` for bad environment values or a ``--config`` file that does not exist.
+    """
+    data: dict[str, Any] = {}
+    path = config_file(directory)
+    if path is not None and path.is_file():
+        data = _read_config_file(path, os.environ)
+    env_tree = _merge(_environment_tree(secrets_dir), nested_environment_tree(Settings))
+    merged = _merge(_merge(data, env_tree), dict(overrides or {}))
+    try:
+        settings = Settings.model_validate(merged)
+    except ValidationError as exc:
+        reasons = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
+        raise ConfigError(f"invalid settings from the environment or secrets: {reasons}") from None
+    # Masked by value wherever text leaves the process from now on (cmssync.secrets).
+    secrets = (
+        settings.auth.client_secret,
+        settings.auth.password,
+        settings.auth.token,
+        settings.auth.refresh_token,
+        settings.state_settings.password,
+    )
+    register_secret(*(secret.get_secret_value() for secret in secrets if secret is not None))
+    return settings
+
+
+def config_file(directory: Path | None) -> Path | None:
+    """The settings file to read: the one ``CMSSYNC_CONFIG`` names (it must exist), else ``DIR/cmssync.yaml``."""
+    named = os.environ.get(CONFIG_VARIABLE, "").strip()
+    if named:
+        path = Path(named)
+        if not path.is_file():
+            raise ConfigError(f"the settings file {named} (--config or {CONFIG_VARIABLE}) does not exist")
+        return path
+    return None if directory is None else directory / CONFIG_FILE
+
+
+def _environment_tree(secrets_dir: Path | None) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    if secrets_dir is not None and secrets_dir.is_dir():
+        kwargs["_secrets_dir"] = secrets_dir
+    try:
+        return EnvironmentOverrides(**kwargs).as_tree()
+    except ValidationError as exc:
+        names = ", ".join(f"CMSSYNC_{str(err['loc'][0]).upper()}" for err in exc.errors())
+        raise ConfigError(f"invalid value in {names}") from None
+
+
+def _merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def _read_config_file(path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
+    # Problems are located by the file's name in the content directory, or by the path --config gave.
+    name = str(path) if environ.get(CONFIG_VARIABLE, "").strip() else path.name
+    limit = "cmssync.yaml may have at most 1 MiB"
+    parsed = read_yaml_file(path, name, max_bytes=MAX_CONFIG_BYTES, limit_text=limit, subject=CONFIG_FILE)
+    if isinstance(parsed, Problem):
+        raise ContentError([parsed])
+    document = parsed.data
+    if document is None:
+        return {}
+    if not isinstance(document, CommentedMap):
+        raise ContentError([Problem(name, 1, 1, "cmssync.yaml must be a mapping of settings")])
+    problems: list[Problem] = []
+    resolved = _resolve_env(document, (), (1, 1), environ, name, problems)
+    try:
+        Settings.model_validate(resolved)
+    except ValidationError as exc:
+        for err in exc.errors():
+            line, col = position_of(document, err["loc"], at_key=err["type"] == "extra_forbidden")
+            where = ".".join(str(p) for p in err["loc"])
+            problems.append(Problem(name, line, col, f"{where}: {err['msg']}"))
+    if problems:
+        raise ContentError(problems)
+    assert isinstance(resolved, dict)
+    return resolved
+
+
+_UNSET = object()
+"""A value whose ``${env:NAME}`` variable is not set: the setting is left out, as if not written."""
+
+
+def _resolve_env(
+    node: Any,
+    place: tuple[str, ...],
+    at: tuple[int, int],
+    environ: Mapping[str, str],
+    name: str,
+    problems: list[Problem],
+) -> Any:
+    """Resolve ``${env:NAME}`` in every string (``at`` is the node's position); refuse literal secrets.
+
+    A setting whose variable is unset is left out rather than refused, so that ``validate`` and ``plan`` in CI do
+    not need secrets they never use; whatever needs the value says so when it is missing (e.g. the password grant
+    asking for ``auth.password``).
+    """
+    if isinstance(node, CommentedMap):
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            here = _value_position(node, key)
+            resolved = _resolve_env(value, (*place, str(key)), here, environ, name, problems)
+            if resolved is not _UNSET:
+                out[str(key)] = resolved
+            is_literal_secret = isinstance(value, str) and not ENV_REFERENCE.fullmatch(value.strip())
+            if (*place, str(key)) in _SECRET_FIELDS and is_literal_secret:
+                problems.append(
+                    Problem(
+                        name,
+                        *here,
+                        f"{'.'.join((*place, str(key)))}: a secret must not be written in cmssync.yaml; "
+                        f"use ${{env:NAME}} or the {_secret_variable((*place, str(key)))} environment variable",
+                    )
+                )
+        return out
+    if isinstance(node, CommentedSeq):
+        items = [
+            _resolve_env(item, place, (node.lc.item(i)[0] + 1, node.lc.item(i)[1] + 1), environ, name, problems)
+            for i, item in enumerate(node)
+        ]
+        return [item for item in items if item is not _UNSET]
+    if isinstance(node, str):
+        missing = False
+
+        def substitute(match: re.Match[str]) -> str:
+            nonlocal missing
+            if match.group(0) == "$${":
+                return "${"
+            if match.group(1) not in environ:
+                missing = True
+                return ""
+            return environ[match.group(1)]
+
+        text = ENV_REFERENCE.sub(substitute, str(node))
+        return _UNSET if missing else text
+    return node
+
+
+def _secret_variable(place: tuple[str, ...]) -> str:
+    """The variable to give a secret setting with: the short name when there is one (``CMSSYNC_PASSWORD``)."""
+    short = [name for name, path in FLAT_ENVIRONMENT.items() if path == place]
+    return f"CMSSYNC_{short[0].upper()}" if short else "CMSSYNC_" + "__".join(part.upper() for part in place)
+
+
+def _value_position(mapping: CommentedMap, key: Any) -> tuple[int, int]:
+    line, col = mapping.lc.value(key)
+    return line + 1, col + 1
