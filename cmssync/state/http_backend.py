@@ -54,7 +54,7 @@ from cmssync import __version__
 from cmssync.errors import StateError, StateLockedError
 from cmssync.state.backends import FixedKeyRing, WarningKeyRing
 from cmssync.state.journal import KINDS
-from cmssync.state.records import FORMAT_VERSION, MIGRATIONS, State
+from cmssync.state.records import State, migrate_document
 from cmssync.state.spool import Spool
 from cmssync.state.store import LockHolder, current_user
 
@@ -145,18 +145,7 @@ class HttpStateBackend:
         version = raw.get("format_version") if isinstance(raw, dict) else None
         if not isinstance(version, int) or isinstance(version, bool):
             raise StateError(f"{where}: not a cmssync state (no integer format_version): {_snippet(data)}")
-        if version > FORMAT_VERSION:
-            raise StateError(
-                f"{where}: state format_version {version} is newer than this cmssync understands ({FORMAT_VERSION}); "
-                "upgrade cmssync"
-            )
-        while version < FORMAT_VERSION:
-            migrate = MIGRATIONS.get(version)
-            if migrate is None:
-                raise StateError(f"{where}: cannot migrate state format_version {version}")
-            raw = migrate(raw)
-            version += 1
-            raw["format_version"] = version
+        raw = migrate_document(raw, where)
         try:
             return State.model_validate(raw)
         except ValidationError as exc:

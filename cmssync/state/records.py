@@ -61,6 +61,24 @@ PasswordDigest = Annotated[str, StringConstraints(pattern=r"^hmac-sha256:[0-9a-f
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
+def migrate_document(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """A state document brought to :data:`FORMAT_VERSION` (every backend reads through this); a newer one is refused."""
+    version: int = raw["format_version"]
+    if version > FORMAT_VERSION:
+        raise StateError(
+            f"{where}: state format_version {version} is newer than this cmssync understands ({FORMAT_VERSION}); "
+            "upgrade cmssync"
+        )
+    while version < FORMAT_VERSION:
+        migrate = MIGRATIONS.get(version)
+        if migrate is None:
+            raise StateError(f"{where}: cannot migrate state format_version {version}")
+        raw = migrate(raw)
+        version += 1
+        raw["format_version"] = version
+    return raw
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from cmssync.errors import StateError, StateLockedError
 from cmssync.fileio import TEMP_SUFFIX, write_atomically
 from cmssync.state.journal import KINDS, Entry, JournalWriter, journal_path, read_journal, replay
-from cmssync.state.records import FORMAT_VERSION, MIGRATIONS, KeyRing, State
+from cmssync.state.records import FORMAT_VERSION, KeyRing, State, migrate_document
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +146,7 @@ class StateStore:
         version = raw.get("format_version") if isinstance(raw, dict) else None
         if not isinstance(version, int) or isinstance(version, bool):
             raise StateError(f"{self.path}: not a cmssync state file (no integer format_version)")
-        raw = replay(self._migrate(raw), entries)
+        raw = replay(migrate_document(raw, str(self.path)), entries)
         try:
             return State.model_validate(raw)
         except ValidationError as exc:
@@ -156,22 +156,6 @@ class StateStore:
             )
             more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
             raise StateError(f"{self.path}: the state is invalid: {problems}{more}") from None
-
-    def _migrate(self, raw: dict[str, Any]) -> dict[str, Any]:
-        version: int = raw["format_version"]
-        if version > FORMAT_VERSION:
-            raise StateError(
-                f"{self.path}: state format_version {version} is newer than this cmssync understands "
-                f"({FORMAT_VERSION}); upgrade cmssync"
-            )
-        while version < FORMAT_VERSION:
-            migrate = MIGRATIONS.get(version)
-            if migrate is None:
-                raise StateError(f"{self.path}: cannot migrate state format_version {version}")
-            raw = migrate(raw)
-            version += 1
-            raw["format_version"] = version
-        return raw
 
     def save(self, state: State) -> None:
         """Persist ``state``: append its changed records to the journal, or compact when that is cheaper or needed.
