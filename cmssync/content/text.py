@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
@@ -37,58 +37,50 @@ _ENV_REFERENCE = re.compile(r"\$\{env:(?P<name>[^{}]*)\}")
 
 
 @dataclass(frozen=True)
-class FileUrlRef:
+class _PathRef:
+    """A reference to a managed file or page by its path: ``${KIND:PATH}``."""
+
+    KIND: ClassVar[str]
+    path: str
+
+    @property
+    def source(self) -> str:
+        return f"${{{self.KIND}:{self.path}}}"
+
+
+@dataclass(frozen=True)
+class FileUrlRef(_PathRef):
     """``${file:PATH}``: the public URL of the managed file ``files/PATH``."""
 
-    path: str
-
-    @property
-    def source(self) -> str:
-        return f"${{file:{self.path}}}"
+    KIND: ClassVar[str] = "file"
 
 
 @dataclass(frozen=True)
-class FileIdRef:
+class FileIdRef(_PathRef):
     """``${file-id:PATH}``: the site's id of the managed file ``files/PATH``."""
 
-    path: str
-
-    @property
-    def source(self) -> str:
-        return f"${{file-id:{self.path}}}"
+    KIND: ClassVar[str] = "file-id"
 
 
 @dataclass(frozen=True)
-class FileLinkRef:
+class FileLinkRef(_PathRef):
     """``${file-link:PATH}``: a download link to the managed file ``files/PATH`` (stored ``{CCM:FID_DL_<id>}``)."""
 
-    path: str
-
-    @property
-    def source(self) -> str:
-        return f"${{file-link:{self.path}}}"
+    KIND: ClassVar[str] = "file-link"
 
 
 @dataclass(frozen=True)
-class PageLinkRef:
+class PageLinkRef(_PathRef):
     """``${page-link:/path}``: a link to the page at ``/path`` that follows it when it moves (``{CCM:CID_<id>}``)."""
 
-    path: str
-
-    @property
-    def source(self) -> str:
-        return f"${{page-link:{self.path}}}"
+    KIND: ClassVar[str] = "page-link"
 
 
 @dataclass(frozen=True)
-class PageIdRef:
+class PageIdRef(_PathRef):
     """``${page-id:/path}``: the site's id of the page at ``/path`` (managed, or listed in ``existing_pages``)."""
 
-    path: str
-
-    @property
-    def source(self) -> str:
-        return f"${{page-id:{self.path}}}"
+    KIND: ClassVar[str] = "page-id"
 
 
 @dataclass(frozen=True)
