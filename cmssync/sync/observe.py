@@ -228,6 +228,9 @@ async def _observe_pages(
             progress.finish()
             return index
         wanted = missing | {a for path in missing for a in _ancestors(path)}
+        # the home page itself only as the parent of a missing top-level page (its id is the site's)
+        if "/" not in missing and not any(parent_path(path) == "/" for path in missing):
+            known = {i: p for i, p in known.items() if i != home_id}
         await _read_alone(
             client, {i: p for i, p in known.items() if p in wanted and i not in index.by_id}, index, base_url, progress
         )

@@ -121,3 +121,20 @@ async def test_incremental_run_reads_only_its_scope(tmp_path: Path, sandbox: San
     assert routes.get("GET /pages/{pageID}") == 1, routes
     assert not any("children" in route or route in ("GET /files", "GET /users", "GET /pages") for route in routes)
     assert run.requests <= 3, routes
+
+
+@pytest.mark.slow
+async def test_incremental_run_for_a_new_page_reads_only_its_parents_level(tmp_path: Path, sandbox: Sandbox) -> None:
+    """A page the state does not know yet: its known parent on its own and the parent's children list (to see that
+    the page is absent), never the home page or another level."""
+    site = await _pulled(tmp_path, sandbox, "pages=150,blocks=3")
+    section = sorted(path for path in site.workspace().content.pages if path.count("/") == 1)[1]
+    site.write(f"pages{section}/brand-new.yaml", "name: Brand new\n")
+    sandbox.clear_stats()
+    new = f"{section}/brand-new"
+    run = await make_plan(site.workspace(), PlanRequest(scope=Scope(pages=frozenset({new}))))
+    assert [(action.key, action.op) for action in run.plan.actions] == [(new, "create")]
+    routes = _routes(sandbox)
+    assert routes.get("GET /pages/{pageID}") == 1, routes  # the section, known by id from the state
+    assert routes.get("GET /pages/{pageID}/children") == 1, routes  # the section's children: the page is absent
+    assert run.requests <= 5, routes
