@@ -1,126 +1,59 @@
 """Read the live objects that the content and the state describe, and nothing else. Read-only.
 
-Pages are read **a tree level at a time**: ``GET /pages/{id}/children?includes=areas,custom_attributes`` returns every
-child of a page with its blocks and attributes in one request (a real server ignores ``limit`` there: no paging).
-The walk starts at the home page (read on its own) and reads the children of exactly the pages on the way to a
-managed, content or referenced page; a level that holds none of them is not read. So a no-op plan of a site whose
-pages sit under P parents costs P + 1 page requests, whatever the number of pages, plus the file, user and group
-lists at ``limit=100`` and a constant (token, default site).
+Pages: ``cmssync.sync.observe_pages`` — the page tree a level at a time, one request per parent of managed pages
+(``GET /pages/{id}/children`` with areas and attributes), in the live version; the pages a plan will write are read
+again on their own by :func:`read_pages_alone` (``cmssync.sync.planning.plan_site``'s second phase). So a no-op plan
+of a site whose pages sit under P parents costs P + 1 page requests, plus the lists below and a constant (token,
+default site).
 
-What a batch cannot tell, and how it is covered:
+Files, users and groups are listed (``limit=100``) only when the content or the state names objects of that kind,
+and only for the kinds in scope in an incremental run. Their lists have the tied-dates weakness of every list
+(concrete-api.md §13), so objects the state knows but a list walk missed are read by id (none when the dates are
+distinct). Site files that a content file unknown to the state could adopt (same name, folder and size) are
+downloaded and hashed, because only the same bytes prove it is ours (``cmssync.sync.file_adoption``).
 
-* **Drafts.** Batched reads show the *live* version only (``version=recent`` is ignored), and an unapproved block
-  change moves neither ``date_last_updated`` nor the version id (``batch.*`` in the recording). Batched pages are
-  marked :attr:`LivePage.batched`; the planner decides from them that a page needs nothing, and
-  ``cmssync.sync.planning.plan_site`` reads the pages it would write (and those with a draft of cmssync's on
-  record) again with :func:`read_pages_alone` before planning again. A draft matters only where cmssync writes.
-* **A child without a live version** (never approved) is read on its own.
-* **Pages the walk does not meet**: an id the state or a pinned ``id`` names but that is not at its path (moved,
-  trashed, deleted) is read on its own by id, as before; a path whose ancestor does not exist is absent.
-
-Never through ``GET /pages``: a real server's page list repeats and skips pages whose modification dates tie
-(concrete-api.md §13).
-
-Incremental runs (a ``scope``, the daemon's file changes) that know at most :data:`SCOPED_READS_ALONE` pages read
-them on their own by id in their recent version (one request each, drafts included, no second phase) and read no
-parent, no tree level and no list of a kind outside the scope, unless a page is missing (then its parents, to create
-it). Larger scopes use the tree walk.
-
-Files, users and groups are listed only when the content or the state names objects of that kind. Their lists
-have the tied-dates weakness too, so objects the state knows but a list walk missed are
-read by id (none when the dates are distinct). Site files that a content file unknown to the state could adopt (same
-name, folder and size) are downloaded and hashed, because only the same bytes prove it is ours
-(``cmssync.sync.file_adoption``).
-
-Concurrency is bounded by the client (its semaphore); here every independent read is started at once.
-
-Progress: ``progress(read, expected)`` is called as each page read finishes (``reading site: 120/301 pages``);
-``expected`` grows when the tree walk finds more pages to read. Without the argument, the callable in
-:data:`observe_progress` is used, so a command can show progress without threading a callback through the
-planning and apply layers.
+Concurrency is bounded by the client; here every independent read is started at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable, Iterable
 from pathlib import PurePosixPath
 from typing import TypeVar
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.errors import NotFound, PendingDeletion, PermissionDenied
-from cmssync.api.models import File, Group, Page, User
-from cmssync.content.paths import parent_path
+from cmssync.api.errors import NotFound, PermissionDenied
+from cmssync.api.models import File, Group, User
 from cmssync.content.site import SiteContent
-from cmssync.errors import ObjectUnreadable
-from cmssync.plan.blocks import LiveBlock
-from cmssync.plan.normalize import normalize_block_value, normalize_date, normalize_tags
-from cmssync.plan.references import is_sub_area
+from cmssync.plan.normalize import normalize_tags
 from cmssync.plan.scope import Scope, with_parents
-from cmssync.plan.snapshot import LiveFile, LiveGroup, LivePage, LiveUser, Snapshot
+from cmssync.plan.snapshot import LiveFile, LiveGroup, LiveUser, Snapshot
 from cmssync.state.records import State
 from cmssync.sync.file_adoption import hash_adoption_candidates
+from cmssync.sync.observe_pages import (
+    PAGE_INCLUDES,
+    ObserveProgress,
+    PageProgress,
+    observe_pages,
+    observe_progress,
+    read_pages_alone,
+    to_live_page,
+)
 
-PAGE_INCLUDES = ("areas", "custom_attributes")
-SCOPED_READS_ALONE = 10
-"""A scoped run that knows at most this many pages reads them on their own (recent versions, no second phase)."""
+__all__ = [
+    "PAGE_INCLUDES",
+    "ObserveProgress",
+    "observe",
+    "observe_progress",
+    "read_pages_alone",
+    "to_live_file",
+    "to_live_page",
+    "unreliable_list_warning",
+]
+
 T = TypeVar("T")
-
-ObserveProgress = Callable[[int, int], None]
-"""``(pages read, pages expected)``, called as each page read finishes."""
-observe_progress: ContextVar[ObserveProgress | None] = ContextVar("observe_progress", default=None)
-"""The progress callback of :func:`observe` calls that are not given one (set by the command showing it)."""
-
-
-@dataclass
-class _Progress:
-    """Pages read against pages expected. ``expect`` grows the estimate (reported only when it grows the total
-    from nothing or keeps the count honest); ``done`` counts pages a batch delivered; ``finish`` settles the
-    estimate on what was found, so the last report is N/N even when some wanted paths do not exist (yet)."""
-
-    report: ObserveProgress | None
-    read: int = 0
-    expected: int = 0
-
-    def expect(self, count: int) -> None:
-        first = self.expected == 0
-        self.expected += count
-        if self.report is not None and count and first:
-            self.report(self.read, self.expected)
-
-    def done(self, count: int) -> None:
-        if count:
-            self.read += count
-            self.expected = max(self.expected, self.read)
-            if self.report is not None:
-                self.report(self.read, self.expected)
-
-    def finish(self) -> None:
-        if self.expected != self.read:
-            self.expected = self.read
-            if self.report is not None:
-                self.report(self.read, self.expected)
-
-    async def tick(self, awaitable: Awaitable[T]) -> T:
-        try:
-            return await awaitable
-        finally:
-            self.done(1)
-
-
-@dataclass
-class _PageIndex:
-    by_path: dict[str, LivePage] = field(default_factory=dict)
-    by_id: dict[int, LivePage] = field(default_factory=dict)
-    children: dict[int, list[Page]] = field(default_factory=dict)
-
-    def add(self, page: LivePage) -> None:
-        self.by_path[page.path] = page
-        self.by_id[page.id] = page
 
 
 async def observe(
@@ -135,7 +68,7 @@ async def observe(
 
     With a ``scope`` (incremental runs), only the objects in scope are read, and the snapshot is incomplete.
     """
-    pages_read = _Progress(progress or observe_progress.get())
+    pages_read = PageProgress(progress or observe_progress.get())
     site = await client.default_site(includes=())
     home_id = site.home_page_id or 1
     base_url = client.base_url
@@ -149,7 +82,7 @@ async def observe(
     want_users = bool(content.users or state.users) and (scope is None or scope.all_users)
     want_groups = bool(content.groups or state.groups or content.users) and (scope is None or scope.all_groups)
     pages, files, users, groups = await asyncio.gather(
-        _observe_pages(client, content, state, home_id, base_url, pages_read, scoped=scope is not None),
+        observe_pages(client, content, state, home_id, base_url, pages_read, scoped=scope is not None),
         _observe_files(
             client,
             state,
@@ -191,243 +124,6 @@ async def _no_users() -> dict[str, LiveUser]:
 
 async def _no_groups() -> list[Group]:
     return []
-
-
-# --- pages --------------------------------------------------------------------------------------------------------
-
-
-async def _observe_pages(
-    client: ConcreteClient,
-    content: SiteContent,
-    state: State,
-    home_id: int,
-    base_url: str,
-    progress: _Progress,
-    *,
-    scoped: bool,
-) -> _PageIndex:
-    """Pages by batch where that saves requests, one by one where the batch cannot tell (module docstring)."""
-    index = _PageIndex()
-    known: dict[int, str] = {home_id: "/"}
-    for path, record in state.pages.items():
-        known.setdefault(record.id, path)
-    for path, spec in content.pages.items():
-        if spec.id is not None:
-            known.setdefault(spec.id, path)
-    primary = set(content.pages) | set(content.settings.existing_pages) | set(state.pages)
-    wanted = primary | {parent for path in content.pages if (parent := parent_path(path)) is not None}
-    progress.expect(len(wanted | {"/"}))
-    if scoped and len(known) <= SCOPED_READS_ALONE:
-        # An incremental run: its few pages on their own (recent versions: no second phase); parents only for a
-        # page that is not where the content wants it (a parent's id is needed to create it).
-        # (the scoped state also names the parents, for their ids: they are not read unless needed)
-        direct = set(content.pages) | set(content.settings.existing_pages)
-        await _read_alone(client, {i: p for i, p in known.items() if p in direct}, index, base_url, progress)
-        missing = {path for path in content.pages if path not in index.by_path}
-        if not missing:
-            progress.finish()
-            return index
-        wanted = missing | {a for path in missing for a in _ancestors(path)}
-        # the home page itself only as the parent of a missing top-level page (its id is the site's)
-        if "/" not in missing and not any(parent_path(path) == "/" for path in missing):
-            known = {i: p for i, p in known.items() if i != home_id}
-        await _read_alone(
-            client, {i: p for i, p in known.items() if p in wanted and i not in index.by_id}, index, base_url, progress
-        )
-        await _walk_levels(client, wanted, known, home_id, index, base_url, progress)
-    else:  # the home page (not a child of anything) on its own, while the tree is walked
-        await asyncio.gather(
-            _read_alone(client, {home_id: "/"}, index, base_url, progress),
-            _walk_levels(client, wanted, known, home_id, index, base_url, progress),
-        )
-    # Known ids the tree walk did not meet: moved, trashed or deleted pages, or below a parent not read.
-    await _read_alone(client, {i: p for i, p in known.items() if i not in index.by_id}, index, base_url, progress)
-    progress.finish()
-    return index
-
-
-async def _read_alone(
-    client: ConcreteClient, pages: dict[int, str], index: _PageIndex, base_url: str, progress: _Progress
-) -> None:
-    progress.expected = max(progress.expected, progress.read + len(pages))
-    for page in await _all(progress.tick(_read_page(client, page_id, base_url)) for page_id in pages):
-        if page is not None:
-            index.add(page)
-
-
-class _ChildLists:
-    """Children lists (with areas and attributes) by parent id, each requested once; :meth:`prefetch` starts
-    requests before the walk has confirmed the parent's id, :meth:`close` cancels those it never used."""
-
-    def __init__(self, client: ConcreteClient) -> None:
-        self.client = client
-        self.tasks: dict[int, asyncio.Task[list[Page]]] = {}
-
-    def prefetch(self, page_id: int) -> asyncio.Future[list[Page]]:
-        if page_id not in self.tasks:
-            self.tasks[page_id] = asyncio.ensure_future(self.client.page_children(page_id, includes=PAGE_INCLUDES))
-        return self.tasks[page_id]
-
-    async def close(self) -> None:
-        for task in self.tasks.values():
-            task.cancel()
-        await asyncio.gather(*self.tasks.values(), return_exceptions=True)
-
-
-async def _walk_levels(
-    client: ConcreteClient,
-    wanted: set[str],
-    known: Mapping[int, str],
-    home_id: int,
-    index: _PageIndex,
-    base_url: str,
-    progress: _Progress,
-) -> None:
-    """Find the ``wanted`` paths not read yet, one level of the tree at a time, reading each parent's children
-    with areas and attributes in one request: only parents on the way to a wanted path are read.
-
-    A child that is wanted (or whose id the state knows) becomes a batched :class:`LivePage`, in its live version;
-    a child without a live version is read on its own. A wanted path whose ancestor is not found does not exist.
-
-    The levels are not waited for one after the other when the state already knows the parents' ids: the
-    children of every known parent are requested at once, and a level uses a list only once the level above
-    confirmed that the parent still has that id at that path (a list of a moved parent is dropped and the right
-    one read). A no-op plan so costs one round trip for the whole tree, not one per level.
-    """
-    ids: dict[str, int] = {"/": home_id, **{path: page.id for path, page in index.by_path.items()}}
-    pending = sorted(path for path in wanted if path.startswith("/") and path != "/" and path not in index.by_path)
-    lists = _ChildLists(client)
-    parents_wanted = {ancestor for path in pending for ancestor in _ancestors(path)}
-    try:
-        for page_id, path in known.items():
-            if path in parents_wanted:
-                lists.prefetch(page_id)
-        depth = 1
-        while pending:
-            level = {_prefix(path, depth) for path in pending}
-            parents = {ids[up] for path in level if path not in ids and (up := parent_path(path) or "/") in ids}
-            children = [
-                child for found in await _all(lists.prefetch(pid) for pid in sorted(parents)) for child in found
-            ]
-            alone: dict[int, str] = {}
-            found = 0
-            for child in children:
-                path = child.url_path
-                ids.setdefault(path, child.id)
-                if path in index.by_path or (path not in wanted and child.id not in known):
-                    continue
-                version = child.version
-                if version is None or not version.is_approved:
-                    alone[child.id] = path
-                    continue
-                index.add(dataclasses.replace(to_live_page(child, version.id, base_url), batched=True))
-                found += 1
-            progress.done(found)
-            await _read_alone(client, alone, index, base_url, progress)
-            pending = [path for path in pending if path not in index.by_path and path.count("/") > depth]
-            pending = [path for path in pending if _prefix(path, depth) in ids]
-            depth += 1
-    finally:
-        await lists.close()
-
-
-async def read_pages_alone(
-    client: ConcreteClient, snapshot: Snapshot, paths: Iterable[str], *, progress: ObserveProgress | None = None
-) -> Snapshot:
-    """``snapshot`` with those of ``paths`` that were read in a batch read again on their own, in their recent
-    version, so their pending drafts (cmssync's or someone else's) are seen. The second phase of planning
-    (``cmssync.sync.planning.plan_site``): only pages about to be written, or with a draft of cmssync's on record.
-    """
-    targets = snapshot.batched_pages(paths)
-    if not targets:
-        return snapshot
-    # counted from the first page read: a second "0/N" would read as the observation starting over
-    counter = _Progress(progress or observe_progress.get(), expected=len(targets))
-    pages = await _all(
-        counter.tick(_read_page(client, snapshot.pages[path].id, snapshot.site_url, listed_at=path)) for path in targets
-    )
-    by_path = dict(snapshot.pages)
-    by_id = dict(snapshot.pages_by_id)
-    for path, page in zip(targets, pages, strict=True):
-        old = by_path.pop(path)
-        by_id.pop(old.id, None)
-        if page is not None:
-            by_path[page.path] = page
-            by_id[page.id] = page
-    return dataclasses.replace(snapshot, pages=by_path, pages_by_id=by_id)
-
-
-async def _read_page(
-    client: ConcreteClient, page_id: int, base_url: str, *, listed_at: str | None = None
-) -> LivePage | None:
-    """A page in its recent version, or None when it does not exist or sits in the trash.
-
-    ``listed_at``: the page tree lists this page at that path, so it exists; if it cannot be read (403, or a 404
-    that the tree contradicts) that is an error naming the page and the server's reason, never "absent", which
-    would plan it to be created again (a duplicate on every run).
-    """
-    try:
-        recent = await client.get_page(page_id, includes=PAGE_INCLUDES, version="recent")
-    except PendingDeletion:
-        return None
-    except (NotFound, PermissionDenied) as exc:
-        if listed_at is None:
-            return None
-        raise ObjectUnreadable(
-            f"page {listed_at} (id {page_id}): the page tree lists it but it cannot be read ({exc}); "
-            "it is not created again: let the API user read it, or move it out of the way"
-        ) from exc
-    live_version_id = recent.version.id if recent.version and recent.version.is_approved else None
-    if recent.version is not None and not recent.version.is_approved:
-        live = await client.get_page(page_id)
-        live_version_id = live.version.id if live.version and live.version.is_approved else None
-    return to_live_page(recent, live_version_id, base_url)
-
-
-def _ancestors(path: str) -> list[str]:
-    found = []
-    parent = parent_path(path)
-    while parent is not None:
-        found.append(parent)
-        parent = parent_path(parent)
-    return found
-
-
-def _prefix(path: str, depth: int) -> str:
-    return "/" + "/".join(path.strip("/").split("/")[:depth])
-
-
-def to_live_page(page: Page, live_version_id: int | None, base_url: str) -> LivePage:
-    """The planner's view of a page read. Sub-areas of layouts and containers (``Main : 13 : Column 1``) are left
-    out: nothing in the API ties them to their container block, and they are neither managed nor drift."""
-    areas = {
-        area.name: tuple(
-            LiveBlock(
-                block.id, block.type or "", normalize_block_value(block.type or "", block.value, base_url=base_url)
-            )
-            for block in area.blocks
-        )
-        for area in page.areas or []
-        if not is_sub_area(area.name)
-    }
-    attributes = {a.handle: a.value for a in page.custom_attributes if a.handle}
-    types = {a.handle: a.type for a in page.custom_attributes if a.handle and a.type}
-    version = page.version
-    return LivePage(
-        id=page.id,
-        path=page.url_path,
-        name=page.name or "",
-        description=page.description or "",
-        type=page.type,
-        template=page.template,
-        attributes=attributes,
-        attribute_types=types,
-        areas=areas,
-        live_version_id=live_version_id,
-        recent_version_id=version.id if version else None,
-        publish_end_date=normalize_date(version.publish_end_date) if version else None,
-        recent_version_created=normalize_date(version.date_created) if version else None,
-    )
 
 
 # --- files, users -------------------------------------------------------------------------------------------------
