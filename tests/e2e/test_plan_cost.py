@@ -138,3 +138,30 @@ async def test_incremental_run_for_a_new_page_reads_only_its_parents_level(tmp_p
     assert routes.get("GET /pages/{pageID}") == 1, routes  # the section, known by id from the state
     assert routes.get("GET /pages/{pageID}/children") == 1, routes  # the section's children: the page is absent
     assert run.requests <= 5, routes
+
+
+def _trash(sandbox: Sandbox, path: str) -> int:
+    raw = RawSite(sandbox)
+    page = raw.page_by_path(path)
+    raw.close()
+    assert page is not None
+    token = sandbox_token(sandbox, "pages:read pages:delete")
+    with httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}) as editor:
+        editor.delete(f"/pages/{page['id']}").raise_for_status()
+    return int(page["id"])
+
+
+@pytest.mark.slow
+async def test_a_page_the_tree_no_longer_shows_is_read_by_its_id(tmp_path: Path, sandbox: Sandbox) -> None:
+    """A managed page moved to the trash outside cmssync is not in its parent's children list: observe reads its
+    state id on its own (the trash answers "pending deletion"), so the plan creates it again, as before batching."""
+    site = await _pulled(tmp_path, sandbox, "pages=30,blocks=2")
+    gone = sorted(path for path in site.workspace().content.pages if path.count("/") == 2)[4]
+    page_id = _trash(sandbox, gone)
+    sandbox.clear_stats()
+    run = await make_plan(site.workspace())
+    assert [(action.key, action.op) for action in run.plan.actions] == [(gone, "create")]
+    assert run.plan.actions[0].drift
+    assert page_id not in run.snapshot.pages_by_id
+    routes = _routes(sandbox)
+    assert routes.get("GET /pages/{pageID}") == 2, routes  # the home page, and the trashed page by its id
