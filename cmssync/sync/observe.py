@@ -36,6 +36,7 @@ from cmssync.sync.observe_pages import (
     PAGE_INCLUDES,
     ObserveProgress,
     PageProgress,
+    all_settled,
     observe_pages,
     observe_progress,
     read_pages_alone,
@@ -91,7 +92,16 @@ async def observe(
         ),
         _observe_users(client, state, content.users) if want_users else _no_users(),
         _gather_list(client.iter_groups()) if want_groups else _no_groups(),
+        return_exceptions=True,  # every read finishes before a failure is raised (see all_settled)
     )
+    if isinstance(pages, BaseException):
+        raise pages
+    if isinstance(files, BaseException):
+        raise files
+    if isinstance(users, BaseException):
+        raise users
+    if isinstance(groups, BaseException):
+        raise groups
     files = await hash_adoption_candidates(client, content, state, files, warnings)  # adopt by bytes only
     return Snapshot(
         site_url=base_url,
@@ -157,7 +167,9 @@ async def _observe_files(
         if warning is not None:
             warnings.append(warning)
     unseen = [str(r.id) for r in state.files.values() if str(r.id).lower() not in files]
-    for extra in await _all(_maybe(client.get_file(file_id, includes=("custom_attributes",))) for file_id in unseen):
+    for extra in await all_settled(
+        _maybe(client.get_file(file_id, includes=("custom_attributes",))) for file_id in unseen
+    ):
         if extra is not None:
             files[extra.id.lower()] = extra
     return {file_id: to_live_file(f) for file_id, f in files.items()}
@@ -182,7 +194,7 @@ async def _observe_users(client: ConcreteClient, state: State, wanted: Iterable[
     listed, complete = await client.list_users()
     users: dict[int, User] = {u.id: u for u in listed}
     unseen = [r.id for r in state.users.values() if r.id not in users]
-    for extra in await _all(_maybe(client.get_user(user_id)) for user_id in unseen):
+    for extra in await all_settled(_maybe(client.get_user(user_id)) for user_id in unseen):
         if extra is not None:
             users[extra.id] = extra
     names = {u.username for u in users.values()}
@@ -198,10 +210,6 @@ async def _observe_users(client: ConcreteClient, state: State, wanted: Iterable[
 
 
 # --- helpers ------------------------------------------------------------------------------------------------------
-
-
-async def _all(awaitables: Iterable[Awaitable[T]]) -> list[T]:
-    return list(await asyncio.gather(*awaitables))
 
 
 async def _maybe(awaitable: Awaitable[T]) -> T | None:

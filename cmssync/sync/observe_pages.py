@@ -152,9 +152,11 @@ async def observe_pages(
         )
         await _walk_levels(client, wanted, known, home_id, index, base_url, progress)
     else:  # the home page (not a child of anything) on its own, while the tree is walked
-        await asyncio.gather(
-            _read_alone(client, {home_id: "/"}, index, base_url, progress),
-            _walk_levels(client, wanted, known, home_id, index, base_url, progress),
+        await all_settled(
+            [
+                _read_alone(client, {home_id: "/"}, index, base_url, progress),
+                _walk_levels(client, wanted, known, home_id, index, base_url, progress),
+            ]
         )
     # Known ids the tree walk did not meet: moved, trashed or deleted pages, or below a parent not read (in a scoped
     # run only those it looked for: the scoped state also names the parents of pages that were found).
@@ -169,14 +171,14 @@ async def _read_alone(
     client: ConcreteClient, pages: dict[int, str], index: PageIndex, base_url: str, progress: PageProgress
 ) -> None:
     progress.expected = max(progress.expected, progress.read + len(pages))
-    for page in await _all(progress.tick(_read_page(client, page_id, base_url)) for page_id in pages):
+    for page in await all_settled(progress.tick(_read_page(client, page_id, base_url)) for page_id in pages):
         if page is not None:
             index.add(page)
 
 
 class _ChildLists:
     """Children lists (with areas and attributes) by parent id, each requested once; :meth:`prefetch` starts
-    requests before the walk has confirmed the parent's id, :meth:`close` cancels those it never used."""
+    requests before the walk has confirmed the parent's id, :meth:`close` waits for those it never used."""
 
     def __init__(self, client: ConcreteClient) -> None:
         self.client = client
@@ -188,8 +190,8 @@ class _ChildLists:
         return self.tasks[page_id]
 
     async def close(self) -> None:
-        for task in self.tasks.values():
-            task.cancel()
+        """Let the requests the walk did not use finish (their answers are dropped): cancelled mid-connect, they
+        would leave the connection pool's work half-done."""
         await asyncio.gather(*self.tasks.values(), return_exceptions=True)
 
 
@@ -226,7 +228,7 @@ async def _walk_levels(
             level = {_prefix(path, depth) for path in pending}
             parents = {ids[up] for path in level if path not in ids and (up := parent_path(path) or "/") in ids}
             children = [
-                child for found in await _all(lists.prefetch(pid) for pid in sorted(parents)) for child in found
+                child for found in await all_settled(lists.prefetch(pid) for pid in sorted(parents)) for child in found
             ]
             alone: dict[int, str] = {}
             found = 0
@@ -262,7 +264,7 @@ async def read_pages_alone(
         return snapshot
     # counted from the first page read: a second "0/N" would read as the observation starting over
     counter = PageProgress(progress or observe_progress.get(), expected=len(targets))
-    pages = await _all(
+    pages = await all_settled(
         counter.tick(_read_page(client, snapshot.pages[path].id, snapshot.site_url, listed_at=path)) for path in targets
     )
     by_path = dict(snapshot.pages)
@@ -349,5 +351,14 @@ def to_live_page(page: Page, live_version_id: int | None, base_url: str) -> Live
     )
 
 
-async def _all(awaitables: Iterable[Awaitable[T]]) -> list[T]:
-    return list(await asyncio.gather(*awaitables))
+async def all_settled(awaitables: Iterable[Awaitable[T]]) -> list[T]:
+    """Every result, in order; if any failed, the first failure is raised — once all of them have finished.
+
+    Plain ``gather`` raises at the first failure and leaves the other requests running: the client closes under them
+    mid-connect and their work is abandoned half-done. Reads are cheap to let finish.
+    """
+    results = await asyncio.gather(*awaitables, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return list(results)  # type: ignore[arg-type]
