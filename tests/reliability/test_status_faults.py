@@ -16,24 +16,9 @@ from cmssync.commands.status import run_status
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.diagnose import PATIENT, PROBE_WAITS
 from tests.reliability.conftest import ReliabilityReport
-from tests.support.sites import EXAMPLE, PASSWORDS
+from tests.support.sites import EXAMPLE, PASSWORDS, Site
 
 FAULTS = ["429:0.3", "503:0.2", "drop:0.1"]
-
-
-def site_overrides(sandbox: Sandbox, home: Path) -> dict[str, object]:
-    return {
-        "site": {"url": sandbox.url, "api_prefix": "/ccm/api/1.0"},
-        "auth": {
-            "grant": "password",
-            "client_id": sandbox.client_id,
-            "client_secret": sandbox.client_secret,
-            "username": sandbox.admin_username,
-            "password": sandbox.admin_password,
-            "token_store": str(home / "tokens.json"),
-        },
-        "state": str(home / "state.json"),
-    }
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +41,7 @@ async def test_status_converges_under_heavy_faults(
         sandbox.set_faults(FAULTS)
         out = io.StringIO()
         try:
-            code = await run_status(root, out=out, overrides=site_overrides(sandbox, root.parent))
+            code = await run_status(root, out=out, overrides=Site(root, sandbox).overrides())
         finally:
             sandbox.set_faults([])
         reliability_report.add(cases_tried=1)
@@ -73,7 +58,7 @@ async def test_a_site_that_is_down_fails_status(tmp_path: Path, sandbox: Sandbox
     sandbox.set_faults(["503:1"])
     out = io.StringIO()
     try:
-        code = await run_status(root, out=out, overrides=site_overrides(sandbox, tmp_path))
+        code = await run_status(root, out=out, overrides=Site(root, sandbox).overrides())
     finally:
         sandbox.set_faults([])
     assert code == 1

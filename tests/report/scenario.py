@@ -15,7 +15,8 @@ from typing import Any
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan
-from cmssync.sync.workspace import Workspace, open_workspace
+from cmssync.sync.workspace import Workspace
+from tests.support.sites import Site
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "content-example"
 PASSWORDS = {"JANE_EDITOR_PASSWORD": "jane-secret-1", "SAM_WRITER_PASSWORD": "sam-secret-1"}
@@ -51,23 +52,11 @@ def copy_example(root: Path) -> Path:
 
 
 def overrides(root: Path, sandbox: Sandbox) -> dict[str, Any]:
-    home = root.parent / f"{root.name}-state"
-    return {
-        "site": {"url": sandbox.url, "api_prefix": "/ccm/api/1.0"},
-        "auth": {
-            "grant": "password",
-            "client_id": sandbox.client_id,
-            "client_secret": sandbox.client_secret,
-            "username": sandbox.admin_username,
-            "password": sandbox.admin_password,
-            "token_store": str(home / "tokens.json"),
-        },
-        "state": str(home / "state.json"),
-    }
+    return Site(root, sandbox).overrides()
 
 
 def workspace(root: Path, sandbox: Sandbox) -> Workspace:
-    return open_workspace(root, overrides=overrides(root, sandbox))
+    return Site(root, sandbox).workspace()
 
 
 def edit(root: Path) -> None:
