@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cmssync.content.site import SiteContent
 from cmssync.emulator.embedded import Sandbox
 from cmssync.state.records import State
@@ -156,3 +158,19 @@ def _write_page(path: Path, name: str, blocks: int, seed: int) -> None:
     if not blocks:
         lines[-1] = "  Main: []"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def cli_environment(
+    site: ReliabilitySite,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    client_secret: str | None = None,
+    password: str | None = None,
+) -> ReliabilitySite:
+    """Point the command line at ``site``'s sandbox and state through the environment, as a container would."""
+    sandbox = site.sandbox
+    monkeypatch.setenv("CMSSYNC_URL", sandbox.url)
+    monkeypatch.setenv("CMSSYNC_CLIENT_SECRET", client_secret or sandbox.client_secret)
+    monkeypatch.setenv("CMSSYNC_PASSWORD", password or sandbox.admin_password)
+    monkeypatch.setenv("CMSSYNC_STATE", str(site.state_path))
+    return site

@@ -20,7 +20,7 @@ from tests.reliability.cli import CliResult, run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
-from tests.reliability.sites import ReliabilitySite
+from tests.reliability.sites import ReliabilitySite, cli_environment
 from tests.support.rawsite import RawSite
 from tests.support.sites import EXAMPLE
 
@@ -79,12 +79,7 @@ def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> R
     """content-example on the sandbox; the CLI finds the same settings in the environment."""
     root = tmp_path / "site"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
-    site = ReliabilitySite(root, sandbox)
-    monkeypatch.setenv("CMSSYNC_URL", sandbox.url)
-    monkeypatch.setenv("CMSSYNC_CLIENT_SECRET", sandbox.client_secret)
-    monkeypatch.setenv("CMSSYNC_PASSWORD", sandbox.admin_password)
-    monkeypatch.setenv("CMSSYNC_STATE", str(site.state_path))
-    return site
+    return cli_environment(ReliabilitySite(root, sandbox), monkeypatch)
 
 
 def edit_content(root: Path) -> None:

@@ -30,7 +30,7 @@ from cmssync.secrets import register_secret
 from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
-from tests.reliability.sites import ReliabilitySite
+from tests.reliability.sites import ReliabilitySite, cli_environment
 from tests.support.sites import EXAMPLE
 
 CLIENT_SECRET = "cs-Echo-Kq7Lm2vSECRET"
@@ -44,13 +44,9 @@ def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> R
     token endpoint where they would be wrong)."""
     root = tmp_path / "site"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
-    site = ReliabilitySite(root, sandbox)
-    monkeypatch.setenv("CMSSYNC_URL", sandbox.url)
-    monkeypatch.setenv("CMSSYNC_CLIENT_SECRET", CLIENT_SECRET)
-    monkeypatch.setenv("CMSSYNC_PASSWORD", PASSWORD)
-    monkeypatch.setenv("CMSSYNC_STATE", str(site.state_path))
     monkeypatch.setenv("JANE_EDITOR_PASSWORD", USER_PASSWORD)
-    return site
+    site = ReliabilitySite(root, sandbox)
+    return cli_environment(site, monkeypatch, client_secret=CLIENT_SECRET, password=PASSWORD)
 
 
 def oauth_echo(code: str) -> Corruption:

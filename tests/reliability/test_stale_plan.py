@@ -17,7 +17,7 @@ from cmssync.emulator.embedded import Sandbox
 from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
-from tests.reliability.sites import USER_PASSWORD_ENV, ReliabilitySite, write_settings
+from tests.reliability.sites import USER_PASSWORD_ENV, ReliabilitySite, cli_environment, write_settings
 from tests.support.rawsite import RawSite
 from tests.support.sites import EXAMPLE
 
@@ -28,16 +28,7 @@ NEWS = "name: News\nareas:\n  Main:\n    - type: content\n      value: {content:
 def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> ReliabilitySite:
     root = tmp_path / "site"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
-    return _cli(ReliabilitySite(root, sandbox), monkeypatch)
-
-
-def _cli(site: ReliabilitySite, monkeypatch: pytest.MonkeyPatch) -> ReliabilitySite:
-    sandbox = site.sandbox
-    monkeypatch.setenv("CMSSYNC_URL", sandbox.url)
-    monkeypatch.setenv("CMSSYNC_CLIENT_SECRET", sandbox.client_secret)
-    monkeypatch.setenv("CMSSYNC_PASSWORD", sandbox.admin_password)
-    monkeypatch.setenv("CMSSYNC_STATE", str(site.state_path))
-    return site
+    return cli_environment(ReliabilitySite(root, sandbox), monkeypatch)
 
 
 @pytest.fixture
@@ -55,7 +46,7 @@ def new_objects(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatc
         f"- username: reporter\n  email: reporter@example.com\n  password: ${{env:{USER_PASSWORD_ENV}}}\n",
         encoding="utf-8",
     )
-    return _cli(ReliabilitySite(root, sandbox), monkeypatch)
+    return cli_environment(ReliabilitySite(root, sandbox), monkeypatch)
 
 
 @pytest.mark.parametrize("first", ["plan-file", "fresh-plan"], ids=["applied-from-the-file", "applied-afresh"])

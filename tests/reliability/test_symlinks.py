@@ -21,7 +21,7 @@ from cmssync.emulator.embedded import Sandbox
 from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import take_inventory
-from tests.reliability.sites import ReliabilitySite
+from tests.reliability.sites import ReliabilitySite, cli_environment
 from tests.support.rawsite import RawSite
 from tests.support.sites import EXAMPLE
 
@@ -48,12 +48,7 @@ def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> R
     (root / "files" / ".env").write_text("TOKEN=hidden\n", encoding="utf-8")
     (root / ".private").mkdir()
     (root / ".private" / "page.yaml").write_text("name: Private\n", encoding="utf-8")
-    site = ReliabilitySite(root, sandbox)
-    monkeypatch.setenv("CMSSYNC_URL", sandbox.url)
-    monkeypatch.setenv("CMSSYNC_CLIENT_SECRET", sandbox.client_secret)
-    monkeypatch.setenv("CMSSYNC_PASSWORD", sandbox.admin_password)
-    monkeypatch.setenv("CMSSYNC_STATE", str(site.state_path))
-    return site
+    return cli_environment(ReliabilitySite(root, sandbox), monkeypatch)
 
 
 @pytest.mark.parametrize(("link", "target", "shown"), LINKS, ids=[link for link, _, _ in LINKS])

@@ -20,7 +20,7 @@ from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
-from tests.reliability.sites import ReliabilitySite
+from tests.reliability.sites import ReliabilitySite, cli_environment
 from tests.support.rawsite import RawSite
 from tests.support.sites import EXAMPLE
 
@@ -34,12 +34,7 @@ ANSWERS = {
 def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> ReliabilitySite:
     root = tmp_path / "site"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
-    site = ReliabilitySite(root, sandbox)
-    monkeypatch.setenv("CMSSYNC_URL", sandbox.url)
-    monkeypatch.setenv("CMSSYNC_CLIENT_SECRET", sandbox.client_secret)
-    monkeypatch.setenv("CMSSYNC_PASSWORD", sandbox.admin_password)
-    monkeypatch.setenv("CMSSYNC_STATE", str(site.state_path))
-    return site
+    return cli_environment(ReliabilitySite(root, sandbox), monkeypatch)
 
 
 @pytest.mark.parametrize("status", [403, 404])
