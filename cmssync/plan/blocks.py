@@ -18,6 +18,12 @@ lossily). Because adds only append, desired blocks before a placeholder must be 
 when that is impossible :func:`align_area` raises :class:`AlignmentError` instead of planning a damaging change.
 Placeholders for blocks that are not in the live area must be removed by the caller first (they cannot be honoured).
 
+**Fast paths** (same result as the full search, proved by ``tests/sync/test_blocks.py``): an area whose live blocks
+already are the desired ones, one for one (same count, same types, every value matching or every placeholder on its
+own block), is the only solution of cost 0 and is returned without the search; that is every area of a no-op plan.
+Otherwise each (live, desired) pair is compared at most once (the search and the reconstruction share the
+answers), so an area of ``n`` and ``m`` blocks costs at most ``n·m`` value comparisons.
+
 Values are compared with :func:`values_match`: a live block matches when every field the desired value names has
 the same (normalised) value; fields the content does not name are not managed. The real server returns every column
 of the block's table (an ``image`` block has fifteen), and content writes only the ones it cares about, so exact
@@ -154,6 +160,15 @@ def align_area(
 
     Raises :class:`AlignmentError` when placeholders make the desired order unreachable.
     """
+    matches = _memoised(matches)
+    if _unchanged(live, desired, matches):
+        # Cost 0 with no delete and no add: the only optimum (any other solution deletes, updates or adds).
+        return AreaAlignment(tuple(Keep(live_id=block.id, index=index) for index, block in enumerate(live)))
+    return search_area(live, desired, matches)
+
+
+def search_area(live: Sequence[LiveBlock], desired: Sequence[DesiredBlock], matches: ValueMatcher) -> AreaAlignment:
+    """The dynamic programme of :func:`align_area`, without its fast path (the tests hold the two equal)."""
     n, m = len(live), len(desired)
     pinned = {block.keep_id for block in desired if block.keep_id is not None}
     # best[i][j] = (cost, deletes) of the cheapest way to finish when live[:i] is settled and desired[:j] has been
@@ -193,6 +208,37 @@ def align_area(
     alignment = AreaAlignment(tuple(ops))
     assert alignment.cost == best[0][0][0], "reconstruction must follow the optimum"
     return alignment
+
+
+def _unchanged(live: Sequence[LiveBlock], desired: Sequence[DesiredBlock], matches: ValueMatcher) -> bool:
+    """Whether every live block already is its desired block, one for one, in order (so nothing is to be done)."""
+    if len(live) != len(desired):
+        return False
+    for block, target in zip(live, desired, strict=True):
+        if block.type != target.type:
+            return False
+        if target.keep_id is not None:
+            if target.keep_id != block.id:
+                return False
+        elif not matches(block.value, target.value):
+            return False
+    return True
+
+
+def _memoised(matches: ValueMatcher) -> ValueMatcher:
+    """``matches`` answering each (live value, desired value) pair once: the search asks about every pair of the
+    same type, and the reconstruction asks again along its path. Keyed by the values' identities, which the blocks
+    keep alive for the whole alignment (two blocks sharing one value object share its answer, rightly)."""
+    answers: dict[tuple[int, int], bool] = {}
+
+    def memoised(live_value: BlockValue, desired_value: BlockValue) -> bool:
+        key = (id(live_value), id(desired_value))
+        found = answers.get(key)
+        if found is None:
+            found = answers[key] = matches(live_value, desired_value)
+        return found
+
+    return memoised
 
 
 def _keep_option(

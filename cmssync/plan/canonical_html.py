@@ -93,9 +93,12 @@ def _is_block(token: str) -> bool:
     return match is not None and match.group(1) in BLOCK
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1 << 15)
 def canonical_html(fragment: str) -> str:
-    """The canonical form of an HTML fragment or plain text (see the module docstring)."""
+    """The canonical form of an HTML fragment or plain text (see the module docstring).
+
+    Cached per distinct string (parsing costs ~80 µs): an area's alignment compares every live block with every
+    desired block of its type, and a plan of many changed pages must not parse the same values again and again."""
     if "<" not in fragment and "&" not in fragment:
         return _SPACE.sub(" ", fragment).strip(" ")
     parser = _Canonicaliser()

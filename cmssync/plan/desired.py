@@ -65,7 +65,7 @@ class Resolver:
 
     def for_blocks(self) -> Resolver:
         """The same resolver for block values (shares ``pending``)."""
-        return replace(self, in_blocks=True)
+        return self if self.in_blocks else replace(self, in_blocks=True)
 
     def __call__(self, ref: Reference) -> str:
         return self._resolve(ref, column=False)
@@ -192,6 +192,9 @@ DEFAULT_ATTRIBUTE_TYPES = {
 
 
 def desired_blocks(spec: PageSpec, area: str, resolve: Render, *, base_url: str) -> list[DesiredBlock]:
+    for_blocks = getattr(resolve, "for_blocks", None)
+    if for_blocks is not None:
+        resolve = for_blocks()  # once per area, not once per block
     return [
         DesiredBlock(block.type, {}, keep_id=block.block_id)
         if isinstance(block, KeepBlock)

@@ -32,6 +32,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -84,12 +85,14 @@ def block_field(value: Any) -> str:
 def rewrite_site_links(text: str, base_url: str) -> str:
     """Rewrite absolute links to the site (``http`` or ``https``) into ``{CCM:BASE_URL}``, as the server does."""
     pattern = _site_url_pattern(base_url)
-    if pattern is None:
+    if pattern is None or "://" not in text:  # the pattern needs "://": most fields have no link at all
         return text
     return pattern.sub(lambda _m: BASE_URL_PLACEHOLDER, text)
 
 
+@lru_cache(maxsize=16)
 def _site_url_pattern(base_url: str) -> re.Pattern[str] | None:
+    """Built once per base URL (every block field of every page is rewritten with it)."""
     parts = urlsplit(base_url.strip())
     if not parts.netloc:
         return None

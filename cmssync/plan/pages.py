@@ -210,12 +210,14 @@ def _update(
     spec = context.content.pages[path]
     rules = page_ignore(path, spec.ignore, context.ignore_rules)  # cmssync.plan.ignore: hidden from both sides
     seen = visible_live_page(live, rules)
-    wanted = dataclasses.replace(
-        desired,
-        fields={name: value for name, value in desired.fields.items() if not rules.ignores_field(name)},
-        areas=visible_desired_areas(desired.areas, rules),
-        end_date=None if rules.ignores_field("publish_end_date") else desired.end_date,
-    )
+    wanted = desired
+    if rules:  # most pages have no ignore rule: nothing to hide, nothing to copy
+        wanted = dataclasses.replace(
+            desired,
+            fields={name: value for name, value in desired.fields.items() if not rules.ignores_field(name)},
+            areas=visible_desired_areas(desired.areas, rules),
+            end_date=None if rules.ignores_field("publish_end_date") else desired.end_date,
+        )
     changes = _field_changes(path, seen, wanted, warnings)
     blocks = _block_changes(path, seen, wanted, warnings)
     record = context.state.pages.get(path)

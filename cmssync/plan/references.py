@@ -60,6 +60,9 @@ CONTENT_WRAPPER = '<div class="ccm-block-content">'
 
 _COMMENT_OR_TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9:_-]*)([^>]*)>", re.DOTALL)
 _ATTRIBUTE = re.compile(r"""(\s+)([^\s=/>"']+)(\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?""")
+_NAME_TO_LOWER = re.compile("<[^>A-Z\x80-\U0010ffff]*[A-Z\x80-\U0010ffff]")
+"""A ``<`` followed, before the next ``>``, by a character ``str.lower`` may change: only then can
+:func:`lower_case_names` change anything (it lower-cases names inside tags, never text)."""
 _PICTURE = re.compile(r"<concrete-picture\b([^>]*?)(\s*/?>)", re.IGNORECASE)
 _PICTURE_FID_EXPORT = re.compile(r"""\s+fid\s*=\s*(["']?)\{ccm:export:file:([^{}:]*):([^{}]*)\}\1""", re.IGNORECASE)
 _PICTURE_FILE = re.compile(r"""\s+file\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
@@ -147,7 +150,8 @@ def canonical_content(html: str) -> str:
     target; changing only the target of a download link therefore plans nothing (any other edit of the block
     writes it). Idempotent.
     """
-    html = lower_case_names(html)
+    if _NAME_TO_LOWER.search(html) is not None:  # else no tag holds a letter to lower-case: skip a callback per tag
+        html = lower_case_names(html)
 
     def picture(match: re.Match[str]) -> str:
         attributes, tail = match.group(1), match.group(2)

@@ -241,7 +241,7 @@ async def _walk_levels(
                 if version is None or not version.is_approved:
                     alone[child.id] = path
                     continue
-                index.add(dataclasses.replace(to_live_page(child, version.id, base_url), batched=True))
+                index.add(to_live_page(child, version.id, base_url, batched=True))
                 found += 1
             progress.done(found)
             await _read_alone(client, alone, index, base_url, progress)
@@ -318,7 +318,7 @@ def _prefix(path: str, depth: int) -> str:
     return "/" + "/".join(path.strip("/").split("/")[:depth])
 
 
-def to_live_page(page: Page, live_version_id: int | None, base_url: str) -> LivePage:
+def to_live_page(page: Page, live_version_id: int | None, base_url: str, *, batched: bool = False) -> LivePage:
     """The planner's view of a page read. Sub-areas of layouts and containers (``Main : 13 : Column 1``) are left
     out: nothing in the API ties them to their container block, and they are neither managed nor drift."""
     areas = {
@@ -348,6 +348,7 @@ def to_live_page(page: Page, live_version_id: int | None, base_url: str) -> Live
         recent_version_id=version.id if version else None,
         publish_end_date=normalize_date(version.publish_end_date) if version else None,
         recent_version_created=normalize_date(version.date_created) if version else None,
+        batched=batched,
     )
 
 

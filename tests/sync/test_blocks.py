@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
@@ -19,6 +20,7 @@ from cmssync.plan.blocks import (
     LiveBlock,
     Update,
     align_area,
+    search_area,
     values_match,
 )
 
@@ -315,3 +317,84 @@ def test_alignment_with_placeholders_is_optimal_and_never_touches_kept_blocks(
         if isinstance(op, Update | Delete):
             assert op.live_id not in kept_ids
     assert_ends_as_desired(area, [d if d.keep_id is None else DesiredBlock(d.type, {}) for d in desired], result)
+
+
+# --- fast path: the same answer as the full search -----------------------------------------------------------
+
+# Values that differ as strings but mean the same HTML (canonical_html), and values that really differ: the fast
+# path compares the diagonal with the real matcher, so both kinds must reach it.
+HTML_VALUES = st.sampled_from(["<p>a</p>", "<P>a</P>", "<p>a </p>", "<p>b</p>", "<p>a&amp;b</p>", "<p>a&b</p>", "a"])
+
+EQUIVALENT = {"<p>a</p>": "<P>a</P>", "<P>a</P>": "<p>a </p>", "<p>a&amp;b</p>": "<p>a&b</p>"}
+"""A value → another string with the same meaning (``same_html``)."""
+
+
+@st.composite
+def nearly_unchanged_areas(draw: st.DrawFn) -> tuple[list[LiveBlock], list[DesiredBlock]]:
+    """An area and a desired list made from it with a few edits: equal (as HTML or as strings) most of the time,
+    sometimes with a changed value or type, a block more or less, or placeholders for some of its blocks."""
+    blocks = draw(st.lists(st.tuples(TYPES, HTML_VALUES), max_size=6))
+    area = [LiveBlock(id=20 + i, type=t, value={"content": v}) for i, (t, v) in enumerate(blocks)]
+    desired: list[DesiredBlock] = []
+    unchanged = draw(st.booleans())  # then only edits that change nothing: the fast path's case
+    edits = ["same", "equivalent", "keep"] if unchanged else ["same", "value", "type", "drop", "keep", "keep-other"]
+    for block in area:
+        edit = draw(st.sampled_from(edits))
+        if edit == "same":
+            desired.append(DesiredBlock(block.type, dict(block.value)))
+        elif edit == "equivalent":
+            desired.append(
+                DesiredBlock(block.type, {"content": EQUIVALENT.get(block.value["content"], block.value["content"])})
+            )
+        elif edit == "value":
+            desired.append(DesiredBlock(block.type, {"content": draw(HTML_VALUES)}))
+        elif edit == "type":
+            desired.append(DesiredBlock(draw(TYPES), dict(block.value)))
+        elif edit == "keep":
+            desired.append(DesiredBlock(block.type, {}, keep_id=block.id))
+        elif edit == "keep-other" and area:
+            other = draw(st.sampled_from(area))
+            desired.append(DesiredBlock(other.type, {}, keep_id=other.id))
+    if draw(st.booleans()) and draw(st.booleans()):
+        desired.append(DesiredBlock(draw(TYPES), {"content": draw(HTML_VALUES)}))
+    return area, desired
+
+
+@settings(max_examples=500, deadline=None)
+@given(nearly_unchanged_areas())
+def test_the_fast_path_gives_what_the_full_search_gives(case: tuple[list[LiveBlock], list[DesiredBlock]]) -> None:
+    area, desired = case
+    try:
+        expected = search_area(area, desired, values_match)
+    except AlignmentError as exc:
+        with pytest.raises(AlignmentError, match=re.escape(str(exc))):
+            align_area(area, desired)
+        return
+    assert align_area(area, desired) == expected
+
+
+@pytest.mark.parametrize(("value", "same"), EQUIVALENT.items())
+def test_the_equivalent_values_of_the_property_test_match(value: str, same: str) -> None:
+    assert value != same
+    assert values_match({"content": value}, {"content": same})
+
+
+def test_an_area_equal_as_html_but_not_as_strings_needs_nothing() -> None:
+    area = live(("content", "<P>one</P>"), ("content", "<p>two  words</p>"))
+    result = align_area(area, want(("content", "<p>one</p>"), ("content", "<p>two words</p>")))
+    assert result.ops == (Keep(100, 0), Keep(101, 1))
+
+
+@pytest.mark.parametrize("size", [1, 5, 12])
+def test_each_pair_of_values_is_compared_at_most_once(size: int) -> None:
+    area = [LiveBlock(id=i, type="content", value={"content": f"live {i}"}) for i in range(size)]
+    desired = [DesiredBlock(type="content", value={"content": f"wanted {i}"}) for i in range(size)]
+    calls: list[tuple[str, str]] = []
+
+    def counting(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
+        calls.append((a["content"], b["content"]))
+        return values_match(a, b)
+
+    result = align_area(area, desired, matches=counting)
+    assert result.cost == size  # every block updated in place
+    assert len(calls) == len(set(calls)) <= size * size

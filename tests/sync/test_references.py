@@ -20,6 +20,7 @@ from cmssync.content.text import Text
 from cmssync.plan.desired import Resolver
 from cmssync.plan.normalize import normalize_block_value
 from cmssync.plan.references import (
+    _NAME_TO_LOWER,
     CONTENT_WRAPPER,
     Lossy,
     Rendered,
@@ -29,6 +30,7 @@ from cmssync.plan.references import (
     file_numbers_from_probe,
     html_to_references,
     is_sub_area,
+    lower_case_names,
     probe_html,
     rendered_content_blocks,
 )
@@ -234,3 +236,28 @@ def test_the_probe_reads_numeric_ids_back() -> None:
 )
 def test_sub_areas(name: str, expected: bool) -> None:
     assert is_sub_area(name) is expected
+
+
+# canonical_content skips lower_case_names when no tag can hold a letter to lower-case; it must never skip a change.
+MARKUP = st.text(alphabet=st.sampled_from(list("<>/!-=\"' aBzÉé\u0130\u03a3\n")), max_size=40)
+
+
+@settings(max_examples=500, deadline=None)
+@given(MARKUP)
+def test_skipping_the_lower_casing_never_skips_a_change(html: str) -> None:
+    if _NAME_TO_LOWER.search(html) is None:
+        assert lower_case_names(html) == html
+    assert canonical_content(html) == canonical_content_in_full(html)
+
+
+@pytest.mark.parametrize(
+    "html", ["<P CLASS='x'>Text</P>", "<p data-É='1'>x</p>", "<!-- <B> --><b>Bold</b>", "<p>Text</p>"]
+)
+def test_canonical_content_with_and_without_the_skip(html: str) -> None:
+    assert canonical_content(html) == canonical_content_in_full(html)
+
+
+def canonical_content_in_full(html: str) -> str:
+    """canonical_content as it was before the skip: lower_case_names first, always (it is idempotent, so the skip
+    cannot apply to its result)."""
+    return canonical_content(lower_case_names(html))
