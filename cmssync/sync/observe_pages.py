@@ -2,11 +2,12 @@
 
 Pages are read **a tree level at a time**: ``GET /pages/{id}/children?includes=areas,custom_attributes`` returns every
 child of a page with its blocks and attributes in one request (a real server ignores ``limit`` there: no paging).
-The walk starts at the home page (read on its own, while the walk runs) and reads the children of exactly the pages
-on the way to a managed, content or referenced page; a level that holds none of them is not read. The children lists
-of parents whose ids the state knows are requested at once and used once the level above confirms the id at that
-path, so the whole tree costs one round trip. A no-op plan of a site whose pages sit under P parents so costs P + 1
-page requests, whatever the number of pages.
+The walk starts at the home page (read on its own, while the walk runs; without areas and attributes when neither the
+content nor the state manages ``/``, since it then matters only as the parent of top-level pages) and reads the
+children of exactly the pages on the way to a managed, content or referenced page; a level that holds none of them
+is not read. The children lists of parents whose ids the state knows are requested at once and used once the level
+above confirms the id at that path, so the whole tree costs one round trip. A no-op plan of a site whose pages sit
+under P parents so costs P + 1 page requests, whatever the number of pages.
 
 What a batch cannot tell, and how it is covered:
 
@@ -152,12 +153,13 @@ async def observe_pages(
         )
         await _walk_levels(client, wanted, known, home_id, index, base_url, progress)
     else:  # the home page (not a child of anything) on its own, while the tree is walked
-        await all_settled(
-            [
-                _read_alone(client, {home_id: "/"}, index, base_url, progress),
-                _walk_levels(client, wanted, known, home_id, index, base_url, progress),
-            ]
+        named = {record.id for record in state.pages.values()} | {s.id for s in content.pages.values() if s.id}
+        home = (
+            _read_alone(client, {home_id: "/"}, index, base_url, progress)
+            if "/" in primary or home_id in named
+            else _read_parent_only(client, home_id, index, base_url, progress)
         )
+        await all_settled([home, _walk_levels(client, wanted, known, home_id, index, base_url, progress)])
     # Known ids the tree walk did not meet: moved, trashed or deleted pages, or below a parent not read (in a scoped
     # run only those it looked for: the scoped state also names the parents of pages that were found).
     looked_for = wanted | primary if not scoped else wanted | set(content.pages)
@@ -174,6 +176,21 @@ async def _read_alone(
     for page in await all_settled(progress.tick(_read_page(client, page_id, base_url)) for page_id in pages):
         if page is not None:
             index.add(page)
+
+
+async def _read_parent_only(
+    client: ConcreteClient, page_id: int, index: PageIndex, base_url: str, progress: PageProgress
+) -> None:
+    """A page that only matters as a parent (the home page when the content and the state do not manage ``/``):
+    its live version without areas and attributes, which are the expensive part of a read on a real site (its
+    blocks are rendered and exported). Marked :attr:`LivePage.batched` like a page of a children list, so no write
+    is ever planned against this partial view: ``plan_site`` would read it in full first."""
+    try:
+        page = await progress.tick(client.get_page(page_id))
+    except (PendingDeletion, NotFound):
+        return
+    live_version_id = page.version.id if page.version and page.version.is_approved else None
+    index.add(to_live_page(page, live_version_id, base_url, batched=True))
 
 
 class _ChildLists:
