@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # CI: no deadline (machines are noisy), derandomised so a failure reproduces, modest example counts.
@@ -11,4 +12,14 @@ settings.register_profile(
 settings.register_profile("dev", deadline=None, max_examples=40)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
+# The access-token cache between processes (auth.token_cache, default on: ~/.cache/cmssync) would make request counts
+# depend on which test ran before, and write into the user's home: off for commands run by tests (the variable), and
+# no per-user directory for settings built in-process (the fixture). Tests of the cache give it their own directory.
+os.environ["CMSSYNC_TOKEN_CACHE"] = "off"
+
 pytest_plugins = ["tests.support.sandbox"]
+
+
+@pytest.fixture(autouse=True)
+def _no_per_user_token_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("cmssync.api.token_cache.default_cache_dir", lambda: None)

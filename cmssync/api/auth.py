@@ -12,6 +12,10 @@ is not read by Concrete); scopes are always requested explicitly, since a token 
 
 Every credential a source is given and every token the site hands out is registered with :mod:`cmssync.secrets`
 before it is used, so no log line, error or report can carry it, even where a server echoes it back.
+
+Between processes, the access token of a ``password`` or ``client_credentials`` grant is kept in a per-user
+:class:`~cmssync.api.token_cache.TokenCache` (``auth.token_cache``) until ``leeway`` seconds before it expires, so
+that the next command skips the grant; a rejected cached token is dropped from the cache and fetched anew once.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from cmssync.api.errors import (
     short,
 )
 from cmssync.api.models import TokenResponse
+from cmssync.api.token_cache import CACHED_GRANTS, CachedToken, TokenCache, cache_key
 from cmssync.fileio import write_atomically
 from cmssync.secrets import register_secret
 
@@ -119,6 +124,7 @@ class OAuthTokens:
         refresh_token: str | None = None,
         scopes: Sequence[str] | None = DEFAULT_SCOPES,
         token_store: Path | None = None,
+        cache: TokenCache | None = None,
         leeway: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -141,6 +147,13 @@ class OAuthTokens:
         self._expires_at = 0.0
         self._lock = asyncio.Lock()
         self._loaded_store = False
+        self._cache = cache if grant in CACHED_GRANTS else None
+        self._cache_key = cache_key(
+            token_url=token_url, client_id=client_id, username=username, grant=grant, scopes=self._scopes
+        )
+        self._rejected: set[str] = set()
+        self.cache_hits = 0
+        """Tokens taken from the cache instead of the token endpoint (for tests and diagnostics)."""
         self.fetches = 0
         """Token requests made (for tests and diagnostics)."""
         self.last_token: str | None = None
@@ -150,12 +163,39 @@ class OAuthTokens:
             if self._access is not None and self._clock() < self._expires_at - self._leeway:
                 return self._access
             self._access = None
-            return await self._fetch(post)
+            cached = self._from_cache()
+            if cached is not None:
+                return cached
+            token = await self._fetch(post)
+            if self._cache is not None:
+                lifetime = self._expires_at - self._clock()
+                self._cache.save(self._cache_key, CachedToken(token, self._cache.now() + lifetime))
+            return token
 
     async def rejected(self, token: str) -> None:
         async with self._lock:
+            self._rejected.add(token)
             if self._access == token:
                 self._access = None
+            if self._cache is not None:
+                self._cache.discard(self._cache_key, token)
+
+    def _from_cache(self) -> str | None:
+        """A token another process (or client) cached, if it has more than ``leeway`` seconds left and was not
+        rejected here; registered as a secret by the cache before it is returned."""
+        if self._cache is None:
+            return None
+        cached = self._cache.load(self._cache_key)
+        if cached is None or cached.access_token in self._rejected:
+            return None
+        remaining = cached.expires_at - self._cache.now()
+        if remaining <= self._leeway:
+            return None
+        self.cache_hits += 1
+        self._access = cached.access_token
+        self._expires_at = self._clock() + remaining
+        self.last_token = cached.access_token
+        return cached.access_token
 
     # -- fetching -----------------------------------------------------------------------------------------------
 

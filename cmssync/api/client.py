@@ -22,6 +22,7 @@ from cmssync.api.pages import PagesApi
 from cmssync.api.pagination import includes_param
 from cmssync.api.retry import Kind, RetryPolicy
 from cmssync.api.stats import RequestStats
+from cmssync.api.token_cache import token_cache_for
 from cmssync.api.transport import Transport
 from cmssync.api.users import UsersApi
 from cmssync.config import DEFAULT_API_PREFIX, Settings
@@ -172,4 +173,5 @@ def token_source(settings: Settings, *, base_dir: Path) -> TokenSource:
         refresh_token=auth.refresh_token.get_secret_value() if auth.refresh_token else None,
         scopes=auth.scopes if auth.scopes is not None else DEFAULT_SCOPES,
         token_store=store if auth.grant == "refresh_token" else None,
+        cache=token_cache_for(settings, base_dir=base_dir),
     )

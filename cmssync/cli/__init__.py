@@ -388,8 +388,21 @@ def emulator(
     )
 
 
+def skip_unused_async_backends() -> None:
+    """Keep trio from being imported: the command line runs on asyncio only, but httpcore imports trio, when it is
+    installed, just to learn whether it runs under it — ~40 ms of every command on such a machine (issue 17).
+
+    ``sys.modules["trio"] = None`` makes ``import trio`` fail as if it were not installed, which httpcore handles.
+    Only for a real command line (``python -m cmssync``, the ``cmssync`` script): never inside a process that
+    imported trio already or that calls :func:`main` with arguments (tests).
+    """
+    sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: the one handler that maps errors to exit codes."""
+    if argv is None:
+        skip_unused_async_backends()
     debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
         result = cli.main(args=argv, prog_name="cmssync", standalone_mode=False)

@@ -40,6 +40,7 @@ def site_overrides(directory: Path, sandbox: bool) -> Iterator[dict[str, Any] | 
                 "username": emulated.admin_username,
                 "password": emulated.admin_password,
                 "token_store": str(home / "tokens.json"),
+                "token_cache": False,  # a restarted sandbox may not know an old token: nothing to save anyway
             },
             "state": str(home / "state.json"),
         }

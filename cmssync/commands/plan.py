@@ -20,17 +20,17 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from cmssync.commands.progress import reading_site
 from cmssync.errors import EXIT_CHANGES, EXIT_OK
-from cmssync.plan.actions import Plan
-from cmssync.plan.markdown import render_markdown
 from cmssync.plan.report import render_compact, render_json, render_text
-from cmssync.plan.request import PlanRequest
-from cmssync.sync.html_report import html_report
 from cmssync.sync.planning import make_plan, write_plan_file
-from cmssync.sync.workspace import Workspace
+
+if TYPE_CHECKING:
+    from cmssync.plan.actions import Plan
+    from cmssync.plan.request import PlanRequest
+    from cmssync.sync.workspace import Workspace
 
 OutputFormat = Literal["text", "json", "markdown", "html"]
 COMPACT_ABOVE = 50
@@ -44,9 +44,15 @@ def render(
     """The plan in ``output_format``; ``content_dir`` lets the HTML report inline the images of new files."""
     if output_format == "json":
         return render_json(plan)
+    # The markdown and HTML renderers (and the HTML report's templates) are imported only when asked for: most
+    # runs print text or JSON, and every module imported is paid by every command (issue 17).
     if output_format == "markdown":
+        from cmssync.plan.markdown import render_markdown
+
         return render_markdown(plan)
     if output_format == "html":
+        from cmssync.sync.html_report import html_report
+
         return html_report(plan, content_dir)
     return render_compact(plan, color=color) if compact else render_text(plan, color=color)
 
@@ -57,6 +63,8 @@ def append_step_summary(plan: Plan, notes: TextIO) -> None:
     if not target:
         notes.write(f"--step-summary: {STEP_SUMMARY} is not set (not in GitHub Actions); nothing appended\n")
         return
+    from cmssync.plan.markdown import render_markdown
+
     with open(target, "a", encoding="utf-8") as summary:
         summary.write(render_markdown(plan) + "\n")
 

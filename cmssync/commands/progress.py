@@ -14,12 +14,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TextIO
-
-from rich.console import Console
-from rich.status import Status
+from typing import TYPE_CHECKING, TextIO
 
 from cmssync.sync.observe import observe_progress
+
+if TYPE_CHECKING:
+    from rich.status import Status
 
 LOG_EVERY = 5.0
 """Seconds between two progress lines off a terminal."""
@@ -43,6 +43,8 @@ class ReadingStatus:
         text = f"reading site: {read}/{expected} pages"
         if self.terminal:
             if self._status is None:
+                from rich.console import Console  # only on a terminal: CI logs never pay for rich's status
+
                 console = Console(file=self.stream, force_terminal=True, markup=False, highlight=False, emoji=False)
                 self._status = console.status(text)
                 self._status.start()

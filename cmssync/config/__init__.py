@@ -7,28 +7,30 @@ print as ``**********`` wherever a settings object ends up (logs, reprs, traceba
 
 Problems in the file are reported as ``cmssync.yaml:line:col: message``, all at once.
 
-The model (every section and field) is in :mod:`cmssync.config.model`, the loading in
+The model (every section and field) is in :mod:`cmssync.config.model` (value types in ``values``, the daemon
+and state sections in ``daemon`` and ``state``), the loading in
 :mod:`cmssync.config.loading`; this package's names are the ones the rest of cmssync uses.
 """
 
+from cmssync.config.daemon import DaemonSettings, NotifySettings
 from cmssync.config.loading import CONFIG_VARIABLE, FLAT_ENVIRONMENT, config_file, load_settings
 from cmssync.config.model import (
-    AUTO_MAX_CONCURRENCY,
-    CONFIG_FILE,
-    DEFAULT_API_PREFIX,
-    DEFAULT_SECRETS_DIR,
     AuthSettings,
     ConflictPolicy,
     ConflictRule,
     ConflictSettings,
-    DaemonSettings,
     ForeignDraftPolicy,
     GlobalIgnoreRule,
     IgnoreRule,
-    NotifySettings,
     Settings,
     SiteSettings,
-    StateSettings,
+)
+from cmssync.config.state import StateSettings
+from cmssync.config.values import (
+    AUTO_MAX_CONCURRENCY,
+    CONFIG_FILE,
+    DEFAULT_API_PREFIX,
+    DEFAULT_SECRETS_DIR,
     folder_path,
     parse_duration,
 )

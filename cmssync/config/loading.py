@@ -16,7 +16,8 @@ from pydantic import (
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from cmssync.config.model import CONFIG_FILE, DEFAULT_SECRETS_DIR, ENV_REFERENCE, Concurrency, Settings
+from cmssync.config.model import Settings
+from cmssync.config.values import CONFIG_FILE, DEFAULT_SECRETS_DIR, ENV_REFERENCE, Concurrency
 from cmssync.errors import ConfigError, ContentError, Problem
 from cmssync.secrets import register_secret
 from cmssync.settings_env import nested_environment_tree
@@ -36,6 +37,7 @@ FLAT_ENVIRONMENT: dict[str, tuple[str, ...]] = {
     "publish": ("publish",),
     "concurrency": ("concurrency",),
     "token_store": ("auth", "token_store"),
+    "token_cache": ("auth", "token_cache"),
     "health": ("daemon", "health"),
 }
 """The short variable names of design.md §3 (``CMSSYNC_URL`` …) → the setting each one sets. Every setting also
@@ -63,6 +65,7 @@ class EnvironmentOverrides(BaseSettings):
     publish: str | None = None
     concurrency: Concurrency | None = None
     token_store: str | None = None
+    token_cache: str | None = None
     health: str | None = None
 
     def as_tree(self) -> dict[str, Any]:

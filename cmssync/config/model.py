@@ -1,5 +1,6 @@
 """The settings model: every section of ``cmssync.yaml`` with a docstring per field (the JSON schema and
-``docs/settings.md`` are generated from it), durations, concurrency and folder paths."""
+``docs/settings.md`` are generated from it). The shared value types are in :mod:`cmssync.config.values`, the
+``daemon`` and ``state`` sections in :mod:`cmssync.config.daemon` and :mod:`cmssync.config.state`."""
 
 from __future__ import annotations
 
@@ -8,71 +9,22 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    PlainValidator,
-    SecretStr,
-    TypeAdapter,
-    ValidatorFunctionWrapHandler,
-    WithJsonSchema,
-    field_validator,
-    model_validator,
+from pydantic import Field, SecretStr, ValidatorFunctionWrapHandler, field_validator, model_validator
+
+from cmssync.config.daemon import DaemonSettings
+from cmssync.config.state import StateSettings
+from cmssync.config.values import (
+    AUTO_MAX_CONCURRENCY,
+    DEFAULT_API_PREFIX,
+    Concurrency,
+    Duration,
+    Section,
+    TokenCacheChoice,
+    folder_path,
 )
 
-CONFIG_FILE = "cmssync.yaml"
-DEFAULT_SECRETS_DIR = Path("/run/secrets")
-DEFAULT_API_PREFIX = "/ccm/api/1.0"
-AUTO_MAX_CONCURRENCY = 32
-"""Ceiling of the adaptive concurrency (``concurrency: auto``, ``cmssync.api.limiter``)."""
-_FIXED_CONCURRENCY: TypeAdapter[int] = TypeAdapter(Annotated[int, Field(ge=1, le=64)])
 
-
-def _concurrency(value: object) -> int | Literal["auto"]:
-    """``auto`` or a whole number from 1 to 64; one error per bad value (a plain union would report two)."""
-    if isinstance(value, str) and value.strip().lower() == "auto":
-        return "auto"
-    return _FIXED_CONCURRENCY.validate_python(value)
-
-
-Concurrency = Annotated[
-    int | Literal["auto"],
-    PlainValidator(_concurrency),
-    WithJsonSchema({"anyOf": [{"type": "integer", "minimum": 1, "maximum": 64}, {"const": "auto"}]}),
-]
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
-_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
-ENV_REFERENCE = re.compile(r"\$\$\{|\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-def parse_duration(value: object) -> float:
-    """``"1s"``, ``"500ms"``, ``"10m"``, ``"1h"`` or a number of seconds → seconds as a float."""
-    if isinstance(value, bool):
-        raise ValueError("a duration is a number of seconds or a string such as 1s, 500ms, 10m, 1h")
-    if isinstance(value, int | float):
-        seconds = float(value)
-    else:
-        match = _DURATION.match(str(value))
-        if not match:
-            raise ValueError(f"invalid duration {value!r}: use a number with ms, s, m, h or d (e.g. 10m)")
-        seconds = float(match.group(1)) * _DURATION_UNITS[match.group(2)]
-    if seconds < 0:
-        raise ValueError("a duration cannot be negative")
-    return seconds
-
-
-Duration = Annotated[float, BeforeValidator(parse_duration)]
-
-
-class _Section(BaseModel):
-    # Each field's docstring is its description in the JSON schema and in docs/settings.md (generated).
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-
-class SiteSettings(_Section):
+class SiteSettings(Section):
     """The Concrete CMS site to keep in line with the content."""
 
     url: str | None = None
@@ -100,7 +52,7 @@ class SiteSettings(_Section):
 Grant = Literal["password", "client_credentials", "refresh_token", "token"]
 
 
-class AuthSettings(_Section):
+class AuthSettings(Section):
     """How cmssync signs in to the site's REST API (OAuth2). Secrets come from the environment or /run/secrets,
     or ``${env:NAME}`` in the file; a secret written literally in cmssync.yaml is refused."""
 
@@ -124,9 +76,14 @@ class AuthSettings(_Section):
     directory unless absolute."""
     scopes: list[str] | None = None
     """Scopes to request; default: every scope cmssync uses."""
+    token_cache: TokenCacheChoice = True
+    """Keep the access token of a ``password`` or ``client_credentials`` grant between commands until shortly
+    before it expires, so the next command does not log in again: ``true`` in the per-user cache
+    (``$XDG_CACHE_HOME/cmssync/tokens`` or ``~/.cache/cmssync/tokens``, files 0600), ``false`` never, or a
+    directory. Never used inside the content directory or the state's directory (they may be committed)."""
 
 
-class PruneSettings(_Section):
+class PruneSettings(Section):
     """Deleting managed objects that disappeared from the content, and the guards against mass deletes."""
 
     enabled: bool = False
@@ -138,7 +95,7 @@ class PruneSettings(_Section):
     blocked."""
 
 
-class ProtectSettings(_Section):
+class ProtectSettings(Section):
     """Objects cmssync never deletes, whatever the content says."""
 
     pages: list[str] = Field(default_factory=lambda: ["/"])
@@ -154,7 +111,7 @@ ForeignDraftPolicy = Literal["fail", "skip", "merge"]
 IGNORABLE_FIELDS = ("name", "description", "type", "template", "publish_end_date")
 
 
-class BlockSelector(_Section):
+class BlockSelector(Section):
     """Blocks of one area, by block type or by position (0 = first block of the live area)."""
 
     area: Annotated[str, Field(min_length=1)]
@@ -169,7 +126,7 @@ class BlockSelector(_Section):
         return self
 
 
-class IgnoreRule(_Section):
+class IgnoreRule(Section):
     """Differences nobody wants reverted (an editor owns them): neither shown as drift nor written back.
 
     Like Terraform's ``ignore_changes``: the content's values are still used when cmssync creates the page."""
@@ -191,7 +148,7 @@ class GlobalIgnoreRule(IgnoreRule):
     """Page path patterns (``/blog/*``); default: every page."""
 
 
-class ConflictRule(_Section):
+class ConflictRule(Section):
     """A conflict policy for the objects matching ``match`` (``KIND:KEY`` fnmatch pattern), optionally only for some
     fields (``name``, ``attributes.meta_title``, ``area:Main``)."""
 
@@ -200,7 +157,7 @@ class ConflictRule(_Section):
     policy: ConflictPolicy
 
 
-class ConflictSettings(_Section):
+class ConflictSettings(Section):
     """Three-way conflicts: an object changed both in the content and on the site since cmssync last applied it."""
 
     policy: ConflictPolicy = "fail"
@@ -209,137 +166,14 @@ class ConflictSettings(_Section):
     """Per-object (and per-field) policies; the first matching rule wins, a page file's ``on_conflict`` first."""
 
 
-class VersionSettings(_Section):
+class VersionSettings(Section):
     """Housekeeping of page versions."""
 
     keep: int | None = Field(default=10, ge=1)
     """Older non-live versions of managed pages beyond this many are deleted; ``null`` keeps all."""
 
 
-NotifyEvent = Literal[
-    "run_failed", "recovered", "drift_found", "changes_pending", "drift_reverted", "conflict", "deletes_blocked"
-]
-
-
-class NotifySettings(_Section):
-    """One receiver of the daemon's notifications (``daemon.notify`` is a list of them); see docs/daemon.md."""
-
-    url: SecretStr | None = None
-    """Where to POST; write ``${env:NAME}`` (a Slack webhook URL holds a token). Unset: this receiver is off."""
-    format: Literal["json", "slack"] = "json"
-    """``json``: cmssync's own event document; ``slack``: ``{"text", "blocks"}`` for a Slack-compatible webhook."""
-    secret: SecretStr | None = None
-    """Key of the ``X-Cmssync-Signature-256`` HMAC-SHA256 header over the body; from ``${env:NAME}``."""
-    events: list[NotifyEvent] | None = None
-    """The events to send; default: all of them."""
-    timeout: Duration = 10.0
-    """Seconds one delivery attempt may take."""
-    name: str | None = None
-    """The receiver's label in logs and metrics (default: ``webhook-N``); never the URL, which may hold a token."""
-
-    @field_validator("url")
-    @classmethod
-    def _url_is_http(cls, value: SecretStr | None) -> SecretStr | None:
-        if value is not None and not re.match(r"^https?://[^/\s]+", value.get_secret_value()):
-            raise ValueError("daemon.notify url must be an absolute http(s) URL")
-        return value
-
-
-class DaemonSettings(_Section):
-    """``cmssync daemon``: triggers, health server, mode, notifications (docs/daemon.md)."""
-
-    watch: bool | Literal["poll"] = True
-    """``true``: notice file changes with inotify; ``poll``: stat the tree every second; ``false``: schedule only."""
-    debounce: Duration = 1.0
-    """Quiet window before a file-triggered run (seconds, or ``500ms``, ``2s``)."""
-    interval: Duration | None = 600.0
-    """A full run (reads everything, undoes drift) this often (``10m``, ``1h``); ``null``: none."""
-    cron: str | None = None
-    """Full runs at these times too: a crontab line (minute hour day-of-month month day-of-week) or ``@daily``."""
-    timezone: str = "UTC"
-    """The IANA time zone of ``cron``."""
-    health: str = "127.0.0.1:9090"
-    """``host:port`` of the health and metrics server (``/healthz``, ``/readyz``, ``/metrics``); ``0.0.0.0:9090``
-    in a container; port 0: any free port (logged)."""
-    mode: Literal["enforce", "report"] = "enforce"
-    """``enforce``: apply the content; ``report``: observe and plan on the same triggers, notify, never write."""
-    notify: list[NotifySettings] = Field(default_factory=list)
-    """Webhooks told about failures, recoveries, drift, conflicts and blocked deletes (one per change of state)."""
-    reports: str | None = None
-    """A directory (relative to the content directory) for the HTML plan report of each run that changed something."""
-
-
-StateBackendKind = Literal["local", "http"]
-
-
-class StateSettings(_Section):
-    """Where the state lives, in the mapping form of ``state:`` (the string form is the path of a local file).
-
-    ``backend: http`` keeps it on a server speaking Terraform's HTTP state protocol (GitLab's managed Terraform
-    state, or any server of that protocol), with locking; see docs/state.md."""
-
-    backend: StateBackendKind = "local"
-    """``local``: a file (``path``); ``http``: a Terraform-style HTTP state backend (``address``); default
-    ``http`` when ``address`` is given, else ``local``."""
-    path: str = ".cmssync/state.json"
-    """``local``: the state file. ``http``: a local working path; its directory holds the caches, and without
-    ``CMSSYNC_STATE_KEY`` the password key file (``<path>.key``); nothing else is written there."""
-    address: str | None = None
-    """``http``: the URL of the state (GET reads it, ``update_method`` writes it); required for ``http``."""
-    lock_address: str | None = None
-    """``http``: the URL locked with ``lock_method``; unset: no locking (runs are not kept apart, with a warning)."""
-    unlock_address: str | None = None
-    """``http``: the URL unlocked with ``unlock_method``; default: ``lock_address``."""
-    update_method: str = "POST"
-    """``http``: the method that writes the state."""
-    lock_method: str = "LOCK"
-    """``http``: the method that takes the lock (GitLab: ``POST``)."""
-    unlock_method: str = "UNLOCK"
-    """``http``: the method that releases the lock (GitLab: ``DELETE``)."""
-    username: str | None = None
-    """``http``: the user of HTTP basic authentication (GitLab: ``gitlab-ci-token``)."""
-    password: SecretStr | None = None
-    """``http``: the password of HTTP basic authentication (GitLab: a token, ``${env:CI_JOB_TOKEN}``)."""
-    save_interval: Duration = 5.0
-    """``http``: upload the state at most this often during a run (and always at its end, on SIGTERM too); a
-    killed run can lose the records of this many seconds (docs/state.md says why that is safe)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _backend_from_address(cls, value: Any) -> Any:
-        if isinstance(value, Mapping) and "backend" not in value and value.get("address") is not None:
-            return {**value, "backend": "http"}
-        return value
-
-    @model_validator(mode="after")
-    def _http_needs_address(self) -> StateSettings:
-        if self.backend != "http":
-            return self
-        for name in ("address", "lock_address", "unlock_address"):
-            value = getattr(self, name)
-            if value is not None and not re.match(r"^https?://[^/\s]+", value):
-                raise ValueError(f"state.{name} must be an absolute http(s) URL")
-        if self.address is None:
-            raise ValueError("state.address is required for backend http")
-        return self
-
-
-def folder_path(text: str) -> str:
-    """A file-manager folder path in its one written form: ``/`` + names joined by ``/`` (``images/`` → ``/images``).
-
-    The root folder is ``/``. Raises ``ValueError`` for an empty name between slashes or a name with spaces around it.
-    """
-    stripped = text.strip()
-    if stripped in ("", "/"):
-        return "/"
-    names = stripped.strip("/").split("/")
-    for name in names:
-        if not name or name != name.strip():
-            raise ValueError(f"invalid folder path {text!r}: write folder names between single slashes, e.g. /Images")
-    return "/" + "/".join(names)
-
-
-class Settings(_Section):
+class Settings(Section):
     """Everything cmssync needs to know besides the content itself."""
 
     site: SiteSettings = Field(default_factory=SiteSettings)
