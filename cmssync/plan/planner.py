@@ -76,6 +76,9 @@ class PlanOptions:
     on_foreign_draft: ForeignDraftPolicy = "fail"
     """Someone else's pending draft: ``fail`` (apply's default), ``skip`` (the daemon's) or ``merge``."""
     ignore_rules: tuple[GlobalIgnoreRule, ...] = ()
+    content_empty: bool | None = None
+    """Whether the whole content is empty, when the planner is given a part of it (a ``--target`` run plans its
+    scope): the empty-content guard is about the whole content. None: judged from the content planned."""
 
 
 def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOptions) -> Plan:
@@ -157,7 +160,10 @@ def _deletes(
         return []
     if not observed.complete:
         return []  # an incremental observation cannot know what disappeared
-    if not (content.pages or content.files or content.users or content.groups):
+    empty = options.content_empty
+    if empty is None:
+        empty = not (content.pages or content.files or content.users or content.groups)
+    if empty:
         for kind in DELETE_KIND_ORDER:
             if candidates[kind]:
                 keys = tuple(a.key for a in candidates[kind])

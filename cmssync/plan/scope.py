@@ -1,17 +1,30 @@
-"""Incremental runs: which objects a run looks at, so a one-block edit costs a handful of requests.
+"""Scoped runs: which objects a run looks at, so a one-block edit or a ``--target`` costs a handful of requests.
 
 A ``Scope`` names the pages, files, users and groups a run observes and plans. The content is restricted to those
 objects, ``observe`` reads only them (no list walks for kinds outside the scope), and the snapshot is marked
 incomplete, so the planner plans no deletes: only a full run can know that something disappeared.
+
+Two kinds of runs are scoped: the daemon's incremental runs (:func:`scope_for_paths`, from changed files) and
+``plan``/``apply --target`` (:func:`scope_for_targets`, from the content and the state: the targets and everything
+their plan depends on, so the plan equals the whole-site plan restricted to the targets). A targeted scope may also
+name pages outside the content (``lookups``: delete and move candidates read by their state id) and, for a targeted
+file or user delete, every object the delete guards count (``deletes``: the snapshot is then complete for deletes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import fnmatch
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
+
+from pydantic import BaseModel
 
 from cmssync.content.paths import asset_path_of, is_hidden, page_path_of, parent_path
 from cmssync.content.site import SiteContent
+from cmssync.content.text import PageIdRef, PageLinkRef, Reference, Text
+from cmssync.plan.actions import KIND_ORDER
+from cmssync.state.records import State
 
 
 @dataclass(frozen=True)
@@ -22,6 +35,12 @@ class Scope:
     groups: frozenset[str] = field(default_factory=frozenset)
     all_users: bool = False
     all_groups: bool = False
+    lookups: frozenset[str] = field(default_factory=frozenset)
+    """Pages read although the content does not have them (``--target``): managed pages the content dropped (a
+    targeted page may have moved from one; read by their state id) and pages a targeted page refers to."""
+    deletes: bool = False
+    """The scope holds every object a targeted delete depends on (``--target`` of a file or user to delete, pruning
+    on): the observation may plan deletes. Never set for incremental runs."""
 
     def restrict(self, content: SiteContent) -> SiteContent:
         """The content with only the objects in scope (every user when ``all_users``, and so on)."""
@@ -45,6 +64,8 @@ class Scope:
             self.groups | other.groups,
             self.all_users or other.all_users,
             self.all_groups or other.all_groups,
+            self.lookups | other.lookups,
+            self.deletes or other.deletes,
         )
 
 
@@ -85,3 +106,197 @@ def with_parents(scope: Scope) -> frozenset[str]:
             found.add(parent)
             parent = parent_path(parent)
     return frozenset(found)
+
+
+# --- --target ---------------------------------------------------------------------------------------------------
+
+MAX_LOOKUPS = 50
+"""A targeted run reads at most this many pages by id besides its targets' (delete and move candidates); more,
+and it reads the whole site instead, which the batched tree walk does in a request per parent."""
+
+
+@dataclass(frozen=True)
+class WholeSite:
+    """A targeted run whose scope cannot be computed safely: it reads the whole site, for this reason."""
+
+    reason: str
+
+
+def object_ids(content: SiteContent, state: State) -> set[str]:
+    """``KIND:KEY`` of every object of the content or the state (what a target may name)."""
+    ids: set[str] = set()
+    for kind, keys in (
+        ("page", [*content.pages, *state.pages]),
+        ("file", [*content.files, *state.files]),
+        ("user", [*content.users, *state.users]),
+        ("group", [*content.groups, *state.groups]),
+    ):
+        ids.update(f"{kind}:{key}" for key in keys)
+    return ids
+
+
+def scope_for_targets(
+    content: SiteContent, state: State, targets: Sequence[str], *, prune: bool, replace_moved: bool
+) -> Scope | WholeSite:
+    """What a ``--target`` run must read so that it plans exactly what the whole-site plan plans for its targets.
+
+    Computed from the content and the state before anything is read:
+
+    * the targeted objects (``KIND:KEY`` patterns, as the planner matches them);
+    * for every page whose plan a targeted action can depend on (a target, and pages likely to be created: not in
+      the state, not pinned), the pages and files its fields, attributes and blocks refer to (``${page-link:…}``,
+      ``${page-id:…}``, ``${file:…}``, ``${file-id:…}``, ``${file-link:…}``: their ids and URLs resolve the
+      references, and the numeric file ids a write needs are learned for exactly those files), and, for a page to
+      be created, its parents in the content (created first when missing) and every page the state manages that
+      the content no longer has (the page may be one of them moved: ``plan.page_identity.moved_from``);
+    * for a file the state does not know, the other such content files of its name and size (which of them adopts a
+      site file holding the same bytes depends on all of them);
+    * users and groups are planned from their whole lists (one list request per 100);
+    * a targeted delete of a file or user (pruning on): every managed file and user no longer in the content, as
+      the delete guards (``max_deletes``, ``max_fraction``) count them all; the scope then plans deletes.
+
+    Pages that turn out to be missing although the state knows them are added after the observation
+    (:func:`scope_after_observation`). A :class:`WholeSite` says why the whole site must be read instead: a
+    targeted page delete or replacement (guarded by, and possibly a move of, pages anywhere in the site), a
+    reference whose target neither the content nor the state can place, or too many pages to read by id.
+    """
+    targeted = {i for i in object_ids(content, state) if any(fnmatch.fnmatchcase(i, t) for t in targets)}
+    keys = {kind: {i.split(":", 1)[1] for i in targeted if i.startswith(kind + ":")} for kind in KIND_ORDER}
+    page_orphans = set(state.pages) - set(content.pages)
+    file_orphans = set(state.files) - set(content.files)
+    user_orphans = set(state.users) - set(content.users)
+    if keys["page"] & page_orphans and (prune or replace_moved):
+        return WholeSite("a page delete is guarded by, and may be a move of, pages anywhere in the site")
+    builder = _ScopeBuilder(content, state)
+    for path in sorted(keys["page"] & set(content.pages)):
+        builder.expand(path)
+    for path in sorted(keys["file"] & set(content.files)):
+        builder.add_file(path)
+    if builder.problem is not None:
+        return WholeSite(builder.problem)
+    deletes = prune and bool(keys["file"] & file_orphans or keys["user"] & user_orphans)
+    files = builder.files | (file_orphans if deletes else set())
+    lookups = builder.lookups | (page_orphans if builder.creates else set())
+    if len(lookups) > MAX_LOOKUPS:
+        return WholeSite(f"{len(lookups)} pages to read by id besides the targets")
+    return Scope(
+        pages=frozenset(builder.pages),
+        files=frozenset(files),
+        users=frozenset(keys["user"]),
+        groups=frozenset(keys["group"]),
+        all_users=bool(keys["user"]),
+        all_groups=bool(keys["group"]),
+        lookups=frozenset(lookups - builder.pages),
+        deletes=deletes,
+    )
+
+
+def scope_after_observation(
+    scope: Scope, content: SiteContent, state: State, pages_found: Iterable[str]
+) -> Scope | WholeSite:
+    """``scope`` grown by what the observation showed: content pages of the scope that are missing from the site
+    although the state knows them (deleted outside cmssync: they are created again, so they need what a new page
+    needs, see :func:`scope_for_targets`). Equal to ``scope`` when nothing is missing (the common case)."""
+    found = set(pages_found)
+    missing = sorted(
+        p
+        for p in scope.pages
+        if p in content.pages and p not in found and p in state.pages and content.pages[p].id is None
+    )
+    if not missing:
+        return scope
+    builder = _ScopeBuilder(content, state)
+    for path in missing:
+        builder.expand(path, absent=True)
+    if builder.problem is not None:
+        return WholeSite(builder.problem)
+    lookups = scope.lookups | builder.lookups | set(state.pages) - set(content.pages)
+    if len(lookups) > MAX_LOOKUPS:
+        return WholeSite(f"{len(lookups)} pages to read by id besides the targets")
+    grown = scope | Scope(pages=frozenset(builder.pages), files=frozenset(builder.files))
+    return replace(grown, lookups=frozenset(lookups - grown.pages))
+
+
+class _ScopeBuilder:
+    """The pages and files the plans of some pages need (see :func:`scope_for_targets`)."""
+
+    def __init__(self, content: SiteContent, state: State) -> None:
+        self.content = content
+        self.state = state
+        self.pages: set[str] = set()
+        self.files: set[str] = set()
+        self.lookups: set[str] = set()
+        self.creates = False
+        """Some page of the scope is likely to be created: the pages it may have moved from are read."""
+        self.problem: str | None = None
+        self._expanded: set[str] = set()
+        self._existing = {p.rstrip("/") or "/" for p in content.settings.existing_pages}
+
+    def expand(self, path: str, *, absent: bool = False) -> None:
+        """``path`` (a content page) and what its plan needs."""
+        stack = [(path, absent)]
+        while stack:
+            current, gone = stack.pop()
+            if current in self._expanded:
+                continue
+            self._expanded.add(current)
+            self.pages.add(current)
+            spec = self.content.pages[current]
+            for ref in _references(spec):
+                if isinstance(ref, PageIdRef | PageLinkRef):
+                    if ref.path in self.content.pages:
+                        self.pages.add(ref.path)
+                        if self._likely_new(ref.path):
+                            stack.append((ref.path, False))
+                    elif ref.path == "/" or ref.path in self.state.pages:
+                        self.lookups.add(ref.path)
+                    else:
+                        self.problem = (
+                            f"page {current} refers to {ref.path}, which the state does not know "
+                            "(only existing_pages names it): finding it takes the tree walk"
+                        )
+                else:
+                    self.add_file(ref.path)
+            if gone or self._likely_new(current):
+                self.creates = True
+                parent = parent_path(current)
+                if parent is not None and parent in self.content.pages:
+                    self.pages.add(parent)
+                    if self._likely_new(parent):
+                        stack.append((parent, False))
+
+    def add_file(self, path: str) -> None:
+        spec = self.content.files.get(path)
+        if spec is None:
+            self.problem = f"a reference to file {path}, which the content does not have"
+            return
+        self.files.add(path)
+        if path in self.state.files:
+            return
+        name = PurePosixPath(path).name
+        self.files.update(
+            other
+            for other, candidate in self.content.files.items()
+            if other not in self.state.files
+            and PurePosixPath(other).name == name
+            and candidate.size == spec.size
+            and candidate.folder_id == spec.folder_id
+        )
+
+    def _likely_new(self, path: str) -> bool:
+        return path not in self.state.pages and self.content.pages[path].id is None
+
+
+def _references(value: object) -> Iterator[Reference]:
+    """Every reference anywhere in a content object (a page spec: fields, attributes, blocks, nested values)."""
+    if isinstance(value, Text):
+        yield from value.references
+    elif isinstance(value, BaseModel):
+        for item in value.__dict__.values():
+            yield from _references(item)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _references(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _references(item)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Iterable
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import TypeVar
 
@@ -67,14 +68,15 @@ async def observe(
 ) -> Snapshot:
     """A snapshot of every live object the content or the state names (see the module docstring).
 
-    With a ``scope`` (incremental runs), only the objects in scope are read, and the snapshot is incomplete.
+    With a ``scope`` (incremental and ``--target`` runs), only the objects in scope are read, and the snapshot is
+    incomplete (unless the scope holds every delete candidate a targeted delete needs: ``Scope.deletes``).
     """
     pages_read = PageProgress(progress or observe_progress.get())
     site = await client.default_site(includes=())
     home_id = site.home_page_id or 1
     base_url = client.base_url
     if scope is not None:
-        content = scope.restrict(content)
+        content = _observed_content(scope.restrict(content), scope)
         state = _restricted_state(state, scope)
     warnings: list[str] = []
     # A kind that neither the content nor the state names is not read at all (a site managed for its pages only
@@ -111,14 +113,24 @@ async def observe(
         files=files,
         users=users,
         groups={group.name or "": LiveGroup(group.id, group.name or "") for group in groups},
-        complete=scope is None,
+        complete=scope is None or scope.deletes,
         warnings=tuple(warnings),
     )
 
 
+def _observed_content(content: SiteContent, scope: Scope) -> SiteContent:
+    """The scoped content as the page reads see it: a scope's ``lookups`` (pages outside the content that a
+    ``--target`` run reads) are looked up like ``existing_pages``, by their state id."""
+    if not scope.lookups:
+        return content
+    existing = [*content.settings.existing_pages, *sorted(scope.lookups)]
+    return replace(content, settings=content.settings.model_copy(update={"existing_pages": existing}))
+
+
 def _restricted_state(state: State, scope: Scope) -> State:
-    """The part of the state that a scoped run looks at (pages in scope and their parents, scoped files)."""
-    pages = with_parents(scope)
+    """The part of the state that a scoped run looks at (pages in scope and their parents, its lookups, scoped
+    files)."""
+    pages = with_parents(scope) | scope.lookups
     return State(
         site=state.site,
         pages={p: r for p, r in state.pages.items() if p in pages},

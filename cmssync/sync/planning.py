@@ -16,15 +16,26 @@ request, ``cmssync.sync.observe``) show only the live version of each page, neve
 
 The second plan cannot add work for a page the first found unchanged (its view did not change), so one round is
 enough. A no-op plan costs only the first phase.
+
+``--target`` runs read only their scope (``cmssync.plan.scope.scope_for_targets``): the targets and what their plan
+depends on, computed from the content and the state before anything is read. The observation may show that more is
+needed (a managed page of the scope is missing from the site: it will be created again, so its parents, references
+and possible move sources matter), and is then made again with the grown scope. The planner gets the scoped content
+plus every content page the observation happened to read (a page the state manages that was read but not planned
+would look like one the content dropped: a move source or a delete candidate), and the snapshot without files
+managed for other content paths; so it plans, for the targets, exactly what the whole-site plan plans. Where the
+scope cannot be computed safely the whole site is read, as before, and the reason logged at debug level.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import structlog
 from pydantic import ValidationError
 
 from cmssync import __version__
@@ -35,7 +46,9 @@ from cmssync.fileio import write_atomically
 from cmssync.plan import planner
 from cmssync.plan.actions import Action, Plan, PlanHeader
 from cmssync.plan.assets import file_hash
+from cmssync.plan.planner import PlanOptions, check_targets
 from cmssync.plan.request import PlanRequest
+from cmssync.plan.scope import Scope, WholeSite, object_ids, scope_after_observation, scope_for_targets
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 from cmssync.sync.observe import observe, read_pages_alone
@@ -50,19 +63,79 @@ class PlanRun:
     requests: int
 
 
+log = structlog.get_logger("cmssync.plan")
+TARGET_ROUNDS = 3
+"""Observations of a targeted scope before it is given up for the whole site (one, unless pages are missing)."""
+
+
 async def plan_site(
     workspace: Workspace, request: PlanRequest, *, client: ConcreteClient, state: State
 ) -> tuple[Plan, Snapshot]:
     """Observe what ``request`` covers and plan it, with a client and state the caller holds open."""
+    options = workspace.plan_options(state, request)
+    header: dict[str, Any] = {"header": _header(workspace, request)}
+    if request.targets and request.scope is None:
+        targeted = await _observe_targets(workspace, options, client=client, state=state)
+        if targeted is not None:
+            content, snapshot = targeted
+            whole = workspace.content
+            options = dataclasses.replace(
+                options, content_empty=not (whole.pages or whole.files or whole.users or whole.groups)
+            )
+            plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
+            return plan.model_copy(update={**header, "content_digest": whole.digest()}), snapshot
     snapshot = await observe(client, workspace.content, state, scope=request.scope)
     content = request.scope.restrict(workspace.content) if request.scope is not None else workspace.content
-    options = workspace.plan_options(state, request)
+    plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
+    return plan.model_copy(update=header), snapshot
+
+
+async def _plan_observed(
+    content: SiteContent, snapshot: Snapshot, state: State, options: PlanOptions, client: ConcreteClient
+) -> tuple[Plan, Snapshot]:
+    """Plan, then read the pages to write on their own and plan again (the module docstring's two phases)."""
     plan = planner.plan(content, snapshot, state, options)
     to_write = pages_to_write(plan, snapshot, state)
     if to_write:
         snapshot = await read_pages_alone(client, snapshot, to_write)
         plan = planner.plan(content, snapshot, state, options)
-    return plan.model_copy(update={"header": _header(workspace, request)}), snapshot
+    return plan, snapshot
+
+
+async def _observe_targets(
+    workspace: Workspace, options: PlanOptions, *, client: ConcreteClient, state: State
+) -> tuple[SiteContent, Snapshot] | None:
+    """The content to plan and the snapshot of a ``--target`` run's scope, or None: read the whole site (logged).
+
+    A malformed or unmatched target is refused here, before anything is read.
+    """
+    content = workspace.content
+    check_targets(options.targets, object_ids(content, state))
+    found = scope_for_targets(content, state, options.targets, prune=options.prune, replace_moved=options.replace_moved)
+    for _ in range(TARGET_ROUNDS):
+        if isinstance(found, WholeSite):
+            log.debug("targeted plan reads the whole site", targets=list(options.targets), reason=found.reason)
+            return None
+        scope = found
+        snapshot = await observe(client, content, state, scope=scope)
+        found = scope_after_observation(scope, content, state, snapshot.pages)
+        if found == scope:
+            return _planned_part(scope, content, state, snapshot)
+    log.debug("targeted plan reads the whole site", targets=list(options.targets), reason="the scope kept growing")
+    return None
+
+
+def _planned_part(scope: Scope, content: SiteContent, state: State, snapshot: Snapshot) -> tuple[SiteContent, Snapshot]:
+    """The content a targeted run plans and the snapshot it plans from (see the module docstring)."""
+    read = frozenset(path for path in snapshot.pages if path in content.pages)
+    planned = dataclasses.replace(scope, pages=scope.pages | read).restrict(content)
+    managed = {str(record.id).lower(): path for path, record in state.files.items()}
+    files = {
+        file_id: live
+        for file_id, live in snapshot.files.items()
+        if file_id not in managed or managed[file_id] in scope.files
+    }
+    return planned, dataclasses.replace(snapshot, files=files)
 
 
 def pages_to_write(plan: Plan, snapshot: Snapshot, state: State) -> list[str]:
