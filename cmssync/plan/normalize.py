@@ -58,10 +58,20 @@ def normalize_block_value(
     """
     if not isinstance(value, Mapping):
         return {}
-    result = {str(key): normalize_text(rewrite_site_links(block_field(item), base_url)) for key, item in value.items()}
-    if block_type == "content" and "content" in result:
-        result["content"] = canonical_content(result["content"])
+    content = block_type == "content"
+    result: dict[str, str] = {}
+    for key, item in value.items():
+        name = str(key)
+        result[name] = _normalized_field(block_field(item), base_url, content=content and name == "content")
     return result
+
+
+@lru_cache(maxsize=1 << 14)
+def _normalized_field(text: str, base_url: str, *, content: bool) -> str:
+    """One field of :func:`normalize_block_value`, once per distinct text: a page that needs no change holds the
+    same texts on both sides (the live read, then the content), so the desired side finds them done."""
+    normalized = normalize_text(rewrite_site_links(text, base_url))
+    return canonical_content(normalized) if content else normalized
 
 
 def block_field(value: Any) -> str:
