@@ -6,14 +6,15 @@ conflicting definitions (the first one is named in the message).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from cmssync.content.models import GroupSpec, PageSpec, Spec, UserSpec
 from cmssync.content.paths import dropped_words, parent_path
-from cmssync.content.text import FileIdRef, FileLinkRef, FileUrlRef, PageIdRef, PageLinkRef, iter_texts
-from cmssync.content.validation import clean_loc, where
-from cmssync.content.yamlsource import find_in_text, position_of
+from cmssync.content.specfile import SpecAt
+from cmssync.content.text import FileIdRef, FileLinkRef, FileUrlRef, PageIdRef, PageLinkRef, Reference
+from cmssync.content.validation import where
+from cmssync.content.yamlsource import Source
 from cmssync.errors import Problem
 
 
@@ -41,8 +42,8 @@ def duplicate_groups(groups: Sequence[GroupSpec]) -> list[Problem]:
     return _duplicates(groups, lambda g: g.name, "group")
 
 
-def pinned_ids(pages: dict[str, PageSpec], nodes: dict[str, Any]) -> list[Problem]:
-    """No two pages pin the same id (``nodes``: page path → its YAML tree, for the position of ``id``)."""
+def pinned_ids(pages: dict[str, PageSpec], sources: Mapping[str, Source]) -> list[Problem]:
+    """No two pages pin the same id (``sources``: page path → its file, for the position of ``id``)."""
     problems: list[Problem] = []
     seen: dict[int, str] = {}
     for path, spec in sorted(pages.items()):
@@ -50,7 +51,8 @@ def pinned_ids(pages: dict[str, PageSpec], nodes: dict[str, Any]) -> list[Proble
             continue
         first = seen.setdefault(spec.id, path)
         if first != path:
-            line, column = position_of(nodes.get(path), ("id",))
+            source = sources.get(path)
+            line, column = source.position(("id",)) if source is not None else (1, 1)
             message = f"id: page id {spec.id} is also pinned by page {first}"
             problems.append(Problem(spec.source.file, line, column, message))
     return problems
@@ -104,32 +106,47 @@ def parents(page_files: dict[str, str], existing_pages: Iterable[str]) -> list[P
     return problems
 
 
-def references(
-    spec: Spec, node: Any, files: set[str], pages: set[str] | None, lines: list[str] | None = None
-) -> list[Problem]:
+def references(found: Iterable[tuple[Source, SpecAt]], files: set[str], pages: set[str] | None) -> list[Problem]:
     """Every file reference (``${file:…}``, ``${file-id:…}``, ``${file-link:…}``) and page reference
-    (``${page-id:…}``, ``${page-link:…}``) in ``spec`` names something that exists.
+    (``${page-id:…}``, ``${page-link:…}``) of each spec names something that exists.
 
-    ``pages=None``: page references are not judged (the settings that list ``existing_pages`` are invalid).
-    With the file's ``lines``, a problem points at the reference itself (also inside a multi-line block), else at
-    the start of the string that holds it.
+    ``found``: each valid spec with its file; ``pages=None``: page references are not judged (the settings that
+    list ``existing_pages`` are invalid). A problem points at the reference itself (also inside a multi-line
+    block); positions are looked up in the file only when there is a problem to place.
     """
     problems: list[Problem] = []
-    if spec.source is None:
-        return problems
-    for loc, text in iter_texts(spec):
-        cleaned = clean_loc(loc)
-        cursor = position_of(node, cleaned)
-        for reference in text.references:
-            found = find_in_text(lines, reference.source, cursor) if lines else None
-            if found is not None:
-                cursor = (found[0], found[1] + 1)
-            if isinstance(reference, FileUrlRef | FileIdRef | FileLinkRef) and reference.path not in files:
-                reason = f"{reference.source}: no such file under files/"
-            elif isinstance(reference, PageIdRef | PageLinkRef) and pages is not None and reference.path not in pages:
-                reason = f"{reference.source}: no page {reference.path} in the content or in existing_pages"
-            else:
-                continue
-            line, column = found or position_of(node, cleaned)
-            problems.append(Problem(spec.source.file, line, column, where(cleaned) + reason))
+    for source, at in found:
+        for loc, refs in at.references:
+            reasons = [_missing(reference, files, pages) for reference in refs]
+            if any(reasons):
+                problems.extend(_placed(source, at.prefix, loc, refs, reasons))
+    return problems
+
+
+def _missing(reference: Reference, files: set[str], pages: set[str] | None) -> str | None:
+    if isinstance(reference, FileUrlRef | FileIdRef | FileLinkRef) and reference.path not in files:
+        return f"{reference.source}: no such file under files/"
+    if isinstance(reference, PageIdRef | PageLinkRef) and pages is not None and reference.path not in pages:
+        return f"{reference.source}: no page {reference.path} in the content or in existing_pages"
+    return None
+
+
+def _placed(
+    source: Source,
+    prefix: tuple[str | int, ...],
+    loc: tuple[str | int, ...],
+    refs: Sequence[Reference],
+    reasons: Sequence[str | None],
+) -> list[Problem]:
+    """The problems of one string's references, each at the reference itself (found after the one before it)."""
+    problems: list[Problem] = []
+    start = source.position((*prefix, *loc))
+    cursor = start
+    for reference, reason in zip(refs, reasons, strict=True):
+        found = source.find(reference.source, cursor)
+        if found is not None:
+            cursor = (found[0], found[1] + 1)
+        if reason is not None:
+            line, column = found or start
+            problems.append(Problem(source.name, line, column, where(loc) + reason))
     return problems

@@ -2,9 +2,13 @@
 
 Every problem in every file is collected first and raised as one ``ContentError``, sorted by file and position,
 so a user fixes them all in one go. The order of work: classify the files (:mod:`~cmssync.content.layout`), read
-settings, parse and validate each file on its own, then check what spans files (:mod:`~cmssync.content.checks`:
-duplicates, parent pages, references, folder names). Cross-file checks that depend on settings are skipped when the
-settings themselves are invalid, so one mistake does not show up as ten.
+settings, read each file on its own (:mod:`~cmssync.content.specfile`: parse, validate, find references — or take
+what the same text gave before from the :class:`~cmssync.content.yamlsource.ParseCache`), then check what spans
+files (:mod:`~cmssync.content.checks`: duplicates, parent pages, references, folder names). Cross-file checks that
+depend on settings are skipped when the settings themselves are invalid, so one mistake does not show up as ten.
+
+A file's tree is built only when something needs it: always for a file the cache does not know, and for a cached
+file only when a cross-file problem must be placed in it (:class:`~cmssync.content.yamlsource.Source`).
 """
 
 from __future__ import annotations
@@ -13,17 +17,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
 from cmssync.config import Settings, folder_path, load_settings
 from cmssync.content import checks
 from cmssync.content.files import FileSpec, HashCache
 from cmssync.content.layout import Entry, Layout, scan
 from cmssync.content.models import FileSidecar, GroupSpec, Location, PageSpec, Spec, UserSpec
 from cmssync.content.site import SiteContent
-from cmssync.content.validation import validate
-from cmssync.content.yamlsource import ParseCache, YamlDocument, read_yaml, start_of, value_position
+from cmssync.content.specfile import FileResult, Kind, SpecAt, read_file
+from cmssync.content.yamlsource import ParseCache, Source, read_text
 from cmssync.errors import ContentError, Problem
+from cmssync.yamlread import value_position
 
 S = TypeVar("S", bound=Spec)
 
@@ -58,10 +61,10 @@ class _Loader:
         self.root = root.resolve()
         self.cache = HashCache(hash_cache)
         self.problems: list[Problem] = []
-        self.documents: dict[str, Any] = {}
-        self.lines: dict[str, list[str]] = {}
-        self.nodes: list[tuple[Spec, Any]] = []
-        """Every valid spec with the YAML node it was read from (for locating reference problems)."""
+        self.sources: dict[str, Source] = {}
+        """Every YAML file read, by name."""
+        self.found: list[tuple[Source, SpecAt]] = []
+        """Every valid spec with its file (for the reference checks)."""
 
     def load(self) -> SiteContent:
         if not self.root.is_dir():
@@ -70,14 +73,14 @@ class _Loader:
         self.problems.extend(layout.problems)
         settings = self._settings(layout)
         pages = self._pages(layout)
-        users = self._list_specs(layout.users, UserSpec, "user")
-        groups = self._list_specs(layout.groups, GroupSpec, "group")
+        users = self._list_specs(layout.users, UserSpec, "users")
+        groups = self._list_specs(layout.groups, GroupSpec, "groups")
         sidecars = self._sidecars(layout)
         files = self._files(layout, sidecars, settings)
         self.problems.extend(checks.duplicate_users(users))
         self.problems.extend(checks.duplicate_groups(groups))
-        page_nodes = {path: self.documents.get(entry.name) for path, entry in layout.pages.items()}
-        self.problems.extend(checks.pinned_ids(pages, page_nodes))
+        page_sources = {path: self.sources[e.name] for path, e in layout.pages.items() if e.name in self.sources}
+        self.problems.extend(checks.pinned_ids(pages, page_sources))
         self.problems.extend(checks.creatable_handles(pages, {p: e.name for p, e in layout.pages.items()}))
         if settings is not None:
             page_files = {path: entry.name for path, entry in layout.pages.items()}
@@ -85,10 +88,7 @@ class _Loader:
         # Every page file counts as a target, valid or not, so one broken page does not break references to it;
         # without valid settings existing_pages is unknown, and references to other pages are not judged.
         known_pages = {*layout.pages, *settings.existing_pages, "/"} if settings is not None else None
-        known_files = set(layout.assets)
-        for spec, node in self.nodes:
-            where = spec.source.file if spec.source else ""
-            self.problems.extend(checks.references(spec, node, known_files, known_pages, self.lines.get(where)))
+        self.problems.extend(checks.references(self.found, set(layout.assets), known_pages))
         self.cache.save()
         if self.parse_cache is not None:
             self.parse_cache.save()
@@ -107,8 +107,11 @@ class _Loader:
     def _settings(self, layout: Layout) -> Settings | None:
         if layout.config is not None:
             # The settings loader reads the file itself; check it for what it does not refuse (size, aliases).
-            checked = self._read(layout.config)
-            if checked is None:
+            source = self._source(layout.config)
+            if source is None:
+                return None
+            if isinstance(source.parsed, Problem):
+                self.problems.append(source.parsed)
                 return None
         try:
             return load_settings(self.root, overrides=self.overrides)
@@ -116,64 +119,47 @@ class _Loader:
             self.problems.extend(exc.problems)
             return None
 
-    def _read(self, entry: Entry) -> YamlDocument | None:
-        result = read_yaml(entry.path, entry.name, cache=self.parse_cache)
-        if isinstance(result, Problem):
-            self.problems.append(result)
+    def _source(self, entry: Entry) -> Source | None:
+        text = read_text(entry.path, entry.name)
+        if isinstance(text, Problem):
+            self.problems.append(text)
             return None
-        self.lines[entry.name] = result.text.splitlines()
-        return result
+        source = self.sources[entry.name] = Source(entry.name, text)
+        return source
 
-    def _validate(self, model: type[S], data: Any, name: str, prefix: tuple[str | int, ...] = ()) -> S | None:
-        document = self.documents.get(name, data)
-        result = validate(model, data, name, prefix=prefix, document=document)
-        if isinstance(result, list):
-            self.problems.extend(result)
-            return None
-        found = value_position(document, prefix[-1]) if prefix else None
-        line, column = found or start_of(data)
-        result.located(Location(file=name, line=line, column=column))
-        self.nodes.append((result, data))
-        return result
-
-    def _mapping_document(self, entry: Entry, what: str) -> CommentedMap | None:
-        document = self._read(entry)
-        if document is None:
-            return None
-        data = CommentedMap() if document.data is None else document.data
-        if not isinstance(data, CommentedMap):
-            self.problems.append(Problem(entry.name, *start_of(data), f"{what} is a mapping of fields"))
-            return None
-        self.documents[entry.name] = data
-        return data
+    def _read(self, entry: Entry, kind: Kind) -> list[Spec]:
+        """The located specs of one file (its problems go to ``self.problems``)."""
+        source = self._source(entry)
+        if source is None:
+            return []
+        cache = self.parse_cache
+        result: FileResult | None = cache.get(kind, source.text) if cache is not None else None
+        if result is None:
+            result = read_file(kind, source)
+            if cache is not None and not result.problems:
+                cache.put(kind, source.text, result)
+        self.problems.extend(result.problems)
+        specs: list[Spec] = []
+        for found in result.specs:
+            found.spec.located(Location(file=entry.name, line=found.line, column=found.column))
+            self.found.append((source, found))
+            specs.append(found.spec)
+        return specs
 
     def _pages(self, layout: Layout) -> dict[str, PageSpec]:
         pages: dict[str, PageSpec] = {}
         for path, entry in layout.pages.items():
-            data = self._mapping_document(entry, "a page file")
-            if data is None:
-                continue
-            spec = self._validate(PageSpec, data, entry.name)
-            if spec is not None:
+            for spec in self._read(entry, "page"):
+                assert isinstance(spec, PageSpec)
                 pages[path] = spec
         return pages
 
-    def _list_specs(self, entries: list[Entry], model: type[S], what: str) -> list[S]:
+    def _list_specs(self, entries: list[Entry], model: type[S], kind: Kind) -> list[S]:
         specs: list[S] = []
         for entry in entries:
-            document = self._read(entry)
-            if document is None or document.data is None:
-                continue
-            if not isinstance(document.data, CommentedSeq):
-                self.problems.append(
-                    Problem(entry.name, *start_of(document.data), f"expected a list of {what}s (- entries)")
-                )
-                continue
-            self.documents[entry.name] = document.data
-            for index, item in enumerate(document.data):
-                spec = self._validate(model, item, entry.name, (index,))
-                if spec is not None:
-                    specs.append(spec)
+            for spec in self._read(entry, kind):
+                assert isinstance(spec, model)
+                specs.append(spec)
         return specs
 
     def _sidecars(self, layout: Layout) -> dict[str, tuple[FileSidecar, Entry]]:
@@ -182,11 +168,8 @@ class _Loader:
             if asset not in layout.assets:
                 self.problems.append(Problem(entry.name, 0, 0, f"sidecar of a file that does not exist: files/{asset}"))
                 continue
-            data = self._mapping_document(entry, "a file sidecar")
-            if data is None:
-                continue
-            spec = self._validate(FileSidecar, data, entry.name)
-            if spec is not None:
+            for spec in self._read(entry, "sidecar"):
+                assert isinstance(spec, FileSidecar)
                 sidecars[asset] = (spec, entry)
         return sidecars
 
@@ -220,11 +203,10 @@ class _Loader:
             return meta.folder
         if settings is None or sidecar is None:
             return None
-        line, column = value_position(self.documents[sidecar.name], "folder") or (1, 1)
         try:
             path = folder_path(meta.folder)
         except ValueError as exc:
-            self.problems.append(Problem(sidecar.name, line, column, f"folder: {exc}"))
+            self.problems.append(Problem(sidecar.name, *self._folder_position(sidecar), f"folder: {exc}"))
             return None
         if path in settings.folders:
             return settings.folders[path]
@@ -234,10 +216,12 @@ class _Loader:
         self.problems.append(
             Problem(
                 sidecar.name,
-                line,
-                column,
+                *self._folder_position(sidecar),
                 f"folder: unknown folder {path!r}: give its id on this site in folders: of cmssync.yaml "
                 f"(folders defined there: {known})",
             )
         )
         return None
+
+    def _folder_position(self, sidecar: Entry) -> tuple[int, int]:
+        return value_position(self.sources[sidecar.name].tree, "folder") or (1, 1)

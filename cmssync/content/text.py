@@ -186,6 +186,10 @@ class Text:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Text is immutable")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled with its parts, so that unpickling (the parse cache) does not parse the source again.
+        return _restore_text, (self.source, self.parts)
+
     @property
     def references(self) -> tuple[Reference, ...]:
         return tuple(p for p in self.parts if not isinstance(p, str))
@@ -231,6 +235,13 @@ class Text:
                 "${page-link:/path}; $${ is a literal ${"
             ),
         }
+
+
+def _restore_text(source: str, parts: tuple[Part, ...]) -> Text:
+    text = object.__new__(Text)
+    object.__setattr__(text, "parts", parts)
+    object.__setattr__(text, "source", source)
+    return text
 
 
 def _validate_text(value: Any) -> Text:

@@ -1,6 +1,6 @@
 """Validating a parsed YAML tree against a model, turning pydantic's errors into located, readable problems.
 
-Pydantic's ``loc`` says where in the data an error is; :func:`~cmssync.content.yamlsource.position_of` says where
+Pydantic's ``loc`` says where in the data an error is; :func:`~cmssync.yamlread.position_of` says where
 that is in the file. Messages are rewritten where pydantic's default is unhelpful for a YAML author: unknown keys
 name the key (with a suggestion), missing keys name the key, unknown block types list the known ones.
 """
@@ -15,8 +15,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from cmssync.content import models
-from cmssync.content.yamlsource import position_of, start_of
 from cmssync.errors import Problem
+from cmssync.yamlread import position_of, start_of
 
 M = TypeVar("M", bound=BaseModel)
 

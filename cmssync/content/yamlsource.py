@@ -1,157 +1,179 @@
-"""Reading one YAML file of the content: the content's limits on :mod:`cmssync.yamlread`, and a parse cache.
+"""Reading one YAML file of the content (:class:`Source`), and the parse cache that spares reading it again.
 
 The rules (size, UTF-8, syntax, duplicate keys, no anchors, aliases or tags, depth, positions) are those of the one
 reader that ``cmssync.yaml`` is read with as well (:mod:`cmssync.yamlread`); this module adds the content's size
-limit (:data:`MAX_YAML_BYTES`) and :class:`ParseCache`. Every file is parsed with a parser state of its own, so one
-bad file cannot change how the next one is read.
+limit (:data:`MAX_YAML_BYTES`). Every file is parsed with a parser state of its own, so one bad file cannot change
+how the next one is read.
 
-**The persistent parse cache.** ruamel's round-trip parser is pure Python: about 3 ms for a page file, 83% of
-loading a 1,000-page site (bench/RESULTS.md). Each command parses the same unchanged files again, so a
-``ParseCache(directory=...)`` keeps the parsed trees (with their positions: ``file:line:col`` in every later message
-stays exact) in one file, ``parse-cache.pickle`` in the state directory beside the file-hash cache, keyed by the
-SHA-256 of each file's text. The whole cache is one file read once (about 0.1 ms per tree to unpickle, against 3 ms
-to parse); :meth:`ParseCache.save` rewrites it with exactly the trees used by the load that just ended, so it never
-grows beyond the content. Only documents that parsed cleanly are kept: a refused file is parsed (and refused) again.
+**Positions only when asked.** A :class:`Source` holds a file's name and text; its located tree (and its lines, to
+point into multi-line strings) is built on first use. A file served from the cache is never parsed unless a problem
+found across files (a missing reference target, a pinned id used twice) needs a position in it.
 
-The key also holds :data:`CACHE_VERSION`: cmssync's version, ruamel's, and a digest of the reader's own source
-(:mod:`cmssync.yamlread`), so a changed rule never serves a tree the new rules would refuse. The cache is pickled,
-which means code: it is read only when the file belongs to the current user and no one else can write it (the same
-trust as the state and token files beside it, or Python's own ``__pycache__``); anything else — another owner, a
-truncated or foreign file — is ignored and rebuilt.
+**The parse cache.** What the loader derives from one file's text alone — its validated specs, their positions,
+the references they hold (:mod:`~cmssync.content.specfile`) — is kept by :class:`ParseCache`, keyed by the SHA-256
+of the file's kind and text, so an unchanged file costs one hash and one unpickling instead of a parse and a
+validation. Only results without problems are kept: a refused file is read (and refused) again, with the same
+message. The daemon keeps one ``ParseCache()`` in memory between runs; ``ParseCache(directory=...)`` also keeps it
+on disk, ``parse-cache.pickle`` in the state directory beside the file-hash cache, rewritten by :meth:`save` with
+exactly the entries the load that just ended used, so it never grows beyond the content.
+
+The cache file also holds :func:`cache_version`: cmssync's, pydantic's and ruamel's versions and a digest of the
+sources that shape a result (:mod:`cmssync.yamlread`, :mod:`cmssync.content`, :mod:`cmssync.config`), so a changed
+rule or model never serves a result the new code would not give. The cache is pickled, which means code: it is read
+only when the file belongs to the current user and no one else can write it (the same trust as the state and token
+files beside it, or Python's own ``__pycache__``); anything else — another owner, a truncated or foreign file — is
+ignored and rebuilt.
 """
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import hashlib
 import logging
 import os
 import pickle
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
+import pydantic_core
 import ruamel.yaml
 
 import cmssync
-from cmssync import yamlread
 from cmssync.errors import Problem
 from cmssync.fileio import write_atomically
-from cmssync.yamlread import (
-    MAX_DEPTH,
-    YamlDocument,
-    key_position,
-    parse_yaml,
-    position_of,
-    read_yaml_text,
-    start_of,
-    value_position,
-)
-
-__all__ = [
-    "MAX_DEPTH",
-    "MAX_YAML_BYTES",
-    "ParseCache",
-    "YamlDocument",
-    "find_in_text",
-    "key_position",
-    "parse_yaml",
-    "position_of",
-    "read_yaml",
-    "start_of",
-    "value_position",
-]
+from cmssync.yamlread import YamlDocument, fast, parse_located, position_of, read_yaml_text
 
 MAX_YAML_BYTES = 5 * 1024 * 1024
 LIMIT_TEXT = "a content YAML file may have at most 5 MiB"
 CACHE_FILE = "parse-cache.pickle"
-
-
-def _cache_version() -> str:
-    reader = hashlib.sha256()
-    for module in (yamlread.__file__, __file__):
-        with contextlib.suppress(OSError, TypeError):
-            reader.update(Path(module).read_bytes())
-    return f"cmssync {cmssync.__version__}; ruamel.yaml {ruamel.yaml.__version__}; reader {reader.hexdigest()[:16]}"
-
-
-CACHE_VERSION: Final = _cache_version()
+_SHAPING_SOURCES: Final = ("yamlread", "content", "config", "errors.py")
+"""What a cached result depends on, under the ``cmssync`` package (see the module docstring)."""
 
 log = logging.getLogger(__name__)
 
 
+def read_text(path: Path, name: str) -> str | Problem:
+    """The UTF-8 text of the content file ``path`` (shown as ``name``), or why it cannot be read."""
+    return read_yaml_text(path, name, max_bytes=MAX_YAML_BYTES, limit_text=LIMIT_TEXT)
+
+
+class Source:
+    """One YAML file of the content: its name and text; its located tree and lines are made when first asked for."""
+
+    def __init__(self, name: str, text: str) -> None:
+        self.name = name
+        self.text = text.removeprefix("\ufeff")
+
+    @cached_property
+    def parsed(self) -> YamlDocument | Problem:
+        return parse_located(self.text, self.name)
+
+    @property
+    def tree(self) -> Any:
+        """The located tree (``None`` for an empty or refused file)."""
+        return self.parsed.data if isinstance(self.parsed, YamlDocument) else None
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    def position(self, loc: tuple[str | int, ...], *, at_key: bool = False) -> tuple[int, int]:
+        """1-based position of ``loc`` (see :func:`~cmssync.yamlread.position_of`)."""
+        return position_of(self.tree, loc, at_key=at_key)
+
+    def find(self, needle: str, start: tuple[int, int]) -> tuple[int, int] | None:
+        """1-based position of the first ``needle`` at or after ``start`` (also inside multi-line strings)."""
+        return find_in_text(self.lines, needle, start)
+
+
 class ParseCache:
-    """Parsed documents reused while a file's text is unchanged: in memory by name (the daemon keeps one between
-    runs), and on disk by content hash when made with a ``directory`` (see the module docstring)."""
+    """What each file's text gave, kept while the text is unchanged (see the module docstring)."""
 
     def __init__(self, directory: Path | None = None) -> None:
-        self._documents: dict[str, YamlDocument] = {}
         self._path = directory / CACHE_FILE if directory is not None else None
-        self._stored: dict[str, Any] | None = None
-        """Trees read from the cache file, by key (loaded on first use)."""
-        self._used: dict[str, Any] = {}
-        """Trees of this load by key: what :meth:`save` writes."""
+        self._stored: dict[str, bytes] | None = None
+        """Results from earlier loads, pickled, by key (the cache file is read on first use)."""
+        self._used: dict[str, bytes] = {}
+        """Results of this load by key: what :meth:`save` keeps."""
         self._changed = False
         self.hits = 0
         self.misses = 0
 
-    def parse(self, text: str, name: str) -> YamlDocument | Problem:
-        text = text.removeprefix("\ufeff")
-        cached = self._documents.get(name)
-        if cached is not None and cached.text == text:
-            if self._path is not None:
-                self._used[_key(text)] = cached.data
-            return cached
-        if self._path is not None:
-            key = _key(text)
-            stored = self._read().get(key, _MISSING)
-            if stored is not _MISSING:
+    def get(self, kind: str, text: str) -> Any:
+        """The result kept for a file of ``kind`` with ``text`` (a fresh copy), or ``None``."""
+        key = _key(kind, text)
+        stored = self._used.get(key) or self._read().get(key)
+        if stored is not None:
+            try:
+                result = pickle.loads(stored)  # our own entries (see the module docstring)
+            except Exception:  # an entry of another version that slipped through: only a miss
+                result = None
+            if result is not None:
                 self.hits += 1
                 self._used[key] = stored
-                document = YamlDocument(name, stored, text)
-                self._documents[name] = document
-                return document
+                return result
         self.misses += 1
-        result = parse_yaml(text, name)
-        if isinstance(result, YamlDocument):
-            self._documents[name] = result
-            if self._path is not None:
-                self._used[_key(text)] = result.data
-                self._changed = True
-        else:
-            self._documents.pop(name, None)
-        return result
+        return None
+
+    def put(self, kind: str, text: str, result: Any) -> None:
+        """Keep ``result`` (anything picklable, copied now) for a file of ``kind`` with ``text``."""
+        try:
+            self._used[_key(kind, text)] = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            log.debug("a %s result is not kept in the parse cache: %s", kind, exc)
+            return
+        self._changed = True
 
     def save(self) -> None:
-        """Write the trees of this load (only those) when anything changed; a failure only costs speed next time."""
-        if self._path is None:
-            return
+        """Keep the results of this load (only those); on disk when the cache has a directory, where a failure only
+        costs speed next time."""
         stored = self._read()
-        if not self._changed and stored.keys() == self._used.keys():
-            self._used = {}
-            return
-        payload = pickle.dumps((CACHE_VERSION, self._used), protocol=pickle.HIGHEST_PROTOCOL)
-        try:
-            write_atomically(self._path, payload, mode=0o600, durable=False)
-        except OSError as exc:
-            log.debug("parse cache %s not written: %s", self._path, exc)
-        self._stored, self._used, self._changed = self._used, {}, False
+        if self._changed or stored.keys() != self._used.keys():
+            if self._path is not None:
+                payload = pickle.dumps((cache_version(), self._used), protocol=pickle.HIGHEST_PROTOCOL)
+                try:
+                    write_atomically(self._path, payload, mode=0o600, durable=False)
+                except OSError as exc:
+                    log.debug("parse cache %s not written: %s", self._path, exc)
+            self._stored = self._used
+        self._used, self._changed = {}, False
 
-    def _read(self) -> dict[str, Any]:
+    def stored_keys(self) -> set[str]:
+        """The keys of the results kept by the last save or found in the cache file."""
+        return set(self._read())
+
+    def _read(self) -> dict[str, bytes]:
         if self._stored is None:
             self._stored = _load_cache(self._path) if self._path is not None else {}
         return self._stored
 
 
-_MISSING: Any = object()
+def _key(kind: str, text: str) -> str:
+    return hashlib.sha256(f"{kind}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+@functools.cache
+def cache_version() -> str:
+    """What a cached result depends on besides the file's text (see the module docstring)."""
+    package = Path(cmssync.__file__).parent
+    digest = hashlib.sha256()
+    for place in _SHAPING_SOURCES:
+        files = sorted((package / place).rglob("*.py")) if (package / place).is_dir() else [package / place]
+        for file in files:
+            try:
+                digest.update(file.relative_to(package).as_posix().encode() + b"\0" + file.read_bytes())
+            except OSError:
+                digest.update(b"unreadable")
+    return (
+        f"cmssync {cmssync.__version__}; pydantic-core {pydantic_core.__version__}; "
+        f"ruamel.yaml {ruamel.yaml.__version__}; C parser {fast.AVAILABLE}; sources {digest.hexdigest()[:16]}"
+    )
 
 
-def _load_cache(path: Path) -> dict[str, Any]:
-    """The stored trees, or nothing when the file is missing, not ours, writable by others, or not a cache of this
-    version."""
+def _load_cache(path: Path) -> dict[str, bytes]:
+    """The stored results, or nothing when the file is missing, not ours, writable by others, or not a cache of
+    this version."""
     try:
         with path.open("rb") as handle:
             status = os.fstat(handle.fileno())
@@ -162,21 +184,12 @@ def _load_cache(path: Path) -> dict[str, Any]:
     except OSError:
         return {}
     try:
-        version, trees = pickle.loads(data)  # our own file, checked above (see the module docstring)
+        version, entries = pickle.loads(data)  # our own file, checked above (see the module docstring)
     except Exception:  # a truncated or foreign file is only a cache miss
         return {}
-    if version != CACHE_VERSION or not isinstance(trees, dict):
+    if version != cache_version() or not isinstance(entries, dict):
         return {}
-    return trees
-
-
-def read_yaml(path: Path, name: str, *, cache: ParseCache | None = None) -> YamlDocument | Problem:
-    """Parse the content file ``path`` (shown as ``name``); a ``Problem`` instead of a document when it cannot be
-    used."""
-    text = read_yaml_text(path, name, max_bytes=MAX_YAML_BYTES, limit_text=LIMIT_TEXT)
-    if isinstance(text, Problem):
-        return text
-    return cache.parse(text, name) if cache is not None else parse_yaml(text, name)
+    return {key: value for key, value in entries.items() if isinstance(key, str) and isinstance(value, bytes)}
 
 
 def find_in_text(lines: list[str], needle: str, start: tuple[int, int], limit: int = 10_000) -> tuple[int, int] | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cmssync.content.loader import load_content
+from cmssync.content.yamlsource import ParseCache
 from cmssync.errors import ContentError
 
 CORPUS = Path(__file__).parent / "invalid"
@@ -36,6 +37,17 @@ def test_invalid_case(case: str) -> None:
     lines, elapsed = problems_of(root)
     assert lines == expected
     assert elapsed < TIME_LIMIT
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_invalid_case_with_a_warm_parse_cache(case: str, tmp_path: Path) -> None:
+    """What the cache serves (the files that are valid on their own) gives the same problems at the same places."""
+    root = CORPUS / case
+    expected = (root / "expected.txt").read_text(encoding="utf-8").splitlines()
+    for _ in range(2):
+        with pytest.raises(ContentError) as caught:
+            load_content(root, parse_cache=ParseCache(directory=tmp_path))
+        assert [str(p) for p in caught.value.problems] == expected
 
 
 def _page(root: Path, name: str = "index.yaml", text: str = "name: Home\n") -> Path:

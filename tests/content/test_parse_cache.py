@@ -6,22 +6,21 @@ from pathlib import Path
 import pytest
 
 from cmssync.content.loader import load_content
-from cmssync.content.yamlsource import ParseCache, YamlDocument, read_yaml
+from cmssync.content.yamlsource import ParseCache
 from cmssync.errors import ContentError
 
 
-def test_an_unchanged_file_is_not_parsed_again(tmp_path: Path) -> None:
-    path = tmp_path / "a.yaml"
-    path.write_text("name: A\n")
+def test_an_unchanged_file_is_not_read_again(tmp_path: Path) -> None:
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "pages/index.yaml").write_text("name: Home\n")
     cache = ParseCache()
-    first = read_yaml(path, "a.yaml", cache=cache)
-    assert isinstance(first, YamlDocument)
-    assert read_yaml(path, "a.yaml", cache=cache) is first
-    path.write_text("name: B\n")
-    changed = read_yaml(path, "a.yaml", cache=cache)
-    assert isinstance(changed, YamlDocument)
-    assert changed is not first
-    assert changed.data["name"] == "B"
+    first = load_content(tmp_path, parse_cache=cache)
+    assert (cache.hits, cache.misses) == (0, 1)
+    again = load_content(tmp_path, parse_cache=cache)
+    assert (cache.hits, cache.misses) == (1, 1)
+    assert again.pages["/"] == first.pages["/"]
+    assert again.pages["/"] is not first.pages["/"]  # a fresh copy: locating it cannot change the first load's
+    assert str(again.pages["/"].source) == "pages/index.yaml:1:1"
 
 
 def test_loads_with_a_cache_see_every_edit(tmp_path: Path) -> None:
@@ -51,7 +50,7 @@ def site(root: Path) -> Path:
     return root
 
 
-def test_a_new_process_reads_the_trees_instead_of_parsing(tmp_path: Path) -> None:
+def test_a_new_process_reads_the_results_instead_of_parsing(tmp_path: Path) -> None:
     root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
     first = ParseCache(directory=cache_dir)
     load_content(root, parse_cache=first)
@@ -63,7 +62,7 @@ def test_a_new_process_reads_the_trees_instead_of_parsing(tmp_path: Path) -> Non
     assert (cache_dir / "parse-cache.pickle").stat().st_mode & 0o777 == 0o600
 
 
-def test_cached_trees_keep_their_positions(tmp_path: Path) -> None:
+def test_validation_problems_keep_their_positions(tmp_path: Path) -> None:
     root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
     (root / "pages/about.yaml").write_text("name: About\nareas:\n  Main:\n    - type: content\n      value: 7\n")
     messages = []
@@ -83,7 +82,7 @@ def test_an_edited_file_is_parsed_again_and_the_cache_keeps_only_what_is_used(tm
     assert load_content(root, parse_cache=edited).pages["/about"].name == "About us"
     assert (edited.hits, edited.misses) == (1, 1)
     after = ParseCache(directory=cache_dir)
-    assert len(after._read()) == 2  # the old tree of about.yaml is gone
+    assert len(after.stored_keys()) == 2  # the old result of about.yaml is gone
 
 
 def test_a_refused_file_is_never_cached(tmp_path: Path) -> None:
@@ -112,3 +111,41 @@ def test_a_cache_others_can_write_or_of_another_version_is_ignored(tmp_path: Pat
     stored.write_bytes(b"\x80\x05garbage")
     broken = ParseCache(directory=cache_dir)
     assert load_content(root, parse_cache=broken).pages["/"].name == "Home"
+
+
+def test_problems_across_files_are_placed_in_cached_files_as_in_fresh_ones(tmp_path: Path) -> None:
+    root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
+    (root / "pages/about.yaml").write_text(
+        "name: About\nid: 7\nareas:\n  Main:\n    - type: content\n      value:\n        content: |\n"
+        '          <p>see</p>\n          <img src="${file:gone.png}"> <a href="${page-link:/nowhere}">x</a>\n'
+    )
+    (root / "pages/index.yaml").write_text("name: Home\n\nid: 7\n")
+    messages = []
+    caches = [ParseCache(directory=cache_dir) for _ in range(2)]
+    for cache in caches:
+        with pytest.raises(ContentError) as caught:
+            load_content(root, parse_cache=cache)
+        messages.append([str(problem) for problem in caught.value.problems])
+    assert (caches[1].hits, caches[1].misses) == (2, 0)  # both files valid on their own, so cached
+    assert (
+        messages[0]
+        == messages[1]
+        == [
+            "pages/about.yaml:2:5: id: page id 7 is also pinned by page /",
+            "pages/about.yaml:9:21: areas.Main[0].value.content: ${file:gone.png}: no such file under files/",
+            "pages/about.yaml:9:49: areas.Main[0].value.content: ${page-link:/nowhere}: no page /nowhere in the "
+            "content or in existing_pages",
+        ]
+    )
+
+
+def test_the_same_text_in_two_files_is_located_in_each(tmp_path: Path) -> None:
+    (tmp_path / "pages").mkdir()
+    for name in ("one", "two"):
+        (tmp_path / f"pages/{name}.yaml").write_text("# a page\nname: Same\n")
+    (tmp_path / "pages/index.yaml").write_text("name: Home\n")
+    cache = ParseCache()
+    for _ in range(2):
+        content = load_content(tmp_path, parse_cache=cache)
+        assert [str(content.pages[p].source) for p in ("/one", "/two")] == ["pages/one.yaml:2:1", "pages/two.yaml:2:1"]
+    assert cache.hits == 4  # two.yaml in the first load (one.yaml's text), all three in the second

@@ -1,0 +1,93 @@
+"""One YAML file of the content on its own: its specs, where each one is written and the references each one holds,
+or its problems — everything the loader derives from a file's text alone, so what the parse cache keeps.
+
+A :class:`FileResult` does not name its file: specs are located (``spec.source``) by the loader, so two files with
+the same text share a cache entry, and a result read from the cache is a fresh copy every time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, TypeVar
+
+from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, Spec, UserSpec
+from cmssync.content.text import Reference, iter_texts
+from cmssync.content.validation import clean_loc, validate
+from cmssync.content.yamlsource import Source
+from cmssync.errors import Problem
+from cmssync.yamlread import YamlDocument, YamlList, YamlMap, start_of, value_position
+
+Kind = Literal["page", "sidecar", "users", "groups"]
+S = TypeVar("S", bound=Spec)
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass
+class SpecAt:
+    """A valid spec of a file (not yet located), where it starts, and its references."""
+
+    spec: Spec
+    line: int
+    column: int
+    prefix: Loc = ()
+    """The spec's place in its file: ``()`` for a page or sidecar, ``(index,)`` for an entry of a list file."""
+    references: list[tuple[Loc, tuple[Reference, ...]]] = field(default_factory=list)
+    """Every string that holds references: its loc in the spec (union tags removed) and the references in it."""
+
+
+@dataclass
+class FileResult:
+    specs: list[SpecAt] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+_MAPPINGS: Final[dict[str, tuple[type[Spec], str]]] = {
+    "page": (PageSpec, "a page file"),
+    "sidecar": (FileSidecar, "a file sidecar"),
+}
+_LISTS: Final[dict[str, tuple[type[Spec], str]]] = {"users": (UserSpec, "user"), "groups": (GroupSpec, "group")}
+
+
+def read_file(kind: Kind, source: Source) -> FileResult:
+    """The specs of ``source``, a file of ``kind``, or its problems."""
+    parsed = source.parsed
+    if not isinstance(parsed, YamlDocument):
+        return FileResult(problems=[parsed])
+    if kind in _MAPPINGS:
+        model, what = _MAPPINGS[kind]
+        return _mapping_file(source.name, parsed.data, model, what)
+    model, what = _LISTS[kind]
+    return _list_file(source.name, parsed.data, model, what)
+
+
+def _mapping_file(name: str, data: Any, model: type[Spec], what: str) -> FileResult:
+    result = FileResult()
+    data = YamlMap() if data is None else data
+    if not isinstance(data, YamlMap):
+        result.problems.append(Problem(name, *start_of(data), f"{what} is a mapping of fields"))
+        return result
+    _validate(result, model, data, name, data, ())
+    return result
+
+
+def _list_file(name: str, data: Any, model: type[Spec], what: str) -> FileResult:
+    result = FileResult()
+    if data is None:
+        return result
+    if not isinstance(data, YamlList):
+        result.problems.append(Problem(name, *start_of(data), f"expected a list of {what}s (- entries)"))
+        return result
+    for index, item in enumerate(data):
+        _validate(result, model, item, name, data, (index,))
+    return result
+
+
+def _validate(result: FileResult, model: type[S], data: Any, name: str, document: Any, prefix: Loc) -> None:
+    spec = validate(model, data, name, prefix=prefix, document=document)
+    if isinstance(spec, list):
+        result.problems.extend(spec)
+        return
+    line, column = (value_position(document, prefix[-1]) if prefix else None) or start_of(data)
+    references = [(clean_loc(loc), text.references) for loc, text in iter_texts(spec) if text.references]
+    result.specs.append(SpecAt(spec, line, column, prefix, references))
