@@ -195,10 +195,15 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
 
 def json_body(response: httpx.Response) -> Any:
     """The parsed JSON body, or None when the body is not JSON."""
-    if not response.content:
+    return json_bytes(response.content)
+
+
+def json_bytes(content: bytes) -> Any:
+    """``content`` parsed as JSON, or None when it is empty or not JSON."""
+    if not content:
         return None
     try:
-        return json.loads(response.content)
+        return json.loads(content)
     except (ValueError, UnicodeDecodeError):
         return None
 

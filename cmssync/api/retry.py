@@ -9,14 +9,18 @@ processed (a 429, or a connection that could not be opened).
 from __future__ import annotations
 
 import enum
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import httpx
 import stamina
 from stamina import Attempt
 
 from cmssync.api.errors import RateLimited, ServerError, TransportError, short
+
+T = TypeVar("T")
 
 
 class Kind(enum.Enum):
@@ -80,6 +84,46 @@ def attempts(
         wait_max=policy.wait_max,
         wait_jitter=policy.wait_jitter,
     ).__aiter__()
+
+
+async def retry_after(
+    first: Exception,
+    started: float,
+    policy: RetryPolicy,
+    on: Callable[[Exception], bool | float],
+    attempt: Callable[[int], Awaitable[T]],
+    *,
+    cap: int | None = None,
+) -> T:
+    """Go on with a call whose first attempt, begun at ``started`` (``time.monotonic``), failed with ``first``.
+
+    The first attempt of every call runs outside stamina (a retry context costs tens of microseconds, and nearly
+    every call succeeds at once); this starts the retry loop only now and hands it ``first`` as its attempt 1, so
+    what follows is what a loop started with the call would do: ``on`` decides, the waits and the retry hooks (log
+    line, metrics) are stamina's, ``attempt(n)`` runs attempts 2…, and the time budget is what is left of
+    ``policy.timeout`` since ``started``.
+    """
+    if on(first) is False:
+        raise first
+    budget: float | None = None
+    if policy.timeout > 0:
+        budget = max(policy.timeout - (time.monotonic() - started), 1e-6)  # 0 would mean "no retries" with a warning
+    failure: Exception | None = first
+    context = stamina.retry_context(
+        on=on,
+        attempts=policy.attempts_for(cap),
+        timeout=budget,
+        wait_initial=policy.wait_initial,
+        wait_max=policy.wait_max,
+        wait_jitter=policy.wait_jitter,
+    )
+    async for attempted in context:
+        with attempted:
+            if failure is not None:
+                replayed, failure = failure, None
+                raise replayed
+            return await attempt(attempted.num)
+    raise AssertionError("unreachable: stamina either returns or raises")  # pragma: no cover
 
 
 def transport_error(exc: httpx.HTTPError, method: str, path: str) -> TransportError:

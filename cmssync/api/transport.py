@@ -13,7 +13,11 @@ Retry rules live in ``retry`` (what may be repeated depends on the call's kind).
 * an API or token answer is read as a stream and refused beyond :data:`MAX_BODY_BYTES` (``ResponseTooLarge``,
   not retried), so a hostile or broken server cannot make cmssync hold an unbounded body in memory: the largest
   real answer (a page with every area and block) is a few hundred KiB. File downloads (:meth:`Transport.stream_to`)
-  are written to their sink as they arrive and are not capped.
+  are written to their sink as they arrive and are not capped. Sending and reading are ``exchange``'s.
+
+The common case costs little CPU (issue 17): the first attempt of a call runs outside stamina, and only a failure
+starts stamina's retry loop, which is handed that failure as its first attempt (``retry.retry_after``) — so the
+policy, the waits, the retry log lines and the total time budget are those of a loop started with the call.
 """
 
 from __future__ import annotations
@@ -34,7 +38,6 @@ from cmssync.api.errors import (
     NotFound,
     OutcomeUnknown,
     RateLimited,
-    ResponseTooLarge,
     ServerError,
     TransportError,
     UnexpectedResponse,
@@ -42,26 +45,20 @@ from cmssync.api.errors import (
     error_from_messages,
     error_list_messages,
     is_token_rejection,
-    json_body,
+    json_bytes,
     looks_like_html,
     short,
 )
+from cmssync.api.exchange import MAX_BODY_BYTES, MAX_BUFFERED_BYTES, Answer, Exchange
 from cmssync.api.limiter import Slot, make_limiter
-from cmssync.api.retry import Kind, RetryPolicy, attempts, retry_hook, transport_error
-from cmssync.api.slowcalls import SlowCallNotice
+from cmssync.api.retry import Kind, RetryPolicy, attempts, retry_after, retry_hook, transport_error
 from cmssync.api.stats import RequestStats
 from cmssync.errors import ApiError
 
 log = structlog.get_logger("cmssync.api")
 
 USER_AGENT = "cmssync (+https://github.com/cmssync)"
-MAX_BODY_BYTES = 32 * 1024 * 1024
-"""The largest API or token answer cmssync reads (file downloads excepted)."""
-MAX_BUFFERED_BYTES = 2 * MAX_BODY_BYTES
-"""The most the answers in flight may hold together while they are read: the cap of one answer times the number of
-concurrent requests would otherwise bound nothing (8 hostile 200 MB answers read at once held 264 MiB)."""
-_HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
-"""Headers that describe the body as it was sent, not as it was read (decoded): left out of a capped response."""
+__all__ = ["DELETED_ON_RETRY", "MAX_BODY_BYTES", "MAX_BUFFERED_BYTES", "Transport", "Upload"]
 
 
 Upload = Callable[[], AbstractContextManager[Mapping[str, tuple[str, IO[bytes], str]]]]
@@ -102,10 +99,6 @@ class Transport:
         max_body: int = MAX_BODY_BYTES,
     ) -> None:
         self.base_url = base_url.rstrip("/")
-        self.max_body = max_body
-        self.max_buffered = max(max_body, MAX_BUFFERED_BYTES)
-        self._buffered = 0
-        """Bytes held right now by answers being read (all requests of this transport together)."""
         self.api_prefix = "/" + api_prefix.strip("/") if api_prefix.strip("/") else ""
         self.auth = auth
         self.retry = retry or RetryPolicy()
@@ -122,6 +115,15 @@ class Transport:
             headers={"Accept": "application/json", "User-Agent": USER_AGENT},
             follow_redirects=False,
         )
+        self.exchange = Exchange(self.http, stats=self.stats, max_body=max_body)
+
+    @property
+    def max_body(self) -> int:
+        return self.exchange.max_body
+
+    @property
+    def max_buffered(self) -> int:
+        return self.exchange.max_buffered
 
     @property
     def api_url(self) -> str:
@@ -152,34 +154,41 @@ class Transport:
         path = self.api_prefix + route.format(**{k: quote(str(v), safe="") for k, v in path_params.items()})
         ambiguous = False
         policy = self.retry
+
+        async def attempt(number: int) -> Any:
+            nonlocal ambiguous
+            if number > 1:
+                self.stats.record_retry()
+            try:
+                return await self._once(method, route, path, params=params, json=json, form=form, upload=upload)
+            except NotFound:
+                if kind is Kind.DELETE and ambiguous:
+                    raise _Deleted() from None
+                raise
+            except (TransportError, ServerError) as exc:
+                if not isinstance(exc, TransportError) or exc.maybe_processed:
+                    ambiguous = True
+                if kind is Kind.CREATE and ambiguous:
+                    raise OutcomeUnknown(
+                        f"the create may or may not have happened ({exc.reason}); read the site to find out",
+                        method=method,
+                        path=path,
+                        status=exc.status,
+                        late_commit_polls=policy.late_commit_polls if isinstance(exc, TransportError) else (),
+                    ) from exc
+                raise
+
+        started = time.monotonic()
         try:
-            async for attempt in attempts(policy, retry_hook(kind, policy)):
-                with attempt:
-                    if attempt.num > 1:
-                        self.stats.record_retry()
-                    try:
-                        return await self._once(method, route, path, params=params, json=json, form=form, upload=upload)
-                    except NotFound:
-                        if kind is Kind.DELETE and ambiguous:
-                            raise _Deleted() from None
-                        raise
-                    except (TransportError, ServerError) as exc:
-                        if not isinstance(exc, TransportError) or exc.maybe_processed:
-                            ambiguous = True
-                        if kind is Kind.CREATE and ambiguous:
-                            raise OutcomeUnknown(
-                                f"the create may or may not have happened ({exc.reason}); read the site to find out",
-                                method=method,
-                                path=path,
-                                status=exc.status,
-                                late_commit_polls=policy.late_commit_polls if isinstance(exc, TransportError) else (),
-                            ) from exc
-                        raise
+            try:
+                return await attempt(1)
+            except Exception as exc:  # the rare case: stamina decides, from this failure on
+                first = exc
+            return await retry_after(first, started, policy, retry_hook(kind, policy), attempt)
         except _Deleted:
             return DELETED_ON_RETRY
         except _TokenTrouble as trouble:
             raise trouble.error from trouble.error.__cause__
-        raise AssertionError("unreachable: stamina either returns or raises")  # pragma: no cover
 
     async def post_token(self, url: str, form: Mapping[str, str]) -> httpx.Response:
         """POST a form to the token endpoint (no bearer); retried (at most 3 tries) on transport failures, 429 and 5xx.
@@ -196,7 +205,7 @@ class Transport:
                 if attempt.num > 1:
                     self.stats.record_retry()
                 self.stats.record_token_request()
-                response = await self._send("POST", url, TOKEN_PATH, TOKEN_PATH, data=dict(form))
+                response = (await self._send("POST", url, TOKEN_PATH, TOKEN_PATH, data=dict(form))).full()
                 if (response.status_code == 429 or response.status_code >= 500) and attempt.num < tries:
                     raise error_for_response(response, method="POST", path=TOKEN_PATH, api=False)
                 return response
@@ -228,16 +237,16 @@ class Transport:
                 async with self.http.stream("GET", url) as response:
                     if response.status_code != 200:
                         await response.aread()
-                        self._count("GET", route, path, response.status_code, started)
+                        self.exchange.count("GET", route, path, response.status_code, started)
                         raise self._note_pressure(error_for_response(response, method="GET", path=path))
                     written = 0
                     async for chunk in response.aiter_bytes(1 << 16):
                         sink.write(chunk)
                         written += len(chunk)
             except httpx.HTTPError as exc:
-                self._count("GET", route, path, "error", started)
+                self.exchange.count("GET", route, path, "error", started)
                 raise transport_error(exc, "GET", path) from exc
-            self._count("GET", route, path, 200, started)
+            self.exchange.count("GET", route, path, 200, started)
             return written
 
     # -- backing off together -------------------------------------------------------------------------------------
@@ -273,19 +282,19 @@ class Transport:
         async with self.limiter.slot() as slot:
             token = await self._token()
             slot.started = time.monotonic()  # the site's time, without waiting for a token
-            response = await self._send_body(method, path, route, token, params, json, form, upload, slot)
-            if is_token_rejection(response) and self.auth is not None:
+            answer = await self._send_body(method, path, route, token, params, json, form, upload, slot)
+            if self.auth is not None and _rejects_token(answer):
                 if not self.auth.can_renew or token is None:
-                    raise self._auth_failed(response, method, path, renewable=False)
+                    raise self._auth_failed(answer.full(), method, path, renewable=False)
                 await self.auth.rejected(token)
                 self.stats.record_reauthentication()
                 log.debug("api.reauthenticate", method=method, route=route)
                 token = await self._token()
-                response = await self._send_body(method, path, route, token, params, json, form, upload, slot)
-                if is_token_rejection(response):
+                answer = await self._send_body(method, path, route, token, params, json, form, upload, slot)
+                if _rejects_token(answer):
                     await self.auth.rejected(token or "")
-                    raise self._auth_failed(response, method, path, renewable=True)
-            return self._result(response, method, path)
+                    raise self._auth_failed(answer.full(), method, path, renewable=True)
+            return self._result(answer, method, path)
 
     async def _token(self) -> str | None:
         if self.auth is None:
@@ -306,7 +315,7 @@ class Transport:
         form: Mapping[str, str] | None,
         upload: Upload | None,
         slot: Slot,
-    ) -> httpx.Response:
+    ) -> Answer:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         url = self.base_url + path
         try:
@@ -325,107 +334,27 @@ class Transport:
             slot.dropped = isinstance(exc.__cause__, httpx.TimeoutException)
             slot.ignored = True
             raise
-        slot.dropped = response.status_code in (429, 503)
+        slot.dropped = response.status in (429, 503)
         return response
 
-    async def _send(self, method: str, url: str, route: str, path: str, **kwargs: Any) -> httpx.Response:
-        started = time.monotonic()
-        if kwargs.get("json") is None:
-            kwargs.pop("json", None)
+    async def _send(self, method: str, url: str, route: str, path: str, **kwargs: Any) -> Answer:
         try:
-            request = self.http.build_request(method, url, **kwargs)
-            with SlowCallNotice(method, path):  # "still waiting for GET /path (10 s)" while it is slow
-                response = await self.http.send(request, stream=True)
-                try:
-                    response = await self._read_capped(response, method, path)
-                finally:
-                    await response.aclose()
+            return await self.exchange.send(method, url, route, path, **kwargs)
         except httpx.HTTPError as exc:
-            self._count(method, route, path, "error", started, error=type(exc).__name__)
             raise transport_error(exc, method, path) from exc
-        except ResponseTooLarge:
-            self._count(method, route, path, "too-large", started)
-            raise
-        self._count(method, route, path, response.status_code, started)
-        return response
 
-    async def _read_capped(self, response: httpx.Response, method: str, path: str) -> httpx.Response:
-        """The answer with its body read, or ``ResponseTooLarge`` as soon as it passes :attr:`max_body` bytes."""
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_body:
-            raise self._too_large(response, method, path, int(declared))
-        chunks: list[bytes] = []
-        size = 0
-        try:
-            async for chunk in response.aiter_bytes(1 << 16):
-                size += len(chunk)
-                self._buffered += len(chunk)
-                if size > self.max_body:
-                    raise self._too_large(response, method, path, size, at_least=True)
-                if self._buffered > self.max_buffered:
-                    raise self._too_large(response, method, path, size, at_least=True, together=self._buffered)
-                chunks.append(chunk)
-        finally:
-            self._buffered -= size
-        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _HOP_HEADERS]
-        return httpx.Response(
-            response.status_code,
-            headers=headers,
-            content=b"".join(chunks),
-            request=response.request,
-            extensions={k: v for k, v in response.extensions.items() if k in ("http_version", "reason_phrase")},
-        )
-
-    def _too_large(
-        self,
-        response: httpx.Response,
-        method: str,
-        path: str,
-        size: int,
-        *,
-        at_least: bool = False,
-        together: int | None = None,
-    ) -> ResponseTooLarge:
-        limit = self.max_body // (1024 * 1024)
-        amount = f"{'at least ' if at_least else ''}{size} bytes"
-        if together is not None:
-            amount += f", {together} bytes with the other answers being read"
-            limit = self.max_buffered // (1024 * 1024)
-        return ResponseTooLarge(
-            f"the answer is too large ({amount}; cmssync reads at most {limit} MiB from the API): "
-            "the site, or a proxy in front of it, is not answering as Concrete's API does",
-            method=method,
-            path=path,
-            status=response.status_code,
-        )
-
-    def _count(
-        self, method: str, route: str, path: str, status: int | str, started: float, error: str | None = None
-    ) -> None:
-        self.stats.record(method, route, status)
-        log.debug(
-            "api.request",
-            method=method,
-            route=route,
-            path=path,
-            status=status,
-            elapsed_ms=round((time.monotonic() - started) * 1000, 1),
-            **({"error": error} if error else {}),
-        )
-
-    def _result(self, response: httpx.Response, method: str, path: str) -> Any:
-        if not 200 <= response.status_code < 300:
-            raise self._note_pressure(error_for_response(response, method=method, path=path))
-        body = json_body(response)
+    def _result(self, answer: Answer, method: str, path: str) -> Any:
+        if not 200 <= answer.status < 300:
+            raise self._note_pressure(error_for_response(answer.full(), method=method, path=path))
+        body = json_bytes(answer.body)
         if body is None:
+            response = answer.full()
             what = "an HTML page" if looks_like_html(response) else f"{short(response.text, 80)!r}"
-            raise UnexpectedResponse(
-                f"expected JSON, got {what}", method=method, path=path, status=response.status_code
-            )
-        if error_list_messages(body) is not None:
+            raise UnexpectedResponse(f"expected JSON, got {what}", method=method, path=path, status=answer.status)
+        messages = error_list_messages(body)
+        if messages is not None:
             # Block validation fails with status 200 and an ErrorList body on a real site.
-            messages = error_list_messages(body) or []
-            raise error_from_messages(messages, status=response.status_code, method=method, path=path)
+            raise error_from_messages(messages, status=answer.status, method=method, path=path)
         return body
 
     def _auth_failed(self, response: httpx.Response, method: str, path: str, *, renewable: bool) -> ApiError:
@@ -437,3 +366,7 @@ class Transport:
             path=path,
             status=response.status_code,
         )
+
+
+def _rejects_token(answer: Answer) -> bool:
+    return answer.status == 401 and is_token_rejection(answer.full())

@@ -52,7 +52,7 @@ async def test_answers_read_together_are_refused_beyond_the_shared_budget() -> N
     refused = [r for r in results if isinstance(r, e.ResponseTooLarge)]
     assert refused, results
     assert "with the other answers being read" in str(refused[0])
-    assert client.transport._buffered == 0  # every read gave its bytes back
+    assert client.transport.exchange.buffered == 0  # every read gave its bytes back
 
 
 @pytest.mark.parametrize("count", [1, 2])
