@@ -183,3 +183,22 @@ async def test_an_unmatched_or_malformed_target_is_refused_before_any_request(
             await make_plan(site.workspace(), PlanRequest(targets=(target,)))
         routes = sandbox.stats()["by_route"]
         assert not any(route.startswith("GET /pages") for route in routes), routes
+
+
+@pytest.mark.slow
+async def test_a_targeted_apply_writes_from_its_scope(changed_site: Site) -> None:
+    """The scoped snapshot carries what the writes need: parent ids, the new file, the ids links resolve to."""
+    site = changed_site
+    await _change(site)
+    targets = ("page:/news/item-21", "page:/news/item-09", "file:documents/old.txt")
+    planned = await site.plan(targets=targets, prune=True)
+    report = await site.apply(targets=targets, prune=True)
+    assert not report.failed, site.last_output
+    assert [o.action.id for o in report.outcomes] == [a.id for a in planned.actions]
+    done = {a.id for a in planned.actions}
+    assert {"page:/fresh", "page:/fresh/child", "file:images/new.png", "file:documents/old.txt"} <= done
+    left = {a.id for a in (await site.plan(prune=True)).actions}
+    assert not done & left, done & left
+    assert (await site.plan(targets=targets[:2], prune=True)).actions == ()
+    with pytest.raises(PlanError, match="matches no file"):  # deleted: neither the content nor the state has it
+        await site.plan(targets=targets[2:], prune=True)
