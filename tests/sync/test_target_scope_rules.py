@@ -8,7 +8,7 @@ from cmssync.plan.scope import Scope, WholeSite, scope_after_observation, scope_
 from cmssync.state.records import PageRecord, State
 from tests.sync.sitebuilder import write_content
 
-PAGES = {
+PAGES: dict[str, str | bytes] = {
     "pages/index.yaml": "name: Home\n",
     "pages/sec.yaml": "name: Sec\n",
     "pages/sec/one.yaml": "name: One\ndescription: see ${page-id:/b}\n",
@@ -67,7 +67,7 @@ def test_a_reference_the_state_cannot_place_reads_the_whole_site(tmp_path: Path)
     state = State(pages={p: r for p, r in STATE.pages.items() if p != "/b"})
     found = _scope(tmp_path, "page:/sec/one", state=state)
     assert isinstance(found, Scope)  # /b is a content page: found through its parent's children list
-    pages = {**PAGES, "pages/sec/one.yaml": "name: One\ndescription: see ${page-id:/ext}\n"}
+    pages: dict[str, str | bytes] = {**PAGES, "pages/sec/one.yaml": "name: One\ndescription: see ${page-id:/ext}\n"}
     pages["cmssync.yaml"] = "site:\n  url: http://site.test\nexisting_pages: [/ext]\n"
     content = write_content(tmp_path / "ext", pages)
     whole = scope_for_targets(content, STATE, ("page:/sec/one",), prune=False, replace_moved=False)
