@@ -21,17 +21,24 @@ Crash safety: each change is one ``write`` on an ``O_APPEND`` descriptor, so a S
 most one torn last line (no newline yet), which loading ignores and the next append cuts off. A line that is not
 the last and does not parse is corruption and a ``StateError`` naming the file and line. Durability against power
 loss is grouped: the journal is ``fdatasync``-ed at most every ``SYNC_INTERVAL`` seconds (one fdatasync costs
-about 3 ms on the benchmark machine, more than everything else a save does) and always when it is compacted, so a
-power cut can lose at most the changes of the last interval — never the consistency of what is left, and the
-executor's recovery (drafts found by the version id, creates looked up before they are repeated) treats a lost
-record like a run killed before the save. A SIGKILL loses nothing that ``save`` returned from: the lines are in the
-kernel's page cache.
+about 3 ms on the benchmark machine, more than everything else a save does) and always when it is closed (a
+compaction, the end of a run), so a power cut can lose at most the changes of the last interval or two — never the
+consistency of what is left, and the executor's recovery (drafts found by the version id, creates looked up before
+they are repeated) treats a lost record like a run killed before the save. A SIGKILL loses nothing that ``save``
+returned from: the lines are in the kernel's page cache.
+
+The grouped fdatasync runs in a helper thread of the writer (started with the first sync it needs, one sync at a
+time): the caller — the executor's event loop, which every request in flight waits on — appends and goes on instead
+of waiting for the disk. Appends go on meanwhile: a sync covers at least every line written before it started, and
+lines written during it are covered by the next one. Closing stops the thread and syncs what is left, in the
+caller's thread; an error of a background sync is raised by the next append or by ``close``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -116,6 +123,11 @@ class JournalWriter:
         self.lines = 0
         self._last_sync = time.monotonic()
         self._dirty = False
+        self._syncer: threading.Thread | None = None
+        self._wanted = threading.Condition()
+        self._sync_requested = False
+        self._closing = False
+        self._sync_error: OSError | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
@@ -129,7 +141,9 @@ class JournalWriter:
             raise
 
     def append(self, entries: list[Entry]) -> None:
-        """Write ``entries`` with one ``write`` call (one atomic append); fdatasync when the interval has passed."""
+        """Write ``entries`` with one ``write`` call (one atomic append); when the interval has passed, ask the
+        sync thread for an fdatasync (it starts with the first one)."""
+        self._raise_sync_error()
         if not entries:
             return
         chunks = []
@@ -144,16 +158,54 @@ class JournalWriter:
         self.lines += len(entries)
         self._dirty = True
         if time.monotonic() - self._last_sync >= SYNC_INTERVAL:
-            self.sync()
+            self._dirty = False  # lines appended from now on wait for the next sync
+            self._last_sync = time.monotonic()
+            with self._wanted:
+                self._sync_requested = True  # a sync still running picks this up when it finishes
+                self._wanted.notify()
+            if self._syncer is None:
+                self._syncer = threading.Thread(target=self._sync_loop, name="cmssync-journal-sync", daemon=True)
+                self._syncer.start()
+
+    def _sync_loop(self) -> None:
+        while True:
+            with self._wanted:
+                while not self._sync_requested and not self._closing:
+                    self._wanted.wait()
+                if not self._sync_requested:
+                    return
+                self._sync_requested = False
+            try:
+                os.fdatasync(self._fd)
+            except OSError as exc:
+                self._sync_error = exc
+
+    def _raise_sync_error(self) -> None:
+        if self._sync_error is not None:
+            error, self._sync_error = self._sync_error, None
+            raise error
 
     def sync(self) -> None:
+        """Wait for the background syncs asked for so far, then fdatasync what they did not cover, in this thread."""
+        self._stop_syncer()
+        self._raise_sync_error()
         if self._dirty:
             os.fdatasync(self._fd)
             self._dirty = False
         self._last_sync = time.monotonic()
 
+    def _stop_syncer(self) -> None:
+        if self._syncer is None:
+            return
+        with self._wanted:
+            self._closing = True
+            self._wanted.notify()
+        self._syncer.join()  # it finishes a requested sync first
+        self._syncer, self._closing = None, False
+
     def close(self) -> None:
         try:
             self.sync()
         finally:
+            self._stop_syncer()  # sync() raised: never close the descriptor under the thread
             os.close(self._fd)

@@ -117,6 +117,9 @@ class StateStore:
         """Byte length of the whole lines of the journal on disk (what a new writer keeps)."""
         self._journal: JournalWriter | None = None
         self._journal_lines = 0
+        self._snapshot_written = False
+        """state.json exists (loaded or written by this store): a save may append to the journal instead of
+        writing it, without a stat per save."""
 
     def load(self) -> State:
         """The stored state (snapshot plus journal), or an empty one when neither exists yet. Writes nothing."""
@@ -130,6 +133,7 @@ class StateStore:
                 raise StateError(f"{self.path}: cannot read the state: {exc.strerror or exc}") from exc
             entries, self._journal_length = read_journal(self.journal_path, FORMAT_VERSION)
             self._journal_lines = len(entries)
+            self._snapshot_written = data is not None
             state = State() if data is None and not entries else self._parse(data, entries)
             state._keyring = KeyRing(self.key_path)
             state._changes.clear()
@@ -168,7 +172,7 @@ class StateStore:
                 if (
                     state is not self._tracked
                     or self._journal_lines > max(1024, 2 * _size(state))
-                    or not self.path.exists()  # the first save writes the snapshot: state.json always exists
+                    or not self._snapshot_written  # the first save writes the snapshot: state.json always exists
                 ):
                     self._compact(state)
                     return
@@ -210,6 +214,7 @@ class StateStore:
             os.truncate(self.journal_path, 0)
         self._journal_length = 0
         self._journal_lines = 0
+        self._snapshot_written = True
         state._changes.clear()
         self._tracked = state
 

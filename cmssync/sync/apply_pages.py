@@ -117,9 +117,6 @@ class PageWriter:
             return
         block = spec.areas[change.area][change.position]
         value = block_fields(block, await self._write_resolver(block))
-        expected = normalize_block_value(
-            block.type, block_fields(block, self.context.resolver(strict=False)), base_url=self.context.base_url
-        )
         if change.op == "update":
             assert change.block_id is not None
             value = {**self._unmanaged_fields(change.area, change.block_id, block.type), **value}
@@ -129,7 +126,7 @@ class PageWriter:
         expected_size = self.area_sizes.get(change.area, 0) + 1
         added = await create_verified(
             lambda: self.client.add_block(self.page_id, change.area, type=block.type, value=value),
-            lambda: self._landed_block(change.area, expected_size, block.type, expected),
+            lambda: self._landed_block(change.area, expected_size, block),
         )
         self.area_sizes[change.area] = expected_size
         self._saw(added.page.version if added.page else None)
@@ -187,15 +184,22 @@ class PageWriter:
             result = await self.client.delete_area_block(self.page_id, PROBE_AREA, added.id)
             self._saw(result.version)
 
-    async def _landed_block(self, area_name: str, size: int, block_type: str, wanted: dict[str, str]) -> Block | None:
-        """After an ambiguous add: the block, if the area of the recent version now ends with it at ``size``."""
+    async def _landed_block(self, area_name: str, size: int, block: Block_) -> Block | None:
+        """After an ambiguous add: the block, if the area of the recent version now ends with it at ``size``.
+
+        What it must hold is the content's value in the form the API reads back, computed here only: an add that
+        was answered (nearly all of them) never needs it."""
         page = await self.client.get_page(self.page_id, includes=("areas",), version="recent")
         area = page.area(area_name)
         if area is None or len(area.blocks) != size:
             return None
         last = area.blocks[-1]
-        landed = normalize_block_value(block_type, last.value, base_url=self.context.base_url)
-        if last.type != block_type or not values_match(landed, wanted):
+        base_url = self.context.base_url
+        wanted = normalize_block_value(
+            block.type, block_fields(block, self.context.resolver(strict=False)), base_url=base_url
+        )
+        landed = normalize_block_value(block.type, last.value, base_url=base_url)
+        if last.type != block.type or not values_match(landed, wanted):
             return None
         return last.model_copy(update={"page": page})
 
