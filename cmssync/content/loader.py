@@ -21,14 +21,14 @@ from cmssync.config import Settings, folder_path, load_settings
 from cmssync.content import checks
 from cmssync.content.files import FileSpec, HashCache
 from cmssync.content.layout import Entry, Layout, scan
-from cmssync.content.models import FileSidecar, GroupSpec, Location, PageSpec, Spec, UserSpec
+from cmssync.content.models import FileSidecar, GroupSpec, LocatedSpec, Location, PageSpec, UserSpec
 from cmssync.content.site import SiteContent
 from cmssync.content.specfile import FileResult, Kind, SpecAt, read_file
 from cmssync.content.yamlsource import ParseCache, Source, read_text
 from cmssync.errors import ContentError, Problem
 from cmssync.yamlread import value_position
 
-S = TypeVar("S", bound=Spec)
+S = TypeVar("S", bound=LocatedSpec)
 
 
 def load_content(
@@ -127,7 +127,7 @@ class _Loader:
         source = self.sources[entry.name] = Source(entry.name, text)
         return source
 
-    def _read(self, entry: Entry, kind: Kind) -> list[Spec]:
+    def _read(self, entry: Entry, kind: Kind) -> list[LocatedSpec]:
         """The located specs of one file (its problems go to ``self.problems``)."""
         source = self._source(entry)
         if source is None:
@@ -139,7 +139,7 @@ class _Loader:
             if cache is not None and not result.problems:
                 cache.put(kind, source.text, result)
         self.problems.extend(result.problems)
-        specs: list[Spec] = []
+        specs: list[LocatedSpec] = []
         for found in result.specs:
             found.spec.located(Location(file=entry.name, line=found.line, column=found.column))
             self.found.append((source, found))

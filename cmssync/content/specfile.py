@@ -10,15 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeVar
 
-from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, Spec, UserSpec
-from cmssync.content.text import Reference, iter_texts
+from pydantic import BaseModel
+
+from cmssync.content.models import FileSidecar, GroupSpec, LocatedSpec, PageSpec, UserSpec
+from cmssync.content.text import Reference, Text
 from cmssync.content.validation import clean_loc, validate
 from cmssync.content.yamlsource import Source
 from cmssync.errors import Problem
 from cmssync.yamlread import YamlDocument, YamlList, YamlMap, start_of, value_position
 
 Kind = Literal["page", "sidecar", "users", "groups"]
-S = TypeVar("S", bound=Spec)
+S = TypeVar("S", bound=LocatedSpec)
 
 Loc = tuple[str | int, ...]
 
@@ -27,7 +29,7 @@ Loc = tuple[str | int, ...]
 class SpecAt:
     """A valid spec of a file (not yet located), where it starts, and its references."""
 
-    spec: Spec
+    spec: LocatedSpec
     line: int
     column: int
     prefix: Loc = ()
@@ -42,11 +44,11 @@ class FileResult:
     problems: list[Problem] = field(default_factory=list)
 
 
-_MAPPINGS: Final[dict[str, tuple[type[Spec], str]]] = {
+_MAPPINGS: Final[dict[str, tuple[type[LocatedSpec], str]]] = {
     "page": (PageSpec, "a page file"),
     "sidecar": (FileSidecar, "a file sidecar"),
 }
-_LISTS: Final[dict[str, tuple[type[Spec], str]]] = {"users": (UserSpec, "user"), "groups": (GroupSpec, "group")}
+_LISTS: Final[dict[str, tuple[type[LocatedSpec], str]]] = {"users": (UserSpec, "user"), "groups": (GroupSpec, "group")}
 
 
 def read_file(kind: Kind, source: Source) -> FileResult:
@@ -61,7 +63,7 @@ def read_file(kind: Kind, source: Source) -> FileResult:
     return _list_file(source.name, parsed.data, model, what)
 
 
-def _mapping_file(name: str, data: Any, model: type[Spec], what: str) -> FileResult:
+def _mapping_file(name: str, data: Any, model: type[LocatedSpec], what: str) -> FileResult:
     result = FileResult()
     data = YamlMap() if data is None else data
     if not isinstance(data, YamlMap):
@@ -71,7 +73,7 @@ def _mapping_file(name: str, data: Any, model: type[Spec], what: str) -> FileRes
     return result
 
 
-def _list_file(name: str, data: Any, model: type[Spec], what: str) -> FileResult:
+def _list_file(name: str, data: Any, model: type[LocatedSpec], what: str) -> FileResult:
     result = FileResult()
     if data is None:
         return result
@@ -89,5 +91,24 @@ def _validate(result: FileResult, model: type[S], data: Any, name: str, document
         result.problems.extend(spec)
         return
     line, column = (value_position(document, prefix[-1]) if prefix else None) or start_of(data)
-    references = [(clean_loc(loc), text.references) for loc, text in iter_texts(spec) if text.references]
+    references: list[tuple[Loc, tuple[Reference, ...]]] = []
+    _collect_references(spec, (), references)
     result.specs.append(SpecAt(spec, line, column, prefix, references))
+
+
+def _collect_references(value: object, loc: Loc, found: list[tuple[Loc, tuple[Reference, ...]]]) -> None:
+    """Every text of ``value`` that holds references, with its loc (union tags removed): what
+    :func:`~cmssync.content.text.iter_texts` walks, without a generator per level."""
+    if isinstance(value, Text):
+        references = value.references
+        if references:
+            found.append((clean_loc(loc), references))
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            _collect_references(getattr(value, name), (*loc, name), found)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _collect_references(item, (*loc, key), found)
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            _collect_references(item, (*loc, index), found)
