@@ -2,6 +2,7 @@
 
     python bench/realsite_bench.py [--env /tmp/concrete-site.env] [--parents 3] [--children 50] [--blocks 2]
                                    [--reset /work/shared/realsite/reset.sh] [--plans 3]
+                                   [--baseline OLD_CHECKOUT] [--imports N] [--no-cleanup] [--keep DIR | --reuse DIR]
 
 Needs the site of ``../shared/realsite/`` (``up.sh``) and its env file; without the env file it says so and exits
 2. With ``--reset`` it first puts the site back to its reset point (the script given). It writes a content directory
@@ -14,6 +15,19 @@ one line per request). Issue 17's target: <= 15 requests and <= 2 s for 150 page
 The requests are also listed by route, so the cost can be checked against the design: the token, the default site,
 the home page read on its own, one children list per parent of managed pages (home and the PARENTS pages: 1 +
 PARENTS), and the file, user and group lists.
+
+The site may be shared: the pages are made under PARENTS top-level pages named ``bench-HHMMSS-N`` (unique per run),
+and at the end they are deleted again by an apply of the emptied content with ``--prune --allow-mass-delete`` (only
+what this run's own state recorded; ``--no-cleanup``, ``--keep`` or ``--reuse`` leave them). No reset is needed.
+
+Side by side (issue 17): ``--baseline [NAME=]DIR`` (repeatable) names another checkout of cmssync (``git worktree
+add DIR REV``), ``--cache-off`` adds this checkout with ``CMSSYNC_TOKEN_CACHE=off``; each plan is then run with
+every one of them in turn, on the same content, so both see the same load. Per plan
+the table shows the wall time, the process's CPU time (``RUSAGE_CHILDREN``), the requests and the token request's
+own time from the site's log (0 when the token came from the cache). The token cache (``auth.token_cache``) is this
+run's own directory, so the user's cache neither helps nor is touched. ``--imports N`` also measures, N times per
+checkout, the interpreter with the command line (``cmssync --version``) and the imports of a real plan (the sum of
+the top-level modules of ``-X importtime``, which itself adds some overhead).
 """
 
 from __future__ import annotations
@@ -21,6 +35,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -73,16 +88,79 @@ def log_lines(log: Path) -> list[str]:
     return log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
 
 
-def run(args: list[str], env: dict[str, str], log: Path) -> tuple[int, float, list[str], str]:
-    """``python -m cmssync ARGS``: exit code, wall seconds, the request-log lines it added, its output."""
+class Run:
+    """One ``python -m cmssync`` process: exit code, wall and CPU seconds, the request-log lines, its output."""
+
+    def __init__(self, code: int, seconds: float, cpu: float, lines: list[str], output: str) -> None:
+        self.code, self.seconds, self.cpu, self.lines, self.output = code, seconds, cpu, lines, output
+
+    def token_ms(self) -> float:
+        """The site's own time for the token request(s) of this run (log column ``ms``); 0 without one."""
+        return sum(
+            float(line.split()[3]) for line in self.lines if "/oauth/2.0/token" in line and len(line.split()) > 4
+        )
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(args: list[str], env: dict[str, str], log: Path, *, python_args: tuple[str, ...] = ()) -> Run:
+    """``python -m cmssync ARGS`` with ``env`` (whose PYTHONPATH picks the checkout)."""
     before = len(log_lines(log))
+    cpu = children_cpu()
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "cmssync", *args], env=env, capture_output=True, text=True, check=False, timeout=1800
+        [sys.executable, *python_args, "-m", "cmssync", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1800,
     )
     seconds = time.perf_counter() - started
+    cpu = children_cpu() - cpu
     time.sleep(0.2)  # the web server writes its log line after answering
-    return done.returncode, seconds, log_lines(log)[before:], done.stdout + done.stderr
+    return Run(done.returncode, seconds, cpu, log_lines(log)[before:], done.stdout + done.stderr)
+
+
+def import_ms(stderr: str) -> float:
+    """The sum of the top-level modules' cumulative times in ``-X importtime`` output, in ms."""
+    total = 0
+    for line in stderr.splitlines():
+        match = re.match(r"import time:\s+\d+ \|\s+(\d+) \| (\S.*)$", line)
+        if match and not match.group(2).startswith(" "):
+            total += int(match.group(1))
+    return total / 1000
+
+
+def measure_imports(checkouts: dict[str, dict[str, str]], root: Path, log: Path, times: int) -> None:
+    """Interpreter + CLI (``--version``) wall, and the imports of a real plan, per checkout, interleaved."""
+    rows: dict[str, dict[str, list[float]]] = {name: {"cli": [], "imports": []} for name in checkouts}
+    for _ in range(times):
+        for name, env in checkouts.items():
+            rows[name]["cli"].append(run(["--version"], env, log).seconds * 1000)
+            traced = run(["plan", str(root)], env, log, python_args=("-X", "importtime"))
+            rows[name]["imports"].append(import_ms(traced.output))
+    print(
+        "\n| checkout | interpreter + CLI (--version) wall, median ms | imports of a plan (-X importtime), median ms |"
+    )
+    print("|---|---|---|")
+    for name, row in rows.items():
+        print(f"| {name} | {statistics.median(row['cli']):.0f} | {statistics.median(row['imports']):.0f} |")
+
+
+def cleanup(root: Path, env: dict[str, str], log: Path) -> None:
+    """Delete the pages this run made: empty the content and apply with prune (only what its state recorded)."""
+    for child in (root / "pages").iterdir():
+        if child.is_dir():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+    done = run(["apply", "--yes", "--prune", "--allow-mass-delete", str(root)], env, log)
+    verdict = "done" if done.code == 0 else f"FAILED (exit {done.code}): {done.output[-1500:]}"
+    print(f"cleanup (delete the bench's pages): {done.seconds:.2f} s, {len(done.lines)} requests, {verdict}")
 
 
 def routes(lines: list[str]) -> Counter[str]:
@@ -106,8 +184,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blocks", type=int, default=2)
     parser.add_argument("--plans", type=int, default=3)
     parser.add_argument("--reset", type=Path, help="Run this script first (the site's reset.sh).")
-    parser.add_argument("--keep", type=Path, help="Keep the content and state in this new directory.")
-    parser.add_argument("--reuse", type=Path, help="Plan a directory a --keep run left (no apply).")
+    parser.add_argument("--keep", type=Path, help="Keep the content and state in this new directory (no cleanup).")
+    parser.add_argument("--reuse", type=Path, help="Plan a directory a --keep run left (no apply, no cleanup).")
+    parser.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="[NAME=]DIR",
+        help="Another checkout of cmssync, run side by side (repeatable).",
+    )
+    parser.add_argument(
+        "--cache-off", action="store_true", help="Also run this checkout with the token cache off, side by side."
+    )
+    parser.add_argument("--imports", type=int, default=0, metavar="N", help="Also measure imports N times.")
+    parser.add_argument("--no-cleanup", action="store_true", help="Leave the bench's pages on the site.")
     options = parser.parse_args(argv)
     if not options.env.exists():
         print(f"no real site: {options.env} does not exist (see ../shared/realsite/README.md)", file=sys.stderr)
@@ -116,43 +206,74 @@ def main(argv: list[str] | None = None) -> int:
     log = Path(site.get("CONCRETE_REQUEST_LOG", "/tmp/concrete-requests.log"))
     if options.reset is not None:
         subprocess.run([str(options.reset)], check=True, capture_output=True)
-    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO)}
-    env.update({k: v for k, v in site.items() if k.startswith("CMSSYNC_")})
-    env.pop("CMSSYNC_CONCURRENCY", None)
     pages = options.parents * options.children
     work = options.reuse or options.keep or Path(tempfile.mkdtemp(prefix="cmssync-realsite-bench-"))
+    base_env = {**os.environ, "NO_COLOR": "1", "CMSSYNC_TOKEN_CACHE": str(work / "token-cache")}
+    base_env.update({k: v for k, v in site.items() if k.startswith("CMSSYNC_")})
+    base_env.pop("CMSSYNC_CONCURRENCY", None)
+    checkouts: dict[str, dict[str, str]] = {}
+    for given in options.baseline:
+        name, _, path = given.rpartition("=")
+        checkouts[name or f"baseline{len(checkouts) + 1}"] = {**base_env, "PYTHONPATH": str(Path(path).resolve())}
+    checkouts["this"] = {**base_env, "PYTHONPATH": str(REPO)}
+    if options.cache_off:
+        checkouts["this, token cache off"] = {**checkouts["this"], "CMSSYNC_TOKEN_CACHE": "off"}
+    env = checkouts["this"]
+    cleanup_needed = False
     try:
         root = work / "site"
         if options.reuse is None:
             write_content(root, site["CMSSYNC_URL"], options.parents, options.children, options.blocks)
-            code, seconds, lines, output = run(["apply", "--yes", str(root)], env, log)
-            if code != 0:
-                print(output[-3000:], file=sys.stderr)
+            done = run(["apply", "--yes", str(root)], env, log)
+            cleanup_needed = options.keep is None and not options.no_cleanup
+            if done.code != 0:
+                print(done.output[-3000:], file=sys.stderr)
                 return 1
             made = pages + options.parents
-            print(f"apply of {made} pages ({options.blocks} blocks each below the parents): {seconds:.2f} s, ", end="")
-            print(f"{len(lines)} requests")
-        results = []
+            print(
+                f"apply of {made} pages ({options.blocks} blocks each below the parents): {done.seconds:.2f} s, ",
+                end="",
+            )
+            print(f"{len(done.lines)} requests")
+        results: dict[str, list[Run]] = {name: [] for name in checkouts}
         for attempt in range(1, options.plans + 1):
-            code, seconds, lines, output = run(["plan", "--detailed-exitcode", str(root)], env, log)
-            if code != 0:
-                print(output[-3000:], file=sys.stderr)
-                print(f"plan {attempt}: exit {code}, not a no-op", file=sys.stderr)
-                return 1
-            results.append((seconds, len(lines)))
-            print(f"no-op plan {attempt}: {seconds:.2f} s, {len(lines)} requests")
-            if attempt == 1:
-                for route, count in sorted(routes(lines).items(), key=lambda item: -item[1]):
-                    print(f"    {count:4d}  {route}")
-        median = statistics.median(s for s, _ in results)
-        requests_ok = max(r for _, r in results) <= 15
+            for name, checkout_env in checkouts.items():
+                done = run(["plan", "--detailed-exitcode", str(root)], checkout_env, log)
+                if done.code != 0:
+                    print(done.output[-3000:], file=sys.stderr)
+                    print(f"plan {attempt} ({name}): exit {done.code}, not a no-op", file=sys.stderr)
+                    return 1
+                results[name].append(done)
+                print(
+                    f"no-op plan {attempt} ({name}): {done.seconds:.2f} s wall, {done.cpu:.2f} s CPU, "
+                    f"{len(done.lines)} requests, token {done.token_ms():.0f} ms"
+                )
+                if attempt == 1:
+                    for route, count in sorted(routes(done.lines).items(), key=lambda item: -item[1]):
+                        print(f"    {count:4d}  {route}")
+        print("\n| checkout | plan wall median (best) | CPU median | requests | token ms per plan |")
+        print("|---|---|---|---|---|")
+        for name, runs in results.items():
+            walls = [r.seconds for r in runs]
+            print(
+                f"| {name} | {statistics.median(walls):.2f} s ({min(walls):.2f}) | "
+                f"{statistics.median(r.cpu for r in runs):.2f} s | {max(len(r.lines) for r in runs)} | "
+                f"{', '.join(f'{r.token_ms():.0f}' for r in runs)} |"
+            )
+        if options.imports:
+            measure_imports(checkouts, root, log, options.imports)
+        runs = results["this"]
+        median = statistics.median(r.seconds for r in runs)
+        requests_ok = max(len(r.lines) for r in runs) <= 15
         print(
             f"target (150 pages under 3 parents): <= 15 requests: {'met' if requests_ok else 'MISSED'}; "
             f"<= 2 s (median): {'met' if median <= 2 else 'MISSED'} (median {median:.2f} s, best "
-            f"{min(s for s, _ in results):.2f} s)"
+            f"{min(r.seconds for r in runs):.2f} s)"
         )
         return 0
     finally:
+        if cleanup_needed:
+            cleanup(work / "site", env, log)
         if options.keep is None and options.reuse is None:
             shutil.rmtree(work, ignore_errors=True)
 
