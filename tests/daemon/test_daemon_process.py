@@ -214,3 +214,30 @@ def inventory(raw: RawSite) -> dict[str, object]:
         "home": [kind for kind, _ in raw.blocks("/", "Main")],
         "about": raw.blocks("/about", "Main"),
     }
+
+
+def test_incremental_runs_reuse_the_default_site_a_full_run_read(daemon_site: DaemonSite, raw: RawSite) -> None:
+    """The default site is read by full runs only: a one-block edit costs the page read and its writes."""
+    daemon = started(daemon_site)
+    sandbox = daemon_site.sandbox
+
+    def routes() -> dict[str, int]:
+        return {route: int(count) for route, count in sandbox.stats()["by_route"].items()}
+
+    sandbox.clear_stats()
+    mark = daemon.mark()
+    daemon_site.edit("pages/about.yaml", FOUNDED, "Example Co. was founded in 2015")
+    run = daemon.wait_for("run finished", after=mark, trigger="file")
+    assert run["result"] == "success", run
+    edit = routes()  # before the test reads the page itself
+    assert "GET /sites/default" not in edit, edit
+    assert edit.get("PUT /page_versions/{pageID}/{versionID}") == 1, edit
+    assert run["requests"] == sum(edit.values())
+    assert "Example Co. was founded in 2015" in about_text(raw)
+
+    sandbox.clear_stats()
+    mark = daemon.mark()
+    daemon.signal(signal.SIGHUP)
+    full = daemon.wait_for("run finished", after=mark, trigger="signal")
+    assert full["result"] == "success", full
+    assert routes().get("GET /sites/default") == 1
