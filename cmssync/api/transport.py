@@ -51,6 +51,7 @@ from cmssync.api.errors import (
 )
 from cmssync.api.exchange import MAX_BODY_BYTES, MAX_BUFFERED_BYTES, Answer, Exchange
 from cmssync.api.limiter import Slot, make_limiter
+from cmssync.api.pool import pooled_transport
 from cmssync.api.retry import Kind, RetryPolicy, attempts, retry_after, retry_hook, transport_error
 from cmssync.api.stats import RequestStats
 from cmssync.errors import ApiError
@@ -111,7 +112,7 @@ class Transport:
         self.http = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout),
             limits=limits,
-            transport=transport or httpx.AsyncHTTPTransport(retries=2, limits=limits),
+            transport=transport or pooled_transport(retries=2, limits=limits),
             headers={"Accept": "application/json", "User-Agent": USER_AGENT},
             follow_redirects=False,
         )
