@@ -5,12 +5,12 @@ back events that carry their start marks, so a small composer here builds the :m
 <cmssync.yamlread.located>` in about 0.1 ms. It is a fast path only, never a second set of rules:
 
 * it accepts only what it can vouch for, and raises :class:`Unsure` for everything else — any syntax error, a tab
-  anywhere in the text (YAML's tab rules are where parsers differ most), a directive (``%YAML``, ``%TAG``), an
-  anchor, alias or tag, a duplicate or non-scalar key, a merge key (``<<``), nesting deeper than ``MAX_DEPTH``,
-  more than one document, a plain scalar it cannot type, an empty value ruamel places by rules of its own (in a
-  flow collection, before a comment, at the end of a text without a final line break, a lone ``-``) — and the
-  caller then reads the file with the round-trip reader (:mod:`cmssync.yamlread.roundtrip`), whose verdict and
-  message are the reader's, word for word;
+  anywhere in the text (YAML's tab rules are where parsers differ most), a directive (``%YAML``, ``%TAG``), a
+  document end marker (``...``), more than one document, an anchor, alias or tag, a duplicate or non-scalar key, a
+  merge key (``<<``), nesting deeper than ``MAX_DEPTH``, a plain scalar it cannot type, an empty value that ruamel
+  places by rules of its own (in a flow collection, before a comment or an explicit ``? key``, at the end of a
+  text without a final line break, a lone ``-``) — and the caller then reads the file with the round-trip reader
+  (:mod:`cmssync.yamlread.roundtrip`), whose verdict and message are the reader's, word for word;
 * plain scalars are typed by ruamel's own YAML 1.2 resolver and constructed by ruamel's round-trip constructor
   (``0o17``, ``1_000``, dates, ``.inf`` …), so a value reads the same either way; strings become plain ``str``;
 * positions are libyaml's marks, which are ruamel's (its parser is a port of libyaml's): the key's start, the
@@ -88,9 +88,8 @@ def compose(text: str) -> Any:
         if event.version is not None or event.tags:
             raise Unsure
         root = _node(get, get(), 0, _LINE_BREAK.split(text))
-        get()  # the document end
-        if type(get()) is not StreamEndEvent:
-            raise Unsure  # a second document
+        if get().explicit or type(get()) is not StreamEndEvent:
+            raise Unsure  # a document end marker (``...``: the readers count documents differently), or a second
     except Unsure:
         raise
     except Exception as exc:  # a syntax error (or anything else): the round-trip reader words it
@@ -135,6 +134,8 @@ def _mapping(get: Any, event: Any, depth: int, lines: list[str]) -> YamlMap:
             next_mark = key_event.start_mark
             if next_mark.line >= len(lines):
                 raise Unsure  # the end of a text without a final line break: ruamel places it there
+            if type(key_event) is not MappingEndEvent and lines[next_mark.line][: next_mark.column].strip():
+                raise Unsure  # the next key follows an indicator (``? key``): ruamel places it after that
             at[empty_key] = (key_line, key_column, next_mark.line + 1, next_mark.column + 1)
             empty_key = _NONE
         if type(key_event) is MappingEndEvent:

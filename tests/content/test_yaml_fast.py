@@ -184,3 +184,78 @@ def _block(draw: st.DrawFn, indent: int = 0, depth: int = 0) -> str:
 def test_generated_documents_read_the_same(body: str, end: str) -> None:
     text = body.replace("\n", end or "\n") + end
     assert verdict(text) in ("same", "unsure"), text
+
+
+_FRAGMENTS = [
+    "a: b\n",
+    "key:\n- x\n- y\n",
+    "key:\n  - x\n  -\n",
+    "plain: one\n  two\n  three\n",
+    'quoted: "one\n  two"\n',
+    "single: 'one\n\n  two'\n",
+    "? explicit\n: value\n",
+    "? [a, b]\n: value\n",
+    "flow: {a: [1, {b: c}], d: }\n",
+    "flow: [a, b: c, {d}]\n",
+    "---\n",
+    "...\n",
+    "# comment\n",
+    "empty:\n",
+    "empty: # note\n",
+    "  indented: x\n",
+    "- item\n",
+    "- a: 1\n  b: 2\n",
+    "block: |+\n  kept\n\n",
+    "folded: >\n  a\n  b\n\n  c\n",
+    "num: 0x_1\n",
+    "date: 2027-1-3\n",
+    "time: 12:30:45\n",
+    "url: http://a.b/c#d\n",
+    "colon: a:b\n",
+    "sp: 'a' # c\n",
+    "ws: x   \n",
+    "key with spaces: v\n",
+    '"quoted key": v\n',
+    "nul: null\n",
+    "bom: \ufeff\n",
+    "unicode: \u00e9\u263a\n",
+]
+
+
+@needs_c
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=6), st.booleans())
+def test_documents_of_odd_fragments_read_the_same(fragments: list[str], final_break: bool) -> None:
+    text = "".join(fragments)
+    text = text if final_break else text.rstrip("\n")
+    assert verdict(text) in ("same", "unsure"), text
+
+
+# --- the loader with and without the C parser ---------------------------------------------------------------------
+
+CORPUS = REPO / "tests" / "content" / "invalid"
+
+
+def _load_everything() -> list[object]:
+    """What the loader makes of the example content and of every invalid case: specs with their sources, or
+    problems."""
+    from cmssync.content.loader import load_content
+    from cmssync.errors import ContentError
+
+    outcomes: list[object] = []
+    for root in [REPO / "content-example", *sorted(p for p in CORPUS.iterdir() if p.is_dir())]:
+        try:
+            content = load_content(root)
+        except ContentError as exc:
+            outcomes.append([str(problem) for problem in exc.problems])
+            continue
+        specs = [*content.pages.values(), *content.users.values(), *content.groups.values()]
+        outcomes.append([content.digest(), [str(spec.source) for spec in specs]])
+    return outcomes
+
+
+@needs_c
+def test_the_loader_gives_the_same_without_the_c_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    with_c = _load_everything()
+    monkeypatch.setattr(fast, "CParser", None)
+    assert _load_everything() == with_c
