@@ -132,7 +132,7 @@ class Daemon:
         self.metrics = DaemonMetrics()
         self.control = ModeControl(config.mode, self.metrics, on_resume=lambda: self.reconciler.request("resume"))
         self.readiness = ModeReadiness(control=self.control)
-        self.gate = RequestGate()
+        self.gate = RequestGate(shared_pool=True)
         self.tracker = EventTracker()
         self.notifier = Notifier(config.receivers, self.metrics, site=config.site)
         runner = SyncRunner(
@@ -279,6 +279,7 @@ class Daemon:
         elif serving.exception() is not None:
             log.error("the reconciler crashed", exc_info=serving.exception())
         await self.notifier.close()
+        await self.gate.aclose()
         await health.stop()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
             loop.remove_signal_handler(sig)
