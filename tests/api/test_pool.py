@@ -1,6 +1,7 @@
 """The client's connection pool (``cmssync.api.pool``) against a real loopback server: keep-alive connections are
 reused, and one the server closed while it was idle is noticed (the cached-socket readability check) and replaced
-without a failed request or a retry. Cookies a site sets are sent back, as ``httpx.AsyncClient`` did."""
+without a failed request or a retry; a PUT's body arrives whole.
+Cookies a site sets are sent back, as ``httpx.AsyncClient`` did."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from cmssync.api.auth import StaticToken
 from cmssync.api.client import ConcreteClient
 from cmssync.api.pool import CachedSocketBackend
+from cmssync.api.retry import Kind
 
 from .conftest import FAST
 
@@ -33,7 +35,9 @@ class KeepAliveServer:
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
-                self.requests.append(head)
+                lines = head.lower().split(b"\r\n")
+                length = next((int(line[15:]) for line in lines if line.startswith(b"content-length:")), 0)
+                self.requests.append(head + await reader.readexactly(length))
                 cookie = b"Set-Cookie: CONCRETE=session-1; Path=/\r\n" if len(self.requests) == 1 else b""
                 writer.write(
                     b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -87,3 +91,11 @@ async def test_cookies_a_site_sets_are_sent_back(server: tuple[KeepAliveServer, 
         await client.get_group(4)
     assert b"cookie:" not in site.requests[0].lower()
     assert b"cookie: concrete=session-1" in site.requests[1].lower()
+
+
+async def test_a_put_reaches_the_server_whole(server: tuple[KeepAliveServer, str]) -> None:
+    site, url = server
+    async with ConcreteClient(url, auth=StaticToken("tok"), retry=FAST, concurrency=1) as client:
+        await client.transport.call("PUT", "/groups/{group_id}", kind=Kind.UPDATE, json={"name": "Editors"}, group_id=4)
+    assert site.requests[0].startswith(b"PUT /ccm/api/1.0/groups/4 HTTP/1.1\r\n")
+    assert site.requests[0].endswith(b'\r\n\r\n{"name":"Editors"}')
