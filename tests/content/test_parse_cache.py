@@ -149,3 +149,31 @@ def test_the_same_text_in_two_files_is_located_in_each(tmp_path: Path) -> None:
         content = load_content(tmp_path, parse_cache=cache)
         assert [str(content.pages[p].source) for p in ("/one", "/two")] == ["pages/one.yaml:2:1", "pages/two.yaml:2:1"]
     assert cache.hits == 4  # two.yaml in the first load (one.yaml's text), all three in the second
+
+
+def test_a_warm_load_parses_no_file_unless_a_problem_needs_a_position(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cmssync.content import yamlsource
+
+    root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
+    load_content(root, parse_cache=ParseCache(directory=cache_dir))
+    parsed: list[str] = []
+    real = yamlsource.parse_located
+    monkeypatch.setattr(yamlsource, "parse_located", lambda text, name: parsed.append(name) or real(text, name))
+    load_content(root, parse_cache=ParseCache(directory=cache_dir))
+    assert parsed == []
+    (root / "pages/index.yaml").write_text("name: Home\nid: 3\n")
+    (root / "pages/about.yaml").write_text("name: About\nid: 3\n")
+    load_content_problems: list[list[str]] = []
+    for _ in range(2):
+        parsed.clear()
+        with pytest.raises(ContentError) as caught:
+            load_content(root, parse_cache=ParseCache(directory=cache_dir))
+        load_content_problems.append([str(p) for p in caught.value.problems])
+    assert parsed == ["pages/about.yaml"]  # only the file the problem is placed in
+    assert (
+        load_content_problems[1]
+        == load_content_problems[0]
+        == ["pages/about.yaml:2:5: id: page id 3 is also pinned by page /"]
+    )
