@@ -5,18 +5,19 @@ users; sandbox with 20 ms latency) in <= 1.5 s wall. ``bench/run.py`` measures i
 of the whole site (a minute or more); this bench builds the site in seconds and looks only at the plan:
 
 1. a sandbox generates the site (``generate="pages=…,blocks=…,files=…,users=…"``, no latency while building);
-2. ``cmssync pull`` writes it as content and records everything it wrote in the state (the generated files and
-   users share one timestamp, so the list walks return only part of them, concrete-api.md §13: the content and
-   the state hold what pull saw, which a no-op plan then lists again — the tie reads of ``run.py``'s site, whose
-   state knows objects the lists skip, are not reproduced here; the table says how many there were);
+2. ``cmssync pull`` writes it as content and records everything it wrote in the state. The generated files and
+   users share one timestamp, so every list walk returns only part of them, and not always the same part
+   (concrete-api.md §13): a no-op plan then reads the state-known ones its walks missed by id, ~300 "tie reads",
+   as on ``run.py``'s site (the table shows how many);
 3. a warm-up plan (fills the content's parse cache, as on any machine that planned before), then the latency is
    switched on;
 4. per code tree (this checkout, and with ``--baseline DIR`` another checkout of cmssync, e.g. a
-   ``git worktree add /tmp/base HEAD~3``, measured in the same run): ``--runs`` no-op plans as processes
-   (``python -m cmssync plan --detailed-exitcode``: wall, CPU, requests counted by the sandbox), and ``--runs``
-   child processes timing the phases in-process: imports, content load (``open_workspace``), state load,
-   observe (``cmssync.sync.observe.observe``), plan (``cmssync.plan.planner.plan``), wall and CPU each. The
-   median of the runs is printed.
+   ``git worktree add /tmp/base HEAD~3``, measured in the same run, the trees taking turns run by run so that a
+   change in the machine's load hits both alike): ``--runs`` no-op plans as processes (``python -m cmssync plan
+   --detailed-exitcode``: wall, CPU, requests counted by the sandbox), and ``--runs`` child processes timing the
+   phases in-process: imports, content load (``open_workspace``), state load, observe
+   (``cmssync.sync.observe.observe``), plan (``cmssync.plan.planner.plan``), wall and CPU each. The median of the
+   runs is printed.
 
 ``--profile N`` also prints the N heaviest functions (cumulative and own time) of observe + plan in one more child
 per code tree. The sandbox runs in this process; the measured commands are separate processes on the same cores.
@@ -184,11 +185,11 @@ def main(argv: list[str] | None = None) -> int:
         faults = httpx.post(sandbox.url + "/__emulator/faults", json={"rules": [], "latency_ms": options.latency_ms})
         faults.raise_for_status()
 
-        rows: list[list[object]] = []
-        profiles: list[tuple[str, str]] = []
-        for label, tree in trees:
-            walls, cpus, requests, ties = [], [], [], []
-            for run in range(options.runs):
+        # The code trees take turns, run by run, so a change in the machine's load hits each of them alike.
+        measured_runs: dict[str, list[Any]] = {label: [] for label, _ in trees}
+        phase_runs: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in trees}
+        for run in range(options.runs):
+            for label, tree in trees:
                 measured = run_measured(
                     "plan",
                     ["plan", "--detailed-exitcode", str(root)],
@@ -198,19 +199,22 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 if measured.code != 0:
                     raise SystemExit(f"{label}: the plan is not a no-op ({measured.code}):\n{measured.tail(40)}")
-                walls.append(measured.seconds)
-                cpus.append(measured.cpu)
-                requests.append(measured.requests)
-                ties.append(tie_reads(measured.by_route))
-            runs = [_run_phases(tree, root, env) for _ in range(options.runs)]
+                measured_runs[label].append(measured)
+                phase_runs[label].append(_run_phases(tree, root, env))
+        rows: list[list[object]] = []
+        profiles: list[tuple[str, str]] = []
+        for label, tree in trees:
+            walls = [m.seconds for m in measured_runs[label]]
+            runs = phase_runs[label]
             phase_cells = [f"{_median(runs, p, 'wall'):.2f} / {_median(runs, p, 'cpu'):.2f}" for p in PHASES]
             total = statistics.median(sum(r[p]["wall"] for p in PHASES) for r in runs)
             rows.append(
                 [
                     label,
                     f"{statistics.median(walls):.2f} s ({min(walls):.2f}-{max(walls):.2f})",
-                    f"{statistics.median(cpus):.2f} s",
-                    f"{max(requests)} ({max(ties)})",
+                    f"{statistics.median(m.cpu for m in measured_runs[label]):.2f} s",
+                    f"{max(m.requests for m in measured_runs[label])} "
+                    f"({max(tie_reads(m.by_route) for m in measured_runs[label])})",
                     *phase_cells,
                     f"{total:.2f} s",
                 ]
