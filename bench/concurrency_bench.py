@@ -107,9 +107,9 @@ async def run(url: str, ids: list[int], concurrency: int | None, count: int, war
         take_slot = limiter.slot
 
         @contextlib.asynccontextmanager
-        async def timed_slot() -> AsyncIterator[Slot]:
+        async def timed_slot(method: str = "") -> AsyncIterator[Slot]:
             # The site's latency: from the moment the limiter lets the request go, not from the backlog.
-            async with take_slot() as slot:
+            async with take_slot(method) as slot:
                 started = time.monotonic()
                 yield slot
                 latencies.append((time.monotonic(), time.monotonic() - started))

@@ -138,8 +138,8 @@ class Trace:
         take = limiter.slot
 
         @asynccontextmanager
-        async def timed() -> AsyncIterator[Slot]:
-            async with take() as slot:
+        async def timed(method: str = "") -> AsyncIterator[Slot]:
+            async with take(method) as slot:
                 started, limit = time.monotonic(), limiter.limit
                 try:
                     yield slot

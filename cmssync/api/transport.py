@@ -280,7 +280,7 @@ class Transport:
         upload: Upload | None,
     ) -> Any:
         await self._cool_down()
-        async with self.limiter.slot() as slot:
+        async with self.limiter.slot(method) as slot:
             token = await self._token()
             slot.started = time.monotonic()  # the site's time, without waiting for a token
             answer = await self._send_body(method, path, route, token, params, json, form, upload, slot)

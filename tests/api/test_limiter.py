@@ -135,3 +135,53 @@ async def test_the_transport_reports_429_and_503_to_the_limiter() -> None:
         assert limiter.drops == 1
         assert limiter.limit == 2  # 4 halved
     assert client.transport.concurrency == MAX_LIMIT  # the ceiling bounds the pool and the executor
+
+
+def test_writes_are_measured_against_their_own_baseline() -> None:
+    """An apply: a few fast reads, then writes four times slower even unloaded, on a site with room for all. Against
+    one shared baseline every write looked like a queue and the limit stayed at 4 until the first probe."""
+    limiter = AdaptiveLimit(initial=4)
+    for _ in range(4):
+        limiter.record(Slot(in_flight=4, kind="read"), 0.025)
+    seen = []
+    for _ in range(60):
+        limiter.record(Slot(in_flight=limiter.limit, kind="write"), 0.100)  # no queue at any limit
+        seen.append(limiter.limit)
+    assert seen[-1] == MAX_LIMIT, seen
+    assert limiter.describe()["rtt_min_ms_by_kind"] == {"read": 25.0, "write": 100.0}
+
+
+def test_a_queue_of_writes_is_still_seen_after_reads() -> None:
+    """Writes that queue at a 4-worker pool, after fast reads: the limit settles at the knee, as with one kind."""
+    limiter = AdaptiveLimit(initial=4)
+    for _ in range(4):
+        limiter.record(Slot(in_flight=4, kind="read"), 0.025)
+    writes = php_pool(workers=4, service=0.1)
+    tail = []
+    for _ in range(3000):
+        limiter.record(Slot(in_flight=limiter.limit, kind="write"), writes(limiter.limit))
+        tail.append(limiter.limit)
+    tail = tail[-2000:]
+    throughput = len(tail) / sum(writes(limit) / limit for limit in tail)
+    assert throughput >= 0.9 * 4 / 0.1
+    assert statistics.median(writes(limit) for limit in tail) <= 2 * writes(1)
+    assert max(tail) <= 4 + 6
+
+
+async def test_the_transport_tells_the_limiter_reads_from_writes() -> None:
+    answers = iter([data({"id": 1, "name": "x"})] * 8)
+    client = mock_client(lambda request: next(answers), concurrency=None)
+    kinds: list[str] = []
+    async with client:
+        limiter = client.transport.limiter
+        assert isinstance(limiter, AdaptiveLimit)
+        record = limiter.record
+
+        def spy(slot: Slot, rtt: float) -> None:
+            kinds.append(slot.kind)
+            record(slot, rtt)
+
+        limiter.record = spy  # type: ignore[method-assign]
+        await client.system_info()
+        await client.update_page(1, name="x")
+    assert kinds == ["read", "write"]
