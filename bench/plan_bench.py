@@ -75,15 +75,19 @@ def phases(root: Path, profile_top: int) -> dict[str, Any]:
     mark = lap("state", mark)
     profiler = cProfile.Profile() if profile_top else None
 
-    async def observe_site() -> Any:
+    observed: list[Any] = []
+
+    async def observe_site() -> None:
+        # Returns nothing: on Python 3.11, asyncio.run's SIGINT handling reprs the main task, result included, when
+        # it restores the handler (a full repr of a 1,000-page snapshot), which the CLI's commands (an int) avoid.
         async with workspace.client() as client:
-            snapshot = await observe(client, workspace.content, state)
+            observed.append(await observe(client, workspace.content, state))
             timings["requests"] = client.stats.total
-            return snapshot
 
     if profiler is not None:
         profiler.enable()
-    snapshot = asyncio.run(observe_site())
+    asyncio.run(observe_site())
+    snapshot = observed[0]
     mark = lap("observe", mark)
     plan = planner.plan(workspace.content, snapshot, state, workspace.plan_options(state, PlanRequest()))
     lap("plan", mark)
