@@ -23,7 +23,11 @@ POLICY = RetryPolicy(attempts=4, timeout=10.0, wait_initial=0.001, wait_max=0.00
 def retries_seen() -> Iterator[list[stamina.instrumentation.RetryDetails]]:
     seen: list[stamina.instrumentation.RetryDetails] = []
     hooks = stamina.instrumentation.get_on_retry_hooks()
-    stamina.instrumentation.set_on_retry_hooks([seen.append])
+
+    def hook(details: stamina.instrumentation.RetryDetails) -> None:
+        seen.append(details)
+
+    stamina.instrumentation.set_on_retry_hooks([hook])
     yield seen
     stamina.instrumentation.set_on_retry_hooks(hooks)
 
