@@ -205,9 +205,11 @@ def _stop_on_sigterm(stop: asyncio.Event, out: TextIO) -> Iterator[None]:
 def summary(report: ApplyReport) -> str:
     counts = report.counts()
     head = "Apply failed" if report.failed else "Apply complete"
+    unreadable = len(report.plan.unreadable)
+    held = f" {unreadable} held back: cannot be read, or need an object that cannot (see above)." if unreadable else ""
     return (
         f"{head}: {counts['ok']} succeeded, {counts['failed']} failed, {counts['skipped']} skipped "
-        f"({report.requests} requests)."
+        f"({report.requests} requests).{held}"
     )
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
 from cmssync.commands.progress import reading_site
-from cmssync.errors import EXIT_CHANGES, EXIT_OK
+from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from cmssync.plan.report import render_compact, render_json, render_text
 from cmssync.sync.planning import make_plan, write_plan_file
 
@@ -92,6 +92,8 @@ async def run_plan(
         write_plan_file(run.plan, plan_file)
     if step_summary:
         append_step_summary(run.plan, notes)
+    if run.plan.unreadable:  # objects that could not be read: the plan is not the whole answer (docs/ci.md)
+        return EXIT_ERROR
     if detailed_exitcode and not run.plan.is_empty:
         return EXIT_CHANGES
     return EXIT_OK

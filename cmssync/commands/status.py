@@ -87,6 +87,8 @@ async def check_status(directory: Path, *, overrides: dict[str, Any] | None = No
             workspace = dataclasses.replace(workspace, retry=PATIENT)
             status.plan = (await make_plan(workspace)).plan
             extra.append(f"drift:     {summary_line(status.plan)}")
+            # objects that could not be read (held with what needs them): drift there is unknown
+            status.problems.extend(f"{held.kind} {held.key}: {held.message}" for held in status.plan.unreadable)
         except ContentError as exc:
             status.problems.append(f"the content is invalid ({len(exc.problems)} problem(s))")
             extra.append(f"content:   invalid ({len(exc.problems)} problem(s)); run `cmssync validate` to see them")

@@ -213,9 +213,15 @@ class SyncRunner:
             await asyncio.to_thread(save_run_report, workspace, report.plan, batch.run_id)
         if report is not None:
             failed = [o.line() for o in report.outcomes if o.status != "ok"]
+            unreadable = [f"{held.kind} {held.key}: {held.message}" for held in report.plan.unreadable]
             if report.failed:
                 record.reason = _summary(report)
-                record.problems = [*report.problems, *failed][:MAX_REASONS]
+                record.problems = [*report.problems, *failed, *unreadable][:MAX_REASONS]
+            elif unreadable:
+                # Objects that exist but cannot be read were held with what needs them, and the rest applied: a
+                # failure to report (log, /readyz), not one to retry the whole site for with backoff.
+                record.reason = f"{len(unreadable)} object(s) held: cannot be read, or need one that cannot"
+                record.problems, record.permanent = unreadable[:MAX_REASONS], True
             else:
                 record.result = "success"
         if record.result != "success" and batch.full:

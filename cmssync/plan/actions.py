@@ -148,14 +148,16 @@ class DraftInfo(_Frozen):
         return f"unapproved draft version {self.version_id}{made}{by}"
 
 
-HeldReason = Literal["conflict", "foreign_draft"]
+HeldReason = Literal["conflict", "foreign_draft", "unreadable"]
 
 
 class HeldObject(_Frozen):
     """An object whose changes the plan holds back: nothing is written to it, and ``apply`` says so.
 
     ``fails`` makes ``apply`` exit 1 (a conflict under policy ``fail``, a foreign draft under ``on_foreign_draft:
-    fail``); a foreign draft under ``skip`` is held quietly (the daemon's default).
+    fail``, an object that could not be read); a foreign draft under ``skip`` is held quietly (the daemon's
+    default). ``unreadable``: the object exists on the site but reading it failed (``message`` holds the server's
+    reason), or the action needs one that did (``cmssync.plan.unreadable``); it is never created again.
     """
 
     kind: Kind
@@ -236,8 +238,14 @@ class Plan(_Frozen):
 
     @property
     def refused(self) -> tuple[HeldObject, ...]:
-        """Held objects that make ``apply`` fail (exit 1): unsettled conflicts, foreign drafts under ``fail``."""
+        """Held objects that make ``apply`` fail (exit 1): unsettled conflicts, foreign drafts under ``fail``,
+        objects that could not be read and what depends on them."""
         return tuple(entry for entry in self.held if entry.fails)
+
+    @property
+    def unreadable(self) -> tuple[HeldObject, ...]:
+        """Held because an object could not be read (``plan`` exits 1 for these too: its plan is incomplete)."""
+        return tuple(entry for entry in self.held if entry.reason == "unreadable")
 
     def summary(self) -> dict[str, int]:
         """Counts by operation, always with the four main keys present."""
@@ -258,7 +266,10 @@ def summary_line(plan: Plan) -> str:
     if plan.held:
         refused = len(plan.refused)
         skipped = len(plan.held) - refused
-        parts_held = [f"{refused} refused (conflicts or foreign drafts; see above)"] if refused else []
+        unreadable = len(plan.unreadable)
+        refused -= unreadable
+        parts_held = [f"{unreadable} not readable or depending on one (see above)"] if unreadable else []
+        parts_held += [f"{refused} refused (conflicts or foreign drafts; see above)"] if refused else []
         parts_held += [f"{skipped} skipped (foreign drafts)"] if skipped else []
         held += " Held back: " + ", ".join(parts_held) + "."
     if not plan.has_changes:

@@ -181,6 +181,8 @@ def _held_lines(plan: Plan) -> Iterator[Text]:
 def held_reason(entry: HeldObject) -> str:
     if entry.reason == "foreign_draft" and entry.draft is not None:
         return entry.draft.describe()
+    if entry.reason == "unreadable":
+        return "cannot be read, or needs an object that cannot be read"
     return "changed in the content and on the site"
 
 

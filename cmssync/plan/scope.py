@@ -9,6 +9,8 @@ Two kinds of runs are scoped: the daemon's incremental runs (:func:`scope_for_pa
 their plan depends on, so the plan equals the whole-site plan restricted to the targets). A targeted scope may also
 name pages outside the content (``lookups``: delete and move candidates read by their state id) and, for a targeted
 file or user delete, every object the delete guards count (``deletes``: the snapshot is then complete for deletes).
+A targeted file whose bytes changed is replaced, and its old copy deleted: the pages that link to it
+(:func:`linking_pages`) are planned with it, as in a whole-site plan, or their links would break.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from cmssync.content.paths import asset_path_of, is_hidden, page_path_of, parent
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.actions import KIND_ORDER
+from cmssync.plan.assets import file_hash
 from cmssync.state.records import State
 
 
@@ -153,7 +156,9 @@ def scope_for_targets(
       site file holding the same bytes depends on all of them);
     * users and groups are planned from their whole lists (one list request per 100);
     * a targeted delete of a file or user (pruning on): every managed file and user no longer in the content, as
-      the delete guards (``max_deletes``, ``max_fraction``) count them all; the scope then plans deletes.
+      the delete guards (``max_deletes``, ``max_fraction``) count them all; the scope then plans deletes;
+    * a targeted file whose bytes changed (a replace): the pages that link to it (:func:`linking_pages`), expanded
+      like targeted pages, as their plan re-points the links before the old file is deleted.
 
     Pages that turn out to be missing although the state knows them are added after the observation
     (:func:`scope_after_observation`). A :class:`WholeSite` says why the whole site must be read instead: a
@@ -168,7 +173,7 @@ def scope_for_targets(
     if keys["page"] & page_orphans and (prune or replace_moved):
         return WholeSite("a page delete is guarded by, and may be a move of, pages anywhere in the site")
     builder = _ScopeBuilder(content, state)
-    for path in sorted(keys["page"] & set(content.pages)):
+    for path in sorted(keys["page"] & set(content.pages) | set(replace_companions(content, state, targets))):
         builder.expand(path)
     for path in sorted(keys["file"] & set(content.files)):
         builder.add_file(path)
@@ -191,13 +196,49 @@ def scope_for_targets(
     )
 
 
+def replaced_files(content: SiteContent, state: State, targets: Sequence[str]) -> list[str]:
+    """Targeted content files the state knows with other bytes: the plan replaces them (and deletes the old copy)."""
+    return sorted(
+        path
+        for path, spec in content.files.items()
+        if (record := state.files.get(path)) is not None
+        and record.hash != file_hash(spec)
+        and any(fnmatch.fnmatchcase(f"file:{path}", target) for target in targets)
+    )
+
+
+def linking_pages(content: SiteContent, state: State, files: Iterable[str]) -> dict[str, list[str]]:
+    """For each of ``files``, the content pages that refer to it (any reference: URL, id, download link) and may
+    already exist on the site (the state knows them, or their id is pinned): their links point at the file's
+    current copy."""
+    wanted = set(files)
+    found: dict[str, set[str]] = {path: set() for path in wanted}
+    for page, spec in content.pages.items():
+        if page not in state.pages and spec.id is None:
+            continue
+        for ref in _references(spec):
+            if not isinstance(ref, PageIdRef | PageLinkRef) and ref.path in wanted:
+                found[ref.path].add(page)
+    return {path: sorted(pages) for path, pages in found.items()}
+
+
+def replace_companions(content: SiteContent, state: State, targets: Sequence[str]) -> list[str]:
+    """The pages a targeted run plans besides its targets: those linking to a targeted file it replaces
+    (``cmssync.sync.planning`` adds them to the planner's targets, and says so in a warning)."""
+    replaced = replaced_files(content, state, targets)
+    if not replaced:
+        return []
+    return sorted({page for pages in linking_pages(content, state, replaced).values() for page in pages})
+
+
 def scope_after_observation(
-    scope: Scope, content: SiteContent, state: State, pages_found: Iterable[str]
+    scope: Scope, content: SiteContent, state: State, pages_found: Iterable[str], unreadable: Iterable[str] = ()
 ) -> Scope | WholeSite:
     """``scope`` grown by what the observation showed: content pages of the scope that are missing from the site
     although the state knows them (deleted outside cmssync: they are created again, so they need what a new page
-    needs, see :func:`scope_for_targets`). Equal to ``scope`` when nothing is missing (the common case)."""
-    found = set(pages_found)
+    needs, see :func:`scope_for_targets`). Equal to ``scope`` when nothing is missing (the common case). Pages
+    that could not be read (``unreadable``: ``page:PATH`` ids) are not missing: they are never created again."""
+    found = set(pages_found) | {object_id[5:] for object_id in unreadable if object_id.startswith("page:")}
     missing = sorted(
         p
         for p in scope.pages

@@ -105,6 +105,9 @@ class Snapshot:
     """False for an incremental observation that read only some objects: the planner then plans no deletes."""
     warnings: tuple[str, ...] = ()
     """What the observation could not be sure of (e.g. a list the API cannot return completely)."""
+    unreadable: Mapping[str, str] = field(default_factory=dict)
+    """``kind:key`` → the server's reason, for objects that exist (a listing shows them, or the server did not say
+    "not found") but could not be read: planned for nothing, never created again (``cmssync.plan.unreadable``)."""
 
     def batched_pages(self, paths: Iterable[str]) -> list[str]:
         """Those of ``paths`` whose page was read in a batch (drafts unknown), sorted."""

@@ -9,7 +9,10 @@ default site).
 Files, users and groups are listed (``limit=100``) only when the content or the state names objects of that kind,
 and only for the kinds in scope in an incremental run. Their lists have the tied-dates weakness of every list
 (concrete-api.md §13), so objects the state knows but a list walk missed are read by id (none when the dates are
-distinct). Site files that a content file unknown to the state could adopt (same name, folder and size) are
+distinct). Such a read that answers "not found" means the object is gone; any other answer about that object (a
+permission refused, a persistent server error) makes it *unreadable* (``Snapshot.unreadable``, with the server's
+reason; ``cmssync.sync.read_failures``): the plan holds it and never creates it again. Site files that a content
+file unknown to the state could adopt (same name, folder and size) are
 downloaded and hashed, because only the same bytes prove it is ours (``cmssync.sync.file_adoption``).
 
 Concurrency is bounded by the client; here every independent read is started at once.
@@ -20,12 +23,12 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import TypeVar
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.errors import NotFound, PermissionDenied
+from cmssync.api.errors import NotFound
 from cmssync.api.models import File, Group, User
 from cmssync.content.site import SiteContent
 from cmssync.plan.normalize import normalize_tags
@@ -43,6 +46,7 @@ from cmssync.sync.observe_pages import (
     read_pages_alone,
     to_live_page,
 )
+from cmssync.sync.read_failures import note_unreadable
 
 __all__ = [
     "PAGE_INCLUDES",
@@ -79,6 +83,7 @@ async def observe(
         content = _observed_content(scope.restrict(content), scope)
         state = _restricted_state(state, scope)
     warnings: list[str] = []
+    unreadable: dict[str, str] = {}
     # A kind that neither the content nor the state names is not read at all (a site managed for its pages only
     # costs no file, user or group list); groups also matter to the content's users (memberships).
     want_files = bool(content.files or state.files)
@@ -91,8 +96,9 @@ async def observe(
             state,
             list_all=want_files and (scope is None or bool(set(content.files) - set(state.files))),
             warnings=warnings,
+            unreadable=unreadable,
         ),
-        _observe_users(client, state, content.users) if want_users else _no_users(),
+        _observe_users(client, state, content.users, unreadable) if want_users else _no_users(),
         _gather_list(client.iter_groups()) if want_groups else _no_groups(),
         return_exceptions=True,  # every read finishes before a failure is raised (see all_settled)
     )
@@ -115,6 +121,7 @@ async def observe(
         groups={group.name or "": LiveGroup(group.id, group.name or "") for group in groups},
         complete=scope is None or scope.deletes,
         warnings=tuple(warnings),
+        unreadable={**pages.unreadable, **unreadable},
     )
 
 
@@ -170,7 +177,7 @@ def unreliable_list_warning(kind: str, dates: list[object]) -> str | None:
 
 
 async def _observe_files(
-    client: ConcreteClient, state: State, *, list_all: bool, warnings: list[str]
+    client: ConcreteClient, state: State, *, list_all: bool, warnings: list[str], unreadable: dict[str, str]
 ) -> dict[str, LiveFile]:
     files: dict[str, File] = {}
     if list_all:
@@ -178,11 +185,15 @@ async def _observe_files(
         warning = unreliable_list_warning("files", [f.date_added for f in files.values()])
         if warning is not None:
             warnings.append(warning)
-    unseen = [str(r.id) for r in state.files.values() if str(r.id).lower() not in files]
-    for extra in await all_settled(
-        _maybe(client.get_file(file_id, includes=("custom_attributes",))) for file_id in unseen
-    ):
-        if extra is not None:
+    unseen = {path: str(r.id) for path, r in state.files.items() if str(r.id).lower() not in files}
+    reads = (
+        _maybe(client.get_file(file_id, includes=("custom_attributes",)), f"file:{path}", f"file {path} ({file_id})")
+        for path, file_id in unseen.items()
+    )
+    for extra in await all_settled(reads):
+        if isinstance(extra, _Unreadable):
+            note_unreadable(extra.error, extra.object_id, extra.what, unreadable)
+        elif extra is not None:
             files[extra.id.lower()] = extra
     return {file_id: to_live_file(f) for file_id, f in files.items()}
 
@@ -202,12 +213,17 @@ def to_live_file(file: File) -> LiveFile:
     )
 
 
-async def _observe_users(client: ConcreteClient, state: State, wanted: Iterable[str]) -> dict[str, LiveUser]:
+async def _observe_users(
+    client: ConcreteClient, state: State, wanted: Iterable[str], unreadable: dict[str, str]
+) -> dict[str, LiveUser]:
     listed, complete = await client.list_users()
     users: dict[int, User] = {u.id: u for u in listed}
-    unseen = [r.id for r in state.users.values() if r.id not in users]
-    for extra in await all_settled(_maybe(client.get_user(user_id)) for user_id in unseen):
-        if extra is not None:
+    unseen = {name: r.id for name, r in state.users.items() if r.id not in users}
+    reads = (_maybe(client.get_user(i), f"user:{name}", f"user {name} (id {i})") for name, i in unseen.items())
+    for extra in await all_settled(reads):
+        if isinstance(extra, _Unreadable):
+            note_unreadable(extra.error, extra.object_id, extra.what, unreadable)
+        elif extra is not None:
             users[extra.id] = extra
     names = {u.username for u in users.values()}
     if not complete and any(name not in names for name in wanted):
@@ -224,11 +240,23 @@ async def _observe_users(client: ConcreteClient, state: State, wanted: Iterable[
 # --- helpers ------------------------------------------------------------------------------------------------------
 
 
-async def _maybe(awaitable: Awaitable[T]) -> T | None:
+@dataclass(frozen=True)
+class _Unreadable:
+    """A read of a known object that failed with something other than "not found" (sorted out by the caller)."""
+
+    error: Exception
+    object_id: str
+    what: str
+
+
+async def _maybe(awaitable: Awaitable[T], object_id: str, what: str) -> T | _Unreadable | None:
+    """The object, None when the server says it does not exist, or the failure to sort out."""
     try:
         return await awaitable
-    except (NotFound, PermissionDenied):
+    except NotFound:
         return None
+    except Exception as exc:
+        return _Unreadable(exc, object_id, what)
 
 
 async def _gather_list(iterator: AsyncIterator[T]) -> list[T]:

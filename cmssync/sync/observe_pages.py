@@ -44,16 +44,16 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.errors import NotFound, PendingDeletion, PermissionDenied
+from cmssync.api.errors import NotFound, PendingDeletion
 from cmssync.api.models import Page
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
-from cmssync.errors import ObjectUnreadable
 from cmssync.plan.blocks import LiveBlock
 from cmssync.plan.normalize import normalize_block_value, normalize_date
 from cmssync.plan.references import is_sub_area
 from cmssync.plan.snapshot import LivePage, Snapshot
 from cmssync.state.records import State
+from cmssync.sync.read_failures import note_unreadable_children, note_unreadable_page
 
 PAGE_INCLUDES = ("areas", "custom_attributes")
 SCOPED_READS_ALONE = 10
@@ -107,6 +107,8 @@ class PageIndex:
     by_path: dict[str, LivePage] = field(default_factory=dict)
     by_id: dict[int, LivePage] = field(default_factory=dict)
     children: dict[int, list[Page]] = field(default_factory=dict)
+    unreadable: dict[str, str] = field(default_factory=dict)
+    """``page:<path>`` → why it could not be read (``Snapshot.unreadable``, ``cmssync.sync.read_failures``)."""
 
     def add(self, page: LivePage) -> None:
         self.by_path[page.path] = page
@@ -173,9 +175,13 @@ async def _read_alone(
     client: ConcreteClient, pages: dict[int, str], index: PageIndex, base_url: str, progress: PageProgress
 ) -> None:
     progress.expected = max(progress.expected, progress.read + len(pages))
-    for page in await all_settled(progress.tick(_read_page(client, page_id, base_url)) for page_id in pages):
+    reads = (
+        progress.tick(_read_page(client, i, base_url, path=p, unreadable=index.unreadable)) for i, p in pages.items()
+    )
+    for page in await all_settled(reads):
         if page is not None:
             index.add(page)
+            index.unreadable.pop(f"page:{page.path}", None)  # found by id after all (below an unreadable list)
 
 
 async def _read_parent_only(
@@ -244,9 +250,7 @@ async def _walk_levels(
         while pending:
             level = {_prefix(path, depth) for path in pending}
             parents = {ids[up] for path in level if path not in ids and (up := parent_path(path) or "/") in ids}
-            children = [
-                child for found in await all_settled(lists.prefetch(pid) for pid in sorted(parents)) for child in found
-            ]
+            children = await _children_of(lists, parents, ids, pending, index.unreadable)
             alone: dict[int, str] = {}
             found = 0
             for child in children:
@@ -262,7 +266,7 @@ async def _walk_levels(
                 found += 1
             progress.done(found)
             await _read_alone(client, alone, index, base_url, progress)
-            pending = [path for path in pending if path not in index.by_path and path.count("/") > depth]
+            pending = [p for p in pending if p not in index.by_path and p.count("/") > depth and _readable(p, index)]
             pending = [path for path in pending if _prefix(path, depth) in ids]
             depth += 1
     finally:
@@ -281,45 +285,76 @@ async def read_pages_alone(
         return snapshot
     # counted from the first page read: a second "0/N" would read as the observation starting over
     counter = PageProgress(progress or observe_progress.get(), expected=len(targets))
+    unreadable = dict(snapshot.unreadable)
     pages = await all_settled(
-        counter.tick(_read_page(client, snapshot.pages[path].id, snapshot.site_url, listed_at=path)) for path in targets
+        counter.tick(
+            _read_page(
+                client, snapshot.pages[path].id, snapshot.site_url, path=path, listed=True, unreadable=unreadable
+            )
+        )
+        for path in targets
     )
     by_path = dict(snapshot.pages)
     by_id = dict(snapshot.pages_by_id)
     for path, page in zip(targets, pages, strict=True):
+        if f"page:{path}" in unreadable:
+            continue  # listed but not readable on its own: the batched view stays, and the plan holds the page
         old = by_path.pop(path)
         by_id.pop(old.id, None)
         if page is not None:
             by_path[page.path] = page
             by_id[page.id] = page
-    return dataclasses.replace(snapshot, pages=by_path, pages_by_id=by_id)
+    return dataclasses.replace(snapshot, pages=by_path, pages_by_id=by_id, unreadable=unreadable)
 
 
 async def _read_page(
-    client: ConcreteClient, page_id: int, base_url: str, *, listed_at: str | None = None
+    client: ConcreteClient,
+    page_id: int,
+    base_url: str,
+    *,
+    path: str,
+    unreadable: dict[str, str],
+    listed: bool = False,
 ) -> LivePage | None:
-    """A page in its recent version, or None when it does not exist or sits in the trash.
+    """A page in its recent version, or None when it does not exist, sits in the trash or cannot be read.
 
-    ``listed_at``: the page tree lists this page at that path, so it exists; if it cannot be read (403, or a 404
-    that the tree contradicts) that is an error naming the page and the server's reason, never "absent", which
-    would plan it to be created again (a duplicate on every run).
+    A page that exists but cannot be read (a permission refused, a server error that outlasted the retries; also
+    a 404 when ``listed``: the page tree lists it at ``path``) is recorded in ``unreadable`` with the server's
+    reason, never taken as absent, which would plan it to be created again (a duplicate on every run). Failures of
+    the site rather than the page (``cmssync.sync.read_failures``) are raised.
     """
     try:
         recent = await client.get_page(page_id, includes=PAGE_INCLUDES, version="recent")
+        live_version_id = recent.version.id if recent.version and recent.version.is_approved else None
+        if recent.version is not None and not recent.version.is_approved:
+            live = await client.get_page(page_id)
+            live_version_id = live.version.id if live.version and live.version.is_approved else None
     except PendingDeletion:
         return None
-    except (NotFound, PermissionDenied) as exc:
-        if listed_at is None:
+    except Exception as exc:
+        if isinstance(exc, NotFound) and not listed:
             return None
-        raise ObjectUnreadable(
-            f"page {listed_at} (id {page_id}): the page tree lists it but it cannot be read ({exc}); "
-            "it is not created again: let the API user read it, or move it out of the way"
-        ) from exc
-    live_version_id = recent.version.id if recent.version and recent.version.is_approved else None
-    if recent.version is not None and not recent.version.is_approved:
-        live = await client.get_page(page_id)
-        live_version_id = live.version.id if live.version and live.version.is_approved else None
+        note_unreadable_page(exc, path, page_id, listed=listed, unreadable=unreadable)
+        return None
     return to_live_page(recent, live_version_id, base_url)
+
+
+async def _children_of(
+    lists: _ChildLists, parents: set[int], ids: Mapping[str, int], pending: list[str], unreadable: dict[str, str]
+) -> list[Page]:
+    """The children of ``parents``; a parent whose list cannot be read makes the pending paths below it unreadable
+    (not absent: creating them could duplicate them)."""
+    pids = sorted(parents)
+    results = await asyncio.gather(*(lists.prefetch(pid) for pid in pids), return_exceptions=True)
+    at = {page_id: path for path, page_id in ids.items()}
+    for pid, result in zip(pids, results, strict=True):
+        if isinstance(result, BaseException):
+            note_unreadable_children(result, at[pid], pid, pending, unreadable)
+    return [child for result in results if not isinstance(result, BaseException) for child in result]
+
+
+def _readable(path: str, index: PageIndex) -> bool:
+    return f"page:{path}" not in index.unreadable
 
 
 def _ancestors(path: str) -> list[str]:

@@ -24,7 +24,12 @@ and possible move sources matter), and is then made again with the grown scope. 
 plus every content page the observation happened to read (a page the state manages that was read but not planned
 would look like one the content dropped: a move source or a delete candidate), and the snapshot without files
 managed for other content paths; so it plans, for the targets, exactly what the whole-site plan plans. Where the
-scope cannot be computed safely the whole site is read, as before, and the reason logged at debug level.
+scope cannot be computed safely the whole site is read, as before, and the reason logged at debug level. A targeted
+file that the plan replaces brings the pages linking to it into the targets (``cmssync.plan.scope.replace_companions``,
+named in a warning): the old copy is deleted after the upload, and a page not re-pointed would keep a broken link.
+
+Objects that exist but could not be read (``Snapshot.unreadable``) are held, with what depends on them, by
+``cmssync.plan.unreadable.hold_unreadable`` after each plan; the rest of the site is planned as usual.
 """
 
 from __future__ import annotations
@@ -48,8 +53,17 @@ from cmssync.plan.actions import Action, Plan, PlanHeader
 from cmssync.plan.assets import file_hash
 from cmssync.plan.planner import PlanOptions, check_targets
 from cmssync.plan.request import PlanRequest
-from cmssync.plan.scope import Scope, WholeSite, object_ids, scope_after_observation, scope_for_targets
+from cmssync.plan.scope import (
+    Scope,
+    WholeSite,
+    object_ids,
+    replace_companions,
+    replaced_files,
+    scope_after_observation,
+    scope_for_targets,
+)
 from cmssync.plan.snapshot import Snapshot
+from cmssync.plan.unreadable import hold_unreadable
 from cmssync.state.records import State
 from cmssync.sync.observe import observe, read_pages_alone
 from cmssync.sync.workspace import Workspace
@@ -74,6 +88,12 @@ async def plan_site(
     """Observe what ``request`` covers and plan it, with a client and state the caller holds open."""
     options = workspace.plan_options(state, request)
     header: dict[str, Any] = {"header": _header(workspace, request)}
+    companions: list[str] = []
+    if request.targets:
+        check_targets(options.targets, object_ids(workspace.content, state))
+        companions = replace_companions(workspace.content, state, options.targets)
+        if companions:
+            options = dataclasses.replace(options, targets=(*options.targets, *(f"page:{p}" for p in companions)))
     if request.targets and request.scope is None:
         targeted = await _observe_targets(workspace, options, client=client, state=state)
         if targeted is not None:
@@ -83,22 +103,43 @@ async def plan_site(
                 options, content_empty=not (whole.pages or whole.files or whole.users or whole.groups)
             )
             plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
+            plan = _with_companions(plan, workspace.content, state, request.targets, companions)
             return plan.model_copy(update={**header, "content_digest": whole.digest()}), snapshot
     snapshot = await observe(client, workspace.content, state, scope=request.scope)
     content = request.scope.restrict(workspace.content) if request.scope is not None else workspace.content
     plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
+    plan = _with_companions(plan, workspace.content, state, request.targets, companions)
     return plan.model_copy(update=header), snapshot
+
+
+def _with_companions(
+    plan: Plan, content: SiteContent, state: State, targets: tuple[str, ...], companions: list[str]
+) -> Plan:
+    """Say which pages a targeted file replace brought into the plan (see the module docstring)."""
+    if not companions:
+        return plan
+    replacing = {a.key for a in plan.actions if a.kind == "file" and a.op == "replace"}
+    files = [path for path in replaced_files(content, state, targets) if path in replacing]
+    if not files:
+        return plan
+    planned = sorted({a.key for a in plan.actions if a.kind == "page" and a.key in companions})
+    pages = ", ".join(planned) if planned else "none needs a change"
+    note = (
+        f"file {', '.join(files)} is replaced and its old copy deleted: the pages that link to it are planned too "
+        f"({pages})"
+    )
+    return plan.model_copy(update={"warnings": (*plan.warnings, note)})
 
 
 async def _plan_observed(
     content: SiteContent, snapshot: Snapshot, state: State, options: PlanOptions, client: ConcreteClient
 ) -> tuple[Plan, Snapshot]:
     """Plan, then read the pages to write on their own and plan again (the module docstring's two phases)."""
-    plan = planner.plan(content, snapshot, state, options)
+    plan = hold_unreadable(planner.plan(content, snapshot, state, options), snapshot, state)
     to_write = pages_to_write(plan, snapshot, state)
     if to_write:
         snapshot = await read_pages_alone(client, snapshot, to_write)
-        plan = planner.plan(content, snapshot, state, options)
+        plan = hold_unreadable(planner.plan(content, snapshot, state, options), snapshot, state)
     return plan, snapshot
 
 
@@ -110,7 +151,6 @@ async def _observe_targets(
     A malformed or unmatched target is refused here, before anything is read.
     """
     content = workspace.content
-    check_targets(options.targets, object_ids(content, state))
     found = scope_for_targets(content, state, options.targets, prune=options.prune, replace_moved=options.replace_moved)
     for _ in range(TARGET_ROUNDS):
         if isinstance(found, WholeSite):
@@ -118,7 +158,7 @@ async def _observe_targets(
             return None
         scope = found
         snapshot = await observe(client, content, state, scope=scope)
-        found = scope_after_observation(scope, content, state, snapshot.pages)
+        found = scope_after_observation(scope, content, state, snapshot.pages, snapshot.unreadable)
         if found == scope:
             return _planned_part(scope, content, state, snapshot)
     log.debug("targeted plan reads the whole site", targets=list(options.targets), reason="the scope kept growing")
@@ -215,6 +255,8 @@ def check_fresh(plan: Plan, content: SiteContent, snapshot: Snapshot, state: Sta
 
 def _stale(action: Action, content: SiteContent, snapshot: Snapshot, state: State) -> str | None:
     """Why ``action``'s precondition no longer holds, or None."""
+    if action.id in snapshot.unreadable:  # its precondition cannot be checked: never written blind
+        return f"cannot be read now: {snapshot.unreadable[action.id]}"
     condition = action.precondition
     if condition.absent:
         found = _present(action, content, snapshot, state)

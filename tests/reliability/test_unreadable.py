@@ -2,8 +2,8 @@
 
 The page tree lists the page, but reading it answers 403 (a permission changed) or 404 (a server that contradicts
 its own tree). Observe used to treat that as "absent", so every run created another copy (``/about-1``,
-``/about-2``, …). Now the run stops before any write, naming the page and the server's reason, and the site is
-left exactly as it was.
+``/about-2``, …). Now the page is held (named with the server's reason), nothing is created, and apply exits 1;
+``test_unreadable_isolated.py`` shows the rest of the site is still applied.
 """
 
 from __future__ import annotations
@@ -83,6 +83,6 @@ def test_an_unreadable_page_fails_with_the_reason_and_is_not_created_again(
     reason = "You do not have access to this page." if status == 403 else "Page not found."
     for result in results:
         assert result.code == 1, result.text
-        assert f"page /about (id {about}): the page tree lists it but it cannot be read" in result.err, result.text
-        assert reason in result.err
+        assert f"page /about (id {about}): the page tree lists it but it cannot be read" in result.out, result.text
+        assert reason in result.out
         assert "Traceback" not in result.text
