@@ -131,7 +131,12 @@ class Sampler:
     """A sampling profiler of the main thread (``--sample``): every ``interval`` s a thread reads the main thread's
     stack and counts it by what it is doing, named by the innermost frame of cmssync's that is on the stack
     (``cmssync/api/...`` as ``client``: the HTTP client and everything under it). Unlike cProfile, its overhead does
-    not grow with the number of calls, so the shares of call-heavy code (the HTTP stack) are not inflated."""
+    not grow with the number of calls, so the shares of call-heavy code (the HTTP stack) are not inflated.
+
+    Its own bias: a sample is taken when the sampler thread gets the GIL, which is often the moment the main thread
+    releases it for a system call, so time in system calls (``socket.send``, ``os.write``, ``epoll``) is
+    over-represented against pure Python code; compare shares between runs, not across kinds of code. Idle time
+    (``selectors.py:select``) is wall time, not CPU."""
 
     def __init__(self, interval: float = 0.001) -> None:
         self.interval = interval
