@@ -200,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
                     sandbox=sandbox,
                     env=_env_for(tree, env),
                     log=work / f"plan-{run}.log",
+                    python_args=["-P"],  # the command runs in this checkout: -P keeps it off sys.path, PYTHONPATH picks
                 )
                 if measured.code != 0:
                     raise SystemExit(f"{label}: the plan is not a no-op ({measured.code}):\n{measured.tail(40)}")
