@@ -70,9 +70,9 @@ def measuring_occupancy(limit: int) -> Iterator[Occupancy]:
     original = limiter.FixedLimit.slot
 
     @contextlib.asynccontextmanager
-    async def slot(self: limiter.FixedLimit) -> AsyncIterator[limiter.Slot]:
+    async def slot(self: limiter.FixedLimit, *args: Any, **kwargs: Any) -> AsyncIterator[limiter.Slot]:
         occupancy.change(waiting=1)
-        async with original(self) as held:
+        async with original(self, *args, **kwargs) as held:  # the transport passes the method (since fbc0ca2)
             occupancy.change(holding=1, waiting=-1)
             try:
                 yield held
