@@ -8,7 +8,8 @@ write from, or a create of something that exists (a duplicate on every run). :fu
 planner's plan and moves out of ``actions`` into ``held`` (reason ``unreadable``, with the server's reason):
 
 * every action on an unreadable object (by key, or for a page moved elsewhere by its id);
-* creates below an unreadable page and moves into or out of it (they need its id, or its children list);
+* creates below an unreadable page and moves into or out of it (they need its id, or its children list), except
+  below the home page, whose id the default site gives;
 * transitively, every action that depends on one held back or on an unreadable object: a page whose link needs
   the object's id, the delete of a parent that waits for its children's deletes, …;
 * the replace of a file that a held-back page links to: the old file is deleted once the linking pages are
@@ -103,15 +104,15 @@ def _direct_cause(
     if condition is not None:
         owner = remote.get(f"{action.kind}:{condition.lower() if action.kind == 'file' else condition}")
         if owner is not None:
-            return f"it is {owner}, which cannot be read: {unreadable[owner]}"
+            return f"it is {_name(owner)}, which cannot be read: {unreadable[owner]}"
     if action.kind != "page":
         return None
     touched = [action.key] if action.op == "create" else []
     if action.op == "move":
         touched = [str(c.before) for c in action.changes if c.field == "path"] + [action.key]
     for path in touched:
-        for page in pages:
-            if path.startswith(page.rstrip("/") + "/"):
+        for page in pages:  # below the home page needs only its id, which the default site gives
+            if page != "/" and path.startswith(page + "/"):
                 return f"it is below page {page}, which cannot be read: {unreadable['page:' + page]}"
     return None
 
