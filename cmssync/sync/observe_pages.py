@@ -20,6 +20,9 @@ What a batch cannot tell, and how it is covered:
 * **Pages the walk does not meet**: an id the state or a pinned ``id`` names but that is not at its path (moved,
   trashed, deleted) is read on its own by id; a path whose ancestor does not exist is absent.
 
+A page read on its own, and the conversion of any page read into a :class:`LivePage`, are in
+``cmssync.sync.page_read``.
+
 Never through ``GET /pages``: a real server's page list repeats and skips pages whose modification dates tie
 (concrete-api.md §13).
 
@@ -48,14 +51,13 @@ from cmssync.api.errors import NotFound, PendingDeletion
 from cmssync.api.models import Page
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
-from cmssync.plan.blocks import LiveBlock
-from cmssync.plan.normalize import normalize_block_value, normalize_date
-from cmssync.plan.references import is_sub_area
 from cmssync.plan.snapshot import LivePage, Snapshot
 from cmssync.state.records import State
-from cmssync.sync.read_failures import note_unreadable_children, note_unreadable_page
+from cmssync.sync.page_read import PAGE_INCLUDES as PAGE_INCLUDES  # re-exported for cmssync.sync.observe
+from cmssync.sync.page_read import read_page
+from cmssync.sync.page_read import to_live_page as to_live_page  # re-exported for cmssync.sync.observe
+from cmssync.sync.read_failures import note_unreadable_children
 
-PAGE_INCLUDES = ("areas", "custom_attributes")
 SCOPED_READS_ALONE = 10
 """A scoped run that knows at most this many pages reads them on their own (recent versions, no second phase)."""
 T = TypeVar("T")
@@ -176,7 +178,7 @@ async def _read_alone(
 ) -> None:
     progress.expected = max(progress.expected, progress.read + len(pages))
     reads = (
-        progress.tick(_read_page(client, i, base_url, path=p, unreadable=index.unreadable)) for i, p in pages.items()
+        progress.tick(read_page(client, i, base_url, path=p, unreadable=index.unreadable)) for i, p in pages.items()
     )
     for page in await all_settled(reads):
         if page is not None:
@@ -288,9 +290,7 @@ async def read_pages_alone(
     unreadable = dict(snapshot.unreadable)
     pages = await all_settled(
         counter.tick(
-            _read_page(
-                client, snapshot.pages[path].id, snapshot.site_url, path=path, listed=True, unreadable=unreadable
-            )
+            read_page(client, snapshot.pages[path].id, snapshot.site_url, path=path, listed=True, unreadable=unreadable)
         )
         for path in targets
     )
@@ -305,38 +305,6 @@ async def read_pages_alone(
             by_path[page.path] = page
             by_id[page.id] = page
     return dataclasses.replace(snapshot, pages=by_path, pages_by_id=by_id, unreadable=unreadable)
-
-
-async def _read_page(
-    client: ConcreteClient,
-    page_id: int,
-    base_url: str,
-    *,
-    path: str,
-    unreadable: dict[str, str],
-    listed: bool = False,
-) -> LivePage | None:
-    """A page in its recent version, or None when it does not exist, sits in the trash or cannot be read.
-
-    A page that exists but cannot be read (a permission refused, a server error that outlasted the retries; also
-    a 404 when ``listed``: the page tree lists it at ``path``) is recorded in ``unreadable`` with the server's
-    reason, never taken as absent, which would plan it to be created again (a duplicate on every run). Failures of
-    the site rather than the page (``cmssync.sync.read_failures``) are raised.
-    """
-    try:
-        recent = await client.get_page(page_id, includes=PAGE_INCLUDES, version="recent")
-        live_version_id = recent.version.id if recent.version and recent.version.is_approved else None
-        if recent.version is not None and not recent.version.is_approved:
-            live = await client.get_page(page_id)
-            live_version_id = live.version.id if live.version and live.version.is_approved else None
-    except PendingDeletion:
-        return None
-    except Exception as exc:
-        if isinstance(exc, NotFound) and not listed:
-            return None
-        note_unreadable_page(exc, path, page_id, listed=listed, unreadable=unreadable)
-        return None
-    return to_live_page(recent, live_version_id, base_url)
 
 
 async def _children_of(
@@ -368,40 +336,6 @@ def _ancestors(path: str) -> list[str]:
 
 def _prefix(path: str, depth: int) -> str:
     return "/" + "/".join(path.strip("/").split("/")[:depth])
-
-
-def to_live_page(page: Page, live_version_id: int | None, base_url: str, *, batched: bool = False) -> LivePage:
-    """The planner's view of a page read. Sub-areas of layouts and containers (``Main : 13 : Column 1``) are left
-    out: nothing in the API ties them to their container block, and they are neither managed nor drift."""
-    areas = {
-        area.name: tuple(
-            LiveBlock(
-                block.id, block.type or "", normalize_block_value(block.type or "", block.value, base_url=base_url)
-            )
-            for block in area.blocks
-        )
-        for area in page.areas or []
-        if not is_sub_area(area.name)
-    }
-    attributes = {a.handle: a.value for a in page.custom_attributes if a.handle}
-    types = {a.handle: a.type for a in page.custom_attributes if a.handle and a.type}
-    version = page.version
-    return LivePage(
-        id=page.id,
-        path=page.url_path,
-        name=page.name or "",
-        description=page.description or "",
-        type=page.type,
-        template=page.template,
-        attributes=attributes,
-        attribute_types=types,
-        areas=areas,
-        live_version_id=live_version_id,
-        recent_version_id=version.id if version else None,
-        publish_end_date=normalize_date(version.publish_end_date) if version else None,
-        recent_version_created=normalize_date(version.date_created) if version else None,
-        batched=batched,
-    )
 
 
 async def all_settled(awaitables: Iterable[Awaitable[T]]) -> list[T]:
