@@ -120,11 +120,6 @@ class ApiError(CmsSyncError):
         super().__init__(f"{where}{status_text}: {reason}" if where else reason)
 
 
-class ObjectUnreadable(CmsSyncError):
-    """A managed object exists on the site (a listing shows it) but reading it fails: planning it as absent would
-    create it again, so the run stops and names the object and the server's reason."""
-
-
 class StateError(CmsSyncError):
     """The state store cannot be read, written or locked."""
 
