@@ -6,31 +6,24 @@ in ``tests.support.sandbox``).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from tests.support.rawsite import RawSite
-from tests.support.sites import EXAMPLE, PASSWORDS, Site
+from tests.support.sites import EXAMPLE, PASSWORDS, Site, copy_example
 
 __all__ = ["EXAMPLE", "PASSWORDS", "RawSite", "Site"]
 
 
 @pytest.fixture
 def example(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Site:
-    for name, value in PASSWORDS.items():
-        monkeypatch.setenv(name, value)
-    root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    root = copy_example(tmp_path / "site", monkeypatch)
     return Site(root, sandbox)
 
 
 @pytest.fixture
 def example_any_dialect(tmp_path: Path, sandbox_any_dialect: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Site:
-    for name, value in PASSWORDS.items():
-        monkeypatch.setenv(name, value)
-    root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    root = copy_example(tmp_path / "site", monkeypatch)
     return Site(root, sandbox_any_dialect)

@@ -10,7 +10,6 @@ a declined prompt (tests/e2e/test_progress.py).
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -24,14 +23,14 @@ from cmssync.cli import main
 from cmssync.config import CONFIG_VARIABLE
 from cmssync.emulator.embedded import Sandbox
 from cmssync.state.store import StateStore
-from tests.support.sites import EXAMPLE, PASSWORDS
+from tests.support.sites import PASSWORDS, copy_example
 
 
 @pytest.fixture
 def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the example content; the site, credentials and state come from ``CMSSYNC_*`` variables."""
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     for name, value in {
         **PASSWORDS,
         "CMSSYNC_URL": sandbox.url,

@@ -16,7 +16,6 @@ import functools
 import json
 import logging
 import os
-import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,7 +28,7 @@ from cmssync.api.retry import RetryPolicy
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.sites import USER_PASSWORD, USER_PASSWORD_ENV, ReliabilitySite
 from tests.support.rawsite import RawSite
-from tests.support.sites import EXAMPLE, PASSWORDS
+from tests.support.sites import PASSWORDS, copy_example
 
 REPORT_ENV = "CMSSYNC_RELIABILITY_REPORT"
 
@@ -107,7 +106,7 @@ def _restore_logging() -> Iterator[None]:
 def example_site(tmp_path: Path, sandbox: Sandbox) -> ReliabilitySite:
     """A copy of ``content-example/`` on the sandbox (default seed, concrete dialect), one request at a time."""
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     return ReliabilitySite(root, sandbox, settings={"concurrency": 1})
 
 

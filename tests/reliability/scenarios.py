@@ -6,7 +6,6 @@ converges at all, that it converges within three runs) share one execution.
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from tests.reliability.sites import (
     write_generated_content,
 )
 from tests.support.rawsite import RawSite
-from tests.support.sites import EXAMPLE
+from tests.support.sites import copy_example
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ async def run_scenario(scenario: Scenario, sandbox: Sandbox, workdir: Path) -> t
     sandbox.reset(seed="default", dialect=scenario.dialect)
     root = workdir / "site"
     if scenario.content == "example":
-        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+        copy_example(root)
     else:
         write_small_generated_site(root)
     settings = {} if scenario.concurrency is None else {"concurrency": scenario.concurrency}

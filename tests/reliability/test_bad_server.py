@@ -9,7 +9,6 @@ write that did happen, the next apply must finish the work without duplicating a
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite, cli_environment
 from tests.support.rawsite import RawSite
-from tests.support.sites import EXAMPLE
+from tests.support.sites import copy_example
 
 HTML = b"<!DOCTYPE html><html><head><title>Down for maintenance</title></head><body>Back soon</body></html>"
 PAGE = r"/pages/\d+$"
@@ -80,7 +79,7 @@ RETRIED = [
 def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> ReliabilitySite:
     """content-example on the sandbox; the CLI finds the same settings in the environment."""
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     return cli_environment(ReliabilitySite(root, sandbox), monkeypatch)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -21,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.conftest import ReliabilityReport
-from tests.support.sites import EXAMPLE
+from tests.support.sites import copy_example
 
 HUGE = 200 * 1024 * 1024
 CHUNK = b"x" * (1024 * 1024)
@@ -111,7 +110,7 @@ def test_a_huge_answer_is_refused_with_bounded_memory(
     hostile: str, tmp_path: Path, reliability_report: ReliabilityReport
 ) -> None:
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     env = {
         **os.environ,
         "CMSSYNC_URL": hostile,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite
-from tests.support.sites import EXAMPLE
+from tests.support.sites import copy_example
 
 NEWS = "name: News\nareas:\n  Main:\n    - type: content\n      value: {content: <p>News.</p>}\n"
 
@@ -78,7 +77,7 @@ def test_the_lock_error_says_how_to_stop_the_holder(
     reliability_report: ReliabilityReport,
 ) -> None:
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     site = cli_site(root, sandbox, monkeypatch)
     with StateStore(site.state_path).lock("cmssync apply"):
         result = run_cli(capsys, "apply", "--yes", str(root))
@@ -115,7 +114,7 @@ def test_a_redirect_without_location_is_said_as_such(
     reliability_report: ReliabilityReport,
 ) -> None:
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     cli_site(root, sandbox, monkeypatch)
     headers = () if location is None else (("location", location),)
     proxy = CorruptingProxy(Corruption("redirect", "GET", "/sites/default$", status=302, headers=headers))

@@ -12,7 +12,6 @@ import asyncio
 import io
 import json
 import logging
-import shutil
 from pathlib import Path
 
 import httpx
@@ -31,7 +30,7 @@ from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite, cli_environment
-from tests.support.sites import EXAMPLE
+from tests.support.sites import copy_example
 
 CLIENT_SECRET = "cs-Echo-Kq7Lm2vSECRET"
 PASSWORD = "pw-Echo-Rt5Nx8zSECRET"
@@ -43,7 +42,7 @@ def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> R
     """content-example; the CLI reads distinctive credentials from the environment (the proxy answers for the
     token endpoint where they would be wrong)."""
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     monkeypatch.setenv("JANE_EDITOR_PASSWORD", USER_PASSWORD)
     site = ReliabilitySite(root, sandbox)
     return cli_environment(site, monkeypatch, client_secret=CLIENT_SECRET, password=PASSWORD)

@@ -10,7 +10,6 @@ records what the site answered), so the test knows every token that existed duri
 from __future__ import annotations
 
 import logging
-import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ from cmssync.api.auth import DEFAULT_SCOPES, OAuthTokens
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.cli import CliResult, run_cli
 from tests.reliability.conftest import ReliabilityReport
-from tests.support.sites import EXAMPLE
+from tests.support.sites import copy_example
 
 CLIENT_SECRET = "cs-Zq8vW3nTq1LkSECRET"
 ADMIN_PASSWORD = "pw-Admin-Hx42uQpSECRET"
@@ -84,7 +83,7 @@ class Outputs:
 def workdir(tmp_path: Path, secret_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, TokenSpy]:
     secret_sandbox.reset(seed="default", dialect="concrete")
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     state_dir = tmp_path / "state"
     for name, value in {
         "CMSSYNC_URL": secret_sandbox.url,

@@ -8,7 +8,6 @@ says "absent at plan time" and the second apply stops before any write, naming t
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.sites import USER_PASSWORD_ENV, ReliabilitySite, cli_environment, write_settings
 from tests.support.rawsite import RawSite
-from tests.support.sites import EXAMPLE
+from tests.support.sites import copy_example
 
 NEWS = "name: News\nareas:\n  Main:\n    - type: content\n      value: {content: <p>News.</p>}\n"
 
@@ -27,7 +26,7 @@ NEWS = "name: News\nareas:\n  Main:\n    - type: content\n      value: {content:
 @pytest.fixture
 def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> ReliabilitySite:
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     return cli_environment(ReliabilitySite(root, sandbox), monkeypatch)
 
 

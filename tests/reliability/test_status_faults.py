@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from cmssync.commands.status import run_status
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.diagnose import PATIENT, PROBE_WAITS
 from tests.reliability.conftest import ReliabilityReport
-from tests.support.sites import EXAMPLE, PASSWORDS, Site
+from tests.support.sites import PASSWORDS, Site, copy_example
 
 FAULTS = ["429:0.3", "503:0.2", "drop:0.1"]
 
@@ -37,7 +36,7 @@ async def test_status_converges_under_heavy_faults(
     converged = 0
     for run in range(5):
         root = tmp_path / f"run{run}" / "site"
-        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+        copy_example(root)
         sandbox.set_faults(FAULTS)
         out = io.StringIO()
         try:
@@ -54,7 +53,7 @@ async def test_status_converges_under_heavy_faults(
 
 async def test_a_site_that_is_down_fails_status(tmp_path: Path, sandbox: Sandbox) -> None:
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     sandbox.set_faults(["503:1"])
     out = io.StringIO()
     try:

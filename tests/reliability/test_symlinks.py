@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import take_inventory
 from tests.reliability.sites import ReliabilitySite, cli_environment
 from tests.support.rawsite import RawSite
-from tests.support.sites import EXAMPLE
+from tests.support.sites import copy_example
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 
@@ -40,7 +39,7 @@ LINKS = [
 @pytest.fixture
 def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> ReliabilitySite:
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     (root / ".git").mkdir()
     (root / ".git" / "config").write_text(GIT_CONFIG, encoding="utf-8")
     (root / ".cmssync").mkdir()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite, cli_environment
 from tests.support.rawsite import RawSite
-from tests.support.sites import EXAMPLE
+from tests.support.sites import copy_example
 
 ANSWERS = {
     403: {"error": True, "errors": ["You do not have access to this page."]},
@@ -33,7 +32,7 @@ ANSWERS = {
 @pytest.fixture
 def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> ReliabilitySite:
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     return cli_environment(ReliabilitySite(root, sandbox), monkeypatch)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -27,7 +26,7 @@ from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite, cli_environment
 from tests.support.rawsite import RawSite
-from tests.support.sites import EXAMPLE, PASSWORDS
+from tests.support.sites import copy_example
 
 ANSWERS = {
     403: (
@@ -41,10 +40,7 @@ HISTORY = "name: History\nareas:\n  Main:\n    - type: content\n      value:\n  
 
 @pytest.fixture
 def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> ReliabilitySite:
-    for name, value in PASSWORDS.items():
-        monkeypatch.setenv(name, value)
-    root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    root = copy_example(tmp_path / "site", monkeypatch)
     return cli_environment(ReliabilitySite(root, sandbox), monkeypatch)
 
 

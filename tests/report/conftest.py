@@ -9,7 +9,7 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from tests.report.browser import Browser, find_chromium
-from tests.report.scenario import PASSWORDS, copy_example
+from tests.support.sites import PASSWORDS, copy_example
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ hostile block holds a ``<script>`` and ``onerror=`` handlers that would set a ``
 
 from __future__ import annotations
 
-import shutil
 import struct
 import zlib
 from pathlib import Path
@@ -17,9 +16,6 @@ from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan
 from cmssync.sync.workspace import Workspace
 from tests.support.sites import Site
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "content-example"
-PASSWORDS = {"JANE_EDITOR_PASSWORD": "jane-secret-1", "SAM_WRITER_PASSWORD": "sam-secret-1"}
 
 HOSTILE = (
     "<p>Hostile block.</p>"
@@ -44,11 +40,6 @@ def png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", raw) + chunk(b"IEND", b"")
-
-
-def copy_example(root: Path) -> Path:
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
-    return root
 
 
 def overrides(root: Path, sandbox: Sandbox) -> dict[str, Any]:

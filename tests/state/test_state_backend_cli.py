@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ from cmssync.state.backends import LocalStateBackend
 from cmssync.state.http_backend import HttpStateBackend
 from tests.reliability.cli import CliResult, run_cli
 from tests.state.state_server import StateServer
-from tests.support.sites import EXAMPLE, PASSWORDS
+from tests.support.sites import PASSWORDS, copy_example
 
 KEY_HEX = "7a" * 32
 
@@ -28,7 +27,7 @@ KEY_HEX = "7a" * 32
 def site(tmp_path: Path, sandbox: Sandbox, server: StateServer, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The example content, its settings naming the HTTP state server; credentials from the environment."""
     root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    copy_example(root)
     settings = (root / "cmssync.yaml").read_text(encoding="utf-8")
     state = server.settings(path=str(tmp_path / "work" / "state.json"))
     lines = "".join(f"  {key}: {value}\n" for key, value in state.items())

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Plan
@@ -15,6 +18,16 @@ from cmssync.sync.workspace import Workspace, open_workspace
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "content-example"
 PASSWORDS = {"JANE_EDITOR_PASSWORD": "jane-secret-1", "SAM_WRITER_PASSWORD": "sam-secret-1"}
+
+
+def copy_example(root: Path, monkeypatch: pytest.MonkeyPatch | None = None) -> Path:
+    """Copy the example content to ``root``, without its state; with ``monkeypatch``, also put the example users'
+    passwords in the environment (the content reads them from there)."""
+    if monkeypatch is not None:
+        for name, value in PASSWORDS.items():
+            monkeypatch.setenv(name, value)
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    return root
 
 
 class Site:

@@ -9,7 +9,6 @@ warning), as the whole-site plan does.
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import Scope, scope_for_targets
 from cmssync.state.store import StateStore
 from tests.support.rawsite import RawSite
-from tests.support.sites import EXAMPLE, PASSWORDS, Site
+from tests.support.sites import Site, copy_example
 
 PRICES = "documents/price-list.txt"
 TARGET = (f"file:{PRICES}",)
@@ -27,10 +26,7 @@ TARGET = (f"file:{PRICES}",)
 
 @pytest.fixture
 def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Site:
-    for name, value in PASSWORDS.items():
-        monkeypatch.setenv(name, value)
-    root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    root = copy_example(tmp_path / "site", monkeypatch)
     site = Site(root, sandbox)
     assert not asyncio.run(site.apply()).failed, site.last_output
     return site

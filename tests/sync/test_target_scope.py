@@ -24,7 +24,7 @@ from cmssync.plan.scope import WholeSite
 from cmssync.sync import planning
 from cmssync.sync.planning import PlanRun, make_plan
 from tests.support.rawsite import RawSite
-from tests.support.sites import EXAMPLE, PASSWORDS, Site
+from tests.support.sites import Site, copy_example
 from tests.support.tokens import sandbox_token
 
 NEWS = 20
@@ -58,10 +58,7 @@ def _trash(sandbox: Sandbox, path: str) -> None:
 @pytest.fixture
 def changed_site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Site:
     """The example content plus 42 pages applied to the sandbox, then changed in the content and on the site."""
-    for name, value in PASSWORDS.items():
-        monkeypatch.setenv(name, value)
-    root = tmp_path / "site"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".cmssync"))
+    root = copy_example(tmp_path / "site", monkeypatch)
     site = Site(root, sandbox)
     site.write("pages/news.yaml", _page("News", "<p>All the news.</p>"))
     site.write("pages/docs.yaml", _page("Docs", "<p>All the docs.</p>"))
