@@ -210,7 +210,10 @@ def per_request_ms(rounds: list[dict[str, Any]], kind: str, field: str = "cpu_s"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", help="also measure this commit (a git worktree under /tmp), side by side")
-    parser.add_argument("--after", help="measure this commit (a git worktree under /tmp) or checkout directory instead of the working tree")
+    parser.add_argument(
+        "--after",
+        help="measure this commit (a git worktree under /tmp) or checkout directory instead of the working tree",
+    )
     parser.add_argument("--requests", type=int, default=2000, help="requests per kind (a quarter for children)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--worker", metavar="URL", help=argparse.SUPPRESS)
