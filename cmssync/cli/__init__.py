@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +155,7 @@ def apply(
     def ask() -> bool:
         return click.confirm("Apply these changes?", default=False)
 
-    with site_overrides(directory, sandbox) as overrides:
+    with sigterm_interrupts(), site_overrides(directory, sandbox) as overrides:
         workspace = open_site_workspace(directory, overrides, lock_timeout=lock_timeout)
         return asyncio.run(
             run_apply(
@@ -307,6 +310,30 @@ def status(directory: Path, output_format: str, detailed_exitcode: bool, sandbox
 
 cli.add_command(schema)
 cli.add_command(emulator)
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """While inside, SIGTERM interrupts like Ctrl-C: ``main`` says "interrupted" and exits 130 (docs/ci.md).
+
+    For the part of ``apply`` before its actions start (loading the content, reading the site, planning), where
+    nothing has been written: without it a SIGTERM there would end the process with the default 143 and no word.
+    Once the actions start, :mod:`cmssync.commands.apply` takes SIGTERM over (finish the actions in flight, start no
+    more). Only in the main thread, where Python allows a signal handler; elsewhere nothing changes.
+    """
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def skip_unused_async_backends() -> None:

@@ -1,5 +1,10 @@
 from __future__ import annotations
 
+import os
+import signal
+import time
+from pathlib import Path
+
 import pytest
 
 from cmssync.cli import cli, main
@@ -80,3 +85,31 @@ def test_usage_errors_exit_1_not_the_changes_code(
     """2 means "changes present" under --detailed-exitcode: a typo must never read as that."""
     assert main(argv) == 1
     assert message in capsys.readouterr().err
+
+
+def test_sigterm_before_the_actions_start_exits_130_with_a_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A SIGTERM while apply loads the content (before its own handler takes over) says so and exits 130, not the
+    default 143 without a word; afterwards SIGTERM is handled as before the command."""
+    import cmssync.cli as cli_module
+
+    reached: list[str] = []
+
+    def terminated_while_loading(*_: object, **__: object) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises at the next bytecode; never reached when it works
+        reached.append("after the signal")
+
+    def recorded(signum: int, frame: object) -> None:  # stands for the default, which would end pytest itself
+        reached.append("the handler from before the command")
+
+    monkeypatch.setattr(cli_module, "open_site_workspace", terminated_while_loading)
+    previous = signal.signal(signal.SIGTERM, recorded)
+    try:
+        assert main(["apply", str(tmp_path), "--yes"]) == 130
+        assert signal.getsignal(signal.SIGTERM) is recorded
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert capsys.readouterr().err.strip() == "interrupted"
+    assert reached == []
