@@ -48,13 +48,12 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-from pydantic import ValidationError
 
 from cmssync import __version__
 from cmssync.errors import StateError, StateLockedError
 from cmssync.state.backends import FixedKeyRing, WarningKeyRing
 from cmssync.state.journal import KINDS
-from cmssync.state.records import State, migrate_document
+from cmssync.state.records import State, migrate_document, validated_state
 from cmssync.state.spool import Spool
 from cmssync.state.store import LockHolder, current_user
 
@@ -145,15 +144,7 @@ class HttpStateBackend:
         version = raw.get("format_version") if isinstance(raw, dict) else None
         if not isinstance(version, int) or isinstance(version, bool):
             raise StateError(f"{where}: not a cmssync state (no integer format_version): {_snippet(data)}")
-        raw = migrate_document(raw, where)
-        try:
-            return State.model_validate(raw)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(part) for part in error['loc']) or '(top)'}: {error['msg']}"
-                for error in exc.errors()[:5]
-            )
-            raise StateError(f"{where}: the state is invalid: {problems}") from None
+        return validated_state(migrate_document(raw, where), where)
 
     def save(self, state: State) -> None:
         """Keep ``state`` to upload; upload it when ``save_interval`` has passed since the last upload.

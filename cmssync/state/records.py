@@ -44,7 +44,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, ValidationError, model_validator
 
 from cmssync.errors import StateError
 from cmssync.fileio import fsync_directory
@@ -303,3 +303,16 @@ def _canonical_url(url: str) -> str:
         return url
     host, slash, path = rest.partition("/")
     return f"{scheme.lower()}://{host.lower()}{slash}{path}"
+
+
+def validated_state(raw: dict[str, Any], where: str) -> State:
+    """A migrated state document as a :class:`State` (every backend reads through this), or a ``StateError`` naming
+    ``where`` and the first five problems."""
+    try:
+        return State.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or '(top)'}: {error['msg']}" for error in exc.errors()[:5]
+        )
+        more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
+        raise StateError(f"{where}: the state is invalid: {problems}{more}") from None

@@ -25,12 +25,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from cmssync.errors import StateError, StateLockedError
 from cmssync.fileio import TEMP_SUFFIX, write_atomically
 from cmssync.state.journal import KINDS, Entry, JournalWriter, journal_path, read_journal, replay
-from cmssync.state.records import FORMAT_VERSION, KeyRing, State, migrate_document
+from cmssync.state.records import FORMAT_VERSION, KeyRing, State, migrate_document, validated_state
 
 log = logging.getLogger(__name__)
 
@@ -150,16 +148,7 @@ class StateStore:
         version = raw.get("format_version") if isinstance(raw, dict) else None
         if not isinstance(version, int) or isinstance(version, bool):
             raise StateError(f"{self.path}: not a cmssync state file (no integer format_version)")
-        raw = replay(migrate_document(raw, str(self.path)), entries)
-        try:
-            return State.model_validate(raw)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(part) for part in error['loc']) or '(top)'}: {error['msg']}"
-                for error in exc.errors()[:5]
-            )
-            more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
-            raise StateError(f"{self.path}: the state is invalid: {problems}{more}") from None
+        return validated_state(replay(migrate_document(raw, str(self.path)), entries), str(self.path))
 
     def save(self, state: State) -> None:
         """Persist ``state``: append its changed records to the journal, or compact when that is cheaper or needed.
