@@ -37,25 +37,21 @@ from cmssync.plan.snapshot import LiveFile, LiveGroup, LiveUser, Snapshot
 from cmssync.state.records import State
 from cmssync.sync.file_adoption import hash_adoption_candidates
 from cmssync.sync.observe_pages import (
-    PAGE_INCLUDES,
     ObserveProgress,
     PageProgress,
     all_settled,
     observe_pages,
     observe_progress,
     read_pages_alone,
-    to_live_page,
 )
 from cmssync.sync.read_failures import note_unreadable
 
 __all__ = [
-    "PAGE_INCLUDES",
     "ObserveProgress",
     "observe",
     "observe_progress",
     "read_pages_alone",
     "to_live_file",
-    "to_live_page",
     "unreliable_list_warning",
 ]
 

@@ -53,9 +53,7 @@ from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
 from cmssync.plan.snapshot import LivePage, Snapshot
 from cmssync.state.records import State
-from cmssync.sync.page_read import PAGE_INCLUDES as PAGE_INCLUDES  # re-exported for cmssync.sync.observe
-from cmssync.sync.page_read import read_page
-from cmssync.sync.page_read import to_live_page as to_live_page  # re-exported for cmssync.sync.observe
+from cmssync.sync.page_read import PAGE_INCLUDES, read_page, to_live_page
 from cmssync.sync.read_failures import note_unreadable_children
 
 SCOPED_READS_ALONE = 10
