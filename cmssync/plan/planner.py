@@ -45,6 +45,7 @@ from cmssync.plan.actions import (
 from cmssync.plan.assets import Settling, plan_files, plan_groups, plan_users
 from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.pages import PageContext, plan_page
+from cmssync.plan.scope import object_ids
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 
@@ -121,7 +122,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
     deletes = _deletes(content, observed, state, options, moved_from, warnings, blocked, context)
     actions = [*groups, *files.actions, *page_actions, *users, *deletes]
     if options.targets:
-        check_targets(options.targets, _known_ids(content, state, actions))
+        check_targets(options.targets, object_ids(content, state) | {a.id for a in actions})
         actions = _targeted(actions, options.targets)
         blocked = [b for b in blocked if any(_matches(f"{b.kind}:{key}", options.targets) for key in b.keys)]
         conflicts = [c for c in conflicts if _matches(c.id, options.targets)]
@@ -282,18 +283,6 @@ def check_targets(targets: Iterable[str], known: Iterable[str]) -> None:
             )
         if not any(fnmatch.fnmatchcase(object_id, target) for object_id in ids):
             raise PlanError(f"--target {target!r} matches no {kind} of the content or the state")
-
-
-def _known_ids(content: SiteContent, state: State, actions: Iterable[Action]) -> set[str]:
-    known = {a.id for a in actions}
-    for kind, keys in (
-        ("page", [*content.pages, *state.pages]),
-        ("file", [*content.files, *state.files]),
-        ("user", [*content.users, *state.users]),
-        ("group", [*content.groups, *state.groups]),
-    ):
-        known.update(f"{kind}:{key}" for key in keys)
-    return known
 
 
 def _matches(object_id: str, patterns: Iterable[str]) -> bool:
