@@ -42,8 +42,9 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import contextvars
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
@@ -89,19 +90,41 @@ class Limiter(Protocol):
     def describe(self) -> dict[str, object]: ...
 
 
+_DEFERRED: contextvars.ContextVar[bool] = contextvars.ContextVar("cmssync_deferred_requests", default=False)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Requests sent inside (and from tasks started inside) wait behind every other caller of the limiter.
+
+    For sweeps of many independent reads that nothing waits on one by one — the by-id reads of the objects a list
+    walk skipped — so that the requests others are waiting on (the next page of another list walk, a level of the
+    page tree) are not queued behind hundreds of them. A deferred request still gets every slot nobody else wants.
+    """
+    token = _DEFERRED.set(True)
+    try:
+        yield
+    finally:
+        _DEFERRED.reset(token)
+
+
 class _Gate:
-    """Admits callers while ``in_flight < limit``, in arrival order."""
+    """Admits callers while ``in_flight < limit``, in arrival order, deferred callers (:func:`deferred`) after all
+    others."""
 
     def __init__(self) -> None:
         self.in_flight = 0
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._deferred: collections.deque[asyncio.Future[None]] = collections.deque()
 
     async def enter(self, limit: int) -> None:
-        if self.in_flight < limit and not self._waiters:
+        deferred = _DEFERRED.get()
+        if self.in_flight < limit and not self._waiters and not (deferred and self._deferred):
             self.in_flight += 1
             return
+        queue = self._deferred if deferred else self._waiters
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
+        queue.append(waiter)
         try:
             await waiter
         except asyncio.CancelledError:
@@ -109,7 +132,7 @@ class _Gate:
                 self.leave(limit)  # admitted at the moment it was cancelled: pass the place on
             else:
                 with contextlib.suppress(ValueError):
-                    self._waiters.remove(waiter)
+                    queue.remove(waiter)
             raise
 
     def leave(self, limit: int) -> None:
@@ -117,11 +140,12 @@ class _Gate:
         self.wake(limit)
 
     def wake(self, limit: int) -> None:
-        while self._waiters and self.in_flight < limit:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                self.in_flight += 1
-                waiter.set_result(None)
+        for queue in (self._waiters, self._deferred):
+            while queue and self.in_flight < limit:
+                waiter = queue.popleft()
+                if not waiter.done():
+                    self.in_flight += 1
+                    waiter.set_result(None)
 
 
 class FixedLimit:

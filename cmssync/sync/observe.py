@@ -15,7 +15,10 @@ reason; ``cmssync.sync.read_failures``): the plan holds it and never creates it 
 file unknown to the state could adopt (same name, folder and size) are
 downloaded and hashed, because only the same bytes prove it is ours (``cmssync.sync.file_adoption``).
 
-Concurrency is bounded by the client; here every independent read is started at once.
+Concurrency is bounded by the client; here every independent read is started at once. The by-id reads of what a
+list walk skipped are *deferred* (``cmssync.api.limiter.deferred``): they wait behind the requests of the other
+walks and of the page tree, each of which the next one waits on, so one kind's hundreds of reads do not hold up the
+other kinds' walks.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import TypeVar
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound
+from cmssync.api.limiter import deferred
 from cmssync.api.models import File, Group, User
 from cmssync.content.site import SiteContent
 from cmssync.plan.normalize import normalize_tags
@@ -186,7 +190,9 @@ async def _observe_files(
         _maybe(client.get_file(file_id, includes=("custom_attributes",)), f"file:{path}", f"file {path} ({file_id})")
         for path, file_id in unseen.items()
     )
-    for extra in await all_settled(reads):
+    with deferred():  # behind the other list walks and the page tree, which wait on their requests one by one
+        found = await all_settled(reads)
+    for extra in found:
         if isinstance(extra, _Unreadable):
             note_unreadable(extra.error, extra.object_id, extra.what, unreadable)
         elif extra is not None:
@@ -216,7 +222,9 @@ async def _observe_users(
     users: dict[int, User] = {u.id: u for u in listed}
     unseen = {name: r.id for name, r in state.users.items() if r.id not in users}
     reads = (_maybe(client.get_user(i), f"user:{name}", f"user {name} (id {i})") for name, i in unseen.items())
-    for extra in await all_settled(reads):
+    with deferred():
+        found = await all_settled(reads)
+    for extra in found:
         if isinstance(extra, _Unreadable):
             note_unreadable(extra.error, extra.object_id, extra.what, unreadable)
         elif extra is not None:
@@ -225,7 +233,9 @@ async def _observe_users(
     if not complete and any(name not in names for name in wanted):
         # A content user is neither known nor listed: it may be one a multi-page walk skipped (tied dates), so
         # read the ids the walk did not return before planning to create it. A one-page list is complete.
-        users.update({u.id: u for u in await client.find_missed_users(set(users))})
+        with deferred():
+            missed = await client.find_missed_users(set(users))
+        users.update({u.id: u for u in missed})
     return {
         u.username: LiveUser(id=u.id, username=u.username, email=u.email or "", language=u.language)
         for u in users.values()

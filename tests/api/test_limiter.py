@@ -13,7 +13,7 @@ import statistics
 import httpx
 import pytest
 
-from cmssync.api.limiter import MAX_LIMIT, AdaptiveLimit, FixedLimit, Slot, make_limiter
+from cmssync.api.limiter import MAX_LIMIT, AdaptiveLimit, FixedLimit, Slot, deferred, make_limiter
 from tests.api.conftest import data, mock_client
 
 
@@ -118,6 +118,65 @@ async def test_a_cancelled_waiter_gives_its_place_away() -> None:
     async with asyncio.timeout(1):
         async with limiter.slot() as slot:
             assert slot.in_flight == 1
+
+
+@pytest.mark.parametrize("make", [lambda: FixedLimit(2), lambda: AdaptiveLimit(initial=2, maximum=2)])
+async def test_deferred_requests_wait_behind_every_other_caller(make) -> None:  # type: ignore[no-untyped-def]
+    limiter = make()
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def request(name: str) -> None:
+        async with limiter.slot():
+            order.append(name)
+            await release.wait()
+
+    async def sweep() -> None:
+        with deferred():
+            await asyncio.gather(*(request(f"sweep-{n}") for n in range(4)))
+
+    holders = [asyncio.create_task(request(f"first-{n}")) for n in range(2)]
+    await asyncio.sleep(0)
+    swept = asyncio.create_task(sweep())
+    await asyncio.sleep(0)
+    walk = [asyncio.create_task(request(f"walk-{n}")) for n in range(2)]  # arrive after the sweep's requests
+    await asyncio.sleep(0)
+    release.set()
+    async with asyncio.timeout(2):
+        await asyncio.gather(*holders, swept, *walk)
+    assert order == ["first-0", "first-1", "walk-0", "walk-1", "sweep-0", "sweep-1", "sweep-2", "sweep-3"]
+
+
+async def test_a_deferred_request_takes_a_free_slot_at_once() -> None:
+    limiter = FixedLimit(2)
+    with deferred():
+        async with asyncio.timeout(1), limiter.slot() as slot:
+            assert slot.in_flight == 1
+
+
+async def test_a_cancelled_deferred_waiter_leaves_its_queue() -> None:
+    limiter = FixedLimit(1)
+    release = asyncio.Event()
+
+    async def holder() -> None:
+        async with limiter.slot():
+            await release.wait()
+
+    async def deferred_holder() -> None:
+        with deferred():
+            await holder()
+
+    first = asyncio.create_task(holder())
+    await asyncio.sleep(0)
+    waiting = asyncio.create_task(deferred_holder())
+    await asyncio.sleep(0)
+    waiting.cancel()
+    release.set()
+    await first
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    async with asyncio.timeout(1), limiter.slot() as slot:
+        assert slot.in_flight == 1
 
 
 def test_none_means_auto() -> None:

@@ -1,0 +1,256 @@
+"""How close to ``latency`` the sandbox itself lets any client get: the floor under ``run.py``'s ratios.
+
+    python bench/floor_bench.py [--requests 1600] [--latency-ms 20] [--concurrency 8]
+
+``run.py``'s lower bound prices every request at exactly the sandbox's latency (20 ms), ``concurrency`` at a time, as
+if the server took no time of its own. The sandbox is one Python process on the same 2 cores as the client: it
+sleeps the latency, *then* does the request's work in its single event loop, and requests that wake together wait
+for each other. So no client can reach that bound. This measures how far from it the sandbox alone keeps a client
+that costs next to nothing: a **bare client** (asyncio sockets, keep-alive, a hand-written HTTP/1.1 request, the
+answer read by its ``content-length``, about 0.1 ms of CPU a request) sends each kind of request ``--requests``
+times, ``--concurrency`` at a time, to a sandbox in another process (``cmssync emulator``, a generated site of 200
+pages × 5 blocks and 200 files). Then cmssync's own client (``ConcreteClient``, the same calls the commands make)
+sends the same requests, in the same run.
+
+For each kind: the time a slot was held per request (``wall × concurrency / requests``), its ratio to the latency
+(the bound's price of a request: the **floor** of any ratio made of such requests), and the CPU per request of the
+client and of the sandbox. Kinds: a page read with its areas and attributes (plan's second phase), a file read by
+id (what a list walk skipped), a block update (an edit), a block add (a first apply).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import httpx
+
+from bench.apply_profile import ADMIN_PASSWORD, SECRET, Emulator, free_port
+from bench.common import table
+from cmssync.api.auth import DEFAULT_SCOPES, OAuthTokens
+from cmssync.api.client import ConcreteClient
+from cmssync.api.models import Page
+from cmssync.logs import configure_logging
+
+API = "/ccm/api/1.0"
+SITE = "pages=200,blocks=5,files=200,users=0"
+
+
+Request = tuple[str, str, Any]
+"""``(method, path, JSON body or None)``."""
+
+
+class BareClient:
+    """``concurrency`` keep-alive connections, each sending one request at a time; next to no CPU of its own."""
+
+    def __init__(self, port: int, token: str) -> None:
+        self.port = port
+        self.headers = f"Host: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nAccept: application/json\r\n"
+
+    async def run(self, concurrency: int, count: int, request: Callable[[int, int, Any], Request]) -> None:
+        """Send ``count`` requests: ``request(worker, index, previous answer of this worker)``."""
+        indexes = iter(range(count))
+
+        async def worker(number: int) -> None:
+            reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+            answer: Any = None
+            try:
+                for index in indexes:
+                    method, path, body = request(number, index, answer)
+                    data = b"" if body is None else json.dumps(body).encode()
+                    head = f"{method} {path} HTTP/1.1\r\n{self.headers}"
+                    if body is not None:
+                        head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+                    writer.write(head.encode() + b"\r\n" + data)
+                    answer = await self._answer(reader)
+            finally:
+                writer.close()
+
+        await asyncio.gather(*(worker(n) for n in range(concurrency)))
+
+    @staticmethod
+    async def _answer(reader: asyncio.StreamReader) -> Any:
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = next(
+            int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+        )
+        body = await reader.readexactly(length)
+        if status >= 300:
+            raise SystemExit(f"the sandbox answered {status}: {body[:300]!r}")
+        return json.loads(body)
+
+
+def cpu_of(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def cmssync_run(concurrency: int, count: int, call: Callable[[int, int], Awaitable[None]]) -> None:
+    """``count`` calls of cmssync's client, ``concurrency`` at a time: ``call(worker, index)``."""
+    indexes = iter(range(count))
+
+    async def worker(number: int) -> None:
+        for index in indexes:
+            await call(number, index)
+
+    await asyncio.gather(*(worker(n) for n in range(concurrency)))
+
+
+async def site_ids(
+    url: str, form: dict[str, str], concurrency: int
+) -> tuple[str, list[int], list[str], list[tuple[int, int]]]:
+    """An access token, the generated pages, files, and one ``(page, block)`` for each of ``2 × concurrency``
+    pages."""
+    async with httpx.AsyncClient(base_url=url) as http:
+        token = (await http.post("/oauth/2.0/token", data=form)).json()["access_token"]
+        http.headers["Authorization"] = f"Bearer {token}"
+
+        async def data(path: str, **params: str) -> Any:
+            answer = await http.get(API + path, params=params)
+            answer.raise_for_status()
+            return answer.json()["data"]
+
+        sections = await data("/pages/1/children")
+        pages = [page["id"] for section in sections for page in await data(f"/pages/{section['id']}/children")]
+        files = [str(f["id"]) for f in await data("/files", limit="100")]
+        blocks = []
+        for page in pages[: 2 * concurrency]:
+            read = Page.model_validate(await data(f"/pages/{page}", includes="areas"))
+            blocks.append((page, read.areas[0].blocks[0].id if read.areas else 0))
+    return token, pages, files, blocks
+
+
+async def measure(emulator: Emulator, options: argparse.Namespace) -> list[list[object]]:
+    url, count, concurrency = emulator.url, options.requests, options.concurrency
+    form = {
+        "grant_type": "password",
+        "client_id": "sandbox",
+        "client_secret": SECRET,
+        "username": "admin",
+        "password": ADMIN_PASSWORD,
+        "scope": " ".join(DEFAULT_SCOPES),
+    }
+    token, pages, files, blocks = await site_ids(url, form, concurrency)
+    bare = BareClient(int(url.rsplit(":", 1)[1]), token)
+    tokens = OAuthTokens(
+        token_url=url + "/oauth/2.0/token",
+        grant="password",
+        client_id="sandbox",
+        client_secret=SECRET,
+        username="admin",
+        password=ADMIN_PASSWORD,
+    )
+    # Worker n writes to the block of page blocks[n] with the bare client, of blocks[concurrency + n] with cmssync's;
+    # a block update answers with the block's id in the draft, which the next update must use (concrete-api.md §13).
+    current = dict(enumerate(blocks))
+
+    def page_read(worker: int, index: int, previous: Any = None) -> Request:
+        return "GET", f"{API}/pages/{pages[index % len(pages)]}?includes=areas,custom_attributes", None
+
+    def file_read(worker: int, index: int, previous: Any = None) -> Request:
+        return "GET", f"{API}/files/{files[index % len(files)]}?includes=custom_attributes", None
+
+    def block_update(worker: int, index: int, previous: Any) -> Request:
+        page, block = current[worker]
+        if previous is not None:
+            block = int(previous["data"]["id"])
+            current[worker] = (page, block)
+        return "PUT", f"{API}/pages/{page}/Main/{block}", {"value": {"content": f"<p>floor {index}</p>"}}
+
+    def block_add(worker: int, index: int, previous: Any = None) -> Request:
+        page = blocks[worker][0]
+        return "POST", f"{API}/pages/{page}/Main", {"type": "content", "value": {"content": f"<p>floor {index}</p>"}}
+
+    rows: list[list[object]] = []
+    configure_logging(level=logging.INFO, json_lines=True)  # as the command line sets it up
+    async with ConcreteClient(url, auth=tokens, concurrency=concurrency) as client:
+        await client.default_site(includes=())  # the token and the connections
+
+        async def cmssync_page_read(worker: int, index: int) -> None:
+            await client.get_page(pages[index % len(pages)], includes=("areas", "custom_attributes"))
+
+        async def cmssync_file_read(worker: int, index: int) -> None:
+            await client.get_file(files[index % len(files)], includes=("custom_attributes",))
+
+        async def cmssync_block_update(worker: int, index: int) -> None:
+            page, block = current[concurrency + worker]
+            value = {"content": f"<p>floor {index}</p>"}
+            current[concurrency + worker] = (page, (await client.update_block(page, "Main", block, value=value)).id)
+
+        async def cmssync_block_add(worker: int, index: int) -> None:
+            value = {"content": f"<p>floor {index}</p>"}
+            await client.add_block(blocks[concurrency + worker][0], "Main", type="content", value=value)
+
+        kinds = [
+            ("page read (areas, attributes)", page_read, cmssync_page_read),
+            ("file read by id", file_read, cmssync_file_read),
+            ("block update", block_update, cmssync_block_update),
+            ("block add", block_add, cmssync_block_add),
+        ]
+        for name, request, call in kinds:
+            sends: list[tuple[str, Awaitable[None]]] = [
+                ("bare", bare.run(concurrency, count, request)),
+                ("cmssync", cmssync_run(concurrency, count, call)),
+            ]
+            for who, send in sends:
+                cpu, sandbox, wall = time.process_time(), cpu_of(emulator.process.pid), time.perf_counter()
+                await send
+                wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+                sandbox = cpu_of(emulator.process.pid) - sandbox
+                slot = wall * concurrency / count * 1000
+                rows.append(
+                    [
+                        name,
+                        who,
+                        f"{slot:.2f} ms",
+                        f"{slot / options.latency_ms:.2f}x",
+                        f"{cpu / count * 1000:.2f} ms",
+                        f"{sandbox / count * 1000:.2f} ms",
+                    ]
+                )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=1600)
+    parser.add_argument("--latency-ms", type=int, default=20)
+    parser.add_argument("--concurrency", type=int, default=8)
+    options = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        emulator = Emulator(
+            free_port(),
+            Path(tmp) / "emulator.log",
+            "--seed",
+            "empty",
+            "--generate",
+            SITE,
+            "--latency-ms",
+            str(options.latency_ms),
+        )
+        try:
+            rows = asyncio.run(measure(emulator, options))
+        finally:
+            emulator.close()
+    print(
+        f"{options.requests} requests of each kind, {options.concurrency} at a time, sandbox latency "
+        f"{options.latency_ms} ms ({SITE})\n"
+    )
+    print(table(["request", "client", "slot per request", "over latency", "client CPU", "sandbox CPU"], rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
