@@ -132,8 +132,8 @@ async def site_ids(
     return token, pages, files, blocks
 
 
-async def measure(emulator: Emulator, options: argparse.Namespace) -> list[list[object]]:
-    url, count, concurrency = emulator.url, options.requests, options.concurrency
+async def measure(emulator: Emulator, count: int, latency_ms: int, concurrency: int) -> list[dict[str, Any]]:
+    url = emulator.url
     form = {
         "grant_type": "password",
         "client_id": "sandbox",
@@ -173,7 +173,7 @@ async def measure(emulator: Emulator, options: argparse.Namespace) -> list[list[
         page = blocks[worker][0]
         return "POST", f"{API}/pages/{page}/Main", {"type": "content", "value": {"content": f"<p>floor {index}</p>"}}
 
-    rows: list[list[object]] = []
+    rows: list[dict[str, Any]] = []
     configure_logging(level=logging.INFO, json_lines=True)  # as the command line sets it up
     async with ConcreteClient(url, auth=tokens, concurrency=concurrency) as client:
         await client.default_site(includes=())  # the token and the connections
@@ -211,24 +211,20 @@ async def measure(emulator: Emulator, options: argparse.Namespace) -> list[list[
                 sandbox = cpu_of(emulator.process.pid) - sandbox
                 slot = wall * concurrency / count * 1000
                 rows.append(
-                    [
-                        name,
-                        who,
-                        f"{slot:.2f} ms",
-                        f"{slot / options.latency_ms:.2f}x",
-                        f"{cpu / count * 1000:.2f} ms",
-                        f"{sandbox / count * 1000:.2f} ms",
-                    ]
+                    {
+                        "request": name,
+                        "client": who,
+                        "slot_ms": round(slot, 2),
+                        "over_latency": round(slot / latency_ms, 2),
+                        "client_cpu_ms": round(cpu / count * 1000, 2),
+                        "sandbox_cpu_ms": round(sandbox / count * 1000, 2),
+                    }
                 )
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=1600)
-    parser.add_argument("--latency-ms", type=int, default=20)
-    parser.add_argument("--concurrency", type=int, default=8)
-    options = parser.parse_args(argv)
+def floor(*, requests: int = 1600, latency_ms: int = 20, concurrency: int = 8) -> list[dict[str, Any]]:
+    """The measurements (one dict per request kind and client), against a sandbox started for them."""
     with tempfile.TemporaryDirectory() as tmp:
         emulator = Emulator(
             free_port(),
@@ -238,17 +234,38 @@ def main(argv: list[str] | None = None) -> int:
             "--generate",
             SITE,
             "--latency-ms",
-            str(options.latency_ms),
+            str(latency_ms),
         )
         try:
-            rows = asyncio.run(measure(emulator, options))
+            return asyncio.run(measure(emulator, requests, latency_ms, concurrency))
         finally:
             emulator.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=1600)
+    parser.add_argument("--latency-ms", type=int, default=20)
+    parser.add_argument("--concurrency", type=int, default=8)
+    options = parser.parse_args(argv)
+    rows = floor(requests=options.requests, latency_ms=options.latency_ms, concurrency=options.concurrency)
     print(
         f"{options.requests} requests of each kind, {options.concurrency} at a time, sandbox latency "
         f"{options.latency_ms} ms ({SITE})\n"
     )
-    print(table(["request", "client", "slot per request", "over latency", "client CPU", "sandbox CPU"], rows))
+    headers = ["request", "client", "slot per request", "over latency", "client CPU", "sandbox CPU"]
+    cells = [
+        [
+            r["request"],
+            r["client"],
+            f"{r['slot_ms']:.2f} ms",
+            f"{r['over_latency']:.2f}x",
+            f"{r['client_cpu_ms']:.2f} ms",
+            f"{r['sandbox_cpu_ms']:.2f} ms",
+        ]
+        for r in rows
+    ]
+    print(table(headers, cells))
     return 0
 
 

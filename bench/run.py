@@ -12,7 +12,10 @@ request after 20 ms, it measures, each command as its own process (``bench/commo
    (content loading of 1,000 pages), run as they are, their tables included.
 
 For each: wall time, requests (counted by the sandbox), the lower bound ``max(requests / concurrency, longest
-chain of requests that must follow each other) x latency`` and the ratio to it, peak RSS. ``--profile`` also
+chain of requests that must follow each other) x latency`` and the ratio to it, peak RSS. Then
+``bench/floor_bench.py``'s bare client measures what the sandbox itself costs a request (it works after its latency,
+single-threaded, on the same 2 cores), and each bounded row is priced again at that floor (``floor bound``, ``over
+floor``: what cmssync adds above the sandbox's own cost). ``--profile`` also
 writes a cProfile of every measured command under ``--out``. Results are printed and written as JSON
 (``--out/results.json``), from which ``bench/RESULTS.md`` is written by hand, with the explanations.
 """
@@ -364,6 +367,29 @@ def upload_benchmark(bench: Bench, work: Path) -> None:
         bench.results["upload_mib_per_s"] = round(bench.options.upload_mib / measured["big"].seconds, 1)
 
 
+def floor_benchmark(bench: Bench) -> None:
+    """``bench/floor_bench.py``'s bare client against a sandbox like the rows' (same latency and concurrency), and
+    each bounded row priced again at that floor: its reads at the bare client's slot time of its cheapest read, its
+    writes at that of its cheapest block write, ``concurrency`` at a time. The sandbox works after its latency,
+    single-threaded on the cores the client uses, so no client gets under the floor; ``over floor`` is what cmssync
+    adds above it."""
+    from bench.floor_bench import floor
+
+    print("  … bench/floor_bench.py (bare client)", flush=True)
+    measured = floor(requests=800, latency_ms=bench.options.latency_ms, concurrency=DEFAULT_CONCURRENCY)
+    bench.results["floor"] = measured
+    bare = [r for r in measured if r["client"] == "bare"]
+    read_ms = min(r["slot_ms"] for r in bare if "read" in r["request"])  # the cheapest kind: still a lower bound
+    write_ms = min(r["slot_ms"] for r in bare if "block" in r["request"])
+    for row in bench.results["rows"]:
+        if row["ratio"] is None:
+            continue
+        reads = int(row["by_method"].get("GET", 0))
+        priced = (reads * read_ms + (row["requests"] - reads) * write_ms) / row["concurrency"] / 1000
+        row["floor_bound_s"] = round(max(priced, row["lower_bound_s"]), 2)
+        row["over_floor"] = round(row["seconds"] / row["floor_bound_s"], 2)
+
+
 def other_benchmark(bench: Bench, key: str, script: str, args: list[str]) -> None:
     path = REPO / "bench" / script
     if not path.exists():
@@ -394,6 +420,8 @@ def report(results: dict[str, Any]) -> str:
         "lower bound",
         "ratio",
         "target",
+        "floor bound",
+        "over floor",
         "peak RSS",
         "CPU",
         "emu CPU",
@@ -408,6 +436,8 @@ def report(results: dict[str, Any]) -> str:
             fmt_s(r["lower_bound_s"]) if r["ratio"] is not None else "-",
             f"{r['ratio']:.2f}x" if r["ratio"] is not None else "-",
             f"<= {r['target_ratio']}x" if r["target_ratio"] else "-",
+            fmt_s(r["floor_bound_s"]) if "floor_bound_s" in r else "-",
+            f"{r['over_floor']:.2f}x" if "over_floor" in r else "-",
             f"{r['rss_mib']:.0f} MiB",
             fmt_s(r["cpu_s"]),
             fmt_s(r["emulator_cpu_s"]),
@@ -450,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edit-pages", type=int, default=200)
     parser.add_argument("--edit-blocks", type=int, default=5)
     parser.add_argument("--upload-mib", type=int, default=512)
-    parser.add_argument("--skip", action="append", default=[], choices=["site", "upload", "daemon", "content"])
+    parser.add_argument("--skip", action="append", default=[], choices=["site", "floor", "upload", "daemon", "content"])
     parser.add_argument("--profile", action="store_true", help="Write a cProfile of every measured command.")
     parser.add_argument("--out", type=Path, help="Keep logs, profiles and results.json here (default: temporary).")
     options = parser.parse_args(argv)
@@ -462,6 +492,7 @@ def main(argv: list[str] | None = None) -> int:
         bench = Bench(options, out)
         steps: list[tuple[str, Callable[[], None]]] = [
             ("site", lambda: site_benchmarks(bench, Path(temp) / "work")),
+            ("floor", lambda: floor_benchmark(bench)),
             ("upload", lambda: upload_benchmark(bench, Path(temp) / "upload")),
             ("daemon", lambda: other_benchmark(bench, "daemon", "daemon_bench.py", [])),
             ("content", lambda: other_benchmark(bench, "content", "content_bench.py", ["--pages", "1000"])),
