@@ -154,7 +154,8 @@ def scope_for_targets(
       the content no longer has (the page may be one of them moved: ``plan.page_identity.moved_from``);
     * for a file the state does not know, the other such content files of its name and size (which of them adopts a
       site file holding the same bytes depends on all of them);
-    * users and groups are planned from their whole lists (one list request per 100);
+    * users the state knows are read by id (the whole list when a targeted user is new, or turns out deleted or
+      renamed on the site: only the list shows who holds its name); groups are planned from their whole list;
     * a targeted delete of a file or user (pruning on): every managed file and user no longer in the content, as
       the delete guards (``max_deletes``, ``max_fraction``) count them all; the scope then plans deletes;
     * a targeted file whose bytes changed (a replace): the pages that link to it (:func:`linking_pages`), expanded
@@ -189,7 +190,7 @@ def scope_for_targets(
         files=frozenset(files),
         users=frozenset(keys["user"]),
         groups=frozenset(keys["group"]),
-        all_users=bool(keys["user"]),
+        all_users=bool(keys["user"]) and (deletes or not keys["user"] <= set(state.users) & set(content.users)),
         all_groups=bool(keys["group"]),
         lookups=frozenset(lookups - builder.pages),
         deletes=deletes,

@@ -87,7 +87,7 @@ async def observe(
     # A kind that neither the content nor the state names is not read at all (a site managed for its pages only
     # costs no file, user or group list); groups also matter to the content's users (memberships).
     want_files = bool(content.files or state.files)
-    want_users = bool(content.users or state.users) and (scope is None or scope.all_users)
+    want_users = bool(content.users or state.users) and (scope is None or scope.all_users or bool(scope.users))
     want_groups = bool(content.groups or state.groups or content.users) and (scope is None or scope.all_groups)
     pages, files, users, groups = await asyncio.gather(
         observe_pages(client, content, state, home_id, base_url, pages_read, scoped=scope is not None),
@@ -98,7 +98,9 @@ async def observe(
             warnings=warnings,
             unreadable=unreadable,
         ),
-        _observe_users(client, state, content.users, unreadable) if want_users else _no_users(),
+        _observe_users(client, state, content.users, unreadable, listed=scope is None or scope.all_users)
+        if want_users
+        else _no_users(),
         _gather_list(client.iter_groups()) if want_groups else _no_groups(),
         return_exceptions=True,  # every read finishes before a failure is raised (see all_settled)
     )
@@ -142,7 +144,7 @@ def _restricted_state(state: State, scope: Scope) -> State:
         site=state.site,
         pages={p: r for p, r in state.pages.items() if p in pages},
         files={p: r for p, r in state.files.items() if p in scope.files},
-        users=state.users if scope.all_users else {},
+        users={name: r for name, r in state.users.items() if scope.all_users or name in scope.users},
         groups=state.groups if scope.all_groups else {},
     )
 
@@ -216,10 +218,13 @@ def to_live_file(file: File) -> LiveFile:
 
 
 async def _observe_users(
-    client: ConcreteClient, state: State, wanted: Iterable[str], unreadable: dict[str, str]
+    client: ConcreteClient, state: State, wanted: Iterable[str], unreadable: dict[str, str], *, listed: bool = True
 ) -> dict[str, LiveUser]:
-    listed, complete = await client.list_users()
-    users: dict[int, User] = {u.id: u for u in listed}
+    """The users: the list, plus the known users it skipped, read by id. Not ``listed`` (a scope naming users the
+    state knows): only those, by id; if one of the ``wanted`` names is then not found (a new user, one deleted or
+    renamed on the site), the list is read after all, as only the list shows who holds that name now."""
+    walked, complete = await client.list_users() if listed else ([], True)
+    users: dict[int, User] = {u.id: u for u in walked}
     unseen = {name: r.id for name, r in state.users.items() if r.id not in users}
     reads = (_maybe(client.get_user(i), f"user:{name}", f"user {name} (id {i})") for name, i in unseen.items())
     with deferred():
@@ -230,6 +235,8 @@ async def _observe_users(
         elif extra is not None:
             users[extra.id] = extra
     names = {u.username for u in users.values()}
+    if not listed and any(name not in names for name in wanted):
+        return await _observe_users(client, state, wanted, unreadable)
     if not complete and any(name not in names for name in wanted):
         # A content user is neither known nor listed: it may be one a multi-page walk skipped (tied dates), so
         # read the ids the walk did not return before planning to create it. A one-page list is complete.

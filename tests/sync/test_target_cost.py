@@ -72,3 +72,38 @@ async def test_a_targeted_plan_costs_its_targets_not_the_site(tmp_path: Path, sa
     # the whole site, for comparison: a children list per parent, the home page, the file, user and group lists
     whole = await make_plan(site.workspace())
     assert whole.requests >= run.requests + 4
+
+
+@pytest.mark.slow
+async def test_a_targeted_user_the_state_knows_is_read_by_id(tmp_path: Path, sandbox: Sandbox) -> None:
+    site = await _pulled(tmp_path, sandbox, "pages=20,blocks=1,files=0,users=300")
+    users_file = site.root / "users.yaml"
+    names = sorted(site.workspace().content.users)
+    assert len(names) > 200, "the pull must have found the generated users"
+    name = names[57]
+
+    # a no-op: the token, the default site and the user by its state id; neither the list nor a group
+    sandbox.clear_stats()
+    run = await make_plan(site.workspace(), PlanRequest(targets=(f"user:{name}",)))
+    assert run.plan.actions == ()
+    assert _routes(sandbox) == {"POST /oauth/2.0/token": 1, "GET /sites/default": 1, "GET /users/{uID}": 1}
+
+    # its email changed in the content: the same requests, and the update planned
+    text = users_file.read_text()
+    start = text.index(f"username: {name}\n")
+    end = text.index("email: ", start)
+    line_end = text.index("\n", end)
+    users_file.write_text(text[:end] + f"email: {name}@changed.example.com" + text[line_end:])
+    sandbox.clear_stats()
+    run = await make_plan(site.workspace(), PlanRequest(targets=(f"user:{name}",)))
+    assert [(a.key, a.op) for a in run.plan.actions] == [(name, "update")]
+    assert _routes(sandbox) == {"POST /oauth/2.0/token": 1, "GET /sites/default": 1, "GET /users/{uID}": 1}
+
+    # a new user: only the list can show whether its name is taken, so it is read
+    text = users_file.read_text()
+    indent = text[: text.index("- username: ")].rsplit("\n", 1)[-1]  # as the pull wrote the list
+    users_file.write_text(f"{text}{indent}- username: brand.new\n{indent}  email: brand.new@example.com\n")
+    sandbox.clear_stats()
+    run = await make_plan(site.workspace(), PlanRequest(targets=("user:brand.new",)))
+    assert [(a.key, a.op) for a in run.plan.actions] == [("brand.new", "create")]
+    assert _routes(sandbox).get("GET /users", 0) >= 3  # 300 users: a walk of several pages
