@@ -26,7 +26,7 @@ from cmssync.content.paths import asset_path_of, is_hidden, page_path_of, parent
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.actions import KIND_ORDER
-from cmssync.plan.assets import file_hash
+from cmssync.plan.assets import file_hash, user_digest
 from cmssync.state.records import State
 
 
@@ -136,6 +136,23 @@ def object_ids(content: SiteContent, state: State) -> set[str]:
     ):
         ids.update(f"{kind}:{key}" for key in keys)
     return ids
+
+
+def with_changed_users(scope: Scope, content: SiteContent, state: State, passwords_changed: Iterable[str]) -> Scope:
+    """An incremental run's "every user" (``users.yaml`` changed) narrowed to the users it can change: those the
+    state does not know, those whose email or language differ from what was last applied (``user_digest``), and
+    those whose password changed. An incremental run plans no deletes, so users the content dropped do not matter
+    here; what else changed on the site is the next full run's. The users the state knows are then read by id
+    (``cmssync.sync.observe``), not by walking the whole list."""
+    if not scope.all_users:
+        return scope
+    passwords = set(passwords_changed)
+    changed = {
+        name
+        for name, spec in content.users.items()
+        if (record := state.users.get(name)) is None or record.digest != user_digest(spec) or name in passwords
+    }
+    return replace(scope, users=scope.users | changed, all_users=False)
 
 
 def scope_for_targets(

@@ -28,6 +28,9 @@ scope cannot be computed safely the whole site is read, as before, and the reaso
 file that the plan replaces brings the pages linking to it into the targets (``cmssync.plan.scope.replace_companions``,
 named in a warning): the old copy is deleted after the upload, and a page not re-pointed would keep a broken link.
 
+An incremental run (the daemon's: ``request.scope``) whose scope holds every user because ``users.yaml`` changed
+reads only the users it can change (``cmssync.plan.scope.with_changed_users``), by id when the state knows them.
+
 Objects that exist but could not be read (``Snapshot.unreadable``) are held, with what depends on them, by
 ``cmssync.plan.unreadable.hold_unreadable`` after each plan; the rest of the site is planned as usual.
 """
@@ -61,6 +64,7 @@ from cmssync.plan.scope import (
     replaced_files,
     scope_after_observation,
     scope_for_targets,
+    with_changed_users,
 )
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.unreadable import hold_unreadable
@@ -105,8 +109,11 @@ async def plan_site(
             plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
             plan = _with_companions(plan, workspace.content, state, request.targets, companions)
             return plan.model_copy(update={**header, "content_digest": whole.digest()}), snapshot
-    snapshot = await observe(client, workspace.content, state, scope=request.scope)
-    content = request.scope.restrict(workspace.content) if request.scope is not None else workspace.content
+    scope = request.scope
+    if scope is not None:
+        scope = with_changed_users(scope, workspace.content, state, options.passwords_changed)
+    snapshot = await observe(client, workspace.content, state, scope=scope)
+    content = scope.restrict(workspace.content) if scope is not None else workspace.content
     plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
     plan = _with_companions(plan, workspace.content, state, request.targets, companions)
     return plan.model_copy(update=header), snapshot
