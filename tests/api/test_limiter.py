@@ -8,6 +8,7 @@ clock), so its decisions are checked exactly; ``tests/emulator/test_capacity.py`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import statistics
 
 import httpx
@@ -98,7 +99,8 @@ async def test_a_fixed_limit_bounds_the_requests_in_flight_in_arrival_order() ->
     assert order == list(range(8))
 
 
-async def test_a_cancelled_waiter_gives_its_place_away() -> None:
+@pytest.mark.parametrize("deferred_waiter", [False, True])
+async def test_a_cancelled_waiter_gives_its_place_away(deferred_waiter: bool) -> None:
     limiter = FixedLimit(1)
     release = asyncio.Event()
 
@@ -106,9 +108,13 @@ async def test_a_cancelled_waiter_gives_its_place_away() -> None:
         async with limiter.slot():
             await release.wait()
 
+    async def waiter() -> None:
+        with deferred() if deferred_waiter else contextlib.nullcontext():
+            await holder()
+
     first = asyncio.create_task(holder())
     await asyncio.sleep(0)
-    waiting = asyncio.create_task(holder())
+    waiting = asyncio.create_task(waiter())
     await asyncio.sleep(0)
     waiting.cancel()
     release.set()
@@ -152,31 +158,6 @@ async def test_a_deferred_request_takes_a_free_slot_at_once() -> None:
     with deferred():
         async with asyncio.timeout(1), limiter.slot() as slot:
             assert slot.in_flight == 1
-
-
-async def test_a_cancelled_deferred_waiter_leaves_its_queue() -> None:
-    limiter = FixedLimit(1)
-    release = asyncio.Event()
-
-    async def holder() -> None:
-        async with limiter.slot():
-            await release.wait()
-
-    async def deferred_holder() -> None:
-        with deferred():
-            await holder()
-
-    first = asyncio.create_task(holder())
-    await asyncio.sleep(0)
-    waiting = asyncio.create_task(deferred_holder())
-    await asyncio.sleep(0)
-    waiting.cancel()
-    release.set()
-    await first
-    with pytest.raises(asyncio.CancelledError):
-        await waiting
-    async with asyncio.timeout(1), limiter.slot() as slot:
-        assert slot.in_flight == 1
 
 
 def test_none_means_auto() -> None:
