@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.realsite.conftest import Report
 from tests.realsite.harness import PublicSite, RawApi, SiteAccess, page_files, run_cmssync
 from tests.realsite.scenario import DROPPED_WORD_PAGE, LINK_TEXT, LINKED_PAGE, done_when, seed_editor_content
@@ -85,3 +87,35 @@ def test_a_page_link_follows_the_page_it_names_when_it_moves(
     assert public.page(moved).status == 200
     plan = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode")
     assert plan.code == 0, plan.output
+
+
+def test_a_targeted_user_is_read_by_id(
+    real_site: SiteAccess,
+    content_dir: Path,
+    realsite_env: dict[str, str],
+    report: Report,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``plan --target user:NAME`` of a user cmssync manages reads that user by id, not the site's user list."""
+    users = content_dir / "users.yaml"
+    users.write_text(
+        "- username: cmssync.target\n  email: cmssync.target@example.com\n  password: ${env:REALSITE_USER_PASSWORD}\n"
+        "- username: cmssync.other\n  email: cmssync.other@example.com\n  password: ${env:REALSITE_USER_PASSWORD}\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("REALSITE_USER_PASSWORD", "a-long-enough-password-1")
+    applied = run_cmssync(real_site, content_dir, "apply", "--yes")
+    report.add("targeted user", applied)
+    assert applied.code == 0, applied.output
+    users.write_text(users.read_text().replace("cmssync.target@example.com", "changed@example.com"), encoding="utf-8")
+    log = Path(realsite_env["CONCRETE_REQUEST_LOG"])
+    seen = len(log.read_text(encoding="utf-8").splitlines())
+    plan = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode", "--target", "user:cmssync.target")
+    report.add("targeted user", plan)
+    assert plan.code == 2, plan.output
+    assert "cmssync.target" in plan.output, plan.output
+    assert "cmssync.other" not in plan.output, plan.output
+    uris = [line.split()[4] for line in log.read_text(encoding="utf-8").splitlines()[seen:] if len(line.split()) > 4]
+    api = [uri.split("?")[0] for uri in uris if uri.startswith("/ccm/api/1.0/")]
+    assert not any(uri == "/ccm/api/1.0/users" for uri in api), api
+    assert sum(1 for uri in api if re.fullmatch(r"/ccm/api/1\.0/users/\d+", uri)) == 1, api
