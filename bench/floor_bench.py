@@ -13,8 +13,10 @@ pages × 5 blocks and 200 files). Then cmssync's own client (``ConcreteClient``,
 sends the same requests, in the same run.
 
 For each kind: the time a slot was held per request (``wall × concurrency / requests``), its ratio to the latency
-(the bound's price of a request: the **floor** of any ratio made of such requests), and the CPU per request of the
-client and of the sandbox. Kinds: a page read with its areas and attributes (plan's second phase), a file read by
+(the bound's price of a request), and the CPU per request of the client and of the sandbox. The shorter of the two
+clients' slot times is the sandbox's empirical **floor** for that kind: a zero-CPU client is not always the faster
+one, as its requests arrive in bursts that the single-threaded sandbox serves one after another, while a client
+that spends a little CPU between requests spreads them out. Kinds: a page read with its areas and attributes (plan's second phase), a file read by
 id (what a list walk skipped), a block update (an edit), a block add (a first apply).
 """
 
