@@ -1,12 +1,12 @@
-"""How close to ``latency`` the sandbox itself lets any client get: the floor under ``run.py``'s ratios.
+"""How close to ``latency`` the sandbox itself lets a client get: the floor under ``run.py``'s ratios.
 
     python bench/floor_bench.py [--requests 1600] [--latency-ms 20] [--concurrency 8]
 
 ``run.py``'s lower bound prices every request at exactly the sandbox's latency (20 ms), ``concurrency`` at a time, as
 if the server took no time of its own. The sandbox is one Python process on the same 2 cores as the client: it
 sleeps the latency, *then* does the request's work in its single event loop, and requests that wake together wait
-for each other. So no client can reach that bound. This measures how far from it the sandbox alone keeps a client
-that costs next to nothing: a **bare client** (asyncio sockets, keep-alive, a hand-written HTTP/1.1 request, the
+for each other. So no client can reach that bound. This measures how far from it the sandbox keeps a client that
+costs next to nothing: a **bare client** (asyncio sockets, keep-alive, a hand-written HTTP/1.1 request, the
 answer read by its ``content-length``, about 0.1 ms of CPU a request) sends each kind of request ``--requests``
 times, ``--concurrency`` at a time, to a sandbox in another process (``cmssync emulator``, a generated site of 200
 pages × 5 blocks and 200 files). Then cmssync's own client (``ConcreteClient``, the same calls the commands make)
@@ -16,8 +16,9 @@ For each kind: the time a slot was held per request (``wall × concurrency / req
 (the bound's price of a request), and the CPU per request of the client and of the sandbox. The shorter of the two
 clients' slot times is the sandbox's empirical **floor** for that kind: a zero-CPU client is not always the faster
 one, as its requests arrive in bursts that the single-threaded sandbox serves one after another, while a client
-that spends a little CPU between requests spreads them out. Kinds: a page read with its areas and attributes (plan's second phase), a file read by
-id (what a list walk skipped), a block update (an edit), a block add (a first apply).
+that spends a little CPU between requests spreads them out. Kinds: a page read with its areas and attributes
+(plan's second phase), a file read by id (what a list walk skipped), a block update (an edit), a block add (a first
+apply).
 """
 
 from __future__ import annotations
