@@ -5,7 +5,8 @@ request after 20 ms, it measures, each command as its own process (``bench/commo
 
 1. ``cmssync pull`` of the generated site: the content directory and state every later step starts from;
 2. a no-op ``plan`` at the default concurrency (8) and at concurrency 1 (the sequential script a user would write);
-3. the first ``apply`` of the whole site to an empty sandbox (``seed=empty``);
+3. the first ``apply`` of the whole site to an empty sandbox (``seed=empty``), then again at the default concurrency
+   (``auto``);
 4. an ``apply`` of 1,000 block changes spread over 200 pages, then, at the default concurrency (``auto``), the apply
    that changes them back;
 5. the upload of a 512 MiB (sparse) file, on a sandbox without latency: peak RSS against a tiny apply's;
@@ -237,6 +238,17 @@ def site_benchmarks(bench: Bench, work: Path) -> None:
         shutil.rmtree(state.parent)
         first = bench.measure("apply, whole site to an empty sandbox", ["apply", "--yes", str(root)], sandbox, env)
         bench.row(first, concurrency=DEFAULT_CONCURRENCY, chain=OBSERVE_DEPTH + 2 * PAGE_CREATE_CHAIN, target=1.3)
+        sandbox.reset(seed="empty")
+        shutil.rmtree(state.parent)
+        adaptive_first = bench.measure(
+            "apply, whole site to an empty sandbox (concurrency auto)",
+            ["apply", "--yes", str(root)],
+            sandbox,
+            environment(sandbox, CMSSYNC_CONCURRENCY="auto"),
+        )
+        bench.row(
+            adaptive_first, concurrency=DEFAULT_CONCURRENCY, chain=OBSERVE_DEPTH + 2 * PAGE_CREATE_CHAIN, target=None
+        )
 
         noop = bench.measure("plan, no-op (concurrency 8)", ["plan", "--detailed-exitcode", str(root)], sandbox, env)
         _expect_no_changes(noop)
