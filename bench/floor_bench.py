@@ -7,7 +7,7 @@ if the server took no time of its own. The sandbox is one Python process on the 
 sleeps the latency, *then* does the request's work in its single event loop, and requests that wake together wait
 for each other. So no client can reach that bound. This measures how far from it the sandbox keeps a client that
 costs next to nothing: a **bare client** (asyncio sockets, keep-alive, a hand-written HTTP/1.1 request, the
-answer read by its ``content-length``, about 0.1 ms of CPU a request) sends each kind of request ``--requests``
+answer read by its ``content-length``, about 0.15 ms of CPU a request) sends each kind of request ``--requests``
 times, ``--concurrency`` at a time, to a sandbox in another process (``cmssync emulator``, a generated site of 200
 pages × 5 blocks and 200 files). Then cmssync's own client (``ConcreteClient``, the same calls the commands make)
 sends the same requests, in the same run.
