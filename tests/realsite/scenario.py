@@ -117,28 +117,35 @@ def observe(api: RawApi, public: PublicSite) -> SiteView:
     )
 
 
-REREADS = 4
-"""Public reads of a page whose links changed across an apply, to tell a lost link from a rotating one."""
+REREADS = 6
+"""Public reads of a page whose links changed across an apply, to tell a lost (or gained) link from a rotating one."""
 
 
 def settle_unstable(
     unstable: dict[str, set[tuple[str, str, str]]], before: SiteView, after: SiteView, public: PublicSite
 ) -> dict[str, set[tuple[str, str, str]]]:
-    """``unstable`` plus what reading again the public pages whose links changed shows: links present in some of
-    those reads and not in others (a list that shows a different selection on each render — the sample site's blog
-    page alternates between two sets of entry thumbnails without any change), and links the apply seemed to drop
-    that come back. Two reads before the apply catch such a list only when they happen to differ."""
+    """``unstable`` plus what reading again the public pages whose links changed across the apply shows: a changed
+    link whose count differs between those reads, or that one of them shows as before, rotates by itself (the sample
+    site's blog page shows one entry's thumbnail once or twice, and another's or not, from one render to the next,
+    with nothing changed). Two reads before the apply catch such a list only when they happen to differ; a link
+    lost (or gained) in every read is still a finding."""
     settled = {path: set(links) for path, links in unstable.items()}
     for path, old in before.public.items():
         new = after.public.get(path)
-        if new is None or set(old.links) == set(new.links):
+        if new is None:
             continue
-        reads = [set(new.links)] + [set(public.page(path).links) for _ in range(REREADS)]
-        seen_once = reads[0].union(*reads[1:])
-        varying = seen_once - reads[0].intersection(*reads[1:])
-        returned = (set(old.links) - set(new.links)) & seen_once
-        if varying or returned:
-            settled.setdefault(path, set()).update(varying | returned)
+        changed = {key for key in set(old.links) | set(new.links) if old.links[key] != new.links[key]}
+        if not changed:
+            continue
+        rereads = [public.page(path).links for _ in range(REREADS)]
+        rotating = {
+            key
+            for key in changed
+            if len({new.links[key], *(read[key] for read in rereads)}) > 1
+            or any(read[key] == old.links[key] for read in rereads)
+        }
+        if rotating:
+            settled.setdefault(path, set()).update(rotating)
     return settled
 
 
