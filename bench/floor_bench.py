@@ -131,7 +131,9 @@ async def site_ids(
         blocks = []
         for page in pages[: 2 * concurrency]:
             read = Page.model_validate(await data(f"/pages/{page}", includes="areas"))
-            blocks.append((page, read.areas[0].blocks[0].id if read.areas else 0))
+            if not read.areas or not read.areas[0].blocks:
+                raise SystemExit(f"generated page {page} has no block to update ({SITE})")
+            blocks.append((page, read.areas[0].blocks[0].id))
     return token, pages, files, blocks
 
 
