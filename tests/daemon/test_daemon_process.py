@@ -16,6 +16,7 @@ from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import open_workspace
 from tests.daemon.conftest import DaemonProcess, DaemonSite, DriftMaker
 from tests.support.rawsite import RawSite
+from tests.support.sites import requests_by_route
 
 pytestmark = pytest.mark.slow
 
@@ -221,15 +222,12 @@ def test_incremental_runs_reuse_the_default_site_a_full_run_read(daemon_site: Da
     daemon = started(daemon_site)
     sandbox = daemon_site.sandbox
 
-    def routes() -> dict[str, int]:
-        return {route: int(count) for route, count in sandbox.stats()["by_route"].items()}
-
     sandbox.clear_stats()
     mark = daemon.mark()
     daemon_site.edit("pages/about.yaml", FOUNDED, "Example Co. was founded in 2015")
     run = daemon.wait_for("run finished", after=mark, trigger="file")
     assert run["result"] == "success", run
-    edit = routes()  # before the test reads the page itself
+    edit = requests_by_route(sandbox)  # before the test reads the page itself
     assert "GET /sites/default" not in edit, edit
     assert edit.get("PUT /page_versions/{pageID}/{versionID}") == 1, edit
     assert run["requests"] == sum(edit.values())
@@ -240,4 +238,4 @@ def test_incremental_runs_reuse_the_default_site_a_full_run_read(daemon_site: Da
     daemon.signal(signal.SIGHUP)
     full = daemon.wait_for("run finished", after=mark, trigger="signal")
     assert full["result"] == "success", full
-    assert routes().get("GET /sites/default") == 1
+    assert requests_by_route(sandbox).get("GET /sites/default") == 1

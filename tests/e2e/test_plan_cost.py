@@ -8,10 +8,8 @@ reads the pages it will write again on their own (their drafts); an incremental 
 
 from __future__ import annotations
 
-import io
 import math
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -20,26 +18,11 @@ from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import Scope
 from cmssync.sync.planning import make_plan
-from cmssync.sync.pull import run_pull
-from tests.support.rawsite import RawSite
-from tests.support.sites import Site
+from tests.support.rawsite import RawSite, trash_page
+from tests.support.sites import pulled_site, requests_by_route
 from tests.support.tokens import sandbox_token
 
 EDITOR = "pages:read pages:update pages:versions:read"
-
-
-def _routes(sandbox: Sandbox) -> dict[str, int]:
-    stats: dict[str, Any] = sandbox.stats()
-    return {route: int(count) for route, count in stats["by_route"].items()}
-
-
-async def _pulled(tmp_path: Path, sandbox: Sandbox, generate: str) -> Site:
-    sandbox.reset(seed="empty", generate=generate)
-    root = tmp_path / "site"
-    root.mkdir()
-    site = Site(root, sandbox)
-    assert await run_pull(root, out=io.StringIO(), overrides=site.overrides()) == 0
-    return site
 
 
 @pytest.mark.slow
@@ -47,12 +30,12 @@ async def _pulled(tmp_path: Path, sandbox: Sandbox, generate: str) -> Site:
 async def test_no_op_plan_costs_one_request_per_parent(
     tmp_path: Path, sandbox: Sandbox, pages: int, files: int, users: int
 ) -> None:
-    site = await _pulled(tmp_path, sandbox, f"pages={pages},blocks=2,files={files},users={users}")
+    site = await pulled_site(tmp_path, sandbox, f"pages={pages},blocks=2,files={files},users={users}")
     sandbox.clear_stats()
     run = await make_plan(site.workspace())
     assert run.plan.actions == ()
     assert len(run.snapshot.pages) >= pages
-    routes = _routes(sandbox)
+    routes = requests_by_route(sandbox)
     sections = math.ceil(pages / 100)  # the generator puts up to 100 pages under each section below home
     # one children list per parent: home and every section, never a page read on its own except home
     assert routes.get("GET /pages/{pageID}/children") == 1 + sections, routes
@@ -87,7 +70,7 @@ async def test_changes_read_only_the_pages_to_write_on_their_own(tmp_path: Path,
     """Phase two: the pages with planned changes are read again in their recent version, the others are not; a
     foreign draft on a page that gets a change is still found (and holds it), one on an unchanged page costs
     nothing and is left alone."""
-    site = await _pulled(tmp_path, sandbox, "pages=30,blocks=2")
+    site = await pulled_site(tmp_path, sandbox, "pages=30,blocks=2")
     content = site.workspace().content
     leaves = sorted(path for path in content.pages if path.count("/") == 2)
     changed, untouched = leaves[:3], leaves[-1]
@@ -99,7 +82,7 @@ async def test_changes_read_only_the_pages_to_write_on_their_own(tmp_path: Path,
     _leave_drafts(sandbox, [changed[0], untouched])
     sandbox.clear_stats()
     run = await make_plan(site.workspace())
-    routes = _routes(sandbox)
+    routes = requests_by_route(sandbox)
     assert sorted(action.key for action in run.plan.actions) == changed[1:]
     assert [held.key for held in run.plan.held] == [changed[0]]
     assert [held.reason for held in run.plan.held] == ["foreign_draft"]
@@ -111,12 +94,12 @@ async def test_changes_read_only_the_pages_to_write_on_their_own(tmp_path: Path,
 
 @pytest.mark.slow
 async def test_incremental_run_reads_only_its_scope(tmp_path: Path, sandbox: Sandbox) -> None:
-    site = await _pulled(tmp_path, sandbox, "pages=150,blocks=3,files=30,users=20")
+    site = await pulled_site(tmp_path, sandbox, "pages=150,blocks=3,files=30,users=20")
     page = sorted(path for path in site.workspace().content.pages if path.count("/") == 2)[7]
     sandbox.clear_stats()
     run = await make_plan(site.workspace(), PlanRequest(scope=Scope(pages=frozenset({page}))))
     assert run.plan.actions == ()
-    routes = _routes(sandbox)
+    routes = requests_by_route(sandbox)
     # the token, the default site and the page (known by id): no parent, no list, no tree level
     assert routes.get("GET /pages/{pageID}") == 1, routes
     assert not any("children" in route or route in ("GET /files", "GET /users", "GET /pages") for route in routes)
@@ -127,41 +110,30 @@ async def test_incremental_run_reads_only_its_scope(tmp_path: Path, sandbox: San
 async def test_incremental_run_for_a_new_page_reads_only_its_parents_level(tmp_path: Path, sandbox: Sandbox) -> None:
     """A page the state does not know yet: its known parent on its own and the parent's children list (to see that
     the page is absent), never the home page or another level."""
-    site = await _pulled(tmp_path, sandbox, "pages=150,blocks=3")
+    site = await pulled_site(tmp_path, sandbox, "pages=150,blocks=3")
     section = sorted(path for path in site.workspace().content.pages if path.count("/") == 1)[1]
     site.write(f"pages{section}/brand-new.yaml", "name: Brand new\n")
     sandbox.clear_stats()
     new = f"{section}/brand-new"
     run = await make_plan(site.workspace(), PlanRequest(scope=Scope(pages=frozenset({new}))))
     assert [(action.key, action.op) for action in run.plan.actions] == [(new, "create")]
-    routes = _routes(sandbox)
+    routes = requests_by_route(sandbox)
     assert routes.get("GET /pages/{pageID}") == 1, routes  # the section, known by id from the state
     assert routes.get("GET /pages/{pageID}/children") == 1, routes  # the section's children: the page is absent
     assert run.requests <= 5, routes
-
-
-def _trash(sandbox: Sandbox, path: str) -> int:
-    raw = RawSite(sandbox)
-    page = raw.page_by_path(path)
-    raw.close()
-    assert page is not None
-    token = sandbox_token(sandbox, "pages:read pages:delete")
-    with httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}) as editor:
-        editor.delete(f"/pages/{page['id']}").raise_for_status()
-    return int(page["id"])
 
 
 @pytest.mark.slow
 async def test_a_page_the_tree_no_longer_shows_is_read_by_its_id(tmp_path: Path, sandbox: Sandbox) -> None:
     """A managed page moved to the trash outside cmssync is not in its parent's children list: observe reads its
     state id on its own (the trash answers "pending deletion"), so the plan creates it again, as before batching."""
-    site = await _pulled(tmp_path, sandbox, "pages=30,blocks=2")
+    site = await pulled_site(tmp_path, sandbox, "pages=30,blocks=2")
     gone = sorted(path for path in site.workspace().content.pages if path.count("/") == 2)[4]
-    page_id = _trash(sandbox, gone)
+    page_id = trash_page(sandbox, gone)
     sandbox.clear_stats()
     run = await make_plan(site.workspace())
     assert [(action.key, action.op) for action in run.plan.actions] == [(gone, "create")]
     assert run.plan.actions[0].drift
     assert page_id not in run.snapshot.pages_by_id
-    routes = _routes(sandbox)
+    routes = requests_by_route(sandbox)
     assert routes.get("GET /pages/{pageID}") == 2, routes  # the home page, and the trashed page by its id

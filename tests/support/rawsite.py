@@ -65,3 +65,15 @@ class RawSite:
 
     def close(self) -> None:
         self.http.close()
+
+
+def trash_page(sandbox: Sandbox, path: str) -> int:
+    """Move the page at ``path`` to the trash as an editor would (``DELETE /pages/{id}``); its id."""
+    raw = RawSite(sandbox)
+    page = raw.page_by_path(path)
+    raw.close()
+    assert page is not None
+    token = sandbox_token(sandbox, "pages:read pages:delete")
+    with httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}) as editor:
+        editor.delete(f"/pages/{page['id']}").raise_for_status()
+    return int(page["id"])

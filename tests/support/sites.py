@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from cmssync.plan.report import render_text
 from cmssync.plan.request import PlanRequest
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
 from cmssync.sync.planning import make_plan
+from cmssync.sync.pull import run_pull
 from cmssync.sync.workspace import Workspace, open_workspace
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "content-example"
@@ -70,3 +72,18 @@ class Site:
         path = self.root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+
+
+def requests_by_route(sandbox: Sandbox) -> dict[str, int]:
+    """The requests the sandbox answered since its statistics were last cleared, by route."""
+    return {route: int(count) for route, count in sandbox.stats()["by_route"].items()}
+
+
+async def pulled_site(tmp_path: Path, sandbox: Sandbox, generate: str) -> Site:
+    """A site the sandbox generates (``generate``: its ``pages=…,blocks=…`` spec), pulled into ``tmp_path/site``."""
+    sandbox.reset(seed="empty", generate=generate)
+    root = tmp_path / "site"
+    root.mkdir()
+    site = Site(root, sandbox)
+    assert await run_pull(root, out=io.StringIO(), overrides=site.overrides()) == 0
+    return site

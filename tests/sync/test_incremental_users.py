@@ -6,7 +6,6 @@ users whose content differs from what was last applied (``with_changed_users``),
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
@@ -15,12 +14,7 @@ from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import scope_for_paths
 from cmssync.sync.planning import make_plan
-from cmssync.sync.pull import run_pull
-from tests.support.sites import Site
-
-
-def _routes(sandbox: Sandbox) -> dict[str, int]:
-    return {route: int(count) for route, count in sandbox.stats()["by_route"].items()}
+from tests.support.sites import pulled_site, requests_by_route
 
 
 def _set_email(users_file: Path, name: str, email: str) -> None:
@@ -31,12 +25,8 @@ def _set_email(users_file: Path, name: str, email: str) -> None:
 
 @pytest.mark.slow
 async def test_a_users_file_change_reads_only_the_changed_users(tmp_path: Path, sandbox: Sandbox) -> None:
-    sandbox.reset(seed="empty", generate="pages=10,blocks=1,files=0,users=300")
-    root = tmp_path / "site"
-    root.mkdir()
-    site = Site(root, sandbox)
-    assert await run_pull(root, out=io.StringIO(), overrides=site.overrides()) == 0
-    users_file = root / "users.yaml"
+    site = await pulled_site(tmp_path, sandbox, "pages=10,blocks=1,files=0,users=300")
+    users_file = site.root / "users.yaml"
     names = sorted(site.workspace().content.users)
     scope = scope_for_paths(["users.yaml"])
     assert scope is not None
@@ -47,7 +37,7 @@ async def test_a_users_file_change_reads_only_the_changed_users(tmp_path: Path, 
     sandbox.clear_stats()
     run = await make_plan(site.workspace(), PlanRequest(scope=scope))
     assert run.plan.actions == ()
-    assert not {route for route in _routes(sandbox) if "/users" in route}, _routes(sandbox)
+    assert not {route for route in requests_by_route(sandbox) if "/users" in route}, requests_by_route(sandbox)
 
     # two users edited: those two, each by its state id
     _set_email(users_file, names[3], "three@changed.example.com")
@@ -55,7 +45,7 @@ async def test_a_users_file_change_reads_only_the_changed_users(tmp_path: Path, 
     sandbox.clear_stats()
     run = await make_plan(site.workspace(), PlanRequest(scope=scope))
     assert sorted((a.key, a.op) for a in run.plan.actions) == sorted([(names[3], "update"), (names[250], "update")])
-    assert {route: n for route, n in _routes(sandbox).items() if "/users" in route} == {"GET /users/{uID}": 2}
+    assert {route: n for route, n in requests_by_route(sandbox).items() if "/users" in route} == {"GET /users/{uID}": 2}
 
     # the same plan as a full run's for those users
     whole = await make_plan(site.workspace())

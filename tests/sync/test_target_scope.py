@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
@@ -23,9 +22,8 @@ from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import WholeSite
 from cmssync.sync import planning
 from cmssync.sync.planning import PlanRun, make_plan
-from tests.support.rawsite import RawSite
+from tests.support.rawsite import trash_page
 from tests.support.sites import Site, copy_example
-from tests.support.tokens import sandbox_token
 
 NEWS = 20
 DOCS = 20
@@ -43,16 +41,6 @@ def _news(k: int, extra: str = "") -> str:
 
 def _doc(k: int) -> str:
     return _page(f"Doc {k}", f'<p>Doc {k}.</p>\n<p><img src="${{file:images/logo.png}}" alt="logo"></p>')
-
-
-def _trash(sandbox: Sandbox, path: str) -> None:
-    raw = RawSite(sandbox)
-    page = raw.page_by_path(path)
-    raw.close()
-    assert page is not None
-    token = sandbox_token(sandbox, "pages:read pages:delete")
-    with httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}) as editor:
-        editor.delete(f"/pages/{page['id']}").raise_for_status()
 
 
 @pytest.fixture
@@ -92,7 +80,7 @@ async def _change(site: Site) -> None:
     (site.root / "users.yaml").write_text(users[:start] + users[end:])
     site.write("groups.yaml", "- name: Content Team\n- name: Reviewers\n- name: Authors Circle\n")
     # the site: a page trashed outside cmssync, which the edited item-09 links to
-    _trash(site.sandbox, "/news/item-10")
+    trash_page(site.sandbox, "/news/item-10")
 
 
 def _summary(plan: Plan) -> dict[str, Any]:
