@@ -18,13 +18,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from cmssync.daemon.payloads import SIGNATURE_HEADER, verify
+from tests.support.server import ThreadedServer
 
 
 @dataclass(frozen=True)
@@ -54,11 +54,8 @@ class WebhookReceiver:
         """Statuses to answer, one per request, before falling back to 200."""
         self._changed = threading.Condition()
         app = Starlette(routes=[Route("/hook", self._hook, methods=["POST"])])
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}/hook"
-        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None, lifespan="off"))
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+        self._http = ThreadedServer(app, "webhook receiver")
+        self.url = self._http.url + "/hook"
 
     async def _hook(self, request: Request) -> Response:
         body = await request.body()
@@ -74,17 +71,11 @@ class WebhookReceiver:
         return Response(status_code=status)
 
     def start(self) -> WebhookReceiver:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            assert time.monotonic() < deadline, "the webhook receiver did not start"
-            time.sleep(0.01)
+        self._http.start()
         return self
 
     def stop(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(10)
-        self._sock.close()
+        self._http.stop()
 
     def events(self) -> list[str]:
         with self._changed:

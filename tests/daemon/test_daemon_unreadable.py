@@ -22,15 +22,12 @@ import io
 import json
 import re
 import signal
-import socket
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 import httpx
 import pytest
-import uvicorn
 from ruamel.yaml import YAML
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -43,6 +40,7 @@ from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import open_workspace
 from tests.daemon.conftest import DaemonProcess, DaemonSite, write_settings
 from tests.support.rawsite import RawSite
+from tests.support.server import ThreadedServer
 
 pytestmark = pytest.mark.slow
 
@@ -81,12 +79,9 @@ class RefusingProxy:
         self._lock = threading.Lock()
         methods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
         app = Starlette(routes=[Route("/{path:path}", self._handle, methods=methods)], lifespan=self._lifespan)
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
         self._client: httpx.AsyncClient | None = None
-        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None, lifespan="on"))
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+        self._http = ThreadedServer(app, "proxy", lifespan="on")
+        self.url = self._http.url
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
@@ -123,17 +118,11 @@ class RefusingProxy:
         return Response(upstream.content, status_code=upstream.status_code, headers=answer)
 
     def start(self) -> RefusingProxy:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            assert time.monotonic() < deadline, "the proxy did not start"
-            time.sleep(0.01)
+        self._http.start()
         return self
 
     def stop(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(10)
-        self._sock.close()
+        self._http.stop()
 
 
 @pytest.fixture
@@ -160,13 +149,6 @@ def start_through(site: DaemonSite, proxy: RefusingProxy) -> DaemonProcess:
     return process
 
 
-def edit(site: DaemonSite, relative: str, old: str, new: str) -> None:
-    path = site.root / relative
-    text = path.read_text(encoding="utf-8")
-    assert old in text, (relative, old)
-    path.write_text(text.replace(old, new), encoding="utf-8")
-
-
 def contact_text(raw: RawSite) -> str:
     return " ".join(str(value) for _kind, value in raw.blocks("/contact", "Main"))
 
@@ -188,10 +170,9 @@ async def test_an_unreadable_page_fails_the_run_alone_and_is_not_retried_with_ba
     about_id = int(about["id"])
 
     # Edits while the daemon is down; /about then refuses to be read.
-    edit(daemon_site, "pages/about.yaml", "About us", "About the team")
-    edit(daemon_site, "pages/contact.yaml", "or call", "or phone")
-    edit(
-        daemon_site,
+    daemon_site.edit("pages/about.yaml", "About us", "About the team")
+    daemon_site.edit("pages/contact.yaml", "or call", "or phone")
+    daemon_site.edit(
         "pages/index.yaml",
         "Download our",
         'Read <a href="${page-link:/about/history}">it</a>. Download our',
@@ -236,7 +217,7 @@ async def test_an_unreadable_page_fails_the_run_alone_and_is_not_retried_with_ba
     proxy.refuse(None)
     mark = daemon.mark()
     if next_run == "save":
-        edit(daemon_site, "pages/contact.yaml", "or phone", "or ring")
+        daemon_site.edit("pages/contact.yaml", "or phone", "or ring")
         saved = daemon.wait_for("run finished", after=mark, trigger="file")
         assert saved["result"] == "success", saved
         # the save's run succeeded without covering the failed full run: that one is run again at once

@@ -1,6 +1,6 @@
 """A Terraform-style HTTP state server on loopback for the state backend tests (GitLab's semantics).
 
-``StateServer`` is a Starlette app served by uvicorn on a thread (the pattern of ``tests/daemon/receiver.py``):
+``StateServer`` is a Starlette app served by uvicorn on a thread (``tests.support.server.ThreadedServer``):
 
 * ``GET /state/NAME`` → 200 with the document, or 204 when there is none.
 * ``POST /state/NAME?ID=…`` stores the body; while the state is locked, a write without the holder's id is refused
@@ -16,18 +16,17 @@ server fail. Every request is recorded (method, path, query, body, authorization
 from __future__ import annotations
 
 import json
-import socket
 import threading
-import time
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from tests.support.server import ThreadedServer
 
 
 @dataclass(frozen=True)
@@ -66,11 +65,8 @@ class StateServer:
                 Route("/state/{name}", self._state, methods=methods),
             ]
         )
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.bind(("127.0.0.1", 0))
-        self.base = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
-        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None, lifespan="off"))
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+        self._http = ThreadedServer(app, "state server")
+        self.base = self._http.url
         self._mutex = threading.Lock()
 
     def settings(self, name: str = "site", **extra: Any) -> dict[str, Any]:
@@ -155,15 +151,10 @@ class StateServer:
     # -- lifecycle -----------------------------------------------------------------------------------------------
 
     def __enter__(self) -> StateServer:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            assert time.monotonic() < deadline, "the state server did not start"
-            time.sleep(0.01)
+        self._http.start()
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
     ) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
+        self._http.stop()
