@@ -44,13 +44,6 @@ def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> R
     return cli_environment(ReliabilitySite(root, sandbox), monkeypatch)
 
 
-def _edit(site: ReliabilitySite, relative: str, old: str, new: str) -> None:
-    path = site.root / relative
-    text = path.read_text(encoding="utf-8")
-    assert old in text, (relative, old)
-    path.write_text(text.replace(old, new), encoding="utf-8")
-
-
 def _page_answer(status: int) -> tuple[str, bytes, str]:
     reason, body = ANSWERS[status]
     return reason, body.encode(), "application/json" if status == 403 else "text/html"
@@ -62,10 +55,9 @@ def test_an_unreadable_page_is_held_and_the_rest_of_the_site_applied(
 ) -> None:
     assert not asyncio.run(site.apply()).failed, site.last_output
     about = site.state().pages["/about"].id
-    _edit(site, "pages/about.yaml", "About us", "About the team")
-    _edit(site, "pages/contact.yaml", "or call", "or phone")
-    _edit(
-        site,
+    site.edit("pages/about.yaml", "About us", "About the team")
+    site.edit("pages/contact.yaml", "or call", "or phone")
+    site.edit(
         "pages/index.yaml",
         "Download our",
         'Read <a href="${page-link:/about/history}">our history</a>. Download our',
@@ -128,7 +120,7 @@ def test_an_unreadable_children_list_holds_the_pages_below_it(
     assert not asyncio.run(site.apply()).failed, site.last_output
     about = site.state().pages["/about"].id
     site.write("pages/about/history.yaml", HISTORY)
-    _edit(site, "pages/contact.yaml", "or call", "or phone")
+    site.edit("pages/contact.yaml", "or call", "or phone")
     _reason, body, _type = _page_answer(403)
     proxy = CorruptingProxy(Corruption("children 403", "GET", rf"/pages/{about}/children$", status=403, body=body))
     with through(proxy):
@@ -152,8 +144,8 @@ def test_an_unreadable_managed_file_is_held_and_never_uploaded_again(
     assert not asyncio.run(site.apply()).failed, site.last_output
     prices = "documents/price-list.txt"
     file_id = str(site.state().files[prices].id)
-    _edit(site, f"files/{prices}.yaml", "Price list 2026", "Price list 2027")
-    _edit(site, "pages/contact.yaml", "or call", "or phone")
+    site.edit(f"files/{prices}.yaml", "Price list 2026", "Price list 2027")
+    site.edit("pages/contact.yaml", "or call", "or phone")
     raw = RawSite(site.sandbox)
     try:
         before = take_inventory(raw, block_pages=set())

@@ -73,6 +73,13 @@ class Site:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
 
+    def edit(self, relative: str, old: str, new: str) -> None:
+        """Replace ``old`` (which must be there) with ``new`` in a content file."""
+        path = self.root / relative
+        text = path.read_text(encoding="utf-8")
+        assert old in text, (relative, old)
+        path.write_text(text.replace(old, new), encoding="utf-8")
+
 
 def requests_by_route(sandbox: Sandbox) -> dict[str, int]:
     """The requests the sandbox answered since its statistics were last cleared, by route."""
