@@ -9,7 +9,9 @@ sandbox's, so a sandbox that saturates its core shows up as ``emulator_cpu`` clo
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -194,3 +196,57 @@ class UploadSink:
         self._server.should_exit = True
         self._thread.join(timeout=30)
         self._sock.close()
+
+
+class DaemonProcess:
+    """``cmssync daemon`` as a process; its JSON log lines with the monotonic time they were read."""
+
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        command = [sys.executable, "-m", "cmssync", "--log-format", "json", "daemon", str(root)]
+        self.process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.lines: list[tuple[float, dict[str, Any]]] = []
+        self.changed = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for text in self.process.stderr:
+            try:
+                line = json.loads(text)
+            except ValueError:
+                line = {"event": text.strip()}
+            with self.changed:
+                self.lines.append((time.monotonic(), line))
+                self.changed.notify_all()
+
+    def mark(self) -> int:
+        with self.changed:
+            return len(self.lines)
+
+    def find(self, event: str, after: int, **fields: Any) -> tuple[float, dict[str, Any]] | None:
+        with self.changed:
+            for seen, line in self.lines[after:]:
+                if line.get("event") == event and all(line.get(k) == v for k, v in fields.items()):
+                    return seen, line
+        return None
+
+    def wait_for(
+        self, event: str, after: int = 0, timeout: float = 120.0, **fields: Any
+    ) -> tuple[float, dict[str, Any]]:
+        with self.changed:
+            self.changed.wait_for(
+                lambda: self.find(event, after, **fields) is not None or self.process.poll() is not None, timeout
+            )
+        found = self.find(event, after, **fields)
+        if found is None:
+            raise SystemExit(f"daemon: no {event!r} (exit {self.process.poll()}); last lines: {self.lines[-5:]}")
+        return found
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                return self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        return self.process.wait()

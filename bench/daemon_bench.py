@@ -19,12 +19,9 @@ import asyncio
 import json
 import logging
 import os
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,13 +29,14 @@ from typing import Any
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import DaemonProcess
 from cmssync.emulator.embedded import Sandbox
 from cmssync.logs import configure_logging
 from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.workspace import open_workspace
 
-REPO = Path(__file__).resolve().parents[1]
-TIMEOUT = 120.0
 
 
 def raw_client(sandbox: Sandbox) -> httpx.Client:
@@ -116,51 +114,6 @@ def write_content(root: Path, sandbox: Sandbox, state_dir: Path, debounce: float
     return len(written), children[len(children) // 2]
 
 
-class Daemon:
-    def __init__(self, root: Path, env: dict[str, str]) -> None:
-        command = [sys.executable, "-m", "cmssync", "--log-format", "json", "daemon", str(root)]
-        self.process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.lines: list[tuple[float, dict[str, Any]]] = []
-        self.changed = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for text in self.process.stderr:
-            try:
-                line = json.loads(text)
-            except ValueError:
-                line = {"event": text.strip()}
-            with self.changed:
-                self.lines.append((time.monotonic(), line))
-                self.changed.notify_all()
-
-    def wait_for(self, event: str, after: int = 0, **fields: Any) -> tuple[float, dict[str, Any]]:
-        def find() -> tuple[float, dict[str, Any]] | None:
-            for seen, line in self.lines[after:]:
-                if line.get("event") == event and all(line.get(k) == v for k, v in fields.items()):
-                    return seen, line
-            return None
-
-        with self.changed:
-            if not self.changed.wait_for(lambda: find() is not None or self.process.poll() is not None, TIMEOUT):
-                raise TimeoutError(f"no {event!r} within {TIMEOUT}s")
-            found = find()
-        if found is None:
-            raise RuntimeError(f"the daemon exited ({self.process.returncode}) before {event!r}")
-        return found
-
-    def mark(self) -> int:
-        with self.changed:
-            return len(self.lines)
-
-    def stop(self) -> tuple[int, float]:
-        started = time.monotonic()
-        self.process.send_signal(signal.SIGTERM)
-        code = self.process.wait(30)
-        return code, time.monotonic() - started
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=1000)
@@ -189,7 +142,7 @@ def main() -> int:
             raise SystemExit(f"the first apply failed: {report.counts()}")
         rows.append(("first full apply (s / requests / actions)", _first(time.monotonic() - started, report)))
 
-        daemon = Daemon(root, env)
+        daemon = DaemonProcess(root, env)
         try:
             _, startup = daemon.wait_for("run finished", trigger="startup")
             rows.append(
@@ -219,7 +172,9 @@ def main() -> int:
             rows.append(("save to log line, wall (median / max s)", _spread(walls)))
             rows.append(("  of which after the debounce (median s)", f"{statistics.median(walls) - args.debounce:.3f}"))
             rows.append(("requests of the incremental run (sandbox count)", ", ".join(map(str, requests))))
-            code, seconds = daemon.stop()
+            stopping = time.monotonic()
+            code = daemon.stop()
+            seconds = time.monotonic() - stopping
             rows.append(("SIGTERM to exit (code, s)", f"{code}, {seconds:.2f}"))
         finally:
             if daemon.process.poll() is None:

@@ -7,14 +7,9 @@ See ``realsite_apply_bench.py`` for what is measured and why; this module only k
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
-import signal
 import statistics
-import subprocess
-import sys
-import threading
 import time
 import uuid
 from collections import Counter
@@ -25,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import table
+from bench.common import DaemonProcess, table
 
 # -- the site's env file and request log -------------------------------------------------------------------------
 
@@ -105,60 +100,6 @@ class RequestLog:
 # -- 3. daemon ------------------------------------------------------------------------------------------------------
 
 
-class Daemon:
-    """``cmssync daemon`` as a process; its JSON log lines with the monotonic time they were read."""
-
-    def __init__(self, root: Path, env: dict[str, str]) -> None:
-        command = [sys.executable, "-m", "cmssync", "--log-format", "json", "daemon", str(root)]
-        self.process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.lines: list[tuple[float, dict[str, Any]]] = []
-        self.changed = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for text in self.process.stderr:
-            try:
-                line = json.loads(text)
-            except ValueError:
-                line = {"event": text.strip()}
-            with self.changed:
-                self.lines.append((time.monotonic(), line))
-                self.changed.notify_all()
-
-    def mark(self) -> int:
-        with self.changed:
-            return len(self.lines)
-
-    def find(self, event: str, after: int, **fields: Any) -> tuple[float, dict[str, Any]] | None:
-        with self.changed:
-            for seen, line in self.lines[after:]:
-                if line.get("event") == event and all(line.get(k) == v for k, v in fields.items()):
-                    return seen, line
-        return None
-
-    def wait_for(
-        self, event: str, after: int = 0, timeout: float = 120.0, **fields: Any
-    ) -> tuple[float, dict[str, Any]]:
-        with self.changed:
-            self.changed.wait_for(
-                lambda: self.find(event, after, **fields) is not None or self.process.poll() is not None, timeout
-            )
-        found = self.find(event, after, **fields)
-        if found is None:
-            raise SystemExit(f"daemon: no {event!r} (exit {self.process.poll()}); last lines: {self.lines[-5:]}")
-        return found
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                return self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        return self.process.wait()
-
-
 @dataclass
 class Edit:
     """One measured edit; times in seconds, from the save unless said otherwise."""
@@ -214,7 +155,7 @@ def route_of(line: LogLine) -> str:
     return next(iter(routes([f"0 {line.method} 200 0 {line.uri}"])))
 
 
-def run_failure(daemon: Daemon, mark: int) -> dict[str, Any] | None:
+def run_failure(daemon: DaemonProcess, mark: int) -> dict[str, Any] | None:
     found = daemon.find("run finished", mark, trigger="file")
     return found[1] if found is not None and found[1].get("result") != "success" else None
 
@@ -227,7 +168,7 @@ def edit_page(path: Path, old: str, new: str) -> None:
 
 
 def daemon_edits(root: Path, section: str, base: str, edits: int, env: dict[str, str], log: RequestLog) -> list[Edit]:
-    daemon = Daemon(root, env)
+    daemon = DaemonProcess(root, env)
     results: list[Edit] = []
     try:
         daemon.wait_for("run finished", trigger="startup")
