@@ -38,7 +38,6 @@ from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.workspace import open_workspace
 
 
-
 def raw_client(sandbox: Sandbox) -> httpx.Client:
     token = httpx.post(
         sandbox.token_url,
