@@ -41,8 +41,8 @@ import httpx
 
 from bench.apply_profile import ADMIN_PASSWORD, SECRET, Emulator, free_port
 from bench.common import table
-from cmssync.api.auth import DEFAULT_SCOPES, OAuthTokens
-from cmssync.api.client import ConcreteClient
+from bench.concurrency_bench import client_for
+from cmssync.api.auth import DEFAULT_SCOPES
 from cmssync.api.models import Page
 from cmssync.logs import configure_logging
 
@@ -149,14 +149,6 @@ async def measure(emulator: Emulator, count: int, latency_ms: int, concurrency: 
     }
     token, pages, files, blocks = await site_ids(url, form, concurrency)
     bare = BareClient(int(url.rsplit(":", 1)[1]), token)
-    tokens = OAuthTokens(
-        token_url=url + "/oauth/2.0/token",
-        grant="password",
-        client_id="sandbox",
-        client_secret=SECRET,
-        username="admin",
-        password=ADMIN_PASSWORD,
-    )
     # Worker n writes to the block of page blocks[n] with the bare client, of blocks[concurrency + n] with cmssync's;
     # a block update answers with the block's id in the draft, which the next update must use (concrete-api.md §13).
     current = dict(enumerate(blocks))
@@ -180,7 +172,7 @@ async def measure(emulator: Emulator, count: int, latency_ms: int, concurrency: 
 
     rows: list[dict[str, Any]] = []
     configure_logging(level=logging.INFO, json_lines=True)  # as the command line sets it up
-    async with ConcreteClient(url, auth=tokens, concurrency=concurrency) as client:
+    async with client_for(url, concurrency) as client:
         await client.default_site(includes=())  # the token and the connections
 
         async def cmssync_page_read(worker: int, index: int) -> None:
