@@ -14,6 +14,7 @@ import httpx
 from cmssync.api.client import ConcreteClient
 from cmssync.config import Settings
 from cmssync.emulator.embedded import Sandbox
+from tests.support.sites import sandbox_environment
 
 from .conftest import LIVE
 
@@ -80,12 +81,7 @@ def test_a_second_process_sends_no_token_request(sandbox: Sandbox, tmp_path: Pat
     (content / "pages" / "token-cache-probe.yaml").write_text("name: Token cache probe\n", encoding="utf-8")
     env = {
         **os.environ,
-        "CMSSYNC_URL": sandbox.url,
-        "CMSSYNC_CLIENT_ID": sandbox.client_id,
-        "CMSSYNC_CLIENT_SECRET": sandbox.client_secret,
-        "CMSSYNC_USERNAME": sandbox.admin_username,
-        "CMSSYNC_PASSWORD": sandbox.admin_password,
-        "CMSSYNC_STATE": str(tmp_path / "state" / "state.json"),
+        **sandbox_environment(sandbox, tmp_path / "state" / "state.json"),
         "CMSSYNC_TOKEN_CACHE": str(tmp_path / "cache"),
         "NO_COLOR": "1",
     }

@@ -23,7 +23,7 @@ from cmssync.cli import main
 from cmssync.config import CONFIG_VARIABLE
 from cmssync.emulator.embedded import Sandbox
 from cmssync.state.store import StateStore
-from tests.support.sites import PASSWORDS, copy_example
+from tests.support.sites import PASSWORDS, copy_example, sandbox_environment
 
 
 @pytest.fixture
@@ -33,12 +33,7 @@ def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> P
     copy_example(root)
     for name, value in {
         **PASSWORDS,
-        "CMSSYNC_URL": sandbox.url,
-        "CMSSYNC_CLIENT_ID": sandbox.client_id,
-        "CMSSYNC_CLIENT_SECRET": sandbox.client_secret,
-        "CMSSYNC_USERNAME": sandbox.admin_username,
-        "CMSSYNC_PASSWORD": sandbox.admin_password,
-        "CMSSYNC_STATE": str(tmp_path / "state" / "state.json"),
+        **sandbox_environment(sandbox, tmp_path / "state" / "state.json"),
         "CMSSYNC_TOKEN_STORE": str(tmp_path / "state" / "tokens.json"),
     }.items():
         monkeypatch.setenv(name, value)

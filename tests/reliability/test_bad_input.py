@@ -19,6 +19,7 @@ import pytest
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.cli import CliResult, run_cli
 from tests.reliability.conftest import ReliabilityReport
+from tests.support.sites import sandbox_environment
 
 CORPUS = Path(__file__).resolve().parents[1] / "content" / "invalid"
 HUGE = 6 * 1024 * 1024
@@ -32,14 +33,7 @@ CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
 
 
 def site_environment(monkeypatch: pytest.MonkeyPatch, sandbox: Sandbox, state: Path) -> None:
-    for name, value in {
-        "CMSSYNC_URL": sandbox.url,
-        "CMSSYNC_CLIENT_ID": sandbox.client_id,
-        "CMSSYNC_CLIENT_SECRET": sandbox.client_secret,
-        "CMSSYNC_USERNAME": sandbox.admin_username,
-        "CMSSYNC_PASSWORD": sandbox.admin_password,
-        "CMSSYNC_STATE": str(state),
-    }.items():
+    for name, value in sandbox_environment(sandbox, state).items():
         monkeypatch.setenv(name, value)
 
 

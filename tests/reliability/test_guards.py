@@ -17,6 +17,7 @@ from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import Inventory, take_inventory
 from tests.reliability.sites import ReliabilitySite
 from tests.support.rawsite import RawSite
+from tests.support.sites import sandbox_environment
 
 LEAVES = ("pages/about/team.yaml", "pages/services/consulting.yaml", "pages/services/training.yaml")
 LEAF_PATHS = {"/about/team", "/services/consulting", "/services/training"}
@@ -66,14 +67,7 @@ def test_an_empty_or_wrong_mount_never_deletes(
     site, sandbox = example_site, example_site.sandbox
     before = applied(site)
     wrong_mount(site.root, variant)
-    for name, value in {
-        "CMSSYNC_URL": sandbox.url,
-        "CMSSYNC_CLIENT_ID": sandbox.client_id,
-        "CMSSYNC_CLIENT_SECRET": sandbox.client_secret,
-        "CMSSYNC_USERNAME": sandbox.admin_username,
-        "CMSSYNC_PASSWORD": sandbox.admin_password,
-        "CMSSYNC_STATE": str(site.state_path),
-    }.items():
+    for name, value in sandbox_environment(sandbox, site.state_path).items():
         monkeypatch.setenv(name, value)
     sandbox.clear_stats()
 

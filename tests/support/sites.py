@@ -94,3 +94,16 @@ async def pulled_site(tmp_path: Path, sandbox: Sandbox, generate: str) -> Site:
     site = Site(root, sandbox)
     assert await run_pull(root, out=io.StringIO(), overrides=site.overrides()) == 0
     return site
+
+
+def sandbox_environment(sandbox: Sandbox, state: Path) -> dict[str, str]:
+    """The ``CMSSYNC_*`` variables that point cmssync at ``sandbox`` with its admin, and at the state file ``state``,
+    as a container or a CI job would set them."""
+    return {
+        "CMSSYNC_URL": sandbox.url,
+        "CMSSYNC_CLIENT_ID": sandbox.client_id,
+        "CMSSYNC_CLIENT_SECRET": sandbox.client_secret,
+        "CMSSYNC_USERNAME": sandbox.admin_username,
+        "CMSSYNC_PASSWORD": sandbox.admin_password,
+        "CMSSYNC_STATE": str(state),
+    }
