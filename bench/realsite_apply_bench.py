@@ -61,7 +61,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 from bench.common import table
-from bench.realsite_edits import RequestLog, daemon_edits, parse_log, print_edits, read_env, routes
+from bench.realsite_bench import read_env
+from bench.realsite_edits import RequestLog, daemon_edits, parse_log, print_edits, routes
 from cmssync.api.auth import OAuthTokens
 from cmssync.api.client import ConcreteClient
 from cmssync.api.limiter import Slot

@@ -21,24 +21,9 @@ from typing import Any
 import httpx
 
 from bench.common import DaemonProcess, table
+from bench.realsite_bench import log_lines
 
 # -- the site's env file and request log -------------------------------------------------------------------------
-
-
-def read_env(path: Path) -> dict[str, str]:
-    """``KEY=value`` lines of the site's env file (comments and quotes as ``up.sh`` writes them)."""
-    values: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.split("   #", 1)[0].strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, value = line.split("=", 1)
-        values[key.strip()] = value.strip().strip('"').strip("'")
-    return values
-
-
-def log_lines(log: Path) -> list[str]:
-    return log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
 
 
 def routes(lines: list[str]) -> Counter[str]:
