@@ -87,6 +87,10 @@ class Connection:
         return cls(reader, writer)
 
     async def request(self, raw: bytes) -> int:
+        return (await self.exchange(raw))[0]
+
+    async def exchange(self, raw: bytes) -> tuple[int, bytes]:
+        """Send one request (``raw_request``); the answer's status and body."""
         self.writer.write(raw)
         head = await self.reader.readuntil(b"\r\n\r\n")
         status = int(head.split(b" ", 2)[1])
@@ -94,8 +98,7 @@ class Connection:
         for line in head.split(b"\r\n"):
             if line.lower().startswith(b"content-length:"):
                 length = int(line.split(b":", 1)[1])
-        await self.reader.readexactly(length)
-        return status
+        return status, await self.reader.readexactly(length)
 
     def close(self) -> None:
         self.writer.close()

@@ -42,6 +42,7 @@ import httpx
 from bench.apply_profile import ADMIN_PASSWORD, SECRET, Emulator, free_port
 from bench.common import table
 from bench.concurrency_bench import client_for
+from bench.emulator_bench import Connection, raw_request
 from cmssync.api.auth import DEFAULT_SCOPES
 from cmssync.api.models import Page
 from cmssync.logs import configure_logging
@@ -55,44 +56,32 @@ Request = tuple[str, str, Any]
 
 
 class BareClient:
-    """``concurrency`` keep-alive connections, each sending one request at a time; next to no CPU of its own."""
+    """``concurrency`` keep-alive connections (``emulator_bench.Connection``), each sending one request at a time;
+    next to no CPU of its own."""
 
     def __init__(self, port: int, token: str) -> None:
         self.port = port
-        self.headers = f"Host: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nAccept: application/json\r\n"
+        self.token = token
 
     async def run(self, concurrency: int, count: int, request: Callable[[int, int, Any], Request]) -> None:
         """Send ``count`` requests: ``request(worker, index, previous answer of this worker)``."""
         indexes = iter(range(count))
 
         async def worker(number: int) -> None:
-            reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+            connection = await Connection.open("127.0.0.1", self.port)
             answer: Any = None
             try:
                 for index in indexes:
                     method, path, body = request(number, index, answer)
                     data = b"" if body is None else json.dumps(body).encode()
-                    head = f"{method} {path} HTTP/1.1\r\n{self.headers}"
-                    if body is not None:
-                        head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
-                    writer.write(head.encode() + b"\r\n" + data)
-                    answer = await self._answer(reader)
+                    status, raw = await connection.exchange(raw_request(method, path, self.token, data))
+                    if status >= 300:
+                        raise SystemExit(f"the sandbox answered {status}: {raw[:300]!r}")
+                    answer = json.loads(raw)
             finally:
-                writer.close()
+                connection.close()
 
         await asyncio.gather(*(worker(n) for n in range(concurrency)))
-
-    @staticmethod
-    async def _answer(reader: asyncio.StreamReader) -> Any:
-        head = await reader.readuntil(b"\r\n\r\n")
-        status = int(head.split(b" ", 2)[1])
-        length = next(
-            int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
-        )
-        body = await reader.readexactly(length)
-        if status >= 300:
-            raise SystemExit(f"the sandbox answered {status}: {body[:300]!r}")
-        return json.loads(body)
 
 
 def cpu_of(pid: int) -> float:
