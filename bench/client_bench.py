@@ -33,7 +33,6 @@ import json
 import logging
 import os
 import random
-import signal
 import statistics
 import subprocess
 import sys
@@ -225,7 +224,7 @@ def main() -> None:
 
     sys.path[:0] = [str(REPO), str(BENCH)]  # the driver's own imports (a worker imports cmssync from its checkout)
     from common import table
-    from emulator_bench import start_server
+    from emulator_bench import start_server, stop_server
 
     codes = {"after": checkout(args.after) if args.after else REPO}
     if args.base:
@@ -238,10 +237,7 @@ def main() -> None:
             for name, code in codes.items():
                 rounds[name].append(run_worker(code, url, args.requests, parent_id))
     finally:
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=30)
-        if process.stderr is not None:
-            process.stderr.close()
+        stop_server(process)
 
     print(
         f"client CPU per request (ms), median of {args.rounds} rounds; concurrency {CONCURRENCY}; "

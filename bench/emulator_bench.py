@@ -73,6 +73,14 @@ def start_server(pages: int, blocks: int) -> tuple[subprocess.Popen[str], str, f
     return process, line.split()[4], time.perf_counter() - started
 
 
+def stop_server(process: subprocess.Popen[str]) -> None:
+    """Stop an emulator :func:`start_server` started (Ctrl-C, as a user would)."""
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=30)
+    if process.stderr is not None:
+        process.stderr.close()
+
+
 class Connection:
     """A minimal keep-alive HTTP/1.1 client: cheap enough that the server, not the client, is measured."""
 
@@ -176,10 +184,7 @@ def main() -> None:
     try:
         results = asyncio.run(bench(url, args.pages, args.reads, args.writes, args.concurrency))
     finally:
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=30)
-        if process.stderr is not None:
-            process.stderr.close()
+        stop_server(process)
     print(
         f"emulator at {url}: generate pages={args.pages},blocks={args.blocks}; started in {startup:.2f} s;"
         f" concurrency {args.concurrency}"
