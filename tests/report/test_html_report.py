@@ -184,3 +184,26 @@ def test_preview_heights_grow_with_the_content_within_bounds() -> None:
     short, long_ = estimated_height("<p>x</p>"), estimated_height("<p>" + "word " * 400 + "</p>" * 3)
     assert 70 <= short < long_ <= 520
     assert estimated_height('<p><img src="a.png"></p>') > short
+
+
+def test_a_tampered_site_string_adds_nothing_to_the_policy() -> None:
+    """Issue 29 item 10: the policy's image source is rebuilt from the parsed host, never copied from the plan."""
+    for site, origin in (
+        ("https://x.example; script-src 'unsafe-inline' *", None),
+        ("https://x.example;script-src * /cms", None),
+        ("https://x.example:99999/", None),
+        ("https://user:pw@x.example:8443/cms", "https://x.example:8443"),
+        ("http://[::1]:8080/", "http://[::1]:8080"),
+    ):
+        plan = Plan(site=site, content_digest="sha256:" + "1" * 64, actions=(page_update(),))
+        policy = dict(part.strip().split(" ", 1) for part in read(render_html(plan)).policy.split(";"))
+        assert policy["img-src"] == "data:" + (f" {origin}" if origin else ""), site
+        assert set(policy) == {
+            "default-src",
+            "script-src",
+            "style-src",
+            "img-src",
+            "base-uri",
+            "form-action",
+            "frame-ancestors",
+        }, site

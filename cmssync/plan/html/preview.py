@@ -40,14 +40,27 @@ _IMAGE_TAG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
 _HEIGHT_ATTRIBUTE = re.compile(r"""\bheight\s*=\s*["']?(\d{1,4})""", re.IGNORECASE)
 _HEADING = re.compile(r"<h[1-3]\b", re.IGNORECASE)
 _BLOCK_TAG = re.compile(r"<(?:p|div|h[1-6]|li|tr|br|hr|blockquote|pre|figure)\b", re.IGNORECASE)
+_HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
+_IPV6 = re.compile(r"[0-9A-Fa-f:.]{2,45}")
 
 
 def site_origin(site: str) -> str | None:
-    """``scheme://host[:port]`` of the plan's site, or None when it is not an http(s) URL."""
+    """``scheme://host[:port]`` of the plan's site, or None when it is not a well-formed http(s) URL.
+
+    The origin is rebuilt from the parsed host name and port, never copied from the string: a plan file is input (it
+    may have been edited), and what goes into the report's policy must not be able to add a directive or a source.
+    """
     parts = urlsplit(site.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.scheme not in ("http", "https"):
         return None
-    return f"{parts.scheme}://{parts.netloc}"
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is no number or out of range
+        return None
+    if host is None or not (_HOST_NAME.fullmatch(host) or (":" in host and _IPV6.fullmatch(host))):
+        return None
+    shown = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{shown}" + (f":{port}" if port is not None else "")
 
 
 def report_policy(site: str, script_hash: str) -> str:
