@@ -148,8 +148,17 @@ class OAuthTokens:
         self._lock = asyncio.Lock()
         self._loaded_store = False
         self._cache = cache if grant in CACHED_GRANTS else None
-        self._cache_key = cache_key(
-            token_url=token_url, client_id=client_id, username=username, grant=grant, scopes=self._scopes
+        self._cache_key = (
+            cache_key(
+                token_url=token_url,
+                client_id=client_id,
+                username=username,
+                grant=grant,
+                scopes=self._scopes,
+                secrets=(client_secret, password),
+            )
+            if self._cache is not None
+            else ""
         )
         self._rejected: set[str] = set()
         self.cache_hits = 0

@@ -8,9 +8,13 @@ of a small plan. Like the ``gh`` and ``az`` command lines, cmssync therefore kee
   default), or the directory ``auth.token_cache`` names; ``false`` turns it off. Never inside the content
   directory or beside the state (:func:`forbidden_reason`): the example CI workflow commits the state's directory
   to a branch, and a content repository is git. A cache that would land there is not used.
-* **One file per identity.** The name is a digest of (token URL, client id, username, grant, scopes), so two sites,
-  two users or two scope sets never share a token; no secret goes into the name or the digest. The file holds
-  the token and its expiry (wall-clock seconds) and nothing else — no refresh token, no password.
+* **One file per identity and credentials.** The name is a digest of (token URL, client id, username, grant,
+  scopes) and of a scrypt hash of the client secret and password (salted with that identity), so two sites, two
+  users, two scope sets — or a changed or wrong password or client secret — never share a token: a wrong
+  credential makes the token request, which the site refuses, instead of riding on an old token. No secret goes
+  into the name in clear, and the scrypt cost (~40 ms, once per process) makes guessing one from a file name as
+  slow as guessing a password hash. The file holds the token and its expiry (wall-clock seconds) and nothing else —
+  no refresh token, no password.
 * **Who may read it.** The directory is created 0700, files are written 0600 with :func:`cmssync.fileio
   .write_atomically` (a reader sees the old file or the new one). A file that is not a regular file owned by this
   user with no group or other bits, in a directory of this user that others cannot write, is ignored, as is one
@@ -20,14 +24,14 @@ of a small plan. Like the ``gh`` and ``az`` command lines, cmssync therefore kee
   drops it, deletes the file if it still holds that token, and fetches a new token once (the transport's "rejected
   → ask once more" path).
 
-Limits: a changed password is noticed only when the cached token expires or is rejected (the digest leaves the
-secrets out on purpose: a hash of a password in a file name could be guessed offline). Writing is best effort: a
-cache that cannot be written is a debug log line, never an error.
+Limits: the file of an old password stays until its token expires (it is never read again). Writing is best
+effort: a cache that cannot be written is a debug log line, never an error.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -109,10 +113,27 @@ def token_cache_for(settings: Settings, *, base_dir: Path) -> TokenCache | None:
     )
 
 
-def cache_key(*, token_url: str, client_id: str, username: str | None, grant: str, scopes: Sequence[str] | None) -> str:
-    """The file name (without ``.json``) of one identity's token: a digest that holds no secret."""
+def cache_key(
+    *,
+    token_url: str,
+    client_id: str,
+    username: str | None,
+    grant: str,
+    scopes: Sequence[str] | None,
+    secrets: Sequence[str | None] = (),
+) -> str:
+    """The file name (without ``.json``) of one identity's token with these credentials (``secrets``: the client
+    secret and password): a digest in which the secrets only enter through a salted scrypt hash."""
     identity = [CACHE_FORMAT, token_url.rstrip("/"), client_id, username or "", grant, sorted(scopes or [])]
-    return hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:40]
+    named = hashlib.sha256(json.dumps(identity).encode()).digest()
+    credentials = _credentials_hash(named, json.dumps([secret or "" for secret in secrets]))
+    return hashlib.sha256(named + credentials).hexdigest()[:40]
+
+
+@functools.lru_cache(maxsize=8)
+def _credentials_hash(salt: bytes, secrets: str) -> bytes:
+    """scrypt of the secrets (~40 ms), computed once per process and identity."""
+    return hashlib.scrypt(secrets.encode(), salt=salt, n=2**13, r=8, p=1, dklen=32)
 
 
 class TokenCache:

@@ -80,7 +80,9 @@ class AuthSettings(Section):
     """Keep the access token of a ``password`` or ``client_credentials`` grant between commands until shortly
     before it expires, so the next command does not log in again: ``true`` in the per-user cache
     (``$XDG_CACHE_HOME/cmssync/tokens`` or ``~/.cache/cmssync/tokens``, files 0600), ``false`` never, or a
-    directory. Never used inside the content directory or the state's directory (they may be committed)."""
+    directory. Never used inside the content directory or the state's directory (they may be committed). A token is
+    kept per credentials (a salted hash of client secret and password is part of its key), so a changed or wrong
+    password or secret goes to the site, never answered from the cache."""
 
 
 class PruneSettings(Section):

@@ -42,6 +42,7 @@ def key(**changes: Any) -> str:
         "username": "admin",
         "grant": "password",
         "scopes": SCOPES,
+        "secrets": ("csecret", "pw-secret"),
     }
     identity.update(changes)
     return cache_key(**identity)
@@ -103,8 +104,11 @@ def test_each_identity_has_its_own_key_and_no_secret_is_in_it() -> None:
         key(username="editor"),
         key(grant="client_credentials", username=None),
         key(scopes=["pages:read"]),
+        key(secrets=("csecret", "other-password")),
+        key(secrets=("other-secret", "pw-secret")),
     }
-    assert len(keys) == 6
+    assert len(keys) == 8
+    assert key(secrets=("csecret", "pw-secret")) != key(secrets=("csecretpw", "-secret"))
     assert key(scopes=list(reversed(SCOPES))) == key()  # the same scopes in another order: the same grant
     assert key(token_url=TOKEN_URL + "/") == key()
 
@@ -125,6 +129,18 @@ async def test_another_user_or_site_does_not_get_the_token(tmp_path: Path) -> No
         assert "pw-secret" not in name + text
         assert "csecret" not in name + text
         assert set(json.loads(text)) == {"format", "key", "access_token", "expires_at", "saved_at"}
+
+
+async def test_a_changed_password_or_secret_never_rides_on_the_cached_token(tmp_path: Path) -> None:
+    clock = Clock()
+    cache = TokenCache(tmp_path / "tokens", wall=clock)
+    tokens = FakeTokenEndpoint()
+    assert await get_group(cache, clock, tokens) == ["tok-1"]
+    assert await get_group(cache, clock, tokens, password="wrong") == ["tok-2"]
+    assert tokens.forms[-1]["password"] == "wrong"  # the site, not the cache, judges the new password
+    assert await get_group(cache, clock, tokens, client_secret="other") == ["tok-3"]
+    assert tokens.forms[-1]["client_secret"] == "other"
+    assert await get_group(cache, clock, tokens) == ["tok-1"]
 
 
 async def test_refresh_token_and_static_grants_are_not_cached(tmp_path: Path) -> None:

@@ -10,8 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+from pydantic import SecretStr
 
 from cmssync.api.client import ConcreteClient
+from cmssync.api.errors import AuthenticationFailed
 from cmssync.config import Settings
 from cmssync.emulator.embedded import Sandbox
 from tests.support.sites import sandbox_environment
@@ -38,9 +41,11 @@ def settings(sandbox: Sandbox, cache: Path, state: Path) -> Settings:
     )
 
 
-async def read_home(sandbox: Sandbox, tmp_path: Path) -> ConcreteClient:
+async def read_home(sandbox: Sandbox, tmp_path: Path, **auth: str) -> ConcreteClient:
+    chosen = settings(sandbox, tmp_path / "cache", tmp_path / "state" / "state.json")
+    secrets = {name: SecretStr(value) for name, value in auth.items()}
     client = ConcreteClient.from_settings(
-        settings(sandbox, tmp_path / "cache", tmp_path / "state" / "state.json"),
+        chosen.model_copy(update={"auth": chosen.auth.model_copy(update=secrets)}),
         base_dir=tmp_path / "content",
         retry=LIVE,
     )
@@ -73,6 +78,16 @@ async def test_a_token_the_site_forgot_is_fetched_again_once(sandbox: Sandbox, t
     fourth = await read_home(sandbox, tmp_path)  # the new token was cached in place of the rejected one
     assert fourth.stats.token_requests == 0
     assert token_requests(sandbox) == 1
+
+
+async def test_a_wrong_password_or_secret_is_refused_despite_a_cached_token(sandbox: Sandbox, tmp_path: Path) -> None:
+    await read_home(sandbox, tmp_path)
+    for wrong in ({"password": "not-the-password"}, {"client_secret": "not-the-secret"}):
+        with pytest.raises(AuthenticationFailed):
+            await read_home(sandbox, tmp_path, **wrong)
+    assert token_requests(sandbox) == 3  # each wrong credential went to the site, which refused it
+    right = await read_home(sandbox, tmp_path)
+    assert right.stats.token_requests == 0
 
 
 def test_a_second_process_sends_no_token_request(sandbox: Sandbox, tmp_path: Path) -> None:
