@@ -9,7 +9,9 @@ Refused before anything is built, each as one located :class:`~cmssync.errors.Pr
   outright is the simplest complete defence against alias bombs ("billion laughs"), whose expansion is exponential
   in the file's size;
 * tags (``!!str``, ``!include``): a tag asks the loader to build something other than plain data;
-* nesting deeper than :data:`MAX_DEPTH`.
+* nesting deeper than :data:`MAX_DEPTH`;
+* values Python cannot build or encode: integers of more than 4,300 digits, dates that do not exist, escapes of
+  lone UTF-16 surrogates (``"\\ud800"``).
 
 Two trees, one set of rules:
 

@@ -18,8 +18,10 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.composer import Composer
+from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.nodes import ScalarNode
 
 from cmssync.errors import Problem
 
@@ -54,6 +56,39 @@ def _refusing_composer(subject: str) -> type[Composer]:
     return RefusingComposer
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _CheckedConstructor(RoundTripConstructor):
+    """Every scalar becomes a value or a located refusal, never an exception from Python itself.
+
+    A plain scalar that YAML types but Python cannot build — an integer of more than 4,300 digits (Python's limit on
+    converting text to int), a date that does not exist (``2024-13-45``) — raises ``ValueError`` in ruamel's
+    constructor; a ``"\\ud800"`` escape builds a string with a lone surrogate, which no file, request or digest can
+    encode later. Both are refused here, where the node's position is known.
+    """
+
+    def construct_non_recursive_object(self, node: Any, tag: str | None = None) -> Any:
+        if isinstance(node, ScalarNode) and _SURROGATE.search(node.value):
+            raise _Refused(
+                problem="invalid YAML: an escape (\\uD800–\\uDFFF) for half of a UTF-16 pair is not a character",
+                problem_mark=node.start_mark,
+            )
+        try:
+            return super().construct_non_recursive_object(node, tag)
+        except (ValueError, OverflowError) as exc:
+            if not isinstance(node, ScalarNode):
+                raise
+            raise _Refused(problem=f"invalid value: {_value_reason(exc)}", problem_mark=node.start_mark) from exc
+
+
+def _value_reason(exc: Exception) -> str:
+    text = str(exc)
+    if "integer string conversion" in text:
+        return "an integer of more than 4300 digits (quote it to keep it as text)"
+    return f"{text} (quote it to keep it as text)"
+
+
 def _short_tag(tag: Any) -> str:
     text = str(getattr(tag, "value", tag))
     return "!!" + text.removeprefix("tag:yaml.org,2002:") if text.startswith("tag:yaml.org,2002:") else text
@@ -63,6 +98,7 @@ def new_yaml(subject: str = CONTENT_FILES) -> YAML:
     """A fresh round-trip YAML instance with the reader's limits: for one file only (see the module docstring)."""
     yaml = YAML(typ="rt")
     yaml.Composer = _refusing_composer(subject)
+    yaml.Constructor = _CheckedConstructor
     yaml.max_depth = MAX_DEPTH
     return yaml
 
