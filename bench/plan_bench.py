@@ -190,13 +190,18 @@ def main(argv: list[str] | None = None) -> int:
         faults = httpx.post(sandbox.url + "/__emulator/faults", json={"rules": [], "latency_ms": options.latency_ms})
         faults.raise_for_status()
 
-        # Each code tree plans from its own copy of the state directory: the parse cache there is keyed by the
-        # code's version, so a shared one would be rebuilt (a cold load) by every other tree's run.
+        # Each code tree plans from its own copy of the state directory and its own per-user cache (older trees keep
+        # the parse cache beside the state, newer ones in $XDG_CACHE_HOME): the parse cache is keyed by the code's
+        # version, so a shared one would be rebuilt (a cold load) by every other tree's run.
         tree_envs: dict[str, dict[str, str]] = {}
         for index, (label, tree) in enumerate(trees):
             own = work / f"state-{index}"
             shutil.copytree(work / "state", own)
-            tree_envs[label] = {**_env_for(tree, env), "CMSSYNC_STATE": str(own / "state.json")}
+            tree_envs[label] = {
+                **_env_for(tree, env),
+                "CMSSYNC_STATE": str(own / "state.json"),
+                "XDG_CACHE_HOME": str(work / f"cache-{index}"),
+            }
             _run_phases(tree, root, tree_envs[label])  # warms this tree's parse cache
         # The code trees take turns, run by run, so a change in the machine's load hits each of them alike.
         measured_runs: dict[str, list[Any]] = {label: [] for label, _ in trees}

@@ -280,13 +280,14 @@ def main(argv: list[str] | None = None) -> int:
                 end="",
             )
             print(f"{len(done.lines)} requests")
-        # Each checkout plans from its own copy of the state: the caches beside it (the content parse cache) differ
-        # between versions, and one checkout rewriting them would make the next one's plan a cold one.
+        # Each checkout plans from its own copy of the state and its own per-user cache: the content parse cache
+        # differs between versions, and one checkout rewriting it would make the next one's plan a cold one.
         for number, checkout_env in enumerate(checkouts.values(), start=1):
             copy = work / f"state-{number}"
             shutil.rmtree(copy, ignore_errors=True)
             shutil.copytree(work / "state", copy)
             checkout_env["CMSSYNC_STATE"] = str(copy / "state.json")
+            checkout_env["XDG_CACHE_HOME"] = str(work / f"cache-{number}")
         results: dict[str, list[Run]] = {name: [] for name in checkouts}
         for attempt in range(1, options.plans + 1):
             for name, checkout_env in checkouts.items():

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -16,6 +17,9 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 # depend on which test ran before, and write into the user's home: off for commands run by tests (the variable), and
 # no per-user directory for settings built in-process (the fixture). Tests of the cache give it their own directory.
 os.environ["CMSSYNC_TOKEN_CACHE"] = "off"
+# The per-user cache (parse and file-hash caches, cmssync/usercache.py) of commands run by tests: a directory of the
+# test session's own, never the user's home.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="cmssync-tests-cache-")
 
 pytest_plugins = ["tests.support.sandbox"]
 

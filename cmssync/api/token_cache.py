@@ -47,6 +47,7 @@ from cmssync.config import Settings
 from cmssync.errors import ConfigError
 from cmssync.fileio import write_atomically
 from cmssync.secrets import register_secret
+from cmssync.usercache import user_cache_root
 
 log = structlog.get_logger("cmssync.api")
 
@@ -65,16 +66,9 @@ class CachedToken:
 
 
 def default_cache_dir() -> Path | None:
-    """``$XDG_CACHE_HOME/cmssync/tokens`` (an absolute XDG path only, as the spec says), else
-    ``~/.cache/cmssync/tokens``; None when there is no home directory to put it in."""
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    if xdg and Path(xdg).is_absolute():
-        return Path(xdg) / "cmssync" / "tokens"
-    try:
-        home = Path.home()
-    except (RuntimeError, KeyError):
-        return None
-    return home / ".cache" / "cmssync" / "tokens" if home.is_absolute() and str(home) != "/" else None
+    """``tokens`` in the per-user cache (:func:`cmssync.usercache.user_cache_root`), or None without one."""
+    root = user_cache_root()
+    return root / "tokens" if root is not None else None
 
 
 def forbidden_reason(directory: Path, places: Sequence[Path]) -> str | None:

@@ -13,16 +13,20 @@ found across files (a missing reference target, a pinned id used twice) needs a 
 the references they hold (:mod:`~cmssync.content.specfile`) — is kept by :class:`ParseCache`, keyed by the SHA-256
 of the file's kind and text, so an unchanged file costs one hash and one unpickling instead of a parse and a
 validation. Only results without problems are kept: a refused file is read (and refused) again, with the same
-message. The daemon keeps one ``ParseCache()`` in memory between runs; ``ParseCache(directory=...)`` also keeps it
-on disk, ``parse-cache.pickle`` in the state directory beside the file-hash cache, rewritten by :meth:`save` with
-exactly the entries the load that just ended used, so it never grows beyond the content.
+message. The daemon keeps one ``ParseCache()`` in memory between runs; ``ParseCache(directory=..., key=...)`` also
+keeps it on disk, ``parse-cache.pickle`` in the per-user cache directory of the content
+(:func:`cmssync.usercache.derived_cache_dir`), rewritten by :meth:`save` with exactly the entries the load that just
+ended used, so it never grows beyond the content.
 
 The cache file also holds :func:`cache_version`: cmssync's, pydantic's and ruamel's versions and a digest of the
 sources that shape a result (:mod:`cmssync.yamlread`, :mod:`cmssync.content`, :mod:`cmssync.config`), so a changed
-rule or model never serves a result the new code would not give. The cache is pickled, which means code: it is read
-only when the file belongs to the current user and no one else can write it (the same trust as the state and token
-files beside it, or Python's own ``__pycache__``); anything else — another owner, a truncated or foreign file — is
-ignored and rebuilt.
+rule or model never serves a result the new code would not give.
+
+**Never code from a repository.** The cache is pickled, which means code. So it never lives where a repository can
+put files (the content directory, the state's directory), and the file is signed with this user's cache key
+(:func:`cmssync.usercache.cache_key`, HMAC-SHA256): it is unpickled only when the signature verifies, which no file
+made without the key does — whoever owns it and whatever its mode. Anything else (unsigned, another key, truncated,
+another version) is ignored and rebuilt.
 """
 
 from __future__ import annotations
@@ -30,7 +34,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-import os
 import pickle
 from functools import cached_property
 from pathlib import Path
@@ -42,6 +45,7 @@ import ruamel.yaml
 import cmssync
 from cmssync.errors import Problem
 from cmssync.fileio import write_atomically
+from cmssync.usercache import sign, verified
 from cmssync.yamlread import YamlDocument, fast, parse_located, position_of, read_yaml_text
 
 MAX_YAML_BYTES = 5 * 1024 * 1024
@@ -90,8 +94,10 @@ class Source:
 class ParseCache:
     """What each file's text gave, kept while the text is unchanged (see the module docstring)."""
 
-    def __init__(self, directory: Path | None = None) -> None:
-        self._path = directory / CACHE_FILE if directory is not None else None
+    def __init__(self, directory: Path | None = None, *, key: bytes | None = None) -> None:
+        """In memory only, unless both ``directory`` and the signing ``key`` are given."""
+        self._path = directory / CACHE_FILE if directory is not None and key else None
+        self._key = key or b""
         self._stored: dict[str, bytes] | None = None
         """Results from earlier loads, pickled, by key (the cache file is read on first use)."""
         self._used: dict[str, bytes] = {}
@@ -133,7 +139,7 @@ class ParseCache:
             if self._path is not None:
                 payload = pickle.dumps((cache_version(), self._used), protocol=pickle.HIGHEST_PROTOCOL)
                 try:
-                    write_atomically(self._path, payload, mode=0o600, durable=False)
+                    write_atomically(self._path, sign(self._key, payload), mode=0o600, durable=False)
                 except OSError as exc:
                     log.debug("parse cache %s not written: %s", self._path, exc)
             self._stored = self._used
@@ -145,7 +151,7 @@ class ParseCache:
 
     def _read(self) -> dict[str, bytes]:
         if self._stored is None:
-            self._stored = _load_cache(self._path) if self._path is not None else {}
+            self._stored = _load_cache(self._path, self._key) if self._path is not None else {}
         return self._stored
 
 
@@ -171,25 +177,25 @@ def cache_version() -> str:
     )
 
 
-def _load_cache(path: Path) -> dict[str, bytes]:
-    """The stored results, or nothing when the file is missing, not ours, writable by others, or not a cache of
-    this version."""
+def _load_cache(path: Path, key: bytes) -> dict[str, bytes]:
+    """The stored results, or nothing when the file is missing, not signed with ``key``, or not of this version."""
     try:
         with path.open("rb") as handle:
-            status = os.fstat(handle.fileno())
-            if status.st_uid != os.getuid() or status.st_mode & 0o022:
-                log.warning("ignoring the parse cache %s: it is not private to this user", path)
-                return {}
             data = handle.read()
     except OSError:
         return {}
+    payload = verified(key, data)
+    if payload is None:
+        if data:
+            log.warning("ignoring the parse cache %s: it was not written by cmssync for this user", path)
+        return {}
     try:
-        version, entries = pickle.loads(data)  # our own file, checked above (see the module docstring)
-    except Exception:  # a truncated or foreign file is only a cache miss
+        version, entries = pickle.loads(payload)  # signed with this user's key: our own file (module docstring)
+    except Exception:  # a file of an older format is only a cache miss
         return {}
     if version != cache_version() or not isinstance(entries, dict):
         return {}
-    return {key: value for key, value in entries.items() if isinstance(key, str) and isinstance(value, bytes)}
+    return {name: value for name, value in entries.items() if isinstance(name, str) and isinstance(value, bytes)}
 
 
 def find_in_text(lines: list[str], needle: str, start: tuple[int, int], limit: int = 10_000) -> tuple[int, int] | None:

@@ -25,6 +25,7 @@ from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import StateBackend, open_state_backend
 from cmssync.state.records import State
+from cmssync.usercache import cache_key, derived_cache_dir
 
 
 @dataclass(frozen=True)
@@ -93,10 +94,6 @@ class Workspace:
         return frozenset(changed), frozenset(unset)
 
 
-def state_dir(directory: Path, settings: Settings) -> Path:
-    return settings.state_path(directory).parent
-
-
 def open_workspace(
     directory: Path,
     *,
@@ -111,28 +108,17 @@ def open_workspace(
     state lock another run holds."""
     if not directory.is_dir():
         raise ConfigError(f"content directory {directory} does not exist")
-    try:  # only to place the hash cache beside the state; the loader reports settings problems with all others
-        cache: Path | None = state_dir(directory, load_settings(directory, overrides=overrides)) / "file-hashes.json"
-    except ContentError:
-        cache = None
-    if cache is not None and not _writable(cache.parent):
-        cache = None
-    if parse_cache is None and cache is not None:  # parsed YAML kept beside the hash cache (content/yamlsource.py)
-        parse_cache = ParseCache(directory=cache.parent)
+    derived = derived_cache_dir(directory)  # never inside the content or the state (usercache.py)
+    cache = derived / "file-hashes.json" if derived is not None else None
+    if parse_cache is None and derived is not None:
+        key = cache_key()
+        parse_cache = ParseCache(directory=derived, key=key) if key is not None else None
     content = load_content(directory, hash_cache=cache, overrides=overrides, parse_cache=parse_cache)
     settings = content.settings
     if not settings.site.url:
         raise ConfigError(f"no site to talk to: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
     store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
     return Workspace(directory=directory, content=content, settings=content.settings, store=store, any_site=any_site)
-
-
-def _writable(directory: Path) -> bool:
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return False
-    return directory.is_dir()
 
 
 def open_state(

@@ -8,6 +8,9 @@ import pytest
 from cmssync.content.loader import load_content
 from cmssync.content.yamlsource import ParseCache
 from cmssync.errors import ContentError
+from cmssync.usercache import sign
+
+KEY = b"k" * 32
 
 
 def test_an_unchanged_file_is_not_read_again(tmp_path: Path) -> None:
@@ -52,10 +55,10 @@ def site(root: Path) -> Path:
 
 def test_a_new_process_reads_the_results_instead_of_parsing(tmp_path: Path) -> None:
     root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
-    first = ParseCache(directory=cache_dir)
+    first = ParseCache(directory=cache_dir, key=KEY)
     load_content(root, parse_cache=first)
     assert first.misses == 2  # the two page files
-    later = ParseCache(directory=cache_dir)  # as a new process would
+    later = ParseCache(directory=cache_dir, key=KEY)  # as a new process would
     content = load_content(root, parse_cache=later)
     assert (later.hits, later.misses) == (2, 0)
     assert content.pages["/about"].name == "About"
@@ -68,7 +71,7 @@ def test_validation_problems_keep_their_positions(tmp_path: Path) -> None:
     messages = []
     for _ in range(2):
         with pytest.raises(ContentError) as caught:
-            load_content(root, parse_cache=ParseCache(directory=cache_dir))
+            load_content(root, parse_cache=ParseCache(directory=cache_dir, key=KEY))
         messages.append([str(problem) for problem in caught.value.problems])
     assert messages[0] == messages[1]
     assert any(message.startswith("pages/about.yaml:5:14:") for message in messages[0]), messages[0]
@@ -76,41 +79,50 @@ def test_validation_problems_keep_their_positions(tmp_path: Path) -> None:
 
 def test_an_edited_file_is_parsed_again_and_the_cache_keeps_only_what_is_used(tmp_path: Path) -> None:
     root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
-    load_content(root, parse_cache=ParseCache(directory=cache_dir))
+    load_content(root, parse_cache=ParseCache(directory=cache_dir, key=KEY))
     (root / "pages/about.yaml").write_text("name: About us\n")
-    edited = ParseCache(directory=cache_dir)
+    edited = ParseCache(directory=cache_dir, key=KEY)
     assert load_content(root, parse_cache=edited).pages["/about"].name == "About us"
     assert (edited.hits, edited.misses) == (1, 1)
-    after = ParseCache(directory=cache_dir)
+    after = ParseCache(directory=cache_dir, key=KEY)
     assert len(after.stored_keys()) == 2  # the old result of about.yaml is gone
 
 
 def test_a_refused_file_is_never_cached(tmp_path: Path) -> None:
     root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
     (root / "pages/about.yaml").write_text("name: &a About\n")
-    caches = [ParseCache(directory=cache_dir), ParseCache(directory=cache_dir)]
+    caches = [ParseCache(directory=cache_dir, key=KEY), ParseCache(directory=cache_dir, key=KEY)]
     for cache in caches:
         with pytest.raises(ContentError, match=r"pages/about\.yaml:1:7: anchors and aliases"):
             load_content(root, parse_cache=cache)
     assert (caches[1].hits, caches[1].misses) == (1, 1)  # index.yaml from the cache, about.yaml refused again
 
 
-def test_a_cache_others_can_write_or_of_another_version_is_ignored(tmp_path: Path) -> None:
+def test_an_unsigned_or_foreign_or_old_cache_is_ignored(tmp_path: Path) -> None:
     root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
-    load_content(root, parse_cache=ParseCache(directory=cache_dir))
+    load_content(root, parse_cache=ParseCache(directory=cache_dir, key=KEY))
     stored = cache_dir / "parse-cache.pickle"
-    stored.chmod(0o666)
-    shared = ParseCache(directory=cache_dir)
-    load_content(root, parse_cache=shared)
-    assert shared.hits == 0
-    stored.write_bytes(pickle.dumps(("cmssync 0.0.0", {}), protocol=pickle.HIGHEST_PROTOCOL))
-    stored.chmod(0o600)
-    old = ParseCache(directory=cache_dir)
+    other_key = ParseCache(directory=cache_dir, key=b"x" * 32)
+    load_content(root, parse_cache=other_key)
+    assert other_key.hits == 0
+    stored.write_bytes(pickle.dumps(("cmssync 0.0.0", {}), protocol=pickle.HIGHEST_PROTOCOL))  # unsigned
+    unsigned = ParseCache(directory=cache_dir, key=KEY)
+    load_content(root, parse_cache=unsigned)
+    assert unsigned.hits == 0
+    stored.write_bytes(sign(KEY, pickle.dumps(("cmssync 0.0.0", {}), protocol=pickle.HIGHEST_PROTOCOL)))
+    old = ParseCache(directory=cache_dir, key=KEY)
     load_content(root, parse_cache=old)
     assert old.hits == 0
     stored.write_bytes(b"\x80\x05garbage")
-    broken = ParseCache(directory=cache_dir)
+    broken = ParseCache(directory=cache_dir, key=KEY)
     assert load_content(root, parse_cache=broken).pages["/"].name == "Home"
+
+
+def test_without_a_key_the_cache_stays_in_memory(tmp_path: Path) -> None:
+    root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
+    cache = ParseCache(directory=cache_dir)
+    load_content(root, parse_cache=cache)
+    assert not (cache_dir / "parse-cache.pickle").exists()
 
 
 def test_problems_across_files_are_placed_in_cached_files_as_in_fresh_ones(tmp_path: Path) -> None:
@@ -121,7 +133,7 @@ def test_problems_across_files_are_placed_in_cached_files_as_in_fresh_ones(tmp_p
     )
     (root / "pages/index.yaml").write_text("name: Home\n\nid: 7\n")
     messages = []
-    caches = [ParseCache(directory=cache_dir) for _ in range(2)]
+    caches = [ParseCache(directory=cache_dir, key=KEY) for _ in range(2)]
     for cache in caches:
         with pytest.raises(ContentError) as caught:
             load_content(root, parse_cache=cache)
@@ -157,11 +169,11 @@ def test_a_warm_load_parses_no_file_unless_a_problem_needs_a_position(
     from cmssync.content import yamlsource
 
     root, cache_dir = site(tmp_path / "site"), tmp_path / "state"
-    load_content(root, parse_cache=ParseCache(directory=cache_dir))
+    load_content(root, parse_cache=ParseCache(directory=cache_dir, key=KEY))
     parsed: list[str] = []
     real = yamlsource.parse_located
     monkeypatch.setattr(yamlsource, "parse_located", lambda text, name: parsed.append(name) or real(text, name))
-    load_content(root, parse_cache=ParseCache(directory=cache_dir))
+    load_content(root, parse_cache=ParseCache(directory=cache_dir, key=KEY))
     assert parsed == []
     (root / "pages/index.yaml").write_text("name: Home\nid: 3\n")
     (root / "pages/about.yaml").write_text("name: About\nid: 3\n")
@@ -169,7 +181,7 @@ def test_a_warm_load_parses_no_file_unless_a_problem_needs_a_position(
     for _ in range(2):
         parsed.clear()
         with pytest.raises(ContentError) as caught:
-            load_content(root, parse_cache=ParseCache(directory=cache_dir))
+            load_content(root, parse_cache=ParseCache(directory=cache_dir, key=KEY))
         load_content_problems.append([str(p) for p in caught.value.problems])
     assert parsed == ["pages/about.yaml"]  # only the file the problem is placed in
     assert (
