@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 
-from cmssync.config.values import Duration, Section
+from cmssync.config.values import Duration, Section, require_http_url
 
 NotifyEvent = Literal[
     "run_failed", "recovered", "drift_found", "changes_pending", "drift_reverted", "conflict", "deletes_blocked"
@@ -33,8 +32,8 @@ class NotifySettings(Section):
     @field_validator("url")
     @classmethod
     def _url_is_http(cls, value: SecretStr | None) -> SecretStr | None:
-        if value is not None and not re.match(r"^https?://[^/\s]+", value.get_secret_value()):
-            raise ValueError("daemon.notify url must be an absolute http(s) URL")
+        if value is not None:
+            require_http_url(value.get_secret_value(), "daemon.notify url")
         return value
 
 

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -21,6 +20,7 @@ from cmssync.config.values import (
     Section,
     TokenCacheChoice,
     folder_path,
+    require_http_url,
 )
 
 
@@ -37,9 +37,7 @@ class SiteSettings(Section):
     def _url_is_absolute(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        if not re.match(r"^https?://[^/\s]+", value):
-            raise ValueError("site.url must be an absolute http(s) URL such as https://www.example.com")
-        return value.rstrip("/")
+        return require_http_url(value, "site.url", " such as https://www.example.com").rstrip("/")
 
     @field_validator("api_prefix")
     @classmethod

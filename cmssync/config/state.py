@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import SecretStr, model_validator
 
-from cmssync.config.values import Duration, Section
+from cmssync.config.values import Duration, Section, require_http_url
 
 StateBackendKind = Literal["local", "http"]
 
@@ -58,8 +57,8 @@ class StateSettings(Section):
             return self
         for name in ("address", "lock_address", "unlock_address"):
             value = getattr(self, name)
-            if value is not None and not re.match(r"^https?://[^/\s]+", value):
-                raise ValueError(f"state.{name} must be an absolute http(s) URL")
+            if value is not None:
+                require_http_url(value, f"state.{name}")
         if self.address is None:
             raise ValueError("state.address is required for backend http")
         return self

@@ -11,6 +11,7 @@ import re
 import textwrap
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, TypeAdapter, WithJsonSchema
 
@@ -34,6 +35,22 @@ Concurrency = Annotated[
     PlainValidator(_concurrency),
     WithJsonSchema({"anyOf": [{"type": "integer", "minimum": 1, "maximum": 64}, {"const": "auto"}]}),
 ]
+
+
+def require_http_url(value: str, setting: str, example: str = "") -> str:
+    """``value`` when it is an absolute http(s) URL whose host and port can be used, else a ``ValueError`` naming
+    ``setting`` (a port such as 99999 passes a pattern and fails only when a request is made)."""
+    parts = urlsplit(value)
+    try:
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # a port that is no number, or out of range
+        usable = False
+    if re.search(r"\s", value):
+        usable = False
+    if not usable:
+        raise ValueError(f"{setting} must be an absolute http(s) URL{example} (host, and a port from 1 to 65535)")
+    return value
+
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
 _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
