@@ -9,6 +9,7 @@ transport rules (retries, re-authentication, errors) in ``transport``.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -27,6 +28,9 @@ from cmssync.api.transport import Transport
 from cmssync.api.users import UsersApi
 from cmssync.config import DEFAULT_API_PREFIX, Settings
 from cmssync.errors import ConfigError
+
+PROBE_WAITS = (0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 2.0)
+"""Seconds between tries of :meth:`ConcreteClient.probe`."""
 
 
 class ConcreteClient(PagesApi, FilesApi, UsersApi):
@@ -121,6 +125,21 @@ class ConcreteClient(PagesApi, FilesApi, UsersApi):
         """The user the token acts as. A client-credentials token (Guest) makes a real site answer 500."""
         body = await self._t.call("GET", "/account", kind=Kind.READ, params=includes_param(includes))
         return self._model(User, body, method="GET", route="/account")
+
+    async def probe(self) -> tuple[int, str]:
+        """``GET /system/info`` without a token: its status and content type (an enabled API answers 401 in JSON,
+        a disabled one the HTML 404 page). Tried again on a dropped connection, 429 and 5xx (a flaky site)."""
+        for wait in (*PROBE_WAITS, None):
+            try:
+                response = await self.transport.http.get(self.api_url + "/system/info")
+            except httpx.TransportError:
+                if wait is None:
+                    raise
+            else:
+                if wait is None or (response.status_code != 429 and response.status_code < 500):
+                    return response.status_code, response.headers.get("content-type", "")
+            await asyncio.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def system_info(self) -> SystemInfo:
         body = await self._t.call("GET", "/system/info", kind=Kind.READ)

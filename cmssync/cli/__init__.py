@@ -187,7 +187,7 @@ def pull(
 
     A file edited since the last pull is kept as it is and listed (exit 1) unless --force.
     """
-    from cmssync.sync.pull import run_pull
+    from cmssync.commands.pull import run_pull
 
     if not dry_run:
         directory.mkdir(parents=True, exist_ok=True)

@@ -37,7 +37,7 @@ from cmssync.commands.plan import COMPACT_ABOVE
 from cmssync.commands.progress import reading_site
 from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, PlanError
 from cmssync.plan.actions import Plan
-from cmssync.plan.report import render_compact, render_json, render_text
+from cmssync.render.text import render_compact, render_json, render_text
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
 from cmssync.sync.engine import STOPPED, Outcome
 from cmssync.sync.workspace import Workspace

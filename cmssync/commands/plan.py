@@ -6,7 +6,7 @@ and ``show PLANFILE`` renders it again. ``--format`` picks what goes to stdout â
 for a pull request, or the HTML report â€” whether or not a plan file is written: one flag, one place for each thing.
 
 The HTML report inlines images of files the plan uploads, read from the content directory
-(:mod:`cmssync.sync.html_report`).
+(:mod:`cmssync.render.html_file`).
 
 ``--compact`` prints one line per object instead of every field and block change (``apply`` does so by itself
 above :data:`COMPACT_ABOVE` actions, so the prompt is not preceded by thousands of lines). ``--step-summary``
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal, TextIO
 
 from cmssync.commands.progress import reading_site
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
-from cmssync.plan.report import render_compact, render_json, render_text
+from cmssync.render.text import render_compact, render_json, render_text
 from cmssync.sync.planning import make_plan, write_plan_file
 
 if TYPE_CHECKING:
@@ -47,11 +47,11 @@ def render(
     # The markdown and HTML renderers (and the HTML report's templates) are imported only when asked for: most
     # runs print text or JSON, and every module imported is paid by every command (issue 17).
     if output_format == "markdown":
-        from cmssync.plan.markdown import render_markdown
+        from cmssync.render.markdown import render_markdown
 
         return render_markdown(plan)
     if output_format == "html":
-        from cmssync.sync.html_report import html_report
+        from cmssync.render.html_file import html_report
 
         return html_report(plan, content_dir)
     return render_compact(plan, color=color) if compact else render_text(plan, color=color)
@@ -63,7 +63,7 @@ def append_step_summary(plan: Plan, notes: TextIO) -> None:
     if not target:
         notes.write(f"--step-summary: {STEP_SUMMARY} is not set (not in GitHub Actions); nothing appended\n")
         return
-    from cmssync.plan.markdown import render_markdown
+    from cmssync.render.markdown import render_markdown
 
     with open(target, "a", encoding="utf-8") as summary:
         summary.write(render_markdown(plan) + "\n")

@@ -43,11 +43,11 @@ from cmssync.daemon.health import Readiness
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.daemon.modes import Mode, report_only
 from cmssync.daemon.reconciler import PERMANENT, Batch
+from cmssync.daemon.run_reports import save_run_report
 from cmssync.errors import CmsSyncError, ContentError
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import Scope
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
-from cmssync.sync.html_report import save_run_report
 from cmssync.sync.workspace import Workspace, open_workspace
 
 log = structlog.get_logger("cmssync.daemon")

@@ -8,11 +8,8 @@ from the access token's ``scopes`` claim, read without verifying the signature (
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import httpx
 
 from cmssync.api.auth import DEFAULT_SCOPES, granted_scopes
 from cmssync.api.client import ConcreteClient
@@ -34,7 +31,6 @@ PATIENT = RetryPolicy(
 """``status`` answers "is the site healthy and in sync", so a flaky site must not read as a broken one: it retries
 every read many times with short waits (a site that fails 60% of its answers still converges; one that is down
 fails within the budget)."""
-PROBE_WAITS = (0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 2.0)
 """Waits between tries of the tokenless probe (eight tries, about 9 s in all)."""
 
 
@@ -116,12 +112,11 @@ async def diagnose(
 async def _check(client: ConcreteClient, report: StatusReport, settings: Settings) -> None:
     # 1. The API prefix, without a token: an enabled API answers 401 (JSON); a disabled one the HTML 404 page.
     try:
-        response = await _probe(client)
+        status, content_type = await client.probe()
     except Exception as exc:  # httpx errors of every kind: the site is not reachable
         report.problems.append(f"cannot reach {client.api_url}: {type(exc).__name__}: {str(exc)[:120]}")
         return
-    content_type = response.headers.get("content-type", "")
-    if response.status_code == 404 and "json" not in content_type:
+    if status == 404 and "json" not in content_type:
         report.problems.append(
             f"{client.api_url}/system/info answers with an HTML 404 page: the REST API is not enabled "
             "(Dashboard → System & Settings → API, or `concrete/bin/concrete c5:config set concrete.api.enabled "
@@ -183,21 +178,6 @@ async def _check(client: ConcreteClient, report: StatusReport, settings: Setting
             "the token lacks scopes cmssync uses (the integration may restrict them): "
             + " ".join(report.missing_scopes)
         )
-
-
-async def _probe(client: ConcreteClient) -> httpx.Response:
-    """``GET /system/info`` without a token, tried again on a dropped connection, 429 and 5xx (a flaky site)."""
-    for wait in (*PROBE_WAITS, None):
-        try:
-            response = await client.transport.http.get(client.api_url + "/system/info")
-        except httpx.TransportError:
-            if wait is None:
-                raise
-        else:
-            if wait is None or (response.status_code != 429 and response.status_code < 500):
-                return response
-        await asyncio.sleep(wait)
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _explain(what: str, exc: ApiError) -> str:

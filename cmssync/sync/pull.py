@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -35,7 +35,7 @@ from cmssync.content import writer
 from cmssync.content.loader import load_content
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import check_page_path, dropped_words
-from cmssync.errors import EXIT_ERROR, EXIT_OK, ConfigError
+from cmssync.errors import ConfigError
 from cmssync.plan.assets import file_digest, file_hash
 from cmssync.plan.conflicts import page_base
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
@@ -57,23 +57,23 @@ from cmssync.state.records import FileRecord, PageRecord, State
 from cmssync.sync.pull_assets import escape, pull_files, pull_users_and_groups
 from cmssync.sync.pull_config import starter_config
 from cmssync.sync.pull_merge import keep_explicit
-from cmssync.sync.pull_writes import Pulled, Staged, discard_staging, pull_summary, settle, staging_directory
+from cmssync.sync.pull_writes import Pulled, Staged, discard_staging, settle, staging_directory
 
 PULLED_ATTRIBUTE_TYPES = {"text", "textarea", "boolean", "number", "url", "email", "telephone"}
 MODELLED = {"content", "html", "page_title", "horizontal_rule"}
 
 
-async def run_pull(
+async def pull_site(
     directory: Path,
     *,
-    out: TextIO,
     pages: tuple[str, ...] = (),
     overrides: Mapping[str, Any] | None = None,
     lock_timeout: float | None = None,
     force: bool = False,
     dry_run: bool = False,
-) -> int:
-    """Pull, print the summary (and with ``dry_run`` the diffs); 1 when a local edit was kept (see pull_writes)."""
+) -> Pulled:
+    """Pull under the state lock and return what was (with ``dry_run``: would be) written; the command renders it
+    (``cmssync.render.pull``)."""
     settings = load_settings(directory, overrides=overrides)
     if not settings.site.url:
         raise ConfigError(f"no site to pull from: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
@@ -82,11 +82,7 @@ async def run_pull(
         state = store.load()
         state.bind_site(settings.site.url, settings.site.api_prefix, allow_other_site=overrides is not None)
         async with ConcreteClient.from_settings(settings, base_dir=directory) as client:
-            pulled = await pull(
-                client, directory, settings, state, store, only=pages, force=force, dry_run=dry_run, out=out
-            )
-    out.write(pull_summary(pulled, directory, dry_run=dry_run))
-    return EXIT_ERROR if pulled.settled.kept() else EXIT_OK
+            return await pull(client, directory, settings, state, store, only=pages, force=force, dry_run=dry_run)
 
 
 async def pull(
@@ -99,17 +95,16 @@ async def pull(
     only: tuple[str, ...] = (),
     force: bool = False,
     dry_run: bool = False,
-    out: TextIO | None = None,
 ) -> Pulled:
     """Read the site, stage every file, then write those that lose no local edit (``cmssync.sync.pull_writes``)
-    and record what was written; with ``dry_run`` print the diffs and write nothing, state included."""
-    result = Pulled(staging=staging_directory(root, dry_run=dry_run))
+    and record what was written; with ``dry_run`` keep the diffs and write nothing, state included."""
+    result = Pulled(root=root, dry_run=dry_run, staging=staging_directory(root, dry_run=dry_run))
     try:
         await _read_site(client, root, settings, state, result, only)
         if not (root / "cmssync.yaml").exists() and CONFIG_VARIABLE not in os.environ:
             text = starter_config(settings, result.unnamed_folders)
             result.staged.append(Staged("config", "cmssync.yaml", root / "cmssync.yaml", text=text))
-        result.settled = settle(result.staged, root, force=force, dry_run=dry_run, out=out)
+        result.settled = settle(result.staged, root, force=force, dry_run=dry_run)
     finally:
         discard_staging(result.staging)
     if dry_run:

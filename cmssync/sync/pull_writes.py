@@ -14,8 +14,8 @@ decides, file by file (:func:`settle`):
 
 Each file is replaced atomically and a kept file is never partly merged, so an interrupted or refused pull leaves
 every file either as it was or as the site has it. With ``dry_run`` nothing is written (no file, no manifest, no
-state) and each file that would change is shown as a unified diff (assets: their sizes). The manifest holds hashes
-only, and is rewritten after every pull that wrote something.
+state) and each file that would change is kept as a unified diff (assets: their sizes) for the command to show.
+The manifest holds hashes only, and is rewritten after every pull that wrote something.
 """
 
 from __future__ import annotations
@@ -30,11 +30,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import Literal
 
 from cmssync.api.models import File, Page
 from cmssync.content.files import FileSpec
 from cmssync.content.models import PageSpec
+from cmssync.errors import EXIT_ERROR, EXIT_OK
 from cmssync.fileio import copy_atomically, write_atomically
 from cmssync.state.records import GroupRecord, UserRecord
 
@@ -66,9 +67,20 @@ class Staged:
         return sha256_of(self.source)
 
 
+@dataclass(frozen=True)
+class Preview:
+    """What a dry run would do to one file: the unified diff of a text, the sizes of an asset."""
+
+    name: str
+    decision: Decision
+    diff: tuple[str, ...] = ()
+    sizes: tuple[int, int] | None = None
+
+
 @dataclass
 class Settled:
     decisions: dict[Path, tuple[Staged, Decision]] = field(default_factory=dict)
+    previews: list[Preview] = field(default_factory=list)
 
     def kept(self) -> list[Staged]:
         return [staged for staged, decision in self.decisions.values() if decision == "kept"]
@@ -83,6 +95,10 @@ class Settled:
 
 @dataclass
 class Pulled:
+    """What a pull read, and what it wrote (``settled``) into ``root``; with ``dry_run``, what it would write."""
+
+    root: Path
+    dry_run: bool = False
     pages: dict[str, tuple[Page, PageSpec]] = field(default_factory=dict)
     files: dict[str, tuple[File, FileSpec]] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
@@ -98,6 +114,11 @@ class Pulled:
     staging: Path | None = None
     """Where assets are downloaded before they are installed (removed at the end)."""
     settled: Settled = field(default_factory=Settled)
+
+    @property
+    def exit_code(self) -> int:
+        """1 when a local edit was kept as it is, else 0."""
+        return EXIT_ERROR if self.settled.kept() else EXIT_OK
 
 
 def sha256_of(path: Path) -> str:
@@ -118,67 +139,26 @@ def load_manifest(root: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
 
 
-def settle(staged: list[Staged], root: Path, *, force: bool, dry_run: bool, out: TextIO | None = None) -> Settled:
+def settle(staged: list[Staged], root: Path, *, force: bool, dry_run: bool) -> Settled:
     """Decide every staged file (see the module docstring), write the ones to write unless ``dry_run``, and update
-    the manifest; with ``dry_run`` print the diff of each file that would change to ``out``."""
+    the manifest; with ``dry_run`` keep the change of each file that would change in ``Settled.previews``."""
     manifest = load_manifest(root)
     result = Settled()
     for item in staged:
         decision = _decide(item, root, manifest, force)
         result.decisions[item.target] = (item, decision)
         if dry_run:
-            if out is not None and decision in WRITES | {"kept"}:
-                _show(item, root, decision, out)
+            if decision in WRITES | {"kept"}:
+                result.previews.append(_preview(item, root, decision))
             continue
         if decision in WRITES:
             _install(item)
         if decision in WRITES or decision == "unchanged":
-            manifest[_relative(item.target, root)] = item.payload_sha()
+            manifest[relative_name(item.target, root)] = item.payload_sha()
     if not dry_run:
         payload = {"version": 1, "files": dict(sorted(manifest.items()))}
         write_atomically(root / MANIFEST, json.dumps(payload, indent=1) + "\n", durable=False)
     return result
-
-
-def pull_summary(pulled: Pulled, root: Path, *, dry_run: bool) -> str:
-    """One summary of every kind: what was (or, with ``dry_run``, would be) written, left unchanged, kept as a
-    local edit or skipped; then the skipped objects and notes, and the kept files with what to do about them."""
-    settled = pulled.settled
-    lines = [*(f"skipped: {note}" for note in pulled.skipped), *(f"note: {note}" for note in pulled.notes)]
-    lines.append(f"pull {'(dry run, nothing written) ' if dry_run else ''}into {root}:")
-    skipped_pages = sum(1 for note in pulled.skipped if note.startswith("page "))
-    for kind, label, extra in (
-        ("page", "pages", f", {skipped_pages} skipped" if skipped_pages else ""),
-        ("file", "files", ""),
-        ("sidecar", "file sidecars", ""),
-        ("users", f"users.yaml ({len(pulled.user_records)} users)", ""),
-        ("groups", f"groups.yaml ({len(pulled.group_records)} groups)", ""),
-        ("config", "cmssync.yaml (starter)", ""),
-    ):
-        counts = settled.counts(kind)  # type: ignore[arg-type]
-        if counts or extra:
-            lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
-    if pulled.placeholders:
-        lines.append(f"  blocks kept as placeholders (never written by apply): {len(pulled.placeholders)}")
-    kept = settled.kept()
-    if kept:
-        lines.append(f"local edits kept, not overwritten ({len(kept)}; review them, or pull again with --force):")
-        lines += [f"  {_relative(item.target, root)}" for item in kept]
-    elif not dry_run:
-        lines.append("everything pulled is now managed (the next plan is empty)")
-    return "\n".join(lines) + "\n"
-
-
-def _counted(counts: Counter[Decision], dry_run: bool) -> str:
-    words = {
-        "new": "new" if dry_run else "written new",
-        "updated": "to update" if dry_run else "updated",
-        "forced": "to overwrite (--force)" if dry_run else "overwritten (--force)",
-        "unchanged": "unchanged",
-        "kept": "local edits kept",
-    }
-    parts = [f"{counts[d]} {words[d]}" for d in ("new", "updated", "forced", "unchanged", "kept") if counts[d]]
-    return ", ".join(parts) or "none"
 
 
 def staging_directory(root: Path, *, dry_run: bool) -> Path:
@@ -198,7 +178,7 @@ def _decide(item: Staged, root: Path, manifest: dict[str, str], force: bool) -> 
     on_disk = sha256_of(item.target)
     if on_disk == item.payload_sha():
         return "unchanged"
-    if manifest.get(_relative(item.target, root)) == on_disk:
+    if manifest.get(relative_name(item.target, root)) == on_disk:
         return "updated"
     if item.clean is not None and item.clean(item.target):
         return "updated"
@@ -213,17 +193,12 @@ def _install(item: Staged) -> None:
     copy_atomically(item.source, item.target, durable=False)
 
 
-def _show(item: Staged, root: Path, decision: Decision, out: TextIO) -> None:
-    name = _relative(item.target, root)
-    label = {"new": "new", "updated": "would update", "forced": "would overwrite a local edit (--force)"}.get(
-        decision, "local edit kept (pull would change it; --force to overwrite)"
-    )
-    out.write(f"--- {name}: {label}\n")
+def _preview(item: Staged, root: Path, decision: Decision) -> Preview:
+    name = relative_name(item.target, root)
     if item.text is None:
         assert item.source is not None
         before = item.target.stat().st_size if item.target.is_file() else 0
-        out.write(f"binary file: {before} bytes -> {item.source.stat().st_size} bytes\n")
-        return
+        return Preview(name, decision, sizes=(before, item.source.stat().st_size))
     old = ""
     if item.target.is_file():
         with contextlib.suppress(OSError, UnicodeDecodeError):
@@ -231,11 +206,10 @@ def _show(item: Staged, root: Path, decision: Decision, out: TextIO) -> None:
     lines = difflib.unified_diff(
         old.splitlines(keepends=True), item.text.splitlines(keepends=True), f"a/{name}", f"b/{name}", n=2
     )
-    for line in lines:
-        out.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return Preview(name, decision, diff=tuple(lines))
 
 
-def _relative(target: Path, root: Path) -> str:
+def relative_name(target: Path, root: Path) -> str:
     try:
         return target.relative_to(root).as_posix()
     except ValueError:

@@ -13,8 +13,8 @@ import pytest
 
 from cmssync.commands.plan import run_plan
 from cmssync.emulator.embedded import Sandbox
-from cmssync.plan.report import render_text
 from cmssync.plan.request import PlanRequest
+from cmssync.render.text import render_text
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site
 from tests.support.tokens import sandbox_token

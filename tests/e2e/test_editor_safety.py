@@ -13,8 +13,8 @@ import pytest
 
 from cmssync.commands.plan import run_plan
 from cmssync.emulator.embedded import Sandbox
-from cmssync.plan.report import render_json, render_text
 from cmssync.plan.request import PlanRequest
+from cmssync.render.text import render_json, render_text
 from cmssync.sync.applying import ApplyRequest
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site

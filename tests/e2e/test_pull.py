@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.assets import file_digest, user_digest
-from cmssync.sync.pull import run_pull
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site
 

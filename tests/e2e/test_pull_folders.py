@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
-from cmssync.sync.pull import run_pull
 from tests.support.sites import Site
 
 

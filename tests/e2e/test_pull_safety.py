@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from cmssync.cli import cli
+from cmssync.commands.pull import run_pull
 from cmssync.config import load_settings
 from cmssync.emulator.embedded import Sandbox
-from cmssync.sync.pull import run_pull
 from cmssync.sync.pull_writes import MANIFEST
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+import cmssync.api.client
 import cmssync.commands.status
 import cmssync.sync.diagnose
+from cmssync.api.client import PROBE_WAITS
 from cmssync.commands.status import run_status
 from cmssync.emulator.embedded import Sandbox
-from cmssync.sync.diagnose import PATIENT, PROBE_WAITS
+from cmssync.sync.diagnose import PATIENT
 from tests.reliability.conftest import ReliabilityReport
 from tests.support.sites import PASSWORDS, Site, copy_example
 
@@ -25,7 +27,7 @@ def _no_waits(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same number of attempts as ``status`` makes, without the waits between them."""
     fast = dataclasses.replace(PATIENT, wait_initial=0.0, wait_max=0.0, wait_jitter=0.0, retry_after_max=0.0)
     monkeypatch.setattr(cmssync.commands.status, "PATIENT", fast)
-    monkeypatch.setattr(cmssync.sync.diagnose, "PROBE_WAITS", (0.0,) * len(PROBE_WAITS))
+    monkeypatch.setattr(cmssync.api.client, "PROBE_WAITS", (0.0,) * len(PROBE_WAITS))
 
 
 async def test_status_converges_under_heavy_faults(

@@ -7,9 +7,9 @@ import hashlib
 import re
 
 from cmssync.plan.actions import Action, BlockChange, BlockedDeletes, FieldChange, Plan
-from cmssync.plan.html import files_wanted, render_html
-from cmssync.plan.html.document import OPEN_LIMIT
-from cmssync.plan.html.preview import IMAGE_BUDGET, MAX_IMAGE_BYTES, estimated_height
+from cmssync.render.html import files_wanted, render_html
+from cmssync.render.html.document import OPEN_LIMIT
+from cmssync.render.html.preview import IMAGE_BUDGET, MAX_IMAGE_BYTES, estimated_height
 from tests.report.markup import read
 from tests.report.scenario import HOSTILE, big_plan, png
 

@@ -15,7 +15,7 @@ import pytest
 
 from cmssync.commands.plan import render
 from cmssync.emulator.embedded import Sandbox
-from cmssync.plan.html import render_html
+from cmssync.render.html import render_html
 from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.planning import make_plan
 from tests.report.browser import Browser, Frame, attributes

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cmssync.plan.html.worddiff import counts, diff_html, diff_tokens, tokens, visible_text
+from cmssync.render.html.worddiff import counts, diff_html, diff_tokens, tokens, visible_text
 
 FRAGMENTS = st.text(alphabet=st.sampled_from(list("ab <>/p=\"'&;#x1 \n\té")), max_size=60) | st.sampled_from(
     ["<p>Hello <b>world</b></p>", "<p>Hello <i>world</i> &amp; more</p>", "", "<br>", "a < b &lt; c"]

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Plan
-from cmssync.plan.report import render_text
 from cmssync.plan.request import PlanRequest
+from cmssync.render.text import render_text
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
 from cmssync.sync.planning import make_plan
-from cmssync.sync.pull import run_pull
 from cmssync.sync.workspace import Workspace, open_workspace
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "content-example"

@@ -14,10 +14,10 @@ from cmssync.plan.actions import Action, FieldChange, Plan
 from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest
 from cmssync.plan.assets import desired_file_meta, file_digest, file_hash, same_user_field, user_digest
 from cmssync.plan.conflicts import ConflictPolicies
-from cmssync.plan.markdown import render_markdown
 from cmssync.plan.planner import PlanOptions, plan
-from cmssync.plan.report import render_json, render_text
 from cmssync.plan.snapshot import LiveFile, LiveUser, Snapshot
+from cmssync.render.markdown import render_markdown
+from cmssync.render.text import render_json, render_text
 from cmssync.state.records import FileRecord, State, UserRecord
 from tests.sync.sitebuilder import BASE, snapshot, write_content
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from cmssync.plan.actions import Action, BlockChange, BlockedDeletes, Plan
-from cmssync.plan.markdown import DEFAULT_BUDGET, fence_for, render_markdown
+from cmssync.render.markdown import DEFAULT_BUDGET, fence_for, render_markdown
 
 
 def big_plan(pages: int, html: str = "<p>" + "word " * 60 + "</p>") -> Plan:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan, Precondition
-from cmssync.plan.markdown import render_markdown
-from cmssync.plan.report import render_json, render_text
+from cmssync.render.markdown import render_markdown
+from cmssync.render.text import render_json, render_text
 
 GOLDEN = Path(__file__).parent / "golden"
 SECRET = "hunter2-do-not-print"

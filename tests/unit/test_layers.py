@@ -1,8 +1,9 @@
 """The layer contracts of ``pyproject.toml`` (``[tool.importlinter]``) hold, and they catch what they promise to.
 
-``lint-imports`` runs on the package itself, then on copies of it with one forbidden import added: an upward import,
-the pure planner importing the HTTP client, the emulator importing the client, ``content`` importing ``api``. Each
-copy must break exactly the named contract.
+``lint-imports`` runs on the package itself, then on copies of it with one forbidden import added: an upward import
+(a planner or the execution layer importing a renderer among them), the pure planner or a renderer importing the HTTP
+client, httpx outside ``api/``, the plan model importing a planner, an execution step importing an entry point, the
+emulator importing the client, ``content`` importing ``api``. Each copy must break exactly the named contract.
 """
 
 from __future__ import annotations
@@ -41,8 +42,15 @@ def test_the_package_keeps_its_contracts() -> None:
         ("content/loader.py", "from cmssync.api import models\n", "Layers"),
         ("config/loading.py", "import cmssync.daemon.watch\n", "Layers"),
         ("daemon/main.py", "from cmssync.commands import apply\n", "Layers"),
-        ("plan/report.py", "import httpx\n", "Planning and reports are pure"),
-        ("plan/pages.py", "from cmssync.state import store\n", "Planning and reports are pure"),
+        ("plan/planner.py", "from cmssync.render import text\n", "Layers"),
+        ("sync/pull.py", "from cmssync.render.pull import render_pull\n", "Layers"),
+        ("plan/pages.py", "from cmssync.state import store\n", "Planning is pure"),
+        ("render/text.py", "from cmssync.api import client\n", "Renderers are pure"),
+        ("render/markdown.py", "from cmssync import fileio\n", "Renderers are pure"),
+        ("sync/observe.py", "import httpx\n", "Requests to the site go through api/"),
+        ("commands/status.py", "import httpx\n", "Requests to the site go through api/"),
+        ("plan/actions.py", "from cmssync.plan import pages\n", "The plan model imports no planner"),
+        ("sync/apply_pages.py", "from cmssync.sync import applying\n", "Execution steps do not import"),
         ("emulator/app.py", "from cmssync.api.models import Page\n", "The sandbox shares no code"),
     ],
 )

@@ -1,6 +1,6 @@
 """Word-level diffs of rich text for the text and markdown plans (the HTML report has its own rendering).
 
-Pure. The alignment is :func:`cmssync.plan.html.worddiff.diff_tokens` (one word-diff implementation for every
+Pure. The alignment is :func:`cmssync.render.html.worddiff.diff_tokens` (one word-diff implementation for every
 format): tags, entities, words and whitespace are tokens, so a three-word change in a long paragraph is three
 words, not two whole lines. Both sides are first put in canonical HTML form (:func:`cmssync.plan.canonical_html
 .canonical_html`), so a re-serialisation by an editor (attribute order, entities, ``<br/>``) does not show.
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from cmssync.plan.canonical_html import canonical_html
-from cmssync.plan.html.worddiff import Segment, counts, diff_tokens
+from cmssync.render.html.worddiff import Segment, counts, diff_tokens
 
 CONTEXT_WORDS = 6
 """Words of unchanged text kept on each side of a change."""

@@ -1,10 +1,10 @@
 """The HTML plan report: one self-contained file with the summary, a list of objects and a section per action.
 
 Pure: :func:`render_html` takes a :class:`Plan` and the bytes of the content files the report may inline (see
-:func:`cmssync.plan.html.preview.files_wanted`) and returns the document; the caller writes it where it wants.
+:func:`cmssync.render.html.preview.files_wanted`) and returns the document; the caller writes it where it wants.
 
 Safe by construction: every string from the plan is escaped, block HTML is rendered only in sandboxed ``srcdoc``
-frames (``cmssync.plan.html.preview``), and a strict Content-Security-Policy allows the report's one script by hash.
+frames (``cmssync.render.html.preview``), and a strict Content-Security-Policy allows the report's one script by hash.
 Fit for big plans: preview frames are created by the script only when they come into view; a plan of more than
 :data:`OPEN_LIMIT` actions opens with its sections collapsed and their bodies (report markup, escaped like the rest)
 kept as strings in the JSON data, parsed only when a section is opened — a 1,000-page report's DOM is its summary,
@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from html import escape
 
 from cmssync.plan.actions import KIND_ORDER, SYMBOLS, Action, Plan, summary_line
-from cmssync.plan.html.preview import files_wanted, frame_head, inline_images, placeholder_image, report_policy
-from cmssync.plan.html.sections import Previews, action_section, anchor, brief, details_tag
-from cmssync.plan.html.static import SCRIPT, STYLE, script_hash
+from cmssync.render.html.preview import files_wanted, frame_head, inline_images, placeholder_image, report_policy
+from cmssync.render.html.sections import Previews, action_section, anchor, brief, details_tag
+from cmssync.render.html.static import SCRIPT, STYLE, script_hash
 
 OPEN_LIMIT = 40
 """Plans with at most this many actions open with every section expanded."""

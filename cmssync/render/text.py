@@ -2,7 +2,7 @@
 
 Pure: each renderer takes a ``Plan`` and returns a string; the caller decides where it goes and whether the
 terminal wants colour (``NO_COLOR``, not a TTY). Long or multi-line values are shown as word diffs
-(``cmssync.plan.textdiff``: ``[-old-]{+new+}`` with a few words of context, markup compared canonically), so a
+(``cmssync.render.textdiff``: ``[-old-]{+new+}`` with a few words of context, markup compared canonically), so a
 three-word edit in a long paragraph reads as three words. A sensitive field is always printed as ``(sensitive)``,
 whatever the plan holds. Conflicts and held objects (``Plan.conflicts``, ``Plan.held``) come after the actions.
 """
@@ -30,7 +30,7 @@ from cmssync.plan.actions import (
     PlanHeader,
     summary_line,
 )
-from cmssync.plan.textdiff import word_diff
+from cmssync.render.textdiff import word_diff
 
 REPORT_FORMAT_VERSION = 1
 SENSITIVE = "(sensitive)"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from cmssync.plan.actions import SYMBOLS, Action, Plan, summary_line
-from cmssync.plan.report import action_body, conflict_lines, details, header_line, held_reason, ordered
+from cmssync.render.text import action_body, conflict_lines, details, header_line, held_reason, ordered
 
 DEFAULT_BUDGET = 60_000
 MAX_WARNINGS = 20

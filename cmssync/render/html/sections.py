@@ -13,8 +13,8 @@ from html import escape
 from typing import Any
 
 from cmssync.plan.actions import SYMBOLS, Action, BlockChange, FieldChange
-from cmssync.plan.html.preview import PREVIEW_FIELDS, estimated_height, is_image, renderable
-from cmssync.plan.html.worddiff import counts, diff_html, diff_tokens
+from cmssync.render.html.preview import PREVIEW_FIELDS, estimated_height, is_image, renderable
+from cmssync.render.html.worddiff import counts, diff_html, diff_tokens
 
 SENSITIVE = "(sensitive)"
 ABSENT = "(none)"

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from cmssync.plan.actions import Action, Plan
-from cmssync.plan.html.worddiff import visible_text
 from cmssync.plan.normalize import BASE_URL_PLACEHOLDER
+from cmssync.render.html.worddiff import visible_text
 
 MAX_IMAGE_BYTES = 400_000
 """A larger image is not inlined (the report must stay small enough to open quickly and attach to a PR)."""

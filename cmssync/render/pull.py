@@ -1,0 +1,72 @@
+"""What ``cmssync pull`` did, as text: the diffs of a dry run, then one summary of every kind."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from cmssync.sync.pull_writes import Decision, Preview, Pulled, relative_name
+
+PREVIEW_LABELS: dict[Decision, str] = {
+    "new": "new",
+    "updated": "would update",
+    "forced": "would overwrite a local edit (--force)",
+    "kept": "local edit kept (pull would change it; --force to overwrite)",
+}
+
+
+def render_pull(pulled: Pulled) -> str:
+    """The dry run's diffs (if any), then the summary."""
+    previews = "".join(line for preview in pulled.settled.previews for line in preview_lines(preview))
+    return previews + pull_summary(pulled)
+
+
+def preview_lines(preview: Preview) -> Iterator[str]:
+    yield f"--- {preview.name}: {PREVIEW_LABELS[preview.decision]}\n"
+    if preview.sizes is not None:
+        before, after = preview.sizes
+        yield f"binary file: {before} bytes -> {after} bytes\n"
+        return
+    for line in preview.diff:
+        yield line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+
+
+def pull_summary(pulled: Pulled) -> str:
+    """One summary of every kind: what was (or, with ``dry_run``, would be) written, left unchanged, kept as a
+    local edit or skipped; then the skipped objects and notes, and the kept files with what to do about them."""
+    settled, root, dry_run = pulled.settled, pulled.root, pulled.dry_run
+    lines = [*(f"skipped: {note}" for note in pulled.skipped), *(f"note: {note}" for note in pulled.notes)]
+    lines.append(f"pull {'(dry run, nothing written) ' if dry_run else ''}into {root}:")
+    skipped_pages = sum(1 for note in pulled.skipped if note.startswith("page "))
+    for kind, label, extra in (
+        ("page", "pages", f", {skipped_pages} skipped" if skipped_pages else ""),
+        ("file", "files", ""),
+        ("sidecar", "file sidecars", ""),
+        ("users", f"users.yaml ({len(pulled.user_records)} users)", ""),
+        ("groups", f"groups.yaml ({len(pulled.group_records)} groups)", ""),
+        ("config", "cmssync.yaml (starter)", ""),
+    ):
+        counts = settled.counts(kind)  # type: ignore[arg-type]
+        if counts or extra:
+            lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
+    if pulled.placeholders:
+        lines.append(f"  blocks kept as placeholders (never written by apply): {len(pulled.placeholders)}")
+    kept = settled.kept()
+    if kept:
+        lines.append(f"local edits kept, not overwritten ({len(kept)}; review them, or pull again with --force):")
+        lines += [f"  {relative_name(item.target, root)}" for item in kept]
+    elif not dry_run:
+        lines.append("everything pulled is now managed (the next plan is empty)")
+    return "\n".join(lines) + "\n"
+
+
+def _counted(counts: Counter[Decision], dry_run: bool) -> str:
+    words = {
+        "new": "new" if dry_run else "written new",
+        "updated": "to update" if dry_run else "updated",
+        "forced": "to overwrite (--force)" if dry_run else "overwritten (--force)",
+        "unchanged": "unchanged",
+        "kept": "local edits kept",
+    }
+    parts = [f"{counts[d]} {words[d]}" for d in ("new", "updated", "forced", "unchanged", "kept") if counts[d]]
+    return ", ".join(parts) or "none"
