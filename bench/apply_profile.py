@@ -1,6 +1,6 @@
-"""The two apply rows of ``bench/run.py`` on their own, in-process, for profiling: ``python bench/apply_profile.py``.
+"""The two apply rows of ``bench/run.py`` on their own, in-process, for profiling: ``python -m bench.apply_profile``.
 
-    python bench/apply_profile.py [--only first-apply|edits] [--profile DIR] [--work DIR] [--pages 1000 ...]
+    python -m bench.apply_profile [--only first-apply|edits] [--profile DIR] [--work DIR] [--pages 1000 ...]
 
 ``run.py`` takes ~4 minutes and measures each command as a child process; to see where an apply's CPU goes, this
 script runs only the first apply of the bench site to an empty sandbox and then the 1,000 block edits, each as
@@ -27,18 +27,14 @@ import json
 import os
 import pstats
 import shutil
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import httpx
-
 from bench.common import REPO, lower_bound
+from bench.emulator_process import ADMIN_PASSWORD, SECRET, Emulator, free_port
 from bench.probes import Sampler, measuring_occupancy, measuring_phases
 from bench.run import (
     DEFAULT_CONCURRENCY,
@@ -48,45 +44,6 @@ from bench.run import (
     edit_blocks,
     write_files_and_users,
 )
-
-SECRET, ADMIN_PASSWORD = "sandbox-secret", "sandbox-admin"
-
-
-class Emulator:
-    """``cmssync emulator`` as a child process on a fixed port (the pulled content's absolute links name it)."""
-
-    def __init__(self, port: int, log: Path, *args: str) -> None:
-        self.url = f"http://127.0.0.1:{port}"
-        command = [sys.executable, "-m", "cmssync", "emulator", "--port", str(port), *args]
-        self.process = subprocess.Popen(command, cwd=REPO, stdout=log.open("w"), stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 120  # generating a big site takes a while
-        while True:
-            with contextlib.suppress(httpx.HTTPError):
-                httpx.get(self.url + "/__emulator/stats", timeout=2).raise_for_status()
-                return
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the emulator did not start; see {log}")
-            time.sleep(0.2)
-
-    def stats(self, *, reset: bool = False) -> dict[str, Any]:
-        answer = httpx.get(self.url + "/__emulator/stats", params={"reset": "1"} if reset else None, timeout=30)
-        answer.raise_for_status()
-        return dict(answer.json())
-
-    def cpu(self) -> float:
-        """The emulator process's CPU time so far (user + system), from ``/proc``."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def close(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=30)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def write_settings(root: Path, url: str, state: Path) -> None:

@@ -22,7 +22,7 @@ is reported, so both see the same machine load.
 ``--after REV`` measures a commit (or a checkout's directory) instead of the working tree, which other work in
 progress may break.
 
-Usage: ``python bench/client_bench.py [--base REV] [--after REV] [--requests 2000] [--rounds 3]``
+Usage: ``python -m bench.client_bench [--base REV] [--after REV] [--requests 2000] [--rounds 3]``
 """
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def run_worker(code: Path, url: str, requests: int, parent_id: int) -> dict[str,
 
 
 def per_request_ms(rounds: list[dict[str, Any]], kind: str, field: str = "cpu_s") -> float:
-    return statistics.median(r[kind][field] / r[kind]["requests"] * 1000 for r in rounds)
+    return float(statistics.median(r[kind][field] / r[kind]["requests"] * 1000 for r in rounds))
 
 
 def main() -> None:
@@ -222,9 +222,9 @@ def main() -> None:
         print(json.dumps(asyncio.run(measure(args.worker, args.requests, args.parent))))
         return
 
-    sys.path[:0] = [str(REPO), str(BENCH)]  # the driver's own imports (a worker imports cmssync from its checkout)
-    from common import table
-    from emulator_bench import start_server, stop_server
+    # The driver's own imports (a worker runs this file alone and imports only cmssync, from its checkout).
+    from bench.common import table
+    from bench.emulator_bench import start_server, stop_server
 
     codes = {"after": checkout(args.after) if args.after else REPO}
     if args.base:

@@ -1,4 +1,4 @@
-"""Adaptive concurrency against a capacity-limited sandbox (issue 17, item 5): ``python bench/concurrency_bench.py``.
+"""Adaptive concurrency against a capacity-limited sandbox (issue 17, item 5): ``python -m bench.concurrency_bench``.
 
 The sandbox runs as its own process (``cmssync emulator --workers N --service-ms M --latency-ms L``): a request
 waits ``L`` ms (the network), then for one of ``N`` workers, which it holds ``M`` ms — a PHP-FPM pool. The client
@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,23 +29,16 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import httpx
 
 from bench.common import table
+from bench.emulator_process import free_port
 from cmssync.api.auth import OAuthTokens
 from cmssync.api.client import ConcreteClient
 from cmssync.api.limiter import Slot
 from cmssync.logs import configure_logging
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def start_sandbox(port: int, options: argparse.Namespace) -> subprocess.Popen[bytes]:

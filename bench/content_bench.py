@@ -1,7 +1,7 @@
 """Benchmark: ``load_content`` on a generated site, without a parse cache, with a cold one and with a warm one,
 against parsing the same files with ruamel.yaml's round-trip parser and with the C fast path.
 
-    python bench/content_bench.py [--pages 1000] [--blocks 5] [--repeat 3]
+    python -m bench.content_bench [--pages 1000] [--blocks 5] [--repeat 3]
 
 Generates a content directory (pages in a two-level tree, each with attributes and BLOCKS blocks, plus a few
 files, users and groups) in a temporary directory, then reports the best of REPEAT runs of each measurement: wall

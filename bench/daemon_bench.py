@@ -1,6 +1,6 @@
 """Benchmark: how fast ``cmssync daemon`` applies a one-block edit on a large site, and with how many requests.
 
-    python bench/daemon_bench.py [--pages 1000] [--blocks 5] [--edits 5] [--debounce 0.5]
+    python -m bench.daemon_bench [--pages 1000] [--blocks 5] [--edits 5] [--debounce 0.5]
 
 Starts a sandbox with ``--generate pages=N,blocks=N``, writes a content directory describing the generated pages
 (read through plain HTTP: sections ``/section-K`` and their ``/section-K/page-N`` children, each with its ``Main``
@@ -28,8 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import DaemonProcess
 from cmssync.emulator.embedded import Sandbox

@@ -7,7 +7,7 @@ the client, is what gets measured):
 * ``GET /pages/{id}?includes=areas`` on random generated pages (target: at least 500 requests/s);
 * ``POST /pages/{id}/Main`` (a content block add, which writes a draft version) on random pages.
 
-Usage: ``python bench/emulator_bench.py [--pages 1000] [--blocks 5] [--reads 4000] [--writes 1000] [--concurrency 8]``
+Usage: ``python -m bench.emulator_bench [--pages 1000] [--blocks 5] [--reads 4000] [--writes 1000] [--concurrency 8]``
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How close to ``latency`` the sandbox itself lets a client get: the floor under ``run.py``'s ratios.
 
-    python bench/floor_bench.py [--requests 1600] [--latency-ms 20] [--concurrency 8]
+    python -m bench.floor_bench [--requests 1600] [--latency-ms 20] [--concurrency 8]
 
 ``run.py``'s lower bound prices every request at exactly the sandbox's latency (20 ms), ``concurrency`` at a time, as
 if the server took no time of its own. The sandbox is one Python process on the same 2 cores as the client: it
@@ -35,14 +35,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import httpx
 
-from bench.apply_profile import ADMIN_PASSWORD, SECRET, Emulator, free_port
 from bench.common import table
 from bench.concurrency_bench import client_for
 from bench.emulator_bench import Connection, raw_request
+from bench.emulator_process import ADMIN_PASSWORD, SECRET, Emulator, free_port
 from cmssync.api.auth import DEFAULT_SCOPES
 from cmssync.api.models import Page
 from cmssync.logs import configure_logging

@@ -1,4 +1,4 @@
-"""The no-op plan of the bench site, as a process and phase by phase: ``python bench/plan_bench.py`` (~1-2 min).
+"""The no-op plan of the bench site, as a process and phase by phase: ``python -m bench.plan_bench`` (~1-2 min).
 
 Issue 17's target: a no-op ``plan`` of the bench site (1,000 pages x 5 blocks in 10 sections, 1,000 files, 500
 users; sandbox with 20 ms latency) in <= 1.5 s wall. ``bench/run.py`` measures it too, but only after a first apply
@@ -111,7 +111,7 @@ def _profile_text(profiler: cProfile.Profile, top: int) -> str:
 
 
 def _median(runs: list[dict[str, Any]], phase: str, clock: str) -> float:
-    return statistics.median(run[phase][clock] for run in runs)
+    return float(statistics.median(run[phase][clock] for run in runs))
 
 
 def _env_for(tree: Path, base: dict[str, str]) -> dict[str, str]:
@@ -152,7 +152,6 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(phases(options.phases, options.profile)))
         return 0
 
-    sys.path.insert(0, str(REPO))
     import httpx
 
     from bench.common import run_measured, table

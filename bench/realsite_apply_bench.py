@@ -1,7 +1,7 @@
 """Opt-in benchmark against a real Concrete 9.3.1 site: apply throughput against the site's saturation, and the
 daemon's save-to-visible latency (issue 17's last two real-site targets).
 
-    python bench/realsite_apply_bench.py [--env /tmp/concrete-site.env] [--pages 100] [--blocks 3]
+    python -m bench.realsite_apply_bench [--env /tmp/concrete-site.env] [--pages 100] [--blocks 3]
                                          [--fixed 2,8] [--edits 5] [--debounce 0.5] [--window 3]
                                          [--skip saturation|apply|daemon] [--keep]
 
@@ -56,9 +56,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 
 from bench.common import table
 from bench.realsite_bench import read_env

@@ -1,6 +1,6 @@
 """Opt-in benchmark against a real Concrete 9.3.1 site: the cost of a no-op plan of 150 pages under 3 parents.
 
-    python bench/realsite_bench.py [--env /tmp/concrete-site.env] [--parents 3] [--children 50] [--blocks 2]
+    python -m bench.realsite_bench [--env /tmp/concrete-site.env] [--parents 3] [--children 50] [--blocks 2]
                                    [--reset /work/shared/realsite/reset.sh] [--plans 3]
                                    [--baseline OLD_CHECKOUT] [--imports N] [--no-cleanup] [--keep DIR | --reuse DIR]
 
@@ -181,7 +181,6 @@ def routes(requests: list[dict[str, Any]]) -> Counter[str]:
 def cleanup(site: dict[str, str], paths: list[str]) -> None:
     """Delete the bench's pages: each parent's children, then the parent, found under the home page by the run's
     unique paths (``/bench-HHMMSS-N``), so nothing else on a shared site is touched."""
-    sys.path.insert(0, str(REPO))
     from cmssync.api.client import ConcreteClient
     from cmssync.config import Settings
     from cmssync.logs import configure_logging

@@ -1,4 +1,4 @@
-"""Run the reliability suite and print its totals: ``python bench/reliability_totals.py [pytest args…]``.
+"""Run the reliability suite and print its totals: ``python -m bench.reliability_totals [pytest args…]``.
 
 Runs ``pytest tests/reliability`` with ``CMSSYNC_RELIABILITY_REPORT`` pointing at a temporary file, where the suite's
 session writes its counters (``tests/reliability/conftest.py``): cases tried, faults injected, kills, duplicates

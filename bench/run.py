@@ -1,4 +1,4 @@
-"""The cmssync benchmarks (issue 9), in one command: ``python bench/run.py`` (under 10 minutes on 2 cores).
+"""The cmssync benchmarks (issue 9), in one command: ``python -m bench.run`` (under 10 minutes on 2 cores).
 
 On a sandbox holding a generated site (default 1,000 pages x 5 blocks, 1,000 files, 500 users) that answers every
 request after 20 ms, it measures, each command as its own process (``bench/common.py``):
@@ -25,6 +25,7 @@ writes a cProfile of every measured command under ``--out``. Results are printed
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import os
@@ -37,8 +38,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
 
@@ -343,15 +342,15 @@ def replay_first_apply_saves(final: State, path: Path) -> tuple[int, float]:
         state.bind_site(final.site.url, final.site.api_prefix)
         steps: list[Callable[[], None]] = [lambda: None]
         for name, group in final.groups.items():
-            steps.append(lambda name=name, group=group: state.record_group(name, group))
+            steps.append(functools.partial(state.record_group, name, group))
         for key, user in final.users.items():
-            steps.append(lambda key=key, user=user: state.record_user(key, user))
+            steps.append(functools.partial(state.record_user, key, user))
         for key, file in final.files.items():
-            steps.append(lambda key=key, file=file: state.record_file(key, file))
+            steps.append(functools.partial(state.record_file, key, file))
         for key, page in final.pages.items():
-            steps.append(lambda key=key, page=page: state.record_page(key, PageRecord(id=page.id)))
-            steps.append(lambda key=key, page=page: state.record_page(key, page.evolve(draft_version_id=2)))
-            steps.append(lambda key=key, page=page: state.record_page(key, page))
+            steps.append(functools.partial(state.record_page, key, PageRecord(id=page.id)))
+            steps.append(functools.partial(state.record_page, key, page.evolve(draft_version_id=2)))
+            steps.append(functools.partial(state.record_page, key, page))
         for step in steps:
             step()
             started = time.perf_counter()
@@ -431,7 +430,12 @@ def other_benchmark(bench: Bench, key: str, script: str, args: list[str]) -> Non
     print(f"  … {script} {' '.join(args)}", flush=True)
     started = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, str(path), *args], cwd=REPO, capture_output=True, text=True, check=False, timeout=600
+        [sys.executable, "-m", f"bench.{path.stem}", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
     )
     bench.results[key] = {
         "missing": False,
