@@ -57,6 +57,12 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def one_line(text: str) -> str:
+    """``text`` with every control character escaped, tab and line breaks too (``\\n``): for a name (a request
+    path, a file name) that must not break the line it is shown in."""
+    return escape_controls(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def printable(text: str) -> str:
     """Text fit to print for a user: secrets masked, control characters escaped."""
     return escape_controls(mask_secrets(text))
@@ -115,7 +121,7 @@ class ApiError(CmsSyncError):
         self.path = path
         self.status = status
         self.messages = [mask_secrets(message) for message in messages]
-        where = f"{method} {path}".strip()
+        where = f"{method} {one_line(path)}".strip()
         status_text = f" ({status})" if status is not None else ""
         super().__init__(f"{where}{status_text}: {reason}" if where else reason)
 

@@ -288,6 +288,22 @@ def error_from_messages(messages: Sequence[str], *, status: int, method: str, pa
     return _by_messages(messages, status)(reason, messages=messages, method=method, path=path, status=status)
 
 
+def download_error(response: httpx.Response, *, path: str) -> ApiError:
+    """Why a file's public URL did not give its bytes. Such a URL is served by the web server, not the REST API, so a
+    404 there (or 410) says the file's bytes are missing or moved, never that the API is disabled."""
+    status = response.status_code
+    if status in (404, 410):
+        reason = f"{status} {response.reason_phrase}".strip()
+        return NotFound(
+            f"the file's public URL answered {reason}: the site serves no bytes there (removed from the storage, or "
+            "the file was renamed or deleted since it was listed)",
+            method="GET",
+            path=path,
+            status=status,
+        )
+    return error_for_response(response, method="GET", path=path)
+
+
 def error_for_response(response: httpx.Response, *, method: str, path: str, api: bool = True) -> ApiError:
     """The exception that says what a non-successful answer means (also for a 200 carrying an ErrorList).
 

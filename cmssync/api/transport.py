@@ -41,6 +41,7 @@ from cmssync.api.errors import (
     ServerError,
     TransportError,
     UnexpectedResponse,
+    download_error,
     error_for_response,
     error_from_messages,
     error_list_messages,
@@ -239,7 +240,7 @@ class Transport:
                     if response.status_code != 200:
                         await response.aread()
                         self.exchange.count("GET", route, path, response.status_code, started)
-                        raise self._note_pressure(error_for_response(response, method="GET", path=path))
+                        raise self._note_pressure(download_error(response, path=path))
                     written = 0
                     async for chunk in response.aiter_bytes(1 << 16):
                         sink.write(chunk)

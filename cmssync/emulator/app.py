@@ -75,6 +75,8 @@ class FaultsAndStats:
                 return
             auth.revoke_bearer(request, self.emu)
             response = responses.oauth_error("access_denied", auth.DENIED, 401, "Access token has been revoked")
+        elif rule.kind == "404":
+            response = responses.not_found_page(self.emu.store.get_meta("site_name", "Sandbox Site"), xhr)
         elif rule.kind == "429":
             response = Response(
                 "Too Many Requests",

@@ -4,7 +4,8 @@ Rule syntax: ``KIND:PROBABILITY[:key=value…]``, e.g. ``500:0.1``, ``429:0.05:r
 ``latency:1:ms=250:method=GET``, ``drop:0.2:path=/ccm/api/1.0/pages*``, ``commit-then-500:1:times=1``.
 
 Kinds: ``latency`` (``ms=``, default 100), ``500``, ``503``, ``429`` (``retry-after=`` seconds, default 1),
-``drop`` (close the connection without an answer), ``commit-then-500`` (do the change, then answer 500) and
+``drop`` (close the connection without an answer), ``404`` (the CMS's "Page Not Found" page, as for a file whose
+bytes were removed from the storage), ``commit-then-500`` (do the change, then answer 500) and
 ``revoke-token`` (revoke the caller's bearer token, then answer 401 "Access token has been revoked"; requests
 without a bearer token pass untouched).
 
@@ -21,7 +22,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
-KINDS = ("latency", "500", "503", "429", "drop", "commit-then-500", "revoke-token")
+KINDS = ("latency", "404", "500", "503", "429", "drop", "commit-then-500", "revoke-token")
 
 
 class FaultRuleError(ValueError):

@@ -1,11 +1,13 @@
 """``cmssync pull`` of files, users and groups: read from the site and staged (``cmssync.sync.pull_writes``).
 
 Files are downloaded into ``.cmssync/pull-staging/`` and hashed there; the asset and its sidecar are staged for the
-content directory. Folders are written by path, known only for the ids ``folders:`` in cmssync.yaml names (the API
-shows ids alone); files in other folders get no ``folder:`` (an existing sidecar's ``folder:`` is kept), so their
-folder is left alone rather than pinned to an id. An existing sidecar keeps its explicit ``description: ""`` and
-``tags: []``. Users (never the super admin, never a password) go to ``users.yaml``, groups to ``groups.yaml``; their
-state records are handed back, to be recorded only when the file is written.
+content directory. A file whose bytes cannot be downloaded (its public URL answers 404, 403 or something that is not
+the file) is skipped with a note, and the rest of the site is pulled. Folders are written by path, known only for the
+ids ``folders:`` in cmssync.yaml names (the API shows ids alone); files in other folders get no ``folder:`` (an
+existing sidecar's ``folder:`` is kept), so their folder is left alone rather than pinned to an id. An existing
+sidecar keeps its explicit ``description: ""`` and ``tags: []``. Users (never the super admin, never a password) go
+to ``users.yaml``, groups to ``groups.yaml``; their state records are handed back, to be recorded only when the file
+is written.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from cmssync.api.client import ConcreteClient
+from cmssync.api.errors import NotFound, PermissionDenied, UnexpectedResponse
 from cmssync.api.models import File
 from cmssync.config import Settings
 from cmssync.content import writer
@@ -46,7 +49,12 @@ async def pull_files(client: ConcreteClient, root: Path, settings: Settings, sta
         path = _unique(f"{folder.strip('/')}/{url_name}" if folder and folder != "/" else url_name, seen)
         assert result.staging is not None
         staged = result.staging / f"{number}-{url_name}"
-        await client.download_file(file, staged)
+        try:
+            await client.download_file(file, staged)
+        except (NotFound, PermissionDenied, UnexpectedResponse) as exc:  # this file's bytes, not the whole site
+            result.skipped.append(f"file {path} (id {file.id}): not downloaded, {exc}; the rest is pulled without it")
+            seen.discard(path)
+            continue
         target = root / "files" / path
         result.staged.append(Staged("file", path, target, source=staged, clean=_asset_clean(state, path)))
         sidecar_file = root / "files" / f"{path}.yaml"

@@ -27,7 +27,7 @@ import json
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -35,7 +35,7 @@ from typing import Literal
 from cmssync.api.models import File, Page
 from cmssync.content.files import FileSpec
 from cmssync.content.models import PageSpec
-from cmssync.errors import EXIT_ERROR, EXIT_OK
+from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, Problem
 from cmssync.fileio import copy_atomically, write_atomically
 from cmssync.state.records import GroupRecord, UserRecord
 
@@ -139,9 +139,37 @@ def load_manifest(root: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
 
 
+def refuse_writes_outside(root: Path, targets: Iterable[Path]) -> None:
+    """A ``ContentError`` naming every target that, once symbolic links are resolved, is not inside ``root``.
+
+    Called with every staged file before the first is installed, so a linked ``pages/<dir>`` or ``files/`` never
+    lets the site's names and bytes land elsewhere (``~/.ssh/authorized_keys``). The file itself may be a link: it
+    is replaced, never written through (``os.replace``), so its directory is what counts. ``.cmssync/`` (the state,
+    the manifest, the staging area, whose names cmssync chooses) may be linked where the user wants it.
+    """
+    real_root = root.resolve()
+    problems = []
+    for target in targets:
+        where = target.parent.resolve() / target.name
+        if not where.is_relative_to(real_root):
+            problems.append(
+                Problem(
+                    relative_name(target, root),
+                    0,
+                    0,
+                    f"pull would write to {where} through a symbolic link, outside the content directory; "
+                    "nothing was written",
+                )
+            )
+    if problems:
+        raise ContentError(problems)
+
+
 def settle(staged: list[Staged], root: Path, *, force: bool, dry_run: bool) -> Settled:
     """Decide every staged file (see the module docstring), write the ones to write unless ``dry_run``, and update
     the manifest; with ``dry_run`` keep the change of each file that would change in ``Settled.previews``."""
+    if not dry_run:
+        refuse_writes_outside(root, [item.target for item in staged])
     manifest = load_manifest(root)
     result = Settled()
     for item in staged:
