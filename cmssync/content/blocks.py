@@ -1,70 +1,89 @@
-"""Block models: a union discriminated on ``type`` for the block types cmssync models, ``raw`` blocks for the
-others, and ``keep`` placeholders (see :mod:`cmssync.content.models` for how they are written)."""
+"""Block models: a union discriminated on ``type`` with one model per type the table
+(:mod:`cmssync.content.blocktypes`) gives fields, ``raw`` blocks for the others, and ``keep`` placeholders (see
+:mod:`cmssync.content.models` for how they are written).
+
+The models of the declared types are built here from their fields (:func:`value_annotation` maps each field kind
+to a pydantic type); :func:`block_model` finds one by handle.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import AfterValidator, Discriminator, Field, StrictBool, StrictInt, Tag
+from pydantic import AfterValidator, Discriminator, Field, StrictBool, StrictInt, Tag, create_model
 
+from cmssync.content.blocktypes import BlockField, BlockType, modelled_types, uncreatable_types
 from cmssync.content.fields import Handle, Scalar, Spec
 from cmssync.content.text import Text
 
-KNOWN_BLOCK_TYPES = ("content", "html", "horizontal_rule", "page_title")
-UNCREATABLE_BLOCK_TYPES = ("core_area_layout", "core_container")
-"""Block types the REST API cannot add: Concrete answers 500 (``Undefined array key "gridType"`` / ``"containerID"``)
-for any value, because their ``save()`` needs data only the page editor sends (blocks.jsonl ``layout.add.*``)."""
+KNOWN_BLOCK_TYPES = tuple(t.handle for t in modelled_types())
+UNCREATABLE_BLOCK_TYPES = tuple(t.handle for t in uncreatable_types())
+"""Block types the REST API cannot add (their ``uncreatable`` says why)."""
 
 
-class ContentValue(Spec):
-    content: Text
-    """Rich-text HTML; reference uploaded files with ``${file:PATH}``."""
+class ModelledBlock(Spec):
+    """The base of the models built for the declared block types: ``type`` and a ``value`` of its fields."""
+
+    type: str
+    value: Spec
 
 
-class HtmlValue(Spec):
-    content: Text
-    """Raw HTML, output as it is."""
+def value_annotation(declared: BlockField) -> Any:
+    """The pydantic type of one field, by its kind (see :mod:`cmssync.content.blocktypes.descriptor`)."""
+    if declared.kind == "bool":
+        annotation: Any = StrictBool
+    elif declared.kind == "int":
+        annotation = StrictInt
+    elif declared.kind == "choice":
+        annotation = Literal[declared.choices]
+    elif declared.kind in ("string", "page_type", "folder"):
+        annotation = str
+    else:
+        annotation = Text
+    return annotation if declared.required or declared.default is not None else annotation | None
 
 
-class PageTitleValue(Spec):
-    useCustomTitle: StrictBool = False
-    titleText: Text | None = None
-    formatting: str = "h1"
-    """The heading element, e.g. ``h1``."""
+def _camel(handle: str) -> str:
+    return "".join(part.capitalize() for part in handle.split("_"))
 
 
-class EmptyValue(Spec):
-    pass
+def _build(declared: BlockType) -> type[ModelledBlock]:
+    """The value model and the block model of one declared type, registered in this module (so they pickle)."""
+    fields: dict[str, Any] = {}
+    for item in declared.fields:
+        doc = item.doc or None
+        info = Field(description=doc) if item.required else Field(item.default, description=doc)
+        fields[item.name] = (value_annotation(item), info)
+    name = _camel(declared.handle)
+    value_model = create_model(f"{name}Value", __base__=Spec, __module__=__name__, **fields)
+    required = any(item.required for item in declared.fields)
+    value_field = (value_model, Field()) if required else (value_model, Field(default_factory=value_model))
+    block = create_model(
+        f"{name}Block",
+        __base__=ModelledBlock,
+        __module__=__name__,
+        type=(Literal[declared.handle], Field()),
+        value=value_field,
+    )
+    globals()[value_model.__name__] = value_model
+    globals()[block.__name__] = block
+    return block
 
 
-class ContentBlock(Spec):
-    type: Literal["content"]
-    value: ContentValue
+_MODELS: dict[str, type[ModelledBlock]] = {t.handle: _build(t) for t in modelled_types()}
 
 
-class HtmlBlock(Spec):
-    type: Literal["html"]
-    value: HtmlValue
-
-
-class PageTitleBlock(Spec):
-    type: Literal["page_title"]
-    value: PageTitleValue = Field(default_factory=PageTitleValue)
-
-
-class HorizontalRuleBlock(Spec):
-    type: Literal["horizontal_rule"]
-    value: EmptyValue = Field(default_factory=EmptyValue)
+def block_model(handle: str) -> type[ModelledBlock]:
+    """The model of a declared type with fields (``KeyError`` for another)."""
+    return _MODELS[handle]
 
 
 def _not_known_type(value: str) -> str:
     if value in KNOWN_BLOCK_TYPES:
         raise ValueError(f"block type {value!r} has a model: remove 'raw: true' and write its fields")
     if value in UNCREATABLE_BLOCK_TYPES:
-        raise ValueError(
-            f"the API cannot create a {value} block (Concrete answers 500): keep an existing one in its place "
-            f"with '- keep: {{type: {value}, id: N}}'"
-        )
+        reason = next(t.uncreatable for t in uncreatable_types() if t.handle == value)
+        raise ValueError(f"{reason}: keep an existing one in its place with '- keep: {{type: {value}, id: N}}'")
     return value
 
 
@@ -84,13 +103,13 @@ class RawBlock(Spec):
 
 class KeptBlockRef(Spec):
     type: Handle
-    """The block type handle of the block on the site, e.g. ``core_area_layout``."""
+    """The block type handle of the block on the site, e.g. a layout's."""
     id: Annotated[StrictInt, Field(ge=1)]
     """The block id on the site (as ``pull`` wrote it)."""
 
 
 class KeepBlock(Spec):
-    """A placeholder for a block that stays as it is on the site: ``- keep: {type: core_area_layout, id: 104}``."""
+    """A placeholder for a block that stays as it is on the site: ``- keep: {type: <handle>, id: 104}``."""
 
     keep: KeptBlockRef
 
@@ -122,13 +141,16 @@ def block_tag(value: Any) -> str | None:
     return None
 
 
-Block = Annotated[
-    Annotated[ContentBlock, Tag("content")]
-    | Annotated[HtmlBlock, Tag("html")]
-    | Annotated[PageTitleBlock, Tag("page_title")]
-    | Annotated[HorizontalRuleBlock, Tag("horizontal_rule")]
-    | Annotated[RawBlock, Tag("raw")]
-    | Annotated[KeepBlock, Tag("keep")],
-    Discriminator(block_tag),
-]
+if TYPE_CHECKING:
+    Block = ModelledBlock | RawBlock | KeepBlock
+else:
+    Block = Annotated[
+        Union[  # noqa: UP007 (built from the table at run time)
+            tuple(
+                [Annotated[model, Tag(handle)] for handle, model in _MODELS.items()]
+                + [Annotated[RawBlock, Tag("raw")], Annotated[KeepBlock, Tag("keep")]]
+            )
+        ],
+        Discriminator(block_tag),
+    ]
 BLOCK_TAGS = frozenset({*KNOWN_BLOCK_TYPES, "raw", "keep"})

@@ -3,9 +3,9 @@
 Every model is strict about its keys (``extra="forbid"``: a typo is an error, never ignored) and frozen. Strings
 that may hold references are :class:`~cmssync.content.text.Text`; handles, names and usernames are plain strings.
 
-Blocks are a union discriminated on ``type`` for the block types cmssync models (``content``, ``html``,
-``page_title``, ``horizontal_rule``). Any other block type is written with ``raw: true`` and a flat mapping of
-scalars as its ``value``, passed to the site as it is::
+Blocks are a union discriminated on ``type`` for the block types cmssync models (the types with fields in
+:mod:`cmssync.content.blocktypes`, such as ``content`` and ``html``). Any other block type is written with
+``raw: true`` and a flat mapping of scalars as its ``value``, passed to the site as it is::
 
     - type: image
       raw: true
@@ -14,7 +14,7 @@ scalars as its ``value``, passed to the site as it is::
 A block that cmssync must leave exactly as it is on the site (a layout, a container, a gallery: types whose API read
 loses data, so writing them back would damage them) is a placeholder that keeps its place in the area::
 
-    - keep: {type: core_area_layout, id: 104}
+    - keep: {type: gallery, id: 104}
 
 It is never written, re-created, or deleted and re-added; removing the placeholder deletes the block.
 
@@ -51,17 +51,11 @@ from cmssync.content.blocks import (
     KNOWN_BLOCK_TYPES,
     UNCREATABLE_BLOCK_TYPES,
     Block,
-    ContentBlock,
-    ContentValue,
-    EmptyValue,
-    HorizontalRuleBlock,
-    HtmlBlock,
-    HtmlValue,
     KeepBlock,
     KeptBlockRef,
-    PageTitleBlock,
-    PageTitleValue,
+    ModelledBlock,
     RawBlock,
+    block_model,
     block_tag,
 )
 from cmssync.content.fields import (
@@ -83,29 +77,23 @@ __all__ = [
     "UNCREATABLE_BLOCK_TYPES",
     "AttributeValue",
     "Block",
-    "ContentBlock",
-    "ContentValue",
-    "EmptyValue",
     "FileAttributes",
     "FileSidecar",
     "GroupSpec",
     "Handle",
-    "HorizontalRuleBlock",
-    "HtmlBlock",
-    "HtmlValue",
     "KeepBlock",
     "KeptBlockRef",
     "LocatedSpec",
     "Location",
+    "ModelledBlock",
     "Name",
     "PageSpec",
-    "PageTitleBlock",
-    "PageTitleValue",
     "RawBlock",
     "Scalar",
     "Spec",
     "UserSpec",
     "Username",
+    "block_model",
     "block_tag",
 ]
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from cmssync.content import models
+from cmssync.content.blocktypes import modelled_types
 from cmssync.errors import Problem
 from cmssync.yamlread import position_of, start_of
 
@@ -26,6 +27,8 @@ def _vocabulary() -> list[str]:
     for value in vars(models).values():
         if isinstance(value, type) and issubclass(value, BaseModel):
             names.update(value.model_fields)
+    for declared in modelled_types():
+        names.update(item.name for item in declared.fields)
     return sorted(names)
 
 

@@ -2,7 +2,7 @@
 
 Output is stable: ``indent(mapping=2, sequence=4, offset=2)``, lines up to 4096 characters (never re-wrapped),
 multi-line strings as literal blocks (``|``) when they can be, keys in model order, defaults left out; a block
-placeholder on one line (``- keep: {type: core_area_layout, id: 104}``). When a file
+placeholder on one line (``- keep: {type: gallery, id: 104}``). When a file
 already exists its round-trip tree is edited in place (keys removed, changed or added; list items by position),
 so comments and the style of unchanged scalars survive. Files are written atomically (temp file + ``os.replace``).
 

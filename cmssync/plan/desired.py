@@ -13,21 +13,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from cmssync.content.models import (
-    Block,
-    ContentBlock,
-    HorizontalRuleBlock,
-    HtmlBlock,
-    KeepBlock,
-    PageSpec,
-    PageTitleBlock,
-    RawBlock,
-)
+from cmssync.content.blocktypes import BlockType, block_type
+from cmssync.content.blocktypes.descriptor import COLUMN_KINDS
+from cmssync.content.models import Block, KeepBlock, ModelledBlock, PageSpec, RawBlock
 from cmssync.content.text import FileIdRef, FileLinkRef, FileUrlRef, PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.blocks import DesiredBlock
 from cmssync.plan.normalize import normalize_attribute, normalize_block_value, normalize_date, normalize_text
 from cmssync.plan.references import (
-    DROPPED_WHEN_ZERO,
     FILE_LINK,
     export_name,
     file_export,
@@ -148,24 +140,31 @@ def block_fields(block: Block, resolve: Render) -> dict[str, Any]:
         resolve = for_blocks()
     if isinstance(block, KeepBlock):
         return {}
-    if isinstance(block, ContentBlock | HtmlBlock):
-        return {"content": block.value.content.render(resolve)}
-    if isinstance(block, PageTitleBlock):
-        title = block.value.titleText.render(resolve) if block.value.titleText is not None else ""
-        return {
-            "useCustomTitle": _flag(block.value.useCustomTitle),
-            "titleText": title,
-            "formatting": block.value.formatting,
-        }
-    if isinstance(block, HorizontalRuleBlock):
-        return {}
+    if isinstance(block, ModelledBlock):
+        declared = block_type(block.type)
+        assert declared is not None
+        return {item.name: _write_form(getattr(block.value, item.name), item.kind, resolve) for item in declared.fields}
     assert isinstance(block, RawBlock)
-    dropped = DROPPED_WHEN_ZERO.get(block.type, frozenset())
+    dropped = _declared(block.type).dropped_when_zero
     return {
         key: _flag(value) if isinstance(value, bool) else render(value, resolve, column=True)
         for key, value in block.value.items()
         if not (key in dropped and str(value) in ("0", "False"))
     }
+
+
+def _declared(handle: str) -> BlockType:
+    return block_type(handle) or BlockType(handle)
+
+
+def _write_form(value: Any, kind: str, resolve: Render) -> Any:
+    """One modelled field as it is sent: ``None`` as ``""``, booleans as flags, texts rendered (whole-value file
+    and page columns as columns, see :meth:`Resolver.column`)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return _flag(value)
+    return render(value, resolve, column=kind in COLUMN_KINDS)
 
 
 def _flag(value: bool) -> str:
@@ -249,10 +248,8 @@ def block_references(block: Block) -> Iterator[Reference]:
 
 
 def _texts_of(block: Block) -> list[Any]:
-    if isinstance(block, ContentBlock | HtmlBlock):
-        return [block.value.content]
-    if isinstance(block, PageTitleBlock):
-        return [block.value.titleText]
+    if isinstance(block, ModelledBlock):
+        return list(block.value.__dict__.values())
     if isinstance(block, RawBlock):
         return list(block.value.values())
     return []

@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
+from cmssync.content.blocktypes import block_type as block_type_of
 from cmssync.plan.references import canonical_content
 
 BASE_URL_PLACEHOLDER = "{CCM:BASE_URL}"
@@ -51,19 +52,25 @@ def normalize_block_value(
 ) -> dict[str, str]:
     """A block value as the server would return it: every field a string, site links as ``{CCM:BASE_URL}``.
 
-    A list (the server's ``[]`` for blocks without a table) or None is an empty value. A ``content`` block's HTML
-    is also put in the form the API reads back after a save (:func:`cmssync.plan.references.canonical_content`:
-    tag and attribute names lower-cased, pictures in export layout), on both sides, so that a desired value rendered
-    with export forms equals the live read of the same links.
+    A list (the server's ``[]`` for blocks without a table) or None is an empty value. A ``rich_text`` field's HTML
+    (:mod:`cmssync.content.blocktypes`) is also put in the form the API reads back after a save
+    (:func:`cmssync.plan.references.canonical_content`: tag and attribute names lower-cased, pictures in export
+    layout), on both sides, so that a desired value rendered with export forms equals the live read of the same links.
     """
     if not isinstance(value, Mapping):
         return {}
-    content = block_type == "content"
+    rich = _rich_text_fields(block_type)
     result: dict[str, str] = {}
     for key, item in value.items():
         name = str(key)
-        result[name] = _normalized_field(block_field(item), base_url, content=content and name == "content")
+        result[name] = _normalized_field(block_field(item), base_url, content=name in rich)
     return result
+
+
+@lru_cache(maxsize=256)
+def _rich_text_fields(block_type: str) -> frozenset[str]:
+    declared = block_type_of(block_type)
+    return frozenset(f.name for f in declared.fields if f.kind == "rich_text") if declared else frozenset()
 
 
 @lru_cache(maxsize=1 << 14)

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
+from cmssync.content.blocktypes import block_type
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import dropped_words, parent_path
 from cmssync.content.site import SiteContent
@@ -35,8 +36,6 @@ from cmssync.plan.page_identity import identity_conflict, move_actions, moved_fr
 from cmssync.plan.snapshot import LivePage, Snapshot
 from cmssync.state.records import State
 
-CONTAINER_TYPES = frozenset({"core_area_layout", "core_container"})
-"""Blocks whose sub-areas (``Main : 13 : …``) hold other blocks, which a delete through the API leaves behind."""
 DEFAULT_TYPE = "page"
 DEFAULT_TEMPLATE = "full"
 
@@ -355,7 +354,8 @@ def _block_changes(path: str, live: LivePage, desired: DesiredPage, warnings: li
                     )
                 )
             elif isinstance(op, Delete):
-                if types[op.live_id] in CONTAINER_TYPES:
+                declared = block_type(types[op.live_id])
+                if declared is not None and declared.holds_areas:
                     warnings.append(
                         f"page {path}, area {area}: deleting {types[op.live_id]} block {op.live_id} through the API "
                         "leaves the blocks of its sub-areas behind (no longer shown, still in the page); remove "

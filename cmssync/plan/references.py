@@ -25,12 +25,12 @@ A file's export name is ``<prefix>:<name>`` where the prefix is the storage path
 Download links are the hard case: visitors can open only links stored by lower-case UUID (a numeric one shows
 "Invalid File."), and the API reads a UUID link by the UUID's leading digits — as another file, or ``href=""``. So
 links are written by UUID, compared by presence only (:func:`canonical_content`), and recovered on pull from the
-page's rendering (``includes=areas.content``, :func:`rendered_content_blocks`), which shows each link as stored.
+page's rendering (``includes=areas.content``, :func:`rendered_blocks`), which shows each link as stored.
 
-Reads that lose information for good make a block **opaque** (:func:`is_lossy`, :class:`Lossy`): a download link
-or picture that the rendering cannot explain, an export that names no known file, page-type and file-folder
-columns (the API offers no way to learn their ids), multi-record and table-less types. ``pull`` writes such blocks
-as ``- keep:`` placeholders.
+Reads that lose information for good make a block **opaque** (:class:`Lossy`, and a type's ``keep_reason`` in
+:mod:`cmssync.content.blocktypes`): a download link or picture that the rendering cannot explain, an export that
+names no known file, page-type and file-folder columns (the API offers no way to learn their ids), multi-record and
+table-less types. ``pull`` writes such blocks as ``- keep:`` placeholders.
 
 Pure: no I/O.
 """
@@ -38,7 +38,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
@@ -55,8 +55,6 @@ _EXPORTED_DOWNLOAD = re.compile(r"""\{ccm:export:file:[^{}]*\}|(?<=\shref=)(?:""
 _RENDERED_DOWNLOAD = re.compile(r"/download_file/view/([^/\"'\s?#]+)")
 _RENDERED_PICTURE = re.compile(r"<picture\b.*?<img\b[^>]*?\ssrc=[\"']([^\"']*)[\"']", re.DOTALL | re.IGNORECASE)
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-CONTENT_WRAPPER = '<div class="ccm-block-content">'
-"""How the core content block's view starts: splits an area's rendered HTML into its content blocks."""
 
 _COMMENT_OR_TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9:_-]*)([^>]*)>", re.DOTALL)
 _ATTRIBUTE = re.compile(r"""(\s+)([^\s=/>"']+)(\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"']+))?""")
@@ -66,32 +64,6 @@ _NAME_TO_LOWER = re.compile("<[^>A-Z\x80-\U0010ffff]*[A-Z\x80-\U0010ffff]")
 _PICTURE = re.compile(r"<concrete-picture\b([^>]*?)(\s*/?>)", re.IGNORECASE)
 _PICTURE_FID_EXPORT = re.compile(r"""\s+fid\s*=\s*(["']?)\{ccm:export:file:([^{}:]*):([^{}]*)\}\1""", re.IGNORECASE)
 _PICTURE_FILE = re.compile(r"""\s+file\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
-
-#: Block types whose API read carries everything a write needs once links are translated; every other type is
-#: pulled as a placeholder (its read is lossy, or cmssync has not verified that it round-trips).
-ROUND_TRIP_TYPES = frozenset({"content", "html", "page_title", "horizontal_rule", "image", "hero_image", "file"})
-
-#: Types whose read loses data for good (blocks.jsonl ``multi.*``, ``layout.*``): entries, grids, items.
-LOSSY_TYPES = frozenset(
-    {
-        "core_area_layout",
-        "core_container",
-        "gallery",
-        "topic_list",
-        "board",
-        "faq",
-        "accordion",
-        "image_slider",
-        "page_list",
-        "document_library",
-    }
-)
-
-#: Keys of a read value that must not be written back as read: the image controller rejects ``cropImage: "0"``
-#: ("Cropping an image requires setting a max width and max height.": it tests ``isset``), blocks.jsonl
-#: ``filecol.put.image.as_read``.
-DROPPED_WHEN_ZERO = {"image": frozenset({"cropImage"})}
-
 
 _SUB_AREA = re.compile(r".+ : \d+(?: : .*)?")
 
@@ -205,14 +177,15 @@ class Rendered:
     pictures: tuple[str | None, ...]
 
 
-def rendered_content_blocks(area_html: str, count: int) -> list[Rendered] | None:
-    """Split an area's rendered HTML (``includes=areas.content``) into its ``count`` content blocks, or None when
-    the wrappers do not match (then the links of those blocks cannot be recovered).
+def rendered_blocks(area_html: str, wrapper: str, count: int) -> list[Rendered] | None:
+    """Split an area's rendered HTML (``includes=areas.content``) into its ``count`` blocks whose view starts with
+    ``wrapper`` (a type's ``rendered_wrapper``), or None when the wrappers do not match (then the links of those
+    blocks cannot be recovered).
 
-    Each piece starts at a content block's wrapper and runs to the next one, so it may end with other blocks'
-    output; a content block's own links come first, and callers take only as many as its read shows.
+    Each piece starts at a block's wrapper and runs to the next one, so it may end with other blocks' output; a
+    block's own links come first, and callers take only as many as its read shows.
     """
-    pieces = area_html.split(CONTENT_WRAPPER)[1:]
+    pieces = area_html.split(wrapper)[1:]
     if len(pieces) != count:
         return None
     return [
@@ -293,17 +266,6 @@ def _file_target(prefix: str, name: str, files: FileLookup) -> str:
     if target is None:
         raise Lossy(f"link to file {prefix}:{name}, which is not among the pulled files")
     return target
-
-
-def is_lossy(block_type: str, value: Mapping[str, object] | list[object] | None) -> str | None:
-    """Why a block read this way must be kept as a placeholder, or None when it can be pulled as content."""
-    if block_type in LOSSY_TYPES:
-        return f"the API reads {block_type} blocks without their entries or settings"
-    if block_type not in ROUND_TRIP_TYPES:
-        return f"cmssync has not verified that {block_type} blocks round-trip through the API"
-    if not isinstance(value, Mapping):
-        return f"the API reads this {block_type} block without a value"
-    return None
 
 
 # --- content → stored (write) -------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from typing import Any
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PendingDeletion
 from cmssync.api.models import Block, Page, PageVersion
+from cmssync.content.blocktypes import block_type as block_type_of
 from cmssync.content.models import Block as Block_
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import parent_path
@@ -36,7 +37,7 @@ from cmssync.plan.conflicts import applied_base
 from cmssync.plan.desired import Resolver, block_fields, block_references, page_fields
 from cmssync.plan.normalize import normalize_block_value
 from cmssync.plan.pages import DEFAULT_TEMPLATE, DEFAULT_TYPE, build_desired_page
-from cmssync.plan.references import DROPPED_WHEN_ZERO, export_name
+from cmssync.plan.references import export_name
 from cmssync.state.records import PageRecord
 from cmssync.sync.engine import ApplyContext, Skipped, create_verified
 from cmssync.sync.file_numbers import PROBE_AREA
@@ -143,7 +144,8 @@ class PageWriter:
         live = next((b for b in page.blocks(area) if b.id == block_id), None) if page is not None else None
         if live is None:
             return {}
-        dropped = DROPPED_WHEN_ZERO.get(block_type, frozenset())
+        declared = block_type_of(block_type)
+        dropped = declared.dropped_when_zero if declared is not None else frozenset()
         return {
             key: value
             for key, value in live.value.items()

@@ -32,6 +32,7 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Area, Block, Page
 from cmssync.config import CONFIG_VARIABLE, Settings, load_settings
 from cmssync.content import writer
+from cmssync.content.blocktypes import BlockField, BlockType, block_type, block_types, keep_reason
 from cmssync.content.loader import load_content
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import check_page_path, dropped_words
@@ -41,16 +42,14 @@ from cmssync.plan.conflicts import page_base
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.plan.pages import build_desired_page
 from cmssync.plan.references import (
-    DROPPED_WHEN_ZERO,
     FileLookup,
     Lossy,
     Rendered,
     column_to_reference,
     export_name,
     html_to_references,
-    is_lossy,
     is_sub_area,
-    rendered_content_blocks,
+    rendered_blocks,
 )
 from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
 from cmssync.state.records import FileRecord, PageRecord, State
@@ -60,7 +59,6 @@ from cmssync.sync.pull_merge import keep_explicit
 from cmssync.sync.pull_writes import Pulled, Staged, discard_staging, settle, staging_directory
 
 PULLED_ATTRIBUTE_TYPES = {"text", "textarea", "boolean", "number", "url", "email", "telephone"}
-MODELLED = {"content", "html", "page_title", "horizontal_rule"}
 
 
 async def pull_site(
@@ -291,42 +289,45 @@ class _Links:
         return found
 
     def area(self, area: Area) -> list[dict[str, Any]]:
-        contents = [block for block in area.blocks if block.type == "content"]
         rendered_html = area.content.raw if area.content is not None else None
-        rendered = rendered_content_blocks(rendered_html or "", len(contents)) if rendered_html is not None else None
-        by_block = dict(zip((b.id for b in contents), rendered or [], strict=False))
+        by_block: dict[int, Rendered] = {}
+        for declared in block_types().values():
+            if declared.rendered_wrapper is None:
+                continue
+            blocks = [block for block in area.blocks if block.type == declared.handle]
+            pieces = rendered_blocks(rendered_html, declared.rendered_wrapper, len(blocks)) if rendered_html else None
+            by_block.update(zip((b.id for b in blocks), pieces or [], strict=False))
         return [self.block(block, by_block.get(block.id)) for block in area.blocks]
 
     def block(self, block: Block, rendered: Rendered | None) -> dict[str, Any]:
         """One block as content: links as references, or a ``keep`` placeholder when the API read lost something
         (or the type is not known to round-trip), so that apply never writes it back."""
         kind = block.type or ""
-        reason = is_lossy(kind, block.value)
+        reason = keep_reason(kind, block.value)
         if reason is not None:
             return self._keep(block, reason)
+        declared = block_type(kind)
+        assert declared is not None  # keep_reason gives a reason for every undeclared type
         try:
-            value = {key: self.field(kind, str(v), rendered) for key, v in block.value.items()}
+            value = {key: self.field(declared, key, str(v), rendered) for key, v in block.value.items()}
         except Lossy as exc:
             return self._keep(block, str(exc))
-        if kind in ("content", "html"):
-            return {"type": kind, "value": {"content": value.get("content", "")}}
-        if kind == "page_title":
-            title = {"useCustomTitle": value.get("useCustomTitle") == "1", "formatting": value.get("formatting", "h1")}
-            if value.get("titleText"):
-                title["titleText"] = value["titleText"]
-            return {"type": kind, "value": title}
-        if kind == "horizontal_rule":
-            return {"type": kind}
-        dropped = DROPPED_WHEN_ZERO.get(kind, frozenset())
-        raw = {k: v for k, v in value.items() if not (k in dropped and v == "0")}
-        return {"type": kind, "raw": True, "value": raw}
+        if not declared.has_model:
+            dropped = declared.dropped_when_zero
+            raw = {k: v for k, v in value.items() if not (k in dropped and v == "0")}
+            return {"type": kind, "raw": True, "value": raw}
+        fields = {item.name: item for item in declared.fields}
+        written = {
+            name: content for name, item in fields.items() if (content := _pulled(item, value.get(name))) is not None
+        }
+        return {"type": kind, "value": written} if written else {"type": kind}
 
-    def field(self, kind: str, text: str, rendered: Rendered | None) -> str:
+    def field(self, declared: BlockType, name: str, text: str, rendered: Rendered | None) -> str:
         column = column_to_reference(text, self.files)
         if column is not None:
             return column
         text = _with_references(text, self.base_url, self.file_urls)
-        if kind != "content":
+        if declared.kind_of(name) != "rich_text":
             return text
         translated = html_to_references(text, self.files, rendered, self.uuids)
         self.numeric_links += len(re.findall(r"\{CCM:FID_DL_\d+\}", translated))
@@ -335,6 +336,20 @@ class _Links:
     def _keep(self, block: Block, reason: str) -> dict[str, Any]:
         self.kept.append(f"{block.type} {block.id} ({reason})")
         return {"keep": {"type": block.type or "", "id": block.id}}
+
+
+def _pulled(declared: BlockField, read: str | None) -> Any:
+    """One modelled field as content, from its read (references already translated): None to leave it out (an
+    optional field read empty), the default when the read lacks it, booleans and integers as such."""
+    if read is None:
+        return None if declared.default is None else ("" if declared.required else declared.default)
+    if declared.kind == "bool":
+        return read == "1"
+    if read == "" and not declared.required and declared.default is None:
+        return None
+    if declared.kind == "int" and re.fullmatch(r"-?\d+", read):
+        return int(read)
+    return read
 
 
 def _with_references(text: str, base_url: str, file_urls: Mapping[str, str]) -> str:

@@ -8,7 +8,7 @@ import pytest
 
 from cmssync.content.files import HashCache
 from cmssync.content.loader import load_content
-from cmssync.content.models import ContentBlock, HorizontalRuleBlock, PageTitleBlock, RawBlock
+from cmssync.content.models import RawBlock, block_model
 from cmssync.content.site import resolve_password
 from cmssync.content.text import FileUrlRef
 from cmssync.errors import ContentError
@@ -49,9 +49,10 @@ def test_the_example_loads(example: Path) -> None:
     assert home.source is not None
     assert home.source.file == "pages/index.yaml"
     kinds = [type(block) for block in home.areas["Main"]]
-    assert kinds == [PageTitleBlock, ContentBlock, HorizontalRuleBlock, type(home.areas["Main"][3])]
+    expected = [block_model(handle) for handle in ("page_title", "content", "horizontal_rule")]
+    assert kinds == [*expected, type(home.areas["Main"][3])]
     block = home.areas["Main"][1]
-    assert isinstance(block, ContentBlock)
+    assert isinstance(block, block_model("content"))
     assert block.value.content.references == (FileUrlRef("images/logo.png"),)
     assert isinstance(content.pages["/contact"].areas["Main"][1], RawBlock)
     logo = content.files["images/logo.png"]

@@ -21,7 +21,6 @@ from cmssync.plan.desired import Resolver
 from cmssync.plan.normalize import normalize_block_value
 from cmssync.plan.references import (
     _NAME_TO_LOWER,
-    CONTENT_WRAPPER,
     Lossy,
     Rendered,
     canonical_content,
@@ -32,10 +31,12 @@ from cmssync.plan.references import (
     is_sub_area,
     lower_case_names,
     probe_html,
-    rendered_content_blocks,
+    rendered_blocks,
 )
 
 BASE = "http://site.test"
+CONTENT_WRAPPER = '<div class="ccm-block-content">'
+"""How the core content block's public view starts (its ``rendered_wrapper``)."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ def sites(draw: st.DrawFn) -> tuple[FakeConcrete, str]:
 def test_stored_to_export_to_references_to_stored_is_the_identity(case: tuple[FakeConcrete, str]) -> None:
     concrete, stored = case
     read = concrete.export(stored)
-    [rendered] = rendered_content_blocks(concrete.render(stored), 1) or [None]
+    [rendered] = rendered_blocks(concrete.render(stored), CONTENT_WRAPPER, 1) or [None]
     by_export = {export_name(f.url): f.path for f in concrete.files}
     by_uuid = {f.uuid: f.path for f in concrete.files}
     content = html_to_references(read, by_export.get, rendered, by_uuid.get)

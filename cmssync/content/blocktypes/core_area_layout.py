@@ -1,0 +1,12 @@
+"""The layout block: a grid whose columns are sub-areas (``Main : 13 : Column 1``)."""
+
+from cmssync.content.blocktypes.descriptor import BlockType
+
+TYPE = BlockType(
+    "core_area_layout",
+    keep_reason="the API reads core_area_layout blocks without their entries or settings",
+    # Concrete answers 500 (``Undefined array key "gridType"``): its save() needs data only the page editor sends
+    # (blocks.jsonl ``layout.add.*``).
+    uncreatable="the API cannot create a core_area_layout block (Concrete answers 500)",
+    holds_areas=True,
+)

@@ -1,0 +1,11 @@
+"""The container block: a theme container whose inside is a sub-area."""
+
+from cmssync.content.blocktypes.descriptor import BlockType
+
+TYPE = BlockType(
+    "core_container",
+    keep_reason="the API reads core_container blocks without their entries or settings",
+    # Concrete answers 500 (``Undefined array key "containerID"``), blocks.jsonl ``layout.add.*``.
+    uncreatable="the API cannot create a core_container block (Concrete answers 500)",
+    holds_areas=True,
+)

@@ -1,0 +1,119 @@
+"""What a block type declares: its fields (by generic kind) and how it behaves on pull, apply and compare.
+
+A field's **kind** says everything the rest of cmssync needs to know about it, for every type alike:
+
+========== ======================= =============================== ==================================== ===========
+kind       content (YAML)          stored form (apply writes)      export form (API reads, compared)    pull writes
+========== ======================= =============================== ==================================== ===========
+text       a string, references    references rendered             as stored, site links as base URL    references
+rich_text  HTML, references        ``{CCM:CID_n}``, download links  ``{ccm:export:page:/p}``,            references
+                                   by UUID, ``<concrete-picture     ``{ccm:export:file:…}``; compared     (links from
+                                   fID=n>``                         canonically (names lower-cased,       the page's
+                                                                    download links by presence)           rendering)
+string     a plain string          as written                      as written                           the string
+bool       true / false            ``"1"`` / ``"0"``               ``"1"`` / ``"0"``                    a boolean
+int        an integer              the number                      its string form                      an integer
+choice     one of ``choices``      as written                      as written                           the string
+file       ``${file-id:PATH}``     the numeric file id             ``{ccm:export:file:<prefix>:<name>}`` ``${file-id}``
+page       ``${page-id:/path}``    the page id                     ``{ccm:export:page:/path}``          ``${page-id}``
+url        a URL, references       references rendered             site links as base URL               references
+page_type  a page type handle      not translatable yet            ``{ccm:export:pagetype:…}``          placeholder
+folder     a folder               not translatable yet            ``{ccm:export:filefolder:…}``        placeholder
+========== ======================= =============================== ==================================== ===========
+
+(``cmssync.plan.references`` has the translation between the forms; ``page_type`` and ``folder`` columns make a read
+lossy because the API offers no way back from their export to an id, so pull keeps such blocks as placeholders.)
+
+Pure data: no I/O and no imports of the rest of cmssync, so every layer may read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+FieldKind = Literal[
+    "text", "rich_text", "string", "bool", "int", "choice", "file", "page", "url", "page_type", "folder"
+]
+REFERENCE_KINDS: frozenset[FieldKind] = frozenset({"text", "rich_text", "file", "page", "url"})
+"""Kinds whose content may hold references (``${file:…}``, ``${page-id:…}``, …)."""
+COLUMN_KINDS: frozenset[FieldKind] = frozenset({"file", "page"})
+"""Kinds that hold one object as the whole value (a file or page column): written as a bare id."""
+_NO_DEFAULT = object()
+
+
+@dataclass(frozen=True)
+class BlockField:
+    """One field of a modelled block type's ``value``."""
+
+    name: str
+    kind: FieldKind
+    doc: str = ""
+    default: object = _NO_DEFAULT
+    """What the field holds when the content leaves it out; without one the field is required."""
+    choices: tuple[str, ...] = ()
+    """The allowed values of a ``choice`` field."""
+
+    @property
+    def required(self) -> bool:
+        return self.default is _NO_DEFAULT
+
+
+def required(name: str, kind: FieldKind, doc: str = "", *, choices: tuple[str, ...] = ()) -> BlockField:
+    return BlockField(name, kind, doc, choices=choices)
+
+
+def optional(
+    name: str, kind: FieldKind, doc: str = "", *, default: object = None, choices: tuple[str, ...] = ()
+) -> BlockField:
+    return BlockField(name, kind, doc, default=default, choices=choices)
+
+
+Pulled = Literal["model", "raw", "keep"]
+"""How ``pull`` writes a block of the type: with its declared fields (``model``), as ``raw: true`` with the read
+value translated (``raw``), or as a ``- keep:`` placeholder (``keep``, with :attr:`BlockType.keep_reason`)."""
+
+
+@dataclass(frozen=True)
+class BlockType:
+    """One block type: one declaration in one module of ``cmssync.content.blocktypes``.
+
+    A type with ``fields`` (or ``modelled=True``) has a content model: ``- type: X`` with a ``value`` of those
+    fields, validated, compared and pulled field by field. Any other type is written ``raw: true`` with a flat
+    mapping, sent as it is (references rendered).
+    """
+
+    handle: str
+    fields: tuple[BlockField, ...] = ()
+    modelled: bool = False
+    """Has a content model; implied by ``fields`` (a type may have a model with no field)."""
+    keep_reason: str | None = None
+    """Why its API read cannot be written back (pull keeps such blocks as placeholders, printing this reason);
+    None when it round-trips."""
+    uncreatable: str | None = None
+    """Why the API cannot add a block of this type (the content must keep an existing one in its place)."""
+    holds_areas: bool = False
+    """A container whose sub-areas (``Main : 13 : …``) hold blocks, which a delete through the API leaves behind."""
+    dropped_when_zero: frozenset[str] = frozenset()
+    """Fields never sent as ``"0"``: the controller rejects the read value written back."""
+    rendered_wrapper: str | None = None
+    """How the block's public view starts; pull splits an area's rendering by it to recover the stored links of
+    ``rich_text`` fields (download links read back wrong through the API)."""
+    doc: str = ""
+
+    @property
+    def has_model(self) -> bool:
+        return self.modelled or bool(self.fields)
+
+    @property
+    def pulled(self) -> Pulled:
+        if self.keep_reason is not None:
+            return "keep"
+        return "model" if self.has_model else "raw"
+
+    def field_named(self, name: str) -> BlockField | None:
+        return next((f for f in self.fields if f.name == name), None)
+
+    def kind_of(self, name: str) -> FieldKind | None:
+        found = self.field_named(name)
+        return found.kind if found is not None else None

@@ -1,0 +1,5 @@
+"""The hero image block: round-trips as ``raw: true`` (file columns as ``${file-id:…}``)."""
+
+from cmssync.content.blocktypes.descriptor import BlockType
+
+TYPE = BlockType("hero_image")

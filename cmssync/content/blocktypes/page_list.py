@@ -1,0 +1,5 @@
+"""The page_list block: multi-record, read without its entries (blocks.jsonl ``multi.*``)."""
+
+from cmssync.content.blocktypes.descriptor import BlockType
+
+TYPE = BlockType("page_list", keep_reason="the API reads page_list blocks without their entries or settings")
