@@ -5,9 +5,11 @@ endpoint that echoes the client secret in its ``hint``, a server error page quot
 exception message built from a value. So every secret is also *registered* the moment cmssync learns it —
 settings' credentials when the token source is built (``cmssync.api.client.token_source``), tokens when the token
 endpoint hands them out (``cmssync.api.auth``), user passwords when the content's environment variables are read
-(``cmssync.content.site.resolve_password``) — and :func:`mask` replaces each registered value, and its URL-encoded
-and JSON-escaped forms, with :data:`MASK`. The edges call it: the log processor, every ``CmsSyncError`` message
-(so reports, plan outcomes and the daemon's ``/readyz`` hold masked text), the CLI's error printer.
+(``cmssync.content.site.resolve_password``), passwords of basic authentication and of URLs also as the
+``user:password`` pair and its base64 (:func:`register_credentials`, :func:`register_url_credentials`) — and
+:func:`mask` replaces each registered value, and its URL-encoded and JSON-escaped forms, with :data:`MASK`. The
+edges call it: the log processor, every ``CmsSyncError`` message (so reports, plan outcomes and the daemon's
+``/readyz`` hold masked text), the CLI's error printer.
 
 One registry per process, like the logging configuration it serves: a secret learned by one client must be masked
 in a log line written by any other part of the process. It only grows (a rotated token stays masked). Values
@@ -17,9 +19,10 @@ text, and a secret that short is no secret.
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 MASK = "(sensitive)"
 MIN_LENGTH = 6
@@ -71,6 +74,26 @@ REGISTRY = SecretRegistry()
 
 def register_secret(*values: str | None) -> None:
     REGISTRY.register(*values)
+
+
+def register_credentials(username: str | None, password: str | None) -> None:
+    """A password and every form it travels in: bare (and URL- or JSON-escaped), as ``user:password`` (a URL's
+    userinfo) and as the base64 of that pair (an HTTP basic ``Authorization`` header, which a proxy or a server may
+    quote back in an error page)."""
+    if not password:
+        return
+    pair = f"{username or ''}:{password}"
+    REGISTRY.register(password, pair, base64.b64encode(pair.encode("utf-8")).decode("ascii"))
+
+
+def register_url_credentials(url: str | None) -> None:
+    """The password of a URL's userinfo (``https://user:password@host/``), which httpx sends as basic auth."""
+    if not url:
+        return
+    parts = urlsplit(url)
+    if parts.password is not None:
+        register_credentials(unquote(parts.username or ""), unquote(parts.password))
+        REGISTRY.register(parts.password)
 
 
 def mask_secrets(text: str) -> str:

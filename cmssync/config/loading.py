@@ -19,7 +19,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from cmssync.config.model import Settings
 from cmssync.config.values import CONFIG_FILE, DEFAULT_SECRETS_DIR, ENV_REFERENCE, Concurrency
 from cmssync.errors import ConfigError, ContentError, Problem
-from cmssync.secrets import register_secret
+from cmssync.secrets import register_credentials, register_secret, register_url_credentials
 from cmssync.settings_env import nested_environment_tree
 from cmssync.yamlread import position_of, read_yaml_file
 
@@ -126,6 +126,11 @@ def load_settings(
         settings.state_settings.password,
     )
     register_secret(*(secret.get_secret_value() for secret in secrets if secret is not None))
+    state = settings.state_settings
+    if state.password is not None:
+        register_credentials(state.username, state.password.get_secret_value())
+    for url in (settings.site.url, state.address, state.lock_address, state.unlock_address):
+        register_url_credentials(url)
     return settings
 
 

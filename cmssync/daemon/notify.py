@@ -27,7 +27,7 @@ from cmssync.config import NotifySettings
 from cmssync.daemon.events import EVENT_TYPES, Event, EventType
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.daemon.payloads import SIGNATURE_HEADER, render, signature
-from cmssync.secrets import register_secret
+from cmssync.secrets import register_secret, register_url_credentials
 
 log = structlog.get_logger("cmssync.daemon")
 
@@ -70,6 +70,7 @@ def receivers_from_settings(settings: Sequence[NotifySettings]) -> list[Receiver
         url = entry.url.get_secret_value()
         secret = entry.secret.get_secret_value() if entry.secret is not None else None
         register_secret(url, secret)
+        register_url_credentials(url)
         found.append(
             Receiver(
                 name=name,
