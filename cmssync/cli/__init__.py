@@ -178,14 +178,30 @@ def apply(
 @click.option("--pages", multiple=True, metavar="PATH", help="Only these page paths (and their blocks).")
 @click.option("--force", is_flag=True, help="Overwrite files edited locally since the last pull (else kept, exit 1).")
 @click.option("--dry-run", is_flag=True, help="Show what would change as a diff per file; write nothing.")
+@click.option("--all", "take_all", is_flag=True, help="Also take in what the content does not manage yet.")
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(["page", "file", "user", "group"]),
+    help="Also take in the site's objects of this kind the content does not manage yet.",
+)
 @LOCK_TIMEOUT
 @site_options
 def pull(
-    directory: Path, pages: tuple[str, ...], force: bool, dry_run: bool, sandbox: bool, lock_timeout: float | None
+    directory: Path,
+    pages: tuple[str, ...],
+    force: bool,
+    dry_run: bool,
+    take_all: bool,
+    kinds: tuple[str, ...],
+    sandbox: bool,
+    lock_timeout: float | None,
 ) -> int:
-    """Write the live site into the content directory and record it as managed.
+    """Merge the live site into the content directory and record it as managed.
 
-    A file edited since the last pull is kept as it is and listed (exit 1) unless --force.
+    In a directory that already manages content, only what it manages is pulled (the rest is listed) unless --all,
+    --kind or --pages. A file edited since the last pull is kept as it is and listed (exit 1) unless --force.
     """
     from cmssync.commands.pull import run_pull
 
@@ -201,6 +217,8 @@ def pull(
                 lock_timeout=lock_timeout,
                 force=force,
                 dry_run=dry_run,
+                take_all=take_all,
+                kinds=kinds,
             )
         )
 

@@ -19,10 +19,19 @@ async def run_pull(
     lock_timeout: float | None = None,
     force: bool = False,
     dry_run: bool = False,
+    take_all: bool = False,
+    kinds: tuple[str, ...] = (),
 ) -> int:
     """Pull, print the summary (and with ``dry_run`` the diffs); 1 when a local edit was kept."""
     pulled = await pull_site(
-        directory, pages=pages, overrides=overrides, lock_timeout=lock_timeout, force=force, dry_run=dry_run
+        directory,
+        pages=pages,
+        overrides=overrides,
+        lock_timeout=lock_timeout,
+        force=force,
+        dry_run=dry_run,
+        take_all=take_all,
+        kinds=kinds,
     )
     out.write(render_pull(pulled))
     return pulled.exit_code

@@ -131,6 +131,11 @@ def live_field(live: LivePage, name: str) -> Any:
     }.get(name)
 
 
+def field_matches(name: str, value: Any, live: LivePage) -> bool:
+    """Whether desired field ``name`` (``name``, ``attributes.HANDLE``…) already holds ``value`` on ``live``."""
+    return _same(name, value, live_field(live, name), live)
+
+
 def _same(name: str, value: Any, live_value: Any, live: LivePage) -> bool:
     if name.startswith("attributes."):
         handle = name.removeprefix("attributes.")

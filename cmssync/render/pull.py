@@ -51,6 +51,7 @@ def pull_summary(pulled: Pulled) -> str:
             lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
     if pulled.placeholders:
         lines.append(f"  blocks kept as placeholders (never written by apply): {len(pulled.placeholders)}")
+    lines += not_taken_lines(pulled.not_taken)
     kept = settled.kept()
     if kept:
         lines.append(f"local edits kept, not overwritten ({len(kept)}; review them, or pull again with --force):")
@@ -58,6 +59,23 @@ def pull_summary(pulled: Pulled) -> str:
     elif not dry_run:
         lines.append("everything pulled is now managed (the next plan is empty)")
     return "\n".join(lines) + "\n"
+
+
+def not_taken_lines(not_taken: dict[str, list[str]]) -> list[str]:
+    """What the site has and the content does not manage, left out (at most 5 names per kind)."""
+    lines = []
+    for kind in ("page", "file", "user", "group"):
+        names = not_taken.get(kind, [])
+        if names:
+            shown = ", ".join(names[:5]) + (f", … ({len(names) - 5} more)" if len(names) > 5 else "")
+            lines.append(f"  {len(names)} {kind}{'s' if len(names) > 1 else ''}: {shown}")
+    if not lines:
+        return []
+    return [
+        "not taken in (on the site, not managed by this content; pull --all, --kind KIND or --pages PATH takes "
+        "them in):",
+        *lines,
+    ]
 
 
 def _counted(counts: Counter[Decision], dry_run: bool) -> str:

@@ -1,17 +1,20 @@
-"""``cmssync pull``: adopt an existing site — write its pages, blocks, files, users and groups as content.
+"""``cmssync pull``: adopt an existing site, or merge the site's changes into content that already manages it.
 
 The live site is read through the page tree (every page, or only ``--pages``), the file, user and group lists;
 files are downloaded. What is written is the content that, applied, gives the site as it is, so the next plan is
-empty. Block values are translated from the export form every API read shows into references
-(``cmssync.plan.references``): page links become ``${page-link:/path}``, download links ``${file-link:PATH}``,
-pictures ``<concrete-picture fID="${file-id:PATH}" …/>``, file and page columns ``${file-id:…}`` / ``${page-id:…}``;
-absolute URLs of pulled files become ``${file:PATH}``; booleans of known blocks become YAML booleans. A block whose
-read is lossy (layouts, containers, galleries, multi-entry blocks, a download link read back as ``href=""``, a link
-to a file that was not pulled) or whose type is not known to round-trip is written as a placeholder
-``- keep: {type: …, id: N}``, which apply never touches. Sub-areas of layouts (``Main : 13 : …``) are not pulled.
+empty; how a page read becomes content is ``cmssync.sync.pull_page_form``.
+
+**Pull merges.** An existing file is the starting point: what the site holds as the file says (compared as the
+planner compares) keeps the file's own text — ``${env:…}`` passwords, ``raw: true`` blocks, references, comments,
+key order, quoting — and only what differs takes the site's value (``cmssync.sync.pull_merge``); a YAML file
+holding the same data is not rewritten at all. In a directory that already manages content, only what it manages
+is pulled; the site's other objects are listed and taken in only with ``--all``, ``--kind`` or ``--pages``; site
+files are bound by identity, never by name or list order (``cmssync.sync.pull_scope``). So a pull right after an
+apply writes nothing (no content, manifest or state) and exits 0.
+
 A page whose handle holds a word Concrete drops from the URLs it makes gets its ``id:`` pinned, so it loads; a page
-whose existing file pins another id is left alone. Existing files are edited in place by the content writer, so
-comments survive. Everything written is recorded as managed in the state.
+whose existing file pins another id is left alone. Everything written is recorded as managed in the state, keeping
+what pull does not read (password digests, a draft cmssync started).
 
 Not pulled, because the API cannot write it back: passwords (users get none; add ``password: ${env:NAME}`` to set
 one), select and file attributes (the API sets them by numeric option or file id), the super admin (user 1).
@@ -21,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -29,36 +31,25 @@ from typing import Any
 from pydantic import ValidationError
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.models import Area, Block, Page
 from cmssync.config import CONFIG_VARIABLE, Settings, load_settings
 from cmssync.content import writer
-from cmssync.content.blocktypes import BlockField, BlockType, block_type, block_types, keep_reason
 from cmssync.content.loader import load_content
 from cmssync.content.models import PageSpec
-from cmssync.content.paths import check_page_path, dropped_words
+from cmssync.content.paths import check_page_path
 from cmssync.errors import ConfigError
 from cmssync.plan.assets import file_digest, file_hash
 from cmssync.plan.conflicts import page_base
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
-from cmssync.plan.pages import build_desired_page
-from cmssync.plan.references import (
-    FileLookup,
-    Lossy,
-    Rendered,
-    column_to_reference,
-    export_name,
-    html_to_references,
-    is_sub_area,
-    rendered_blocks,
-)
+from cmssync.plan.pages import DesiredPage, build_desired_page
 from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
 from cmssync.state.records import FileRecord, PageRecord, State
-from cmssync.sync.pull_assets import escape, pull_files, pull_users_and_groups
+from cmssync.sync.page_read import to_live_page
+from cmssync.sync.pull_assets import pull_files, pull_users_and_groups
 from cmssync.sync.pull_config import starter_config
-from cmssync.sync.pull_merge import keep_explicit
+from cmssync.sync.pull_merge import keep_explicit, merge_page
+from cmssync.sync.pull_page_form import PLACEHOLDER_NOTE, PULLED_ATTRIBUTE_TYPES, page_spec, placeholder_note
+from cmssync.sync.pull_scope import PullScope, pull_scope
 from cmssync.sync.pull_writes import Pulled, Staged, discard_staging, settle, staging_directory
-
-PULLED_ATTRIBUTE_TYPES = {"text", "textarea", "boolean", "number", "url", "email", "telephone"}
 
 
 async def pull_site(
@@ -69,6 +60,8 @@ async def pull_site(
     lock_timeout: float | None = None,
     force: bool = False,
     dry_run: bool = False,
+    take_all: bool = False,
+    kinds: tuple[str, ...] = (),
 ) -> Pulled:
     """Pull under the state lock and return what was (with ``dry_run``: would be) written; the command renders it
     (``cmssync.render.pull``)."""
@@ -80,7 +73,10 @@ async def pull_site(
         state = store.load()
         state.bind_site(settings.site.url, settings.site.api_prefix, allow_other_site=overrides is not None)
         async with ConcreteClient.from_settings(settings, base_dir=directory) as client:
-            return await pull(client, directory, settings, state, store, only=pages, force=force, dry_run=dry_run)
+            scope = pull_scope(directory, state, take_all=take_all, kinds=kinds)
+            return await pull(
+                client, directory, settings, state, store, only=pages, force=force, dry_run=dry_run, scope=scope
+            )
 
 
 async def pull(
@@ -93,12 +89,14 @@ async def pull(
     only: tuple[str, ...] = (),
     force: bool = False,
     dry_run: bool = False,
+    scope: PullScope | None = None,
 ) -> Pulled:
     """Read the site, stage every file, then write those that lose no local edit (``cmssync.sync.pull_writes``)
     and record what was written; with ``dry_run`` keep the diffs and write nothing, state included."""
     result = Pulled(root=root, dry_run=dry_run, staging=staging_directory(root, dry_run=dry_run))
+    scope = scope or pull_scope(root, state)
     try:
-        await _read_site(client, root, settings, state, result, only)
+        await _read_site(client, root, settings, state, result, only, scope)
         if not (root / "cmssync.yaml").exists() and CONFIG_VARIABLE not in os.environ:
             text = starter_config(settings, result.unnamed_folders)
             result.staged.append(Staged("config", "cmssync.yaml", root / "cmssync.yaml", text=text))
@@ -107,23 +105,35 @@ async def pull(
         discard_staging(result.staging)
     if dry_run:
         return result
+    before = state.model_dump()
     _record(root, state, client.base_url, result)
-    store.save(state)
+    if state.model_dump() != before:
+        store.save(state)
     return result
 
 
 async def _read_site(
-    client: ConcreteClient, root: Path, settings: Settings, state: State, result: Pulled, only: tuple[str, ...]
+    client: ConcreteClient,
+    root: Path,
+    settings: Settings,
+    state: State,
+    result: Pulled,
+    only: tuple[str, ...],
+    scope: PullScope,
 ) -> None:
     base_url = client.base_url
     if not only:
-        await pull_files(client, root, settings, state, result)
-        await pull_users_and_groups(client, root, state, result)
+        await pull_files(client, root, settings, state, result, scope)
+        await pull_users_and_groups(client, root, state, result, scope)
     file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
     tree = [node async for node in client.walk_page_tree((await client.default_site(includes=())).home_page_id or 1)]
     wanted = set(only)
     paths = [node.page.url_path for node in tree if not wanted or node.page.url_path in wanted]
     missing = wanted - set(paths)
+    if not wanted and not scope.takes("page"):
+        managed = [path for path in paths if writer.page_file(root, path).is_file()]
+        result.not_taken["page"] = [path for path in paths if path not in set(managed)]
+        paths = managed
     result.skipped += [f"page {path}: not found on the site" for path in sorted(missing)]
     ids = result.page_ids = {node.page.url_path: node.page.id for node in tree}
     uuids = {file.id.lower(): path for path, (file, _spec) in result.files.items()}
@@ -148,19 +158,55 @@ async def _read_site(
                 "left as it is (fix the id or move the file)"
             )
             continue
-        spec = page_spec(page, base_url, file_urls, uuids, notes=result.notes, placeholders=result.placeholders)
+        notes: list[str] = []
+        placeholders: list[str] = []
+        spec = page_spec(page, base_url, file_urls, uuids, notes=notes, placeholders=placeholders)
         types = {
             a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle
         }
         data = keep_explicit(existing, writer.spec_data(spec), types, frozenset(PULLED_ATTRIBUTE_TYPES))
+        desired = _desired(existing, path, resolve, base_url)
+        if isinstance(existing, dict) and desired is not None:
+            live = to_live_page(page, None, base_url)
+            data = merge_page(existing, data, desired, live, take_all=scope.take_all)
+            notes, placeholders = _written_placeholders(path, data, notes, placeholders)
         try:
             spec = PageSpec.model_validate(data)
         except ValidationError as exc:
             result.skipped.append(f"page {path}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}")
             continue
+        result.notes += notes
+        result.placeholders += placeholders
         clean = _page_clean(path, state, resolve, base_url)
         result.staged.append(Staged("page", path, target, text=writer.render_yaml(target, data), clean=clean))
         result.pages[path] = (page, spec)
+
+
+def _written_placeholders(
+    path: str, data: dict[str, Any], notes: list[str], placeholders: list[str]
+) -> tuple[list[str], list[str]]:
+    """The notes and placeholders of the blocks a merge kept as placeholders (not those the file holds as it says)."""
+    areas = data.get("areas") if isinstance(data.get("areas"), dict) else {}
+    kept_ids = {
+        block["keep"].get("id")
+        for blocks in (areas or {}).values()
+        if isinstance(blocks, list)
+        for block in blocks
+        if isinstance(block, dict) and isinstance(block.get("keep"), dict)
+    }
+    written = [entry for entry in placeholders if int(entry.split(" ", 2)[1]) in kept_ids]
+    others = [note for note in notes if not note.startswith(f"page {path}: {PLACEHOLDER_NOTE}")]
+    return [*others, *([f"page {path}: {placeholder_note(written)}"] if written else [])], written
+
+
+def _desired(existing: Any, path: str, resolve: Resolver, base_url: str) -> DesiredPage | None:
+    """The desired form of an existing page file, or None when it is not a valid page."""
+    if not isinstance(existing, dict):
+        return None
+    try:
+        return build_desired_page(PageSpec.model_validate(existing), path, resolve, base_url=base_url)
+    except (ValidationError, ValueError, KeyError):
+        return None
 
 
 def _page_clean(path: str, state: State, resolve: Resolver, base_url: str) -> Callable[[Path], bool]:
@@ -196,6 +242,9 @@ def _record(root: Path, state: State, base_url: str, result: Pulled) -> None:
         state.record_file(path, record)
     if not result.settled.not_written("users"):
         for username, user_record in result.user_records.items():
+            known = state.users.get(username)
+            if known is not None and known.id == user_record.id:  # its password digest stays (pull reads none)
+                user_record = known.model_copy(update={"digest": user_record.digest})
             state.record_user(username, user_record)
     if not result.settled.not_written("groups"):
         for name, group_record in result.group_records.items():
@@ -217,148 +266,10 @@ def _record(root: Path, state: State, base_url: str, result: Pulled) -> None:
         desired = build_desired_page(content.pages[path], path, resolve, base_url=base_url)
         version = page.version.id if page.version else None
         base = page_base(desired.fields, desired.areas, desired.end_date)  # the three-way base: site == content
-        state.record_page(path, PageRecord(id=page.id, digest=desired.digest, live_version_id=version, base=base))
-
-
-# --- pages --------------------------------------------------------------------------------------------------------
-
-
-def page_spec(
-    page: Page,
-    base_url: str,
-    file_urls: Mapping[str, str],
-    uuids: Mapping[str, str] | None = None,
-    *,
-    notes: list[str] | None = None,
-    placeholders: list[str] | None = None,
-) -> PageSpec:
-    """A page read (with ``areas``, and ``areas.content`` to recover download links) as content; what a user should
-    know about it (blocks kept as placeholders, links visitors cannot open) is appended to ``notes``, and each
-    placeholder block (``type id (reason)``) to ``placeholders``."""
-    attributes = {
-        attribute.handle: attribute.value
-        for attribute in page.custom_attributes
-        if attribute.handle
-        and (attribute.type or DEFAULT_ATTRIBUTE_TYPES.get(attribute.handle, "")) in PULLED_ATTRIBUTE_TYPES
-        and attribute.value not in (None, "", False)
-    }
-    links = _Links(base_url, file_urls, uuids or {})
-    areas = {area.name: links.area(area) for area in page.areas or [] if not is_sub_area(area.name)}
-    if notes is not None:
-        notes.extend(f"page {page.url_path}: {note}" for note in links.notes())
-    if placeholders is not None:
-        placeholders.extend(links.kept)
-    data: dict[str, Any] = {"name": page.name or ""}
-    if dropped_words(page.url_path.rsplit("/", 1)[-1]):
-        # Concrete would not make this URL for a new page; pinning the id says the page exists (it then loads).
-        data["id"] = page.id
-    if page.description:
-        data["description"] = escape(page.description)
-    if page.type:
-        data["type"] = page.type
-    if page.template:
-        data["template"] = page.template
-    if attributes:
-        data["attributes"] = {k: escape(v) if isinstance(v, str) else v for k, v in attributes.items()}
-    if areas:
-        data["areas"] = areas
-    return PageSpec.model_validate(data)
-
-
-class _Links:
-    """Translates one page's blocks into content (see the module docstring)."""
-
-    def __init__(self, base_url: str, file_urls: Mapping[str, str], uuids: Mapping[str, str]) -> None:
-        self.base_url = base_url
-        self.file_urls = file_urls
-        by_export = {name: path for path, url in file_urls.items() if (name := export_name(url)) is not None}
-        self.files: FileLookup = by_export.get
-        self.uuids: FileLookup = uuids.get
-        self.kept: list[str] = []
-        self.numeric_links = 0
-
-    def notes(self) -> list[str]:
-        found = []
-        if self.kept:
-            found.append(f"kept as placeholders (never written by apply): {'; '.join(self.kept)}")
-        if self.numeric_links:
-            found.append(
-                f"{self.numeric_links} download link(s) stored by numeric id kept as they are; visitors get "
-                "'Invalid File.' for them on Concrete 9.x: write ${file-link:PATH} instead"
+        page_record = PageRecord(id=page.id, digest=desired.digest, live_version_id=version, base=base)
+        recorded = state.pages.get(path)
+        if recorded is not None and recorded.id == page.id:  # what pull does not read (a draft cmssync started) stays
+            page_record = recorded.model_copy(
+                update={"digest": desired.digest, "live_version_id": version, "base": base}
             )
-        return found
-
-    def area(self, area: Area) -> list[dict[str, Any]]:
-        rendered_html = area.content.raw if area.content is not None else None
-        by_block: dict[int, Rendered] = {}
-        for declared in block_types().values():
-            if declared.rendered_wrapper is None:
-                continue
-            blocks = [block for block in area.blocks if block.type == declared.handle]
-            pieces = rendered_blocks(rendered_html, declared.rendered_wrapper, len(blocks)) if rendered_html else None
-            by_block.update(zip((b.id for b in blocks), pieces or [], strict=False))
-        return [self.block(block, by_block.get(block.id)) for block in area.blocks]
-
-    def block(self, block: Block, rendered: Rendered | None) -> dict[str, Any]:
-        """One block as content: links as references, or a ``keep`` placeholder when the API read lost something
-        (or the type is not known to round-trip), so that apply never writes it back."""
-        kind = block.type or ""
-        reason = keep_reason(kind, block.value)
-        if reason is not None:
-            return self._keep(block, reason)
-        declared = block_type(kind)
-        assert declared is not None  # keep_reason gives a reason for every undeclared type
-        try:
-            value = {key: self.field(declared, key, str(v), rendered) for key, v in block.value.items()}
-        except Lossy as exc:
-            return self._keep(block, str(exc))
-        if not declared.has_model:
-            dropped = declared.dropped_when_zero
-            raw = {k: v for k, v in value.items() if not (k in dropped and v == "0")}
-            return {"type": kind, "raw": True, "value": raw}
-        fields = {item.name: item for item in declared.fields}
-        written = {
-            name: content for name, item in fields.items() if (content := _pulled(item, value.get(name))) is not None
-        }
-        return {"type": kind, "value": written} if written else {"type": kind}
-
-    def field(self, declared: BlockType, name: str, text: str, rendered: Rendered | None) -> str:
-        column = column_to_reference(text, self.files)
-        if column is not None:
-            return column
-        text = _with_references(text, self.base_url, self.file_urls)
-        if declared.kind_of(name) != "rich_text":
-            return text
-        translated = html_to_references(text, self.files, rendered, self.uuids)
-        self.numeric_links += len(re.findall(r"\{CCM:FID_DL_\d+\}", translated))
-        return translated
-
-    def _keep(self, block: Block, reason: str) -> dict[str, Any]:
-        self.kept.append(f"{block.type} {block.id} ({reason})")
-        return {"keep": {"type": block.type or "", "id": block.id}}
-
-
-def _pulled(declared: BlockField, read: str | None) -> Any:
-    """One modelled field as content, from its read (references already translated): None to leave it out (an
-    optional field read empty), the default when the read lacks it, booleans and integers as such."""
-    if read is None:
-        return None if declared.default is None else ("" if declared.required else declared.default)
-    if declared.kind == "bool":
-        return read == "1"
-    if read == "" and not declared.required and declared.default is None:
-        return None
-    if declared.kind == "int" and re.fullmatch(r"-?\d+", read):
-        return int(read)
-    return read
-
-
-def _with_references(text: str, base_url: str, file_urls: Mapping[str, str]) -> str:
-    text = escape(text)
-    for path, url in file_urls.items():
-        if not url:
-            continue
-        reference = f"${{file:{path}}}"
-        text = text.replace(url, reference)
-        if url.startswith(base_url):
-            text = text.replace("{CCM:BASE_URL}" + url[len(base_url) :], reference)
-    return text
+        state.record_page(path, page_record)

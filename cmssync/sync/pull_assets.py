@@ -12,6 +12,7 @@ is written.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -21,48 +22,57 @@ from pydantic import ValidationError
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PermissionDenied, UnexpectedResponse
 from cmssync.api.models import File
-from cmssync.config import Settings
+from cmssync.config import Settings, folder_path
 from cmssync.content import writer
 from cmssync.content.files import FileSpec, HashCache
-from cmssync.content.models import FileSidecar, GroupSpec, Location, UserSpec
-from cmssync.plan.assets import user_digest
+from cmssync.content.models import FileSidecar, Location, UserSpec
+from cmssync.plan.assets import desired_file_meta, file_digest, user_digest
 from cmssync.state.records import GroupRecord, State, UserRecord
 from cmssync.sync.observe import unreliable_list_warning
+from cmssync.sync.pull_scope import PullScope
 from cmssync.sync.pull_writes import Pulled, Staged, sha256_of
 
 
-async def pull_files(client: ConcreteClient, root: Path, settings: Settings, state: State, result: Pulled) -> None:
+async def pull_files(
+    client: ConcreteClient, root: Path, settings: Settings, state: State, result: Pulled, scope: PullScope
+) -> None:
     folder_paths = {folder_id: path for path, folder_id in settings.folders.items()}
-    seen: set[str] = set()
     listed = [file async for file in client.iter_files()]
     warning = unreliable_list_warning("files", [file.date_added for file in listed])
     if warning is not None:
         result.skipped.append(warning)
-    for number, file in enumerate(listed):
+    bound = {str(record.id).lower(): path for path, record in state.files.items()}
+    seen = set(bound.values())
+    # Bound files first, so that a free name is never one a bound file holds.
+    for number, file in sorted(enumerate(listed), key=lambda item: item[1].id.lower() not in bound):
         url_name = PurePosixPath((file.url or "").split("?")[0]).name
         if not url_name:
             result.skipped.append(f"file {file.id}: it has no public URL")
             continue
         folder = folder_paths.get(file.folder) if file.folder is not None else None
-        if file.folder is not None and folder is None:
-            result.unnamed_folders[file.folder] = result.unnamed_folders.get(file.folder, 0) + 1
-        path = _unique(f"{folder.strip('/')}/{url_name}" if folder and folder != "/" else url_name, seen)
+        named = f"{folder.strip('/')}/{url_name}" if folder and folder != "/" else url_name
         assert result.staging is not None
         staged = result.staging / f"{number}-{url_name}"
-        try:
-            await client.download_file(file, staged)
-        except (NotFound, PermissionDenied, UnexpectedResponse) as exc:  # this file's bytes, not the whole site
-            result.skipped.append(f"file {path} (id {file.id}): not downloaded, {exc}; the rest is pulled without it")
-            seen.discard(path)
+        path = bound.get(file.id.lower())
+        if path is not None and PurePosixPath(path).name != url_name:
+            result.notes.append(f"file {path}: renamed on the site to {url_name}; still bound to {path}")
+        if path is None:
+            path = await _free_path(client, file, staged, root, named, seen, result, scope)
+            if path is None:
+                continue
+        elif not await _download(client, file, staged, path, result):
             continue
+        if file.folder is not None and folder is None:
+            result.unnamed_folders[file.folder] = result.unnamed_folders.get(file.folder, 0) + 1
         target = root / "files" / path
         result.staged.append(Staged("file", path, target, source=staged, clean=_asset_clean(state, path)))
         sidecar_file = root / "files" / f"{path}.yaml"
-        meta = _sidecar(file, url_name, folder, writer.read_plain(sidecar_file))
+        meta = _sidecar(file, url_name, folder, writer.read_plain(sidecar_file), take_all=scope.take_all)
         sidecar = FileSidecar.model_validate(meta)
         if meta or sidecar_file.exists():
             text = writer.render_yaml(sidecar_file, meta)
-            result.staged.append(Staged("sidecar", path, sidecar_file, text=text))
+            clean = _sidecar_clean(state, path, settings)
+            result.staged.append(Staged("sidecar", path, sidecar_file, text=text, clean=clean))
         size, sha = HashCache(None).sha256(staged)
         spec = FileSpec(
             path=path,
@@ -85,33 +95,120 @@ async def pull_files(client: ConcreteClient, root: Path, settings: Settings, sta
         )
 
 
-def _unique(path: str, seen: set[str]) -> str:
+async def _free_path(
+    client: ConcreteClient,
+    file: File,
+    staged: Path,
+    root: Path,
+    named: str,
+    seen: set[str],
+    result: Pulled,
+    scope: PullScope,
+) -> str | None:
+    """The path of a site file the state does not bind (downloaded to ``staged``): a local asset at its name that
+    no other site file holds and has its bytes, else — when files are taken in — a free name; None when it is
+    not taken in (listed)."""
+    local = root / "files" / named
+    downloaded = named not in seen and local.is_file()
+    if downloaded:
+        if not await _download(client, file, staged, named, result):
+            return None
+        if sha256_of(local) == sha256_of(staged):
+            seen.add(named)
+            return named
+    if not scope.takes("file"):
+        result.not_taken.setdefault("file", []).append(
+            f"{named} (another file of that name)" if named in seen else named
+        )
+        return None
+    path = _unique(named, seen, root)
+    if not downloaded and not await _download(client, file, staged, path, result):
+        seen.discard(path)
+        return None
+    return path
+
+
+async def _download(client: ConcreteClient, file: File, staged: Path, path: str, result: Pulled) -> bool:
+    """Download ``file`` to ``staged``; a file whose bytes the site does not serve is skipped with a note."""
+    try:
+        await client.download_file(file, staged)
+    except (NotFound, PermissionDenied, UnexpectedResponse) as exc:  # this file's bytes, not the whole site
+        result.skipped.append(f"file {path} (id {file.id}): not downloaded, {exc}; the rest is pulled without it")
+        return False
+    return True
+
+
+def _unique(path: str, seen: set[str], root: Path) -> str:
+    """``path``, or ``name-2.ext``… when a bound file or a local asset holds it."""
     stem, dot, suffix = path.rpartition(".")
     number = 2
-    while path in seen:
+    while path in seen or (root / "files" / path).exists():
         path, number = f"{stem}-{number}{dot}{suffix}", number + 1
     seen.add(path)
     return path
 
 
-def _sidecar(file: File, url_name: str, folder: str | None, existing: Any) -> dict[str, Any]:
-    meta: dict[str, Any] = {}
+def _sidecar(file: File, url_name: str, folder: str | None, existing: Any, *, take_all: bool) -> dict[str, Any]:
+    """The sidecar of a pulled file: the site's metadata; merged into an existing sidecar, whose keys keep their
+    text where the site holds the same value (compared as the planner does) and whose unread keys (attributes, a
+    folder the API cannot name) stay; keys it does not state are added only with ``take_all``."""
+    site: dict[str, Any] = {}
     if file.title and file.title != url_name:
-        meta["title"] = escape(file.title)
+        site["title"] = escape(file.title)
     if file.description:
-        meta["description"] = escape(file.description)
+        site["description"] = escape(file.description)
     if file.tag_list:
-        meta["tags"] = file.tag_list
+        site["tags"] = file.tag_list
     if folder is not None:
-        meta["folder"] = folder
-    if isinstance(existing, dict):
-        if "description" in existing and "description" not in meta:
-            meta["description"] = ""
-        if "tags" in existing and "tags" not in meta:
-            meta["tags"] = []
-        if "folder" in existing and folder is None:
-            meta["folder"] = existing["folder"]  # the API cannot name this folder: the file's word stands
-    return meta
+        site["folder"] = folder
+    if not isinstance(existing, dict):
+        return site
+    local = _comparable_meta(existing, url_name)
+    remote = _comparable_meta(site, url_name)
+    merged = dict(existing)
+    for key in ("title", "description", "tags"):
+        if key in existing and local.get(key) != remote.get(key):
+            merged[key] = site.get(key, {"title": url_name, "description": "", "tags": []}[key])
+    if "folder" in existing and folder is not None and existing["folder"] != folder:
+        merged["folder"] = folder
+    if take_all:
+        merged = {**site, **merged}
+    return merged
+
+
+def _comparable_meta(meta: dict[str, Any], url_name: str) -> dict[str, Any]:
+    """Title, description and tags of a sidecar's data as the planner compares them (a missing title is the file
+    name, as Concrete names an uploaded file)."""
+    try:
+        sidecar = FileSidecar.model_validate(meta)
+    except ValidationError:
+        return {"invalid": meta}
+    compared = desired_file_meta(
+        FileSpec(path=url_name, size=0, sha256="", meta=sidecar, folder_id=None, source=Location(file=""))
+    )
+    compared.setdefault("title", url_name)
+    compared.setdefault("description", "")
+    compared.setdefault("tags", [])
+    return compared
+
+
+def _sidecar_clean(state: State, path: str, settings: Settings) -> Callable[[Path], bool]:
+    """The sidecar on disk is what the last apply or pull recorded: its metadata digest is the state's."""
+
+    def clean(target: Path) -> bool:
+        record = state.files.get(path)
+        data = writer.read_plain(target)
+        if record is None or record.digest is None or not isinstance(data, dict):
+            return False
+        try:
+            meta = FileSidecar.model_validate(data)
+            folder = meta.folder if not isinstance(meta.folder, str) else settings.folders.get(folder_path(meta.folder))
+        except (ValidationError, ValueError):
+            return False
+        spec = FileSpec(path=path, size=0, sha256="", meta=meta, folder_id=folder, source=Location(file=path))
+        return file_digest(spec) == record.digest
+
+    return clean
 
 
 def _asset_clean(state: State, path: str) -> Callable[[Path], bool]:
@@ -122,8 +219,14 @@ def _asset_clean(state: State, path: str) -> Callable[[Path], bool]:
     return clean
 
 
-async def pull_users_and_groups(client: ConcreteClient, root: Path, state: State, result: Pulled) -> None:
-    specs: list[UserSpec] = []
+async def pull_users_and_groups(
+    client: ConcreteClient, root: Path, state: State, result: Pulled, scope: PullScope
+) -> None:
+    """``users.yaml`` and ``groups.yaml`` merged: the file's entries in its order, each with the site's email and
+    language where they differ (its password reference and other keys kept); the site's others appended when taken
+    in, listed otherwise; entries the site lacks stay (apply creates them)."""
+    site_users: dict[str, dict[str, Any]] = {}
+    ids: dict[str, int] = {}
     for user in await client.all_users():
         if user.id == 1 or not user.username:
             continue  # the super admin is never managed
@@ -131,23 +234,66 @@ async def pull_users_and_groups(client: ConcreteClient, root: Path, state: State
         if user.language:
             data["language"] = user.language
         try:
-            spec = UserSpec.model_validate(data)
+            UserSpec.model_validate(data)
         except ValidationError as exc:
             result.skipped.append(f"user {user.username}: {exc.errors()[0]['msg']}")
             continue
-        specs.append(spec)
-        result.user_records[user.username] = UserRecord(id=user.id, digest=user_digest(spec))
-    if specs:
-        target = root / "users.yaml"
-        text = writer.render_yaml(target, [writer.spec_data(s) for s in sorted(specs, key=lambda s: s.username)])
+        site_users[user.username], ids[user.username] = data, user.id
+    target = root / "users.yaml"
+    entries = _merged_entries(writer.read_plain(target), site_users, "username", "user", result, scope)
+    for entry in entries:
+        name = entry.get("username")
+        if name in ids:
+            with contextlib.suppress(ValidationError):
+                spec = UserSpec.model_validate(entry)
+                result.user_records[name] = UserRecord(id=ids[name], digest=user_digest(spec))
+    if entries:
+        text = writer.render_yaml(target, entries)
         result.staged.append(Staged("users", "users.yaml", target, text=text, clean=_users_clean(state)))
-    groups = [group async for group in client.iter_groups()]
-    if groups:
-        target = root / "groups.yaml"
-        names = [GroupSpec(name=g.name or "") for g in sorted(groups, key=lambda g: g.id)]
-        text = writer.render_yaml(target, [writer.spec_data(group) for group in names])
+    groups = {group.name or "": group async for group in client.iter_groups()}
+    target = root / "groups.yaml"
+    site_groups = {name: {"name": name} for name in sorted(groups, key=lambda n: groups[n].id)}
+    entries = _merged_entries(writer.read_plain(target), site_groups, "name", "group", result, scope)
+    if entries:
+        text = writer.render_yaml(target, entries)
         result.staged.append(Staged("groups", "groups.yaml", target, text=text, clean=_groups_clean(state)))
-        result.group_records = {group.name or "": GroupRecord(id=group.id) for group in groups}
+        result.group_records = {
+            str(entry["name"]): GroupRecord(id=groups[entry["name"]].id)
+            for entry in entries
+            if entry.get("name") in groups
+        }
+
+
+def _merged_entries(
+    existing: Any,
+    site: dict[str, dict[str, Any]],
+    key: str,
+    kind: str,
+    result: Pulled,
+    scope: PullScope,
+) -> list[dict[str, Any]]:
+    """The file's entries (by ``key``) with the site's differing values, then the site's others if taken in."""
+    local = [item for item in existing if isinstance(item, dict)] if isinstance(existing, list) else []
+    names = {item.get(key) for item in local}
+    merged = []
+    for item in local:
+        remote = site.get(item.get(key))  # type: ignore[arg-type]
+        if remote is None:
+            merged.append(item)
+            continue
+        entry = dict(item)
+        for field_name, value in remote.items():
+            if (field_name in entry or scope.take_all) and entry.get(field_name) != value:
+                entry[field_name] = value
+        if "language" in entry and "language" not in remote:
+            del entry["language"]
+        merged.append(entry)
+    others = [name for name in site if name not in names]
+    if scope.takes(kind):
+        merged += [site[name] for name in (sorted(others) if kind == "user" else others)]
+    else:
+        result.not_taken.setdefault(kind, []).extend(sorted(others))
+    return merged
 
 
 def _users_clean(state: State) -> Callable[[Path], bool]:

@@ -23,6 +23,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cmssync.plan.blocks import Add, AlignmentError, DesiredBlock, Keep, LiveBlock, align_area
+from cmssync.plan.conflicts import field_matches
+from cmssync.plan.pages import DesiredPage
+from cmssync.plan.snapshot import LivePage
+
 CONTENT_ONLY_KEYS = ("id", "publish_end_date", "ignore", "protect", "on_conflict", "on_foreign_draft")
 """Page keys the API does not read back: an existing file's value is kept as written."""
 
@@ -66,3 +71,82 @@ def keep_explicit(
         if kept:
             merged["attributes"] = kept
     return merged
+
+
+def merge_page(
+    existing: dict[str, Any], site: dict[str, Any], desired: DesiredPage, live: LivePage, *, take_all: bool
+) -> dict[str, Any]:
+    """The page file ``existing`` (plain data) with the site's values (``site``, its written form after
+    :func:`keep_explicit`) where they differ from what the file means, and the file's own text where they do not.
+
+    Compared as the planner compares (``desired``: the file's desired form, ``live``: the page read): a field, an
+    attribute or a block the site holds as the file says keeps the file's text — references, ``raw`` blocks,
+    comments, key order, quoting; one the site holds otherwise takes the site's value. Keys, attributes and areas
+    the file does not state are not managed and stay out, unless ``take_all`` (``pull --all``); an ``id`` the site
+    needs pinned is always added.
+    """
+    merged = dict(existing)
+    for name, value in desired.fields.items():
+        if name.startswith("attributes.") or field_matches(name, value, live):
+            continue
+        if name in site:
+            merged[name] = site[name]
+        else:
+            merged.pop(name, None)
+    attributes = _merge_attributes(existing, site, desired, live, take_all=take_all)
+    if attributes is not None:
+        merged["attributes"] = attributes
+    areas = existing.get("areas")
+    if isinstance(areas, dict):
+        merged["areas"] = {
+            name: _merge_area(blocks, site.get("areas", {}).get(name, []), desired.areas.get(name), live.blocks(name))
+            for name, blocks in areas.items()
+        }
+    for key, value in site.items():
+        if key not in merged and (take_all or key == "id"):
+            merged[key] = value
+        elif key == "areas" and take_all:
+            merged["areas"] = {**value, **merged.get("areas", {})}
+    return merged
+
+
+def _merge_attributes(
+    existing: dict[str, Any], site: dict[str, Any], desired: DesiredPage, live: LivePage, *, take_all: bool
+) -> dict[str, Any] | None:
+    local = existing.get("attributes")
+    site_values = site.get("attributes", {})
+    if not isinstance(local, dict):
+        return dict(site_values) if take_all and site_values else None
+    merged = dict(local)
+    for handle in local:
+        name = f"attributes.{handle}"
+        if name not in desired.fields or field_matches(name, desired.fields[name], live):
+            continue
+        if handle in site_values:
+            merged[handle] = site_values[handle]
+        else:
+            del merged[handle]
+    if take_all:
+        merged = {**site_values, **merged}
+    return merged
+
+
+def _merge_area(
+    local: Any, site: list[Any], desired: list[DesiredBlock] | None, live: tuple[LiveBlock, ...]
+) -> list[Any]:
+    """The file's blocks where the live area holds them as the file says, the site's (``site``: one item per live
+    block) elsewhere, in the site's order."""
+    if not isinstance(local, list) or desired is None or len(desired) != len(local) or len(site) != len(live):
+        return site
+    try:
+        alignment = align_area(live, desired)
+    except AlignmentError:
+        return site
+    if not alignment.changed:
+        return local
+    position = {block.id: index for index, block in enumerate(live)}
+    return [
+        local[op.index] if isinstance(op, Keep) else site[position[op.live_id]]
+        for op in alignment.ops
+        if not isinstance(op, Add)
+    ]

@@ -5,7 +5,7 @@ assets downloaded into ``.cmssync/pull-staging/`` and installed by an atomic cop
 decides, file by file (:func:`settle`):
 
 * **new**: no file there → written;
-* **unchanged**: the file already holds exactly this → not touched;
+* **unchanged**: the file already holds exactly this, or the same data in its own layout → not touched;
 * **updated**: the file is what the last pull wrote (its SHA-256 is in the pull manifest
   ``.cmssync/pulled.json``) or what the last apply/pull recorded (a page whose digest, or an asset whose hash,
   equals the state's record) → replaced;
@@ -15,7 +15,7 @@ decides, file by file (:func:`settle`):
 Each file is replaced atomically and a kept file is never partly merged, so an interrupted or refused pull leaves
 every file either as it was or as the site has it. With ``dry_run`` nothing is written (no file, no manifest, no
 state) and each file that would change is kept as a unified diff (assets: their sizes) for the command to show.
-The manifest holds hashes only, and is rewritten after every pull that wrote something.
+The manifest holds hashes only, and is rewritten only by a pull that wrote something.
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
 
 from cmssync.api.models import File, Page
 from cmssync.content.files import FileSpec
@@ -114,6 +117,8 @@ class Pulled:
     staging: Path | None = None
     """Where assets are downloaded before they are installed (removed at the end)."""
     settled: Settled = field(default_factory=Settled)
+    not_taken: dict[str, list[str]] = field(default_factory=dict)
+    """Kind → what the site has and the content does not manage, left out (``cmssync.sync.pull_scope``)."""
 
     @property
     def exit_code(self) -> int:
@@ -171,6 +176,7 @@ def settle(staged: list[Staged], root: Path, *, force: bool, dry_run: bool) -> S
     if not dry_run:
         refuse_writes_outside(root, [item.target for item in staged])
     manifest = load_manifest(root)
+    before = dict(manifest)
     result = Settled()
     for item in staged:
         decision = _decide(item, root, manifest, force)
@@ -181,9 +187,9 @@ def settle(staged: list[Staged], root: Path, *, force: bool, dry_run: bool) -> S
             continue
         if decision in WRITES:
             _install(item)
-        if decision in WRITES or decision == "unchanged":
+        if decision in WRITES:
             manifest[relative_name(item.target, root)] = item.payload_sha()
-    if not dry_run:
+    if not dry_run and manifest != before:
         payload = {"version": 1, "files": dict(sorted(manifest.items()))}
         write_atomically(root / MANIFEST, json.dumps(payload, indent=1) + "\n", durable=False)
     return result
@@ -204,13 +210,23 @@ def _decide(item: Staged, root: Path, manifest: dict[str, str], force: bool) -> 
     if not item.target.is_file():
         return "new"
     on_disk = sha256_of(item.target)
-    if on_disk == item.payload_sha():
+    if on_disk == item.payload_sha() or _same_data(item, item.target):
         return "unchanged"
     if manifest.get(relative_name(item.target, root)) == on_disk:
         return "updated"
     if item.clean is not None and item.clean(item.target):
         return "updated"
     return "forced" if force else "kept"
+
+
+def _same_data(item: Staged, target: Path) -> bool:
+    """A YAML file that already holds the same data in another layout (indentation, quoting) is left as written."""
+    if item.text is None:
+        return False
+    try:
+        return bool(YAML(typ="safe").load(item.text) == YAML(typ="safe").load(target.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, YAMLError):
+        return False
 
 
 def _install(item: Staged) -> None:

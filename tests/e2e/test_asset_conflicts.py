@@ -6,45 +6,16 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
-from typing import Any
 
-import httpx
 import pytest
 
 from cmssync.commands.plan import run_plan
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.request import PlanRequest
 from cmssync.render.text import render_text
-from tests.support.rawsite import RawSite
+from tests.support.editors import AccountEditor
 from tests.support.sites import Site
 from tests.support.tokens import sandbox_token
-
-
-class AccountEditor:
-    """Someone changing users and files on the live site."""
-
-    SCOPES = "users:read users:update files:read files:update"
-
-    def __init__(self, sandbox: Sandbox) -> None:
-        token = sandbox_token(sandbox, self.SCOPES)
-        self.http = httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}, timeout=10)
-        self.reader = RawSite(sandbox)
-
-    def user(self, username: str) -> dict[str, Any]:
-        return next(u for u in self.reader.all("/users") if u["username"] == username)
-
-    def edit_user(self, username: str, **fields: Any) -> None:
-        self.http.put(f"/users/{self.user(username)['id']}", json=fields).raise_for_status()
-
-    def file(self, file_id: str) -> dict[str, Any]:
-        return dict(self.reader.get(f"/files/{file_id}"))
-
-    def edit_file(self, file_id: str, **fields: Any) -> None:
-        self.http.put(f"/files/{file_id}", json=fields).raise_for_status()
-
-    def close(self) -> None:
-        self.http.close()
-        self.reader.close()
 
 
 @pytest.fixture

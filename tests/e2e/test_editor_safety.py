@@ -6,9 +6,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
-from typing import Any
 
-import httpx
 import pytest
 
 from cmssync.commands.plan import run_plan
@@ -16,53 +14,10 @@ from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.request import PlanRequest
 from cmssync.render.text import render_json, render_text
 from cmssync.sync.applying import ApplyRequest
-from tests.support.rawsite import RawSite
+from tests.support.editors import Editor
 from tests.support.sites import Site
-from tests.support.tokens import sandbox_token
 
 ABOUT = "pages/about.yaml"
-
-
-class Editor:
-    """Someone working on the live site: page fields and blocks changed, approved or left as a draft."""
-
-    SCOPES = "pages:read pages:update pages:areas:update_block pages:versions:read pages:versions:update"
-
-    def __init__(self, sandbox: Sandbox) -> None:
-        token = sandbox_token(sandbox, self.SCOPES)
-        self.http = httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}, timeout=10)
-        self.reader = RawSite(sandbox)
-
-    def page(self, path: str) -> dict[str, Any]:
-        page = self.reader.page_by_path(path)
-        assert page is not None, path
-        return page
-
-    def edit(self, path: str, *, approve: bool = True, **fields: Any) -> int:
-        page = self.page(path)
-        self.http.put(f"/pages/{page['id']}", json=fields).raise_for_status()
-        return self._newest(page["id"], approve)
-
-    def edit_block(self, path: str, area: str, index: int, html: str, *, approve: bool = True) -> int:
-        page = self.page(path)
-        areas = page["areas"]["data"] if isinstance(page["areas"], dict) else page["areas"]
-        blocks = next(a["blocks"] for a in areas if a["name"] == area)
-        block = (blocks["data"] if isinstance(blocks, dict) else blocks)[index]
-        self.http.put(f"/pages/{page['id']}/{area}/{block['id']}", json={"value": {"content": html}}).raise_for_status()
-        return self._newest(page["id"], approve)
-
-    def _newest(self, page_id: int, approve: bool) -> int:
-        newest = self.reader.get(f"/page_versions/{page_id}")[0]
-        if approve:
-            self.http.put(f"/page_versions/{page_id}/{newest['id']}", json={"is_approved": True}).raise_for_status()
-        return int(newest["id"])
-
-    def live(self, path: str) -> dict[str, Any]:
-        return self.page(path)
-
-    def close(self) -> None:
-        self.http.close()
-        self.reader.close()
 
 
 @pytest.fixture

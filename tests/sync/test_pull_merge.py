@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cmssync.sync.pull import PULLED_ATTRIBUTE_TYPES
 from cmssync.sync.pull_merge import keep_explicit
+from cmssync.sync.pull_page_form import PULLED_ATTRIBUTE_TYPES
 
 PULLED = frozenset(PULLED_ATTRIBUTE_TYPES)
 

@@ -1,0 +1,181 @@
+"""How ``cmssync pull`` writes one page read as content: links as references, lossy blocks as placeholders.
+
+Block values are translated from the export form every API read shows into references
+(``cmssync.plan.references``): page links become ``${page-link:/path}``, download links ``${file-link:PATH}``,
+pictures ``<concrete-picture fID="${file-id:PATH}" …/>``, file and page columns ``${file-id:…}`` / ``${page-id:…}``;
+absolute URLs of pulled files become ``${file:PATH}``; booleans of known blocks become YAML booleans. A block whose
+read is lossy (layouts, containers, galleries, multi-entry blocks, a download link read back as ``href=""``, a link
+to a file that was not pulled) or whose type is not known to round-trip is written as a placeholder
+``- keep: {type: …, id: N}``, which apply never touches. Sub-areas of layouts (``Main : 13 : …``) are not pulled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from cmssync.api.models import Area, Block, Page
+from cmssync.content.blocktypes import BlockField, BlockType, block_type, block_types, keep_reason
+from cmssync.content.models import PageSpec
+from cmssync.content.paths import dropped_words
+from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES
+from cmssync.plan.references import (
+    FileLookup,
+    Lossy,
+    Rendered,
+    column_to_reference,
+    export_name,
+    html_to_references,
+    is_sub_area,
+    rendered_blocks,
+)
+from cmssync.sync.pull_assets import escape
+
+PULLED_ATTRIBUTE_TYPES = {"text", "textarea", "boolean", "number", "url", "email", "telephone"}
+PLACEHOLDER_NOTE = "kept as placeholders (never written by apply)"
+
+
+def placeholder_note(placeholders: list[str]) -> str:
+    return f"{PLACEHOLDER_NOTE}: {'; '.join(placeholders)}"
+
+
+def page_spec(
+    page: Page,
+    base_url: str,
+    file_urls: Mapping[str, str],
+    uuids: Mapping[str, str] | None = None,
+    *,
+    notes: list[str] | None = None,
+    placeholders: list[str] | None = None,
+) -> PageSpec:
+    """A page read (with ``areas``, and ``areas.content`` to recover download links) as content; what a user should
+    know about it (blocks kept as placeholders, links visitors cannot open) is appended to ``notes``, and each
+    placeholder block (``type id (reason)``) to ``placeholders``."""
+    attributes = {
+        attribute.handle: attribute.value
+        for attribute in page.custom_attributes
+        if attribute.handle
+        and (attribute.type or DEFAULT_ATTRIBUTE_TYPES.get(attribute.handle, "")) in PULLED_ATTRIBUTE_TYPES
+        and attribute.value not in (None, "", False)
+    }
+    links = _Links(base_url, file_urls, uuids or {})
+    areas = {area.name: links.area(area) for area in page.areas or [] if not is_sub_area(area.name)}
+    if notes is not None:
+        notes.extend(f"page {page.url_path}: {note}" for note in links.notes())
+    if placeholders is not None:
+        placeholders.extend(links.kept)
+    data: dict[str, Any] = {"name": page.name or ""}
+    if dropped_words(page.url_path.rsplit("/", 1)[-1]):
+        # Concrete would not make this URL for a new page; pinning the id says the page exists (it then loads).
+        data["id"] = page.id
+    if page.description:
+        data["description"] = escape(page.description)
+    if page.type:
+        data["type"] = page.type
+    if page.template:
+        data["template"] = page.template
+    if attributes:
+        data["attributes"] = {k: escape(v) if isinstance(v, str) else v for k, v in attributes.items()}
+    if areas:
+        data["areas"] = areas
+    return PageSpec.model_validate(data)
+
+
+class _Links:
+    """Translates one page's blocks into content (see the module docstring)."""
+
+    def __init__(self, base_url: str, file_urls: Mapping[str, str], uuids: Mapping[str, str]) -> None:
+        self.base_url = base_url
+        self.file_urls = file_urls
+        by_export = {name: path for path, url in file_urls.items() if (name := export_name(url)) is not None}
+        self.files: FileLookup = by_export.get
+        self.uuids: FileLookup = uuids.get
+        self.kept: list[str] = []
+        self.numeric_links = 0
+
+    def notes(self) -> list[str]:
+        found = []
+        if self.kept:
+            found.append(placeholder_note(self.kept))
+        if self.numeric_links:
+            found.append(
+                f"{self.numeric_links} download link(s) stored by numeric id kept as they are; visitors get "
+                "'Invalid File.' for them on Concrete 9.x: write ${file-link:PATH} instead"
+            )
+        return found
+
+    def area(self, area: Area) -> list[dict[str, Any]]:
+        rendered_html = area.content.raw if area.content is not None else None
+        by_block: dict[int, Rendered] = {}
+        for declared in block_types().values():
+            if declared.rendered_wrapper is None:
+                continue
+            blocks = [block for block in area.blocks if block.type == declared.handle]
+            pieces = rendered_blocks(rendered_html, declared.rendered_wrapper, len(blocks)) if rendered_html else None
+            by_block.update(zip((b.id for b in blocks), pieces or [], strict=False))
+        return [self.block(block, by_block.get(block.id)) for block in area.blocks]
+
+    def block(self, block: Block, rendered: Rendered | None) -> dict[str, Any]:
+        """One block as content: links as references, or a ``keep`` placeholder when the API read lost something
+        (or the type is not known to round-trip), so that apply never writes it back."""
+        kind = block.type or ""
+        reason = keep_reason(kind, block.value)
+        if reason is not None:
+            return self._keep(block, reason)
+        declared = block_type(kind)
+        assert declared is not None  # keep_reason gives a reason for every undeclared type
+        try:
+            value = {key: self.field(declared, key, str(v), rendered) for key, v in block.value.items()}
+        except Lossy as exc:
+            return self._keep(block, str(exc))
+        if not declared.has_model:
+            dropped = declared.dropped_when_zero
+            raw = {k: v for k, v in value.items() if not (k in dropped and v == "0")}
+            return {"type": kind, "raw": True, "value": raw}
+        fields = {item.name: item for item in declared.fields}
+        written = {
+            name: content for name, item in fields.items() if (content := _pulled(item, value.get(name))) is not None
+        }
+        return {"type": kind, "value": written} if written else {"type": kind}
+
+    def field(self, declared: BlockType, name: str, text: str, rendered: Rendered | None) -> str:
+        column = column_to_reference(text, self.files)
+        if column is not None:
+            return column
+        text = _with_references(text, self.base_url, self.file_urls)
+        if declared.kind_of(name) != "rich_text":
+            return text
+        translated = html_to_references(text, self.files, rendered, self.uuids)
+        self.numeric_links += len(re.findall(r"\{CCM:FID_DL_\d+\}", translated))
+        return translated
+
+    def _keep(self, block: Block, reason: str) -> dict[str, Any]:
+        self.kept.append(f"{block.type} {block.id} ({reason})")
+        return {"keep": {"type": block.type or "", "id": block.id}}
+
+
+def _pulled(declared: BlockField, read: str | None) -> Any:
+    """One modelled field as content, from its read (references already translated): None to leave it out (an
+    optional field read empty), the default when the read lacks it, booleans and integers as such."""
+    if read is None:
+        return None if declared.default is None else ("" if declared.required else declared.default)
+    if declared.kind == "bool":
+        return read == "1"
+    if read == "" and not declared.required and declared.default is None:
+        return None
+    if declared.kind == "int" and re.fullmatch(r"-?\d+", read):
+        return int(read)
+    return read
+
+
+def _with_references(text: str, base_url: str, file_urls: Mapping[str, str]) -> str:
+    text = escape(text)
+    for path, url in file_urls.items():
+        if not url:
+            continue
+        reference = f"${{file:{path}}}"
+        text = text.replace(url, reference)
+        if url.startswith(base_url):
+            text = text.replace("{CCM:BASE_URL}" + url[len(base_url) :], reference)
+    return text

@@ -1,0 +1,49 @@
+"""What ``cmssync pull`` takes in: in a directory that already manages content, only what it manages.
+
+A directory *manages content* when the state records anything, or it holds page files, ``users.yaml``,
+``groups.yaml`` or assets. There pull brings the site's values into the objects the content manages (a page file,
+an asset bound to a site file, an entry of ``users.yaml``/``groups.yaml``) and lists the others as not taken in;
+``--all`` takes in everything, ``--kind KIND`` every object of that kind, ``--pages PATH`` those pages. An empty
+directory takes in the whole site (the first pull).
+
+Site files are bound by identity, never by name or list order: a file the state records under a path (by its id)
+is pulled to that path; another site file gets a free path — a local asset the state does not bind is taken as
+that site file only when its bytes are the site's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from cmssync.content.paths import CONTENT_DIRS
+from cmssync.state.records import State
+
+KINDS = ("page", "file", "user", "group")
+
+
+@dataclass(frozen=True)
+class PullScope:
+    managed: bool
+    """The directory already manages content (see the module docstring)."""
+    take_all: bool = False
+    kinds: frozenset[str] = frozenset()
+
+    def takes(self, kind: str) -> bool:
+        """Whether objects of ``kind`` the content does not manage are taken in."""
+        return not self.managed or self.take_all or kind in self.kinds
+
+
+def pull_scope(root: Path, state: State, *, take_all: bool = False, kinds: tuple[str, ...] = ()) -> PullScope:
+    managed = bool(state.pages or state.files or state.users or state.groups) or _has_content(root)
+    return PullScope(managed=managed, take_all=take_all, kinds=frozenset(kinds))
+
+
+def _has_content(root: Path) -> bool:
+    if (root / "users.yaml").is_file() or (root / "groups.yaml").is_file():
+        return True
+    for name in CONTENT_DIRS:
+        folder = root / name
+        if folder.is_dir() and any(path.is_file() for path in folder.rglob("*")):
+            return True
+    return False

@@ -1,0 +1,102 @@
+"""Pull merges (issue 26 items 1 and 2): after the README's quickstart a pull loses nothing, writes nothing and exits
+0; a site change reaches only what it changed; objects the content does not manage are taken in only when asked;
+same-named site files are told apart by identity."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+
+from cmssync.commands.pull import run_pull
+from cmssync.emulator.embedded import Sandbox
+from tests.support.editors import AccountEditor, Editor
+from tests.support.sites import EXAMPLE, Site
+
+
+def snapshot(site: Site) -> dict[str, str]:
+    """Every file of the content directory and the state, by path, as a hash of its bytes."""
+    files = [p for p in site.root.rglob("*") if p.is_file()] + [site.state_path]
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+
+
+async def pull(site: Site, *, take_all: bool = False, kinds: tuple[str, ...] = ()) -> tuple[int, str]:
+    out = io.StringIO()
+    extra = {"take_all": take_all, "kinds": kinds} if take_all or kinds else {}
+    code = await run_pull(site.root, out=out, overrides=site.overrides(), **extra)
+    return code, out.getvalue()
+
+
+async def applied(example: Site) -> Site:
+    report = await example.apply()
+    assert not report.failed, example.last_output
+    return example
+
+
+async def test_a_pull_right_after_an_apply_writes_nothing_and_exits_0(example: Site) -> None:
+    """The sandbox has its own logo.png and brochure.pdf beside the example's: a pull used to bind the example's
+    paths to whichever came first in the list, and overwrite them with the sandbox's bytes."""
+    await applied(example)
+    before = snapshot(example)
+    code, output = await pull(example)
+    assert code == 0, output
+    assert snapshot(example) == before, output
+    assert "local edits kept" not in output
+    assert "not taken in" in output
+    assert "/blog" in output  # the sandbox's own pages are listed, not written
+    assert "images/logo.png (another file of that name)" in output
+    assert (await example.plan()).actions == ()
+
+
+async def test_site_changes_come_in_and_everything_else_stays_as_written(
+    example: Site, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    await applied(example)
+    editor, accounts = Editor(sandbox), AccountEditor(sandbox)
+    try:
+        editor.edit_block("/contact", "Main", 0, "<p>Write to us.</p>")
+        accounts.edit_user("jane.editor", email="jane@newmail.example")
+    finally:
+        editor.close()
+        accounts.close()
+    code, output = await pull(example)
+    assert code == 0, output
+    contact = (example.root / "pages/contact.yaml").read_text()
+    assert "<p>Write to us.</p>" in contact
+    # the raw block, its comment and its values stay exactly as written
+    raw_block = (EXAMPLE / "pages/contact.yaml").read_text().split("# A block type cmssync has no model for")[1]
+    assert raw_block in contact
+    assert "keep:" not in contact
+    assert "Sidebar" not in contact  # an area the content does not manage stays out
+    users = (example.root / "users.yaml").read_text()
+    assert "email: jane@newmail.example" in users
+    assert users.count("password: ${env:") == 2
+    assert users.startswith("# Passwords come from the environment")
+    assert "john" not in users
+    state = example.workspace().load_state()
+    assert state.users["jane.editor"].password_digest is not None, "the password digest of the last apply stays"
+    plan = await example.plan()
+    assert plan.actions == (), [(a.kind, a.key, a.op) for a in plan.actions]
+
+
+async def test_all_or_a_kind_takes_in_what_the_content_does_not_manage(example: Site) -> None:
+    await applied(example)
+    logo = (example.root / "files/images/logo.png").read_bytes()
+    code, output = await pull(example, kinds=("user",))
+    assert code == 0, output
+    users = (example.root / "users.yaml").read_text()
+    assert "username: john" in users
+    assert "${env:JANE_EDITOR_PASSWORD}" in users
+    assert not (example.root / "pages/blog.yaml").exists()
+    assert "pages: " in output
+    assert "/blog" in output.split("not taken in")[1]
+    code, output = await pull(example, take_all=True)
+    assert code == 0, output
+    assert (example.root / "pages/blog.yaml").is_file()
+    assert (example.root / "files/images/logo.png").read_bytes() == logo, "the managed logo keeps its bytes"
+    assert (example.root / "files/images/logo-2.png").is_file(), "the site's other logo gets a free name"
+    state = example.workspace().load_state()
+    ids = [str(record.id) for record in state.files.values()]
+    assert len(ids) == len(set(ids)), "one path per site file"
+    plan = await example.plan()
+    assert plan.actions == (), [(a.kind, a.key, a.op) for a in plan.actions]
