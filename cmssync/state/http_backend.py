@@ -191,6 +191,7 @@ class HttpStateBackend:
         )
         if response.status_code not in (200, 201, 204):
             raise self._refused(self.settings.update_method, self.address, response, "save the state")
+        self.spool.uploaded(document["serial"])
         self._pending = None if state is self._pending else self._pending
         self._last_upload = time.monotonic()
 

@@ -16,8 +16,11 @@ of the remote document the run started from, the run's pid and host. A spool is 
 * its address is this backend's (one working directory may have pointed at another state before),
 * the run that wrote it is not alive on this host (a live run's spool is its own business; ``plan`` beside a
   running ``apply`` reads the remote state), and
-* the remote document is still the one it started from or the one it uploaded itself (``serial`` equal or one
-  more); otherwise another run has written since, and the spool is stale: dropped with a warning.
+* the remote document is still the one it started from (``serial`` equal) or the one it uploaded itself: the serial
+  of each upload the server took is written into the meta file (:meth:`Spool.uploaded`), and only that serial is
+  taken for the run's own. Any other serial — also "one more than the start" when the run never uploaded, which is
+  what another checkout's run leaves — means another run has written since: the spool is stale, dropped with a
+  warning, and the other run's records stand.
 
 A spool that cannot be written (a read-only directory) is given up with one warning: the run goes on with the
 remote state alone. It is removed when the run's last upload succeeds.
@@ -72,17 +75,28 @@ class Spool:
                 exc,
             )
 
+    def uploaded(self, serial: int) -> None:
+        """Note that the server took this run's upload of ``serial``: the one later serial :meth:`recover` accepts."""
+        meta = self._meta()
+        if self._broken or not self._started or meta is None:
+            return
+        try:
+            write_atomically(self.meta_path, json.dumps({**meta, "uploaded": serial}).encode("utf-8"), mode=0o600)
+        except OSError as exc:
+            self._broken = True
+            log.warning("cannot note the upload in %s (%s)", self.meta_path, exc)
+
     def recover(self, remote_serial: int) -> State | None:
         """The state an interrupted run left here, when it may be used (see the module docstring); else None."""
         meta = self._meta()
         if meta is None or meta.get("address") != self.address:
             return None
-        pid, host, base = meta.get("pid"), meta.get("host"), meta.get("serial")
+        pid, host, base, uploaded = meta.get("pid"), meta.get("host"), meta.get("serial"), meta.get("uploaded")
         if isinstance(pid, int) and pid != os.getpid() and host == _host():
             holder = LockHolder(pid=pid, host=str(host), command="", since="")
             if pid > 0 and holder.is_alive():
                 return None  # a live run on this host: its spool, not a leftover
-        if not isinstance(base, int) or not base <= remote_serial <= base + 1:
+        if not isinstance(base, int) or remote_serial not in (base, uploaded):
             log.warning(
                 "dropping %s: the state at %s was written by another run since this one was interrupted "
                 "(serial %s, the spool started from %s)",

@@ -382,3 +382,35 @@ def test_the_spool_of_a_live_run_is_not_taken_by_a_reader(server: StateServer, t
         meta["pid"] = os.getppid()  # the spool of another live process on this host (pytest's parent)
         running.spool.meta_path.write_text(json.dumps(meta))
         assert backend(server, tmp_path).load().pages == {}  # `plan` beside a running apply reads the server
+
+
+def test_a_killed_run_that_never_uploaded_does_not_take_another_runs_upload_for_its_own(
+    server: StateServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 29 item 6: serial = start + 1 is another checkout's upload unless this spool noted it uploaded it."""
+    killed = backend(server, tmp_path, save_interval=3600)
+    state = killed.load()
+    record(state, 1)
+    killed.save(state)  # and dies before any upload
+    other = backend(server, tmp_path.parent / "other-checkout")
+    theirs = other.load()
+    with other.try_lock("cmssync apply"):
+        record(theirs, 2)
+        other.save(theirs)
+    assert json.loads(server.documents["site"])["serial"] == 1
+
+    assert set(backend(server, tmp_path).load().pages) == {"/p2"}
+    assert "was written by another run since this one was interrupted" in caplog.text
+
+
+def test_a_killed_run_recovers_over_its_own_upload(server: StateServer, tmp_path: Path) -> None:
+    killed = backend(server, tmp_path, save_interval=0)
+    state = killed.load()
+    record(state, 1)
+    killed.save(state)  # uploaded (serial 1)
+    killed.save_interval = 3600
+    record(state, 2)
+    killed.save(state)  # only in the spool; then the run dies
+    assert set(json.loads(server.documents["site"])["pages"]) == {"/p1"}
+
+    assert set(backend(server, tmp_path).load().pages) == {"/p1", "/p2"}
