@@ -36,7 +36,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from cmssync.commands.plan import COMPACT_ABOVE
 from cmssync.commands.progress import reading_site
 from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, PlanError
-from cmssync.plan.actions import Plan
+from cmssync.plan.actions import Plan, markup_free_json
 from cmssync.render.text import render_compact, render_json, render_text
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
 from cmssync.sync.engine import STOPPED, Outcome
@@ -113,11 +113,11 @@ async def run_apply(
     stopped = stop.is_set() and not report.declined
     exit_code = EXIT_INTERRUPTED if stopped else report.exit_code
     if events:
-        if not report.plan.has_changes:
+        if not report.plan.writes:
             _event(out, "plan", plan=json.loads(render_json(report.plan)))
         _event(out, "summary", **_summary_json(report, stopped=stopped, exit_code=exit_code))
         return exit_code
-    if not report.plan.has_changes:
+    if not report.plan.writes:
         out.write(render_text(report.plan, color=color))
     if report.declined:
         out.write("Apply cancelled; nothing was changed.\n")
@@ -148,7 +148,7 @@ def _shown(plan: Plan, *, color: bool, compact: bool | None) -> str:
 
 
 def _event(out: TextIO, event: str, **fields: Any) -> None:
-    out.write(json.dumps({"event": event, **fields}, ensure_ascii=False) + "\n")
+    out.write(markup_free_json(json.dumps({"event": event, **fields}, ensure_ascii=False)) + "\n")
     out.flush()
 
 

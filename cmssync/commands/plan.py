@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
 from cmssync.commands.progress import reading_site
-from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
+from cmssync.errors import PlanError
+from cmssync.plan.actions import plan_exit_code
 from cmssync.render.text import render_compact, render_json, render_text
 from cmssync.sync.planning import make_plan, write_plan_file
 
@@ -36,6 +37,32 @@ OutputFormat = Literal["text", "json", "markdown", "html"]
 COMPACT_ABOVE = 50
 """``apply`` shows a plan of more actions than this one line per object before asking."""
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+REPORT_SUFFIXES: dict[str, OutputFormat] = {
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".svg": "html",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+}
+"""File names that say "report": ``-o`` never writes a plan file under one (a browser would render it)."""
+
+
+def check_plan_file_name(directory: Path, plan_file: Path | None, output_format: OutputFormat) -> None:
+    """Refuse ``-o report.html`` (and .md, .txt…) before anything is read: ``-o`` writes the plan file that
+    ``apply`` executes, not a report; the error gives the command that saves the report."""
+    if plan_file is None or plan_file.suffix.lower() not in REPORT_SUFFIXES:
+        return
+    wanted = REPORT_SUFFIXES[plan_file.suffix.lower()]
+    report_format = output_format if output_format != "text" and output_format != "json" else wanted
+    raise PlanError(
+        f"-o {plan_file} would write the plan file (JSON, for `apply`) under a report's name; -o takes a .json "
+        f"name. To save the report: cmssync plan {directory} --format {report_format} > {plan_file}"
+        " (add -o plan.json to keep a plan file too)"
+    )
 
 
 def render(
@@ -85,6 +112,7 @@ async def run_plan(
 ) -> int:
     """The plan command; ``notes`` (stderr) gets the progress display (``progress``) and remarks."""
     notes = notes if notes is not None else io.StringIO()
+    check_plan_file_name(workspace.directory, plan_file, output_format)
     with reading_site(notes, terminal=notes.isatty(), enabled=progress):
         run = await make_plan(workspace, request)
     out.write(render(run.plan, output_format, color=color, content_dir=workspace.directory, compact=compact))
@@ -92,8 +120,4 @@ async def run_plan(
         write_plan_file(run.plan, plan_file)
     if step_summary:
         append_step_summary(run.plan, notes)
-    if run.plan.unreadable:  # objects that could not be read: the plan is not the whole answer (docs/ci.md)
-        return EXIT_ERROR
-    if detailed_exitcode and not run.plan.is_empty:
-        return EXIT_CHANGES
-    return EXIT_OK
+    return plan_exit_code(run.plan, detailed=detailed_exitcode)

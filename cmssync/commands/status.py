@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from cmssync.config import load_settings
-from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, CmsSyncError, ContentError
-from cmssync.plan.actions import Plan, summary_line
+from cmssync.errors import EXIT_ERROR, EXIT_OK, CmsSyncError, ContentError
+from cmssync.plan.actions import Plan, plan_exit_code, summary_line
 from cmssync.state.backends import open_state_backend
 from cmssync.sync.diagnose import PATIENT, diagnose
 from cmssync.sync.planning import make_plan
@@ -46,6 +46,7 @@ class Status:
             if plan is None
             else {
                 "in_sync": plan.is_empty,
+                "kept_removed": sum(len(k.keys) for k in plan.kept),
                 "summary": plan.summary(),
                 "blocked_deletes": sum(len(b.keys) for b in plan.blocked),
                 "changed_outside_cmssync": [a.id for a in plan.actions if a.drift],
@@ -69,9 +70,7 @@ async def run_status(
         out.write("\n".join(status.lines) + "\n")
     if not status.ok:
         return EXIT_ERROR
-    if detailed_exitcode and status.plan is not None and not status.plan.is_empty:
-        return EXIT_CHANGES
-    return EXIT_OK
+    return EXIT_OK if status.plan is None else plan_exit_code(status.plan, detailed=detailed_exitcode)
 
 
 async def check_status(directory: Path, *, overrides: dict[str, Any] | None = None) -> Status:

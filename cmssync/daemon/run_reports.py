@@ -27,7 +27,7 @@ def save_run_report(workspace: Workspace, plan: Plan, run_id: str, *, now: datet
     setting is off or the plan changes nothing. A failure to write is logged, never raised: a report is a by-product
     of the run, not part of it."""
     setting = workspace.settings.daemon.reports
-    if setting is None or not plan.has_changes:
+    if setting is None or not plan.writes:
         return None
     moment = now or datetime.now(UTC)
     path = workspace.settings.resolve(workspace.directory, setting) / f"{moment:%Y%m%dT%H%M%SZ}-{run_id}.html"

@@ -209,7 +209,7 @@ class SyncRunner:
         finally:
             record.requests = daemon_workspace.request_counts()
         report = record.report
-        if report is not None and report.plan.has_changes and workspace.settings.daemon.reports is not None:
+        if report is not None and report.plan.writes and workspace.settings.daemon.reports is not None:
             await asyncio.to_thread(save_run_report, workspace, report.plan, batch.run_id)
         if report is not None:
             failed = [o.line() for o in report.outcomes if o.status != "ok"]

@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
+
 PLAN_FORMAT_VERSION = 1
 
 Kind = Literal["group", "file", "page", "user"]
@@ -200,6 +202,22 @@ class BlockedDeletes(_Frozen):
         )
 
 
+class KeptObjects(_Frozen):
+    """Managed objects no longer in the content, kept because pruning is off: a plan entry, shown in every format.
+
+    Like blocked deletes, they make the plan not empty: the site holds objects the content no longer has.
+    """
+
+    kind: Kind
+    keys: tuple[str, ...]
+
+    def describe(self) -> str:
+        listed = ", ".join(self.keys[:5]) + (" …" if len(self.keys) > 5 else "")
+        return (
+            f"{len(self.keys)} managed {self.kind}(s) no longer in the content, kept (use --prune to delete): {listed}"
+        )
+
+
 class PlanHeader(_Frozen):
     """Where a plan came from: enough to tell two saved plans (or two PR comments) apart."""
 
@@ -218,6 +236,8 @@ class Plan(_Frozen):
     content_digest: str
     actions: tuple[Action, ...] = ()
     blocked: tuple[BlockedDeletes, ...] = ()
+    kept: tuple[KeptObjects, ...] = ()
+    """Managed objects removed from the content and kept, because pruning is off."""
     conflicts: tuple[FieldConflict, ...] = ()
     """Every three-way conflict found, settled or not (``cmssync.plan.conflicts``)."""
     held: tuple[HeldObject, ...] = ()
@@ -227,14 +247,21 @@ class Plan(_Frozen):
     header: PlanHeader | None = None
 
     @property
-    def has_changes(self) -> bool:
+    def writes(self) -> bool:
         """Whether applying would write anything."""
         return bool(self.actions)
 
     @property
     def is_empty(self) -> bool:
-        """The site matches the content: nothing to write and no delete held back by a guard."""
-        return not self.actions and not self.blocked and not self.held
+        """The site matches the content: nothing to write, no delete held back by a guard, no object held, no
+        managed object removed from the content and kept. The one answer behind the JSON's ``has_changes`` and
+        ``is_empty`` and the exit code (:func:`plan_exit_code`)."""
+        return not self.actions and not self.blocked and not self.held and not self.kept
+
+    @property
+    def has_changes(self) -> bool:
+        """The site differs from the content (``not is_empty``): ``--detailed-exitcode`` exits 2."""
+        return not self.is_empty
 
     @property
     def refused(self) -> tuple[HeldObject, ...]:
@@ -257,12 +284,35 @@ class Plan(_Frozen):
         return {action.id: action for action in self.actions}
 
 
+_MARKUP_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def markup_free_json(text: str) -> str:
+    """JSON text with ``<``, ``>`` and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026``: the same document, in
+    which a browser that takes the file for HTML (a plan file saved as ``report.html``, JSON served as HTML) finds
+    no tag, so a ``<script>`` in a block's content never runs. Those characters only occur inside JSON strings."""
+    return text.translate(_MARKUP_ESCAPES)
+
+
+def plan_exit_code(plan: Plan, *, detailed: bool) -> int:
+    """The exit code of ``plan`` (and ``status``): 1 when an object could not be read (the plan is not the whole
+    answer), 2 under ``--detailed-exitcode`` when the site differs from the content, else 0."""
+    if plan.unreadable:
+        return EXIT_ERROR
+    if detailed and plan.has_changes:
+        return EXIT_CHANGES
+    return EXIT_OK
+
+
 def summary_line(plan: Plan) -> str:
     counts = plan.summary()
     if plan.is_empty:
         return "No changes. The site matches the content."
     blocked = sum(len(entry.keys) for entry in plan.blocked)
     held = f" {blocked} delete{'s' if blocked != 1 else ''} held back by the prune guards." if blocked else ""
+    kept = sum(len(entry.keys) for entry in plan.kept)
+    if kept:
+        held += f" {kept} managed object{'s' if kept != 1 else ''} no longer in the content, kept (--prune deletes)."
     if plan.held:
         refused = len(plan.refused)
         skipped = len(plan.held) - refused
@@ -272,7 +322,7 @@ def summary_line(plan: Plan) -> str:
         parts_held += [f"{refused} refused (conflicts or foreign drafts; see above)"] if refused else []
         parts_held += [f"{skipped} skipped (foreign drafts)"] if skipped else []
         held += " Held back: " + ", ".join(parts_held) + "."
-    if not plan.has_changes:
+    if not plan.writes:
         return f"Plan: nothing to apply.{held}"
     parts = [f"{counts['create']} to create", f"{counts['update']} to update", f"{counts['delete']} to delete"]
     if counts["move"]:

@@ -38,6 +38,7 @@ from cmssync.plan.actions import (
     FieldConflict,
     Guard,
     HeldObject,
+    KeptObjects,
     Kind,
     Plan,
     Precondition,
@@ -119,12 +120,14 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
     held.extend(user_settling.held)
 
     blocked: list[BlockedDeletes] = []
-    deletes = _deletes(content, observed, state, options, moved_from, warnings, blocked, context)
+    kept: list[KeptObjects] = []
+    deletes = _deletes(content, observed, state, options, moved_from, warnings, blocked, kept, context)
     actions = [*groups, *files.actions, *page_actions, *users, *deletes]
     if options.targets:
         check_targets(options.targets, object_ids(content, state) | {a.id for a in actions})
         actions = _targeted(actions, options.targets)
         blocked = [b for b in blocked if any(_matches(f"{b.kind}:{key}", options.targets) for key in b.keys)]
+        kept = [k for k in kept if any(_matches(f"{k.kind}:{key}", options.targets) for key in k.keys)]
         conflicts = [c for c in conflicts if _matches(c.id, options.targets)]
         held = [h for h in held if _matches(h.id, options.targets)]
     return Plan(
@@ -133,6 +136,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         content_digest=content.digest(),
         actions=tuple(actions),
         blocked=tuple(blocked),
+        kept=tuple(kept),
         conflicts=tuple(conflicts),
         held=tuple(held),
         warnings=tuple(warnings),
@@ -154,6 +158,7 @@ def _deletes(
     moved_from: set[str],
     warnings: list[str],
     blocked: list[BlockedDeletes],
+    kept: list[KeptObjects],
     context: PageContext,
 ) -> list[Action]:
     candidates = _delete_candidates(content, observed, state, options, moved_from, warnings, context)
@@ -172,13 +177,11 @@ def _deletes(
                 blocked.append(BlockedDeletes(kind=kind, keys=keys, managed=managed, guard="empty_content"))
         return []
     if not options.prune:
-        for kind_name, actions in candidates.items():
-            if actions:
-                listed = ", ".join(a.key for a in actions[:5]) + (" …" if len(actions) > 5 else "")
-                warnings.append(
-                    f"{len(actions)} managed {kind_name}(s) no longer in the content, kept "
-                    f"(use --prune to delete): {listed}"
-                )
+        kept.extend(
+            KeptObjects(kind=kind, keys=tuple(a.key for a in candidates[kind]))
+            for kind in DELETE_KIND_ORDER
+            if candidates[kind]
+        )
         return []
     result: list[Action] = []
     for kind in DELETE_KIND_ORDER:

@@ -28,6 +28,8 @@ from cmssync.plan.actions import (
     HeldObject,
     Plan,
     PlanHeader,
+    markup_free_json,
+    plan_exit_code,
     summary_line,
 )
 from cmssync.render.textdiff import word_diff
@@ -45,6 +47,8 @@ def render_json(plan: Plan) -> str:
         "format_version": REPORT_FORMAT_VERSION,
         "has_changes": plan.has_changes,
         "is_empty": plan.is_empty,
+        "writes": plan.writes,
+        "detailed_exit_code": plan_exit_code(plan, detailed=True),
         "summary": plan.summary(),
         "site": plan.site,
         "publish": plan.publish,
@@ -53,6 +57,10 @@ def render_json(plan: Plan) -> str:
         "blocked": [
             {**entry.model_dump(mode="json"), "count": len(entry.keys), "message": entry.describe()}
             for entry in plan.blocked
+        ],
+        "kept": [
+            {**entry.model_dump(mode="json"), "count": len(entry.keys), "message": entry.describe()}
+            for entry in plan.kept
         ],
         "warnings": list(plan.warnings),
         "actions": [_action_json(action) for action in plan.actions],
@@ -64,7 +72,7 @@ def render_json(plan: Plan) -> str:
         ],
         "refused": len(plan.refused),
     }
-    return json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    return markup_free_json(json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False)) + "\n"
 
 
 def _action_json(action: Action) -> dict[str, Any]:
@@ -144,11 +152,13 @@ def _text_lines(plan: Plan) -> Iterator[Text]:
 def _closing_lines(plan: Plan) -> Iterator[Text]:
     """Held objects and conflicts, blocked deletes, warnings and the summary: in every text rendering."""
     yield from _held_lines(plan)
-    if plan.blocked:
+    if plan.blocked or plan.kept:
         yield Text("")
     for entry in plan.blocked:
         yield Text(f"! {entry.kind} deletes blocked: {entry.describe()}", style="red")
         yield Text(f"    {_keys(entry.keys)}", style="dim")
+    for kept in plan.kept:
+        yield Text(f"! kept: {kept.describe()}", style="yellow")
     for warning in plan.warnings:
         yield Text(f"warning: {warning}", style="yellow")
     yield Text("")

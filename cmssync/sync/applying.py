@@ -74,7 +74,7 @@ async def apply_site(
                 plan, snapshot = await load_plan_file(request.plan_file, workspace, client=client, state=state)
             else:
                 plan, snapshot = await plan_site(workspace, request.plan, client=client, state=state)
-            if not plan.has_changes:
+            if not plan.writes:
                 return ApplyReport(plan, [], [], client.stats.total)
             if confirm is not None and not confirm(plan):
                 return ApplyReport(plan, [], [], client.stats.total, declined=True)

@@ -52,7 +52,7 @@ from cmssync.content.site import SiteContent
 from cmssync.errors import PlanError
 from cmssync.fileio import write_atomically
 from cmssync.plan import planner
-from cmssync.plan.actions import Action, Plan, PlanHeader
+from cmssync.plan.actions import Action, Plan, PlanHeader, markup_free_json
 from cmssync.plan.assets import file_hash
 from cmssync.plan.planner import PlanOptions, check_targets
 from cmssync.plan.request import PlanRequest
@@ -231,7 +231,8 @@ async def load_plan_file(
 
 
 def write_plan_file(plan: Plan, path: Path) -> None:
-    write_atomically(path, plan.model_dump_json(indent=2))
+    """The plan as JSON, markup escaped (:func:`markup_free_json`), written atomically."""
+    write_atomically(path, markup_free_json(plan.model_dump_json(indent=2)))
 
 
 def read_plan_file(path: Path) -> Plan:

@@ -125,7 +125,10 @@ def test_pruning_deletes_a_managed_page_only_when_asked(tmp_path: Path) -> None:
     observed = snapshot(live_about, *pages)
     kept = plan(content, observed, state, options())
     assert kept.actions == ()
-    assert any("use --prune" in w for w in kept.warnings)
+    assert [(k.kind, k.keys) for k in kept.kept] == [("page", ("/p0",))]
+    assert "use --prune" in kept.kept[0].describe()
+    assert kept.has_changes  # the site holds a page the content no longer has
+    assert not kept.is_empty
     [delete] = plan(content, observed, state, options(prune=True)).actions
     assert (delete.key, delete.op) == ("/p0", "delete")
 

@@ -132,6 +132,12 @@ def _summary(plan: Plan) -> str:
             items.append(f"<li><strong>{escape(entry.describe())}</strong><br><code>{keys}</code>{more}</li>")
         total = sum(len(entry.keys) for entry in plan.blocked)
         parts.append(f'<h3 id="blocked">Blocked deletes: {total}</h3><ul class="blocked">{"".join(items)}</ul>')
+    if plan.kept:
+        items = [f"<li><strong>{escape(kept.describe())}</strong></li>" for kept in plan.kept]
+        total = sum(len(kept.keys) for kept in plan.kept)
+        parts.append(
+            f'<h3 id="kept">Removed from the content, kept: {total}</h3><ul class="blocked">{"".join(items)}</ul>'
+        )
     if plan.held or plan.conflicts:  # issue 16: refused/skipped pages and three-way conflicts
         items = [
             f"<li><strong>{escape(h.kind)} {escape(h.key)}: {'refused' if h.fails else 'skipped'}</strong> — "

@@ -1,0 +1,68 @@
+"""One truth about a plan (issue 27 item 2): the JSON's ``has_changes``/``is_empty`` and the exit code come from one
+function, and managed objects removed from the content but kept (pruning off) are said in every format and exit 2
+under ``--detailed-exitcode``, where they used to give "No changes. The site matches the content." and 0."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cmssync.cli import main
+from cmssync.config import CONFIG_VARIABLE
+from cmssync.emulator.embedded import Sandbox
+from tests.support.sites import PASSWORDS, copy_example, sandbox_environment
+
+
+@pytest.fixture
+def applied(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = copy_example(tmp_path / "site")
+    for name, value in {**PASSWORDS, **sandbox_environment(sandbox, tmp_path / "state" / "state.json")}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CMSSYNC_TOKEN_STORE", str(tmp_path / "state" / "tokens.json"))
+    monkeypatch.delenv(CONFIG_VARIABLE, raising=False)
+    assert main(["apply", str(root), "--yes"]) == 0
+    return root
+
+
+def plan(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, str]:
+    code = main(["plan", str(root), *args])
+    return code, capsys.readouterr().out
+
+
+def test_managed_pages_removed_and_kept_are_said_everywhere_and_exit_2(
+    applied: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    (applied / "pages/services/training.yaml").unlink()
+    (applied / "pages/services/consulting.yaml").unlink()
+    code, text = plan(capsys, applied, "--detailed-exitcode")
+    assert code == 2
+    assert "No changes" not in text
+    assert "2 managed page(s) no longer in the content, kept (use --prune to delete)" in text
+    assert "2 managed objects no longer in the content, kept (--prune deletes)." in text
+    code, out = plan(capsys, applied, "--detailed-exitcode", "--format", "json")
+    document = json.loads(out)
+    assert (code, document["has_changes"], document["is_empty"], document["writes"]) == (2, True, False, False)
+    assert document["detailed_exit_code"] == 2
+    assert [(k["kind"], k["count"]) for k in document["kept"]] == [("page", 2)]
+    _, markdown = plan(capsys, applied, "--format", "markdown")
+    assert "> **Kept:** 2 managed page(s) no longer in the content" in markdown
+    _, html = plan(capsys, applied, "--format", "html")
+    assert "Removed from the content, kept: 2" in html
+    assert plan(capsys, applied, "--detailed-exitcode", "--prune")[0] == 2  # now deletes: still changes
+
+
+def test_blocked_deletes_agree_between_json_and_exit_code(applied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    for page in ("training", "consulting"):
+        (applied / f"pages/services/{page}.yaml").unlink()
+    args = ("--prune", "--detailed-exitcode", "--format", "json")
+    config = applied / "cmssync.yaml"
+    config.write_text(config.read_text().replace("max_deletes: 10", "max_deletes: 1"), encoding="utf-8")
+    code, out = plan(capsys, applied, *args)
+    document = json.loads(out)
+    assert document["blocked"]
+    assert not document["actions"]
+    assert (code, document["has_changes"], document["detailed_exit_code"]) == (2, True, 2)
