@@ -91,7 +91,14 @@ USER_ATTRIBUTE_KEYS: dict[str, AttributeKey] = {
 }
 
 #: Page type handle -> display name (the name appears in a permission message).
-PAGE_TYPES: dict[str, str] = {"page": "Page", "blog": "Blog", "blog_entry": "Blog Entry", "resource": "Resource"}
+#: ``core_stack`` is the type of stacks (stacks.jsonl: ``POST /pages`` of that type only lacks a template).
+PAGE_TYPES: dict[str, str] = {
+    "page": "Page",
+    "blog": "Blog",
+    "blog_entry": "Blog Entry",
+    "resource": "Resource",
+    "core_stack": "Stack",
+}
 #: Page type handle -> the numeric id block columns store (``ptID``); exported as ``{ccm:export:pagetype:…}``.
 PAGE_TYPE_IDS: dict[str, int] = {handle: number for number, handle in enumerate(PAGE_TYPES, start=1)}
 PAGE_TEMPLATES: frozenset[str] = frozenset({"full", "left_sidebar", "right_sidebar", "resource_detail"})

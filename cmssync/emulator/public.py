@@ -1,18 +1,20 @@
 """The site's public pages: ``GET /about`` shows the live version of ``/about`` as a plain HTML document.
 
-A real site renders its pages with the theme; the sandbox renders each area's blocks in order inside a bare page, so
-content synced to the sandbox (``--sandbox``) can be looked at in a browser. Unknown paths, pages in the trash and
-pages without a live version get the CMS's "Page Not Found" page, as on a real site.
+A real site renders its pages with the theme; the sandbox renders each area's blocks in order inside a bare page
+(layouts and containers with their sub-areas inside them), then the theme's global areas (stacks), so content
+synced to the sandbox (``--sandbox``) can be looked at in a browser (see :mod:`cmssync.emulator.layouts`). Unknown
+paths, pages in the trash and pages without a live version get the CMS's "Page Not Found" page, as on a real site.
 """
 
 from __future__ import annotations
 
 import functools
 import html
+import sqlite3
 
 from starlette.responses import Response
 
-from cmssync.emulator import blockvalues, markup, versioning
+from cmssync.emulator import blockvalues, layouts, markup, versioning
 from cmssync.emulator.store import Store, loads
 
 
@@ -45,31 +47,43 @@ def download_view(store: Store, identifier: str, base_url: str) -> Response:
 
 def page_response(store: Store, trimmed_path: str, base_url: str) -> Response | None:
     """The HTML of the live page at ``/<trimmed_path>``, or ``None`` when there is no such page."""
-    path = "/" + trimmed_path if trimmed_path else None
-    page = store.one("SELECT * FROM pages WHERE path IS ? AND in_trash = 0", path)
+    if trimmed_path:
+        page = store.one("SELECT * FROM pages WHERE path = ? AND in_trash = 0", "/" + trimmed_path)
+    else:
+        page = store.one("SELECT * FROM pages WHERE id = 1")
     if page is None:
         return None
     version = versioning.live_version(store, int(page["id"]))
     if version is None:
         return None
     site = store.get_meta("site_name", "Sandbox Site")
-    areas: dict[str, list[str]] = {}
-    for block in versioning.placed_blocks(store, int(page["id"]), int(version["id"])):
-        expand = functools.partial(markup.render, store=store, base_url=base_url, page_id=int(page["id"]))
-        areas.setdefault(block["area"], []).append(
-            blockvalues.render_html(block["type"], loads(block["record"]), base_url, expand, version["name"])
-        )
+    page_id = int(page["id"])
+    expand = functools.partial(markup.render, store=store, base_url=base_url, page_id=page_id)
+
+    def render(block: sqlite3.Row) -> str:
+        return blockvalues.render_html(block["type"], loads(block["record"]), base_url, expand, version["name"])
+
+    grouped = layouts.by_area(versioning.placed_blocks(store, page_id, int(version["id"])))
+    # Sub-areas show inside their layout or container, never on their own (see cmssync.emulator.layouts).
     sections = "".join(
-        f'<section class="ccm-area" data-area="{html.escape(name)}">{"".join(parts)}</section>\n'
-        for name, parts in areas.items()
+        f'<section class="ccm-area" data-area="{html.escape(name)}">{layouts.area_html(store, name, grouped, render)}'
+        "</section>\n"
+        for name in grouped
+        if not layouts.is_sub_area(name)
     )
+    for name, _stack_id, blocks in layouts.global_areas(store):
+        stack = layouts.by_area(blocks)
+        sections += (
+            f'<section class="ccm-global-area" data-area="{html.escape(name)}">'
+            f"{layouts.area_html(store, 'Main', stack, render)}</section>\n"
+        )
     title = html.escape(f"{version['name']} :: {site}")
     if page["type"] == "blog_entry":
         # The blog entry template heads the page with its name.
         sections = f"<header><h1>{html.escape(version['name'])}</h1></header>\n{sections}"
     body = (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n</head>\n'
-        f'<body>\n<div class="ccm-page page-type-{html.escape(page["type"])} '
-        f'page-template-{html.escape(version["template"])}">\n{sections}</div>\n</body>\n</html>\n'
+        f'<body>\n<div class="ccm-page page-type-{html.escape(page["type"] or "")} '
+        f'page-template-{html.escape(version["template"] or "")}">\n{sections}</div>\n</body>\n</html>\n'
     )
     return Response(body, headers={"cache-control": "no-cache, private", "content-type": "text/html; charset=UTF-8"})

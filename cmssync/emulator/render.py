@@ -14,7 +14,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from cmssync.emulator import blockexport, blockvalues, markup, timefmt, versioning
+from cmssync.emulator import blockexport, blockvalues, layouts, markup, timefmt, versioning
 from cmssync.emulator.blocktypes import BLOCK_FILE_COLUMNS
 from cmssync.emulator.catalog import FILE_ATTRIBUTE_KEYS, FILE_TYPE_NAMES
 from cmssync.emulator.store import Store, loads
@@ -88,8 +88,8 @@ class Renderer:
             "name": version["name"] if version is not None else None,
             "date_added": self.date(page["date_added"]),
             "date_last_updated": self.date(page["date_modified"]),
-            "type": page["type"],
-            "template": version["template"] if version is not None else False,
+            "type": page["type"] or False,  # a system page has none
+            "template": (version["template"] or False) if version is not None else False,
             "locale": LOCALE,
             "description": version["description"] if version is not None else "",
             "version": self.wrap(self.version(version)),
@@ -129,14 +129,12 @@ class Renderer:
         return out
 
     def areas(self, blocks: list[sqlite3.Row], with_content: bool, page_id: int) -> list[dict[str, Any]]:
-        grouped: dict[str, list[sqlite3.Row]] = {}
-        for block in blocks:
-            grouped.setdefault(block["area"], []).append(block)
+        grouped = layouts.by_area(blocks)
         out = []
         for name, members in grouped.items():
             area: dict[str, Any] = {"name": name, "blocks": self.wrap([self.block(b) for b in members])}
             if with_content:
-                raw = "".join(self.block_html(b, page_id) for b in members)
+                raw = layouts.area_html(self.store, name, grouped, lambda b: self.block_html(b, page_id))
                 area["content"] = self.wrap({"raw": raw, "content": blockvalues.clean_html(raw)})
             out.append(area)
         return out

@@ -19,7 +19,10 @@ from cmssync.emulator.catalog import PAGE_TEMPLATES, PAGE_TYPES
 from cmssync.emulator.context import ApiError, Ctx, PhpError, as_id, denied, missing_key, not_found
 
 PENDING_DELETION = "This page is pending deletion."
-_VISIBLE = "in_trash = 0 AND EXISTS (SELECT 1 FROM versions v WHERE v.page_id = pages.id AND v.is_approved = 1)"
+_VISIBLE = (
+    f"in_trash = 0 AND {sitetree.NOT_SYSTEM}"
+    " AND EXISTS (SELECT 1 FROM versions v WHERE v.page_id = pages.id AND v.is_approved = 1)"
+)
 
 
 def _page_or_404(ctx: Ctx, page_id: int) -> sqlite3.Row:

@@ -31,7 +31,15 @@
     attribute with ``{thumbnail: {file: <uuid>}}`` (the API itself cannot set those). Blocks are given in stored form
     (numeric file ids, ``{CCM:CID_<id>}`` links) and may pin their ``id``; the same id on several pages is one block
     placed on each (a page type's default block). Areas may be sub-areas of layouts and containers
-    (``Main : 5 : Column 1``). Multi-record blocks take their entries as parallel arrays (``title: [A, B]``).
+    (``Main : 5 : Column 1``); a layout or container block names the sub-area numbers it renders with
+    ``instances: [5]`` (a layout one per column), and a sub-area shows on the page only inside its container.
+    Multi-record blocks take their entries as parallel arrays (``title: [A, B]``).
+
+    System pages as a real site has them: ``type: false`` / ``template: false`` (dashboard and single pages), paths
+    under ``/!`` (``/!stacks``, ``/!trash``), and page-type defaults (``path: null`` with an ``id``); none is listed by
+    ``GET /pages`` or a children list, each is read by id. Stacks are pages ``/!stacks/<handle>`` of type
+    ``core_stack`` (template false) whose ``Main`` area holds their blocks; ``global_areas: [Footer, …]`` names the
+    stacks the theme shows on every public page.
 
 Every seed also gets the OAuth client of the settings (all scopes), a limited client ``<client_id>-limited``
 (secret ``<client_secret>-limited``, scopes ``pages:read system:info:read``) and the admin with the configured
@@ -52,7 +60,7 @@ import uuid as uuidlib
 from pathlib import Path
 from typing import Any
 
-from cmssync.emulator import filestore, generator, imagesize, sitetree, userstore, versioning
+from cmssync.emulator import filestore, generator, imagesize, layouts, sitetree, userstore, versioning
 from cmssync.emulator.blocktypes import BLOCK_COLUMNS
 from cmssync.emulator.blockvalues import stored as stored_block
 from cmssync.emulator.catalog import PAGE_TEMPLATES, PAGE_TYPES
@@ -230,6 +238,7 @@ def populate(store: Store, settings: Settings, seed: str, generate: str | None, 
         raise ValueError("a seed must define the home page '/'")
     for entry in data.get("files", []):
         _file(store, entry, int(folders[0]["id"]), ts, rng)
+    layouts.set_global_areas(store, data.get("global_areas") or [])
     if data.get("uploads"):
         store.set_meta(filestore.PINNED_UPLOADS, dumps(list(data["uploads"])))
     for table, next_id in (data.get("next_ids") or {}).items():
@@ -283,18 +292,27 @@ def _groups(store: Store, extra: list[dict[str, Any]]) -> None:
 
 
 def _page(store: Store, page: dict[str, Any], ts: int) -> None:
-    path = str(page["path"]).rstrip("/")
-    page_type = page.get("type", "page")
-    template = page.get("template", "full")
-    if page_type not in PAGE_TYPES or template not in PAGE_TEMPLATES:
+    path = "" if page["path"] is None else str(page["path"]).rstrip("/")
+    page_type = page.get("type", "page") or ""
+    template = page.get("template", "full") or ""
+    system = page_type == "" or path.startswith("/!") or page["path"] is None
+    if not system and (page_type not in PAGE_TYPES or template not in PAGE_TEMPLATES):
         raise ValueError(f"seed page {path or '/'}: unknown type {page_type!r} or template {template!r}")
     parent_id: int | None
     page_id: int | None
-    if path == "":
+    if page["path"] is None:
+        if not page.get("id"):
+            raise ValueError("seed page without a path (a page-type default) must give its id")
+        parent_id, handle, page_id = None, "", int(page["id"])
+    elif path == "":
         parent_id, handle, page_id = None, "", sitetree.HOME_PAGE_ID
     else:
         parent_path, _, handle = path.rpartition("/")
-        parent = store.one("SELECT id FROM pages WHERE path IS ?", parent_path or None)
+        parent = (
+            store.one("SELECT id FROM pages WHERE path = ?", parent_path)
+            if parent_path
+            else sitetree.get_page(store, sitetree.HOME_PAGE_ID)
+        )
         if parent is None:
             raise ValueError(f"seed page {path}: parent {parent_path or '/'} must come first")
         parent_id, page_id = int(parent["id"]), page.get("id")
@@ -326,6 +344,7 @@ def _page(store: Store, page: dict[str, Any], ts: int) -> None:
                     (block_id, block["type"], None if record is None else dumps(record)),
                 )
                 block_id = int(cursor.lastrowid or 0)
+                layouts.own(store, block_id, block.get("instances") or ())
             store.db.execute("INSERT INTO placements VALUES (?, 1, ?, ?, ?)", (created_id, area, position, block_id))
 
 

@@ -71,6 +71,10 @@ CREATE TABLE IF NOT EXISTS placements (
     block_id INTEGER NOT NULL, PRIMARY KEY (page_id, version_id, block_id)
 );
 CREATE INDEX IF NOT EXISTS placements_by_block ON placements (block_id);
+CREATE TABLE IF NOT EXISTS sub_area_owners (
+    block_id INTEGER NOT NULL, instance INTEGER NOT NULL,  -- a layout/container block and a sub-area number it renders
+    PRIMARY KEY (block_id, instance)
+);
 CREATE TABLE IF NOT EXISTS orphan_blocks (
     block_id INTEGER PRIMARY KEY  -- a block id a failed add consumed: the block has no record and no placement
 );
@@ -102,6 +106,7 @@ TABLES = (
     "areas",
     "blocks",
     "placements",
+    "sub_area_owners",
     "orphan_blocks",
     "folders",
     "files",

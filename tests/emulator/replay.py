@@ -9,7 +9,8 @@ the token the sandbox issued at STEP), client credentials, the admin password an
 A response matches when status, content type, the cache/auth headers, the JSON envelope (keys, key order, value
 types, emptiness of lists) and the messages are the same; objects created during the run are also compared field by
 field (names, paths, block values, …), except volatile fields (dates, URLs, ids). HTML pages are compared by title,
-heading and the exception class and message of Whoops pages.
+heading and the exception class and message of Whoops pages, and by the recorded marker counts (``markers``: how
+often a text occurs in the page), except the markers of the site's theme that a replay names as not comparable.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import base64
 import html
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -198,8 +200,11 @@ class Replayer:
         client_secret: str,
         admin_password: str,
         recorded_base: str = RECORDED_BASE,
+        theme_markers: Mapping[str, str] | None = None,
     ) -> None:
         self.client = client
+        self.theme_markers = theme_markers or {}
+        """Public-page markers (``response.markers``) of the site's theme, not compared: name → why."""
         self.recorded_base = recorded_base
         self.secrets = {
             "<client_id>": client_id,
@@ -374,6 +379,10 @@ class Replayer:
             for key, value in recorded["html"].items():
                 if facts.get(key) != self.text(value):
                     problems.append(f"html {key}: {facts.get(key)!r} != {value!r}")
+            for name, marker in recorded.get("markers", {}).items():
+                count = response.text.count(marker["text"])
+                if name not in self.theme_markers and count != marker["count"]:
+                    problems.append(f"marker {name!r} ({marker['text']!r}) x{count} != recorded x{marker['count']}")
         elif "jwt" in recorded:
             problems += self.compare_json(body, ours, "$")
             for name, facts in recorded["jwt"].items():

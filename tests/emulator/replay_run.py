@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ def run_replay(
     allowed: dict[int, str],
     *,
     recorded_base: str = RECORDED_BASE,
+    theme_markers: Mapping[str, str] | None = None,
 ) -> list[Result]:
     """Replay ``exchanges`` against a sandbox seeded with ``seed``; write the per-exchange results and summary."""
     seed_file = work / f"{name}-site.json"
@@ -35,6 +37,7 @@ def run_replay(
             client_secret=sandbox.client_secret,
             admin_password=sandbox.admin_password,
             recorded_base=recorded_base,
+            theme_markers=theme_markers,
         )
         results = [replayer.replay(exchange) for exchange in exchanges]
     report = work / f"{name}-results.jsonl"
