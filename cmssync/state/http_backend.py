@@ -209,13 +209,28 @@ class HttpStateBackend:
         try:
             yield holder
         finally:
+            self._release(info)
+
+    def _release(self, info: dict[str, Any]) -> None:
+        """The end of a run: upload what is pending while the lock is still held, then release the lock. When both
+        fail (the server is gone), the error says both, the upload's first: where the records were kept is what the
+        user needs, and an unlock error must not hide it."""
+        failure: StateError | None = None
+        try:
+            self.compact()
+            self.spool.remove()  # everything is on the server now
+        except StateError as exc:
+            failure = exc
+        self._lock_id = None
+        if self.lock_address is not None:
             try:
-                self.compact()  # the end of the run: what is pending goes up while the lock is still held
-                self.spool.remove()  # everything is on the server now
-            finally:
-                self._lock_id = None
-                if self.lock_address is not None:
-                    self._unlock(info)
+                self._unlock(info)
+            except StateError as exc:
+                if failure is None:
+                    raise
+                raise type(failure)(f"{failure}; the lock was not released either: {exc}") from None
+        if failure is not None:
+            raise failure
 
     def _lock(self, info: dict[str, Any]) -> None:
         conflict = self._lock_request(info)

@@ -8,12 +8,13 @@ and ``on_outcome(outcome)`` as each action finishes. The CLI renders them on the
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cmssync.errors import EXIT_ERROR, EXIT_OK
+from cmssync.errors import EXIT_ERROR, EXIT_OK, StateError
 from cmssync.plan.actions import Plan
 from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import holding_lock
@@ -66,27 +67,48 @@ async def apply_site(
     confirm: Callable[[Plan], bool] | None = None,
     on_outcome: Callable[[Outcome], None] = lambda outcome: None,
 ) -> ApplyReport:
-    """Make the site match the content (see the module docstring)."""
-    async with holding_lock(workspace.store, "cmssync apply"):  # waits up to lock_timeout (--lock-timeout)
-        state = workspace.load_state()
-        async with workspace.client() as client:
-            if request.plan_file is not None:
-                plan, snapshot = await load_plan_file(request.plan_file, workspace, client=client, state=state)
-            else:
-                plan, snapshot = await plan_site(workspace, request.plan, client=client, state=state)
-            if not plan.writes:
-                return ApplyReport(plan, [], [], client.stats.total)
-            if confirm is not None and not confirm(plan):
-                return ApplyReport(plan, [], [], client.stats.total, declined=True)
-            context = ApplyContext(
-                client=client,
-                content=workspace.content,
-                snapshot=snapshot,
-                state=state,
-                store=workspace.store,
-                publish=plan.publish,
-                versions_keep=workspace.settings.versions.keep,
-            )
-            outcomes = await execute(plan, context, HANDLERS, on_outcome=on_outcome, stop=request.stop)
-            problems = await delete_retired_files(context, outcomes)
-            return ApplyReport(plan, outcomes, problems, client.stats.total)
+    """Make the site match the content (see the module docstring).
+
+    A run whose actions finished but whose state could not be saved at the end (the state server gone) still
+    returns its report, with the state's error as a problem: what was done, and where the records were kept.
+    """
+    report: ApplyReport | None = None
+    try:
+        async with holding_lock(workspace.store, "cmssync apply"):  # waits up to lock_timeout (--lock-timeout)
+            report = await _apply_locked(workspace, request, confirm, on_outcome)
+    except StateError as exc:
+        if report is None:
+            raise
+        return dataclasses.replace(report, problems=[*report.problems, f"the state was not saved at the end: {exc}"])
+    return report
+
+
+async def _apply_locked(
+    workspace: Workspace,
+    request: ApplyRequest,
+    confirm: Callable[[Plan], bool] | None,
+    on_outcome: Callable[[Outcome], None],
+) -> ApplyReport:
+    """The run inside the lock."""
+    state = workspace.load_state()
+    async with workspace.client() as client:
+        if request.plan_file is not None:
+            plan, snapshot = await load_plan_file(request.plan_file, workspace, client=client, state=state)
+        else:
+            plan, snapshot = await plan_site(workspace, request.plan, client=client, state=state)
+        if not plan.writes:
+            return ApplyReport(plan, [], [], client.stats.total)
+        if confirm is not None and not confirm(plan):
+            return ApplyReport(plan, [], [], client.stats.total, declined=True)
+        context = ApplyContext(
+            client=client,
+            content=workspace.content,
+            snapshot=snapshot,
+            state=state,
+            store=workspace.store,
+            publish=plan.publish,
+            versions_keep=workspace.settings.versions.keep,
+        )
+        outcomes = await execute(plan, context, HANDLERS, on_outcome=on_outcome, stop=request.stop)
+        problems = await delete_retired_files(context, outcomes)
+        return ApplyReport(plan, outcomes, problems, client.stats.total)
