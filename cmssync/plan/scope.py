@@ -155,6 +155,33 @@ def with_changed_users(scope: Scope, content: SiteContent, state: State, passwor
     return replace(scope, users=scope.users | changed, all_users=False)
 
 
+def with_references(scope: Scope, content: SiteContent, state: State) -> Scope | WholeSite:
+    """An incremental run's scope (the changed files) grown by what its pages' plans need, as a ``--target`` run's
+    is (:func:`scope_for_targets`), so that references resolve exactly as in a full run: pages they refer to are
+    read by their state id (``lookups``, not planned) unless they are likely new (then planned and created first,
+    with their parents), referenced files are read (and planned); a page to be created also reads the pages it may
+    have moved from. A :class:`WholeSite` when a reference cannot be placed from the content and the state, or
+    there are too many pages to read by id."""
+    builder = _ScopeBuilder(content, state)
+    for path in sorted(scope.pages & set(content.pages)):
+        builder.expand(path)
+    for path in sorted(scope.files & set(content.files)):
+        builder.add_file(path)
+    if builder.problem is not None:
+        return WholeSite(builder.problem)
+    planned = scope.pages | {p for p in builder.pages if p in scope.pages or builder.likely_new(p)}
+    page_orphans = set(state.pages) - set(content.pages)
+    lookups = (builder.pages - planned) | builder.lookups | (page_orphans if builder.creates else set())
+    if len(lookups) > MAX_LOOKUPS:
+        return WholeSite(f"{len(lookups)} pages to read by id besides the changed ones")
+    return replace(
+        scope,
+        pages=frozenset(planned),
+        files=scope.files | builder.files,
+        lookups=scope.lookups | frozenset(lookups - planned),
+    )
+
+
 def scope_for_targets(
     content: SiteContent, state: State, targets: Sequence[str], *, prune: bool, replace_moved: bool
 ) -> Scope | WholeSite:
@@ -305,7 +332,7 @@ class _ScopeBuilder:
                 if isinstance(ref, PageIdRef | PageLinkRef):
                     if ref.path in self.content.pages:
                         self.pages.add(ref.path)
-                        if self._likely_new(ref.path):
+                        if self.likely_new(ref.path):
                             stack.append((ref.path, False))
                     elif ref.path == "/" or ref.path in self.state.pages:
                         self.lookups.add(ref.path)
@@ -316,12 +343,12 @@ class _ScopeBuilder:
                         )
                 else:
                     self.add_file(ref.path)
-            if gone or self._likely_new(current):
+            if gone or self.likely_new(current):
                 self.creates = True
                 parent = parent_path(current)
                 if parent is not None and parent in self.content.pages:
                     self.pages.add(parent)
-                    if self._likely_new(parent):
+                    if self.likely_new(parent):
                         stack.append((parent, False))
 
     def add_file(self, path: str) -> None:
@@ -342,7 +369,7 @@ class _ScopeBuilder:
             and candidate.folder_id == spec.folder_id
         )
 
-    def _likely_new(self, path: str) -> bool:
+    def likely_new(self, path: str) -> bool:
         return path not in self.state.pages and self.content.pages[path].id is None
 
 

@@ -65,6 +65,7 @@ from cmssync.plan.scope import (
     scope_after_observation,
     scope_for_targets,
     with_changed_users,
+    with_references,
 )
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.unreadable import hold_unreadable
@@ -112,11 +113,26 @@ async def plan_site(
     scope = request.scope
     if scope is not None:
         scope = with_changed_users(scope, workspace.content, state, options.passwords_changed)
-    snapshot = await observe(client, workspace.content, state, scope=scope)
+    scope, snapshot = await _observe_incremental(client, workspace.content, state, scope)
     content = scope.restrict(workspace.content) if scope is not None else workspace.content
     plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
     plan = _with_companions(plan, workspace.content, state, request.targets, companions)
     return plan.model_copy(update=header), snapshot
+
+
+async def _observe_incremental(
+    client: ConcreteClient, content: SiteContent, state: State, scope: Scope | None
+) -> tuple[Scope | None, Snapshot]:
+    """The scope to plan and the snapshot: the whole site, or an incremental scope grown by what its references
+    need (``with_references``); when that cannot be placed, the whole site is read and marked incomplete, so the
+    scoped plan resolves every reference and still plans no delete."""
+    if scope is None:
+        return None, await observe(client, content, state)
+    grown = with_references(scope, content, state)
+    if isinstance(grown, Scope):
+        return grown, await observe(client, content, state, scope=grown)
+    log.debug("incremental run reads the whole site", reason=grown.reason)
+    return scope, dataclasses.replace(await observe(client, content, state), complete=False)
 
 
 def _with_companions(
