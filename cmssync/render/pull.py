@@ -52,6 +52,9 @@ def pull_summary(pulled: Pulled) -> str:
     if pulled.placeholders:
         lines.append(f"  blocks kept as placeholders (never written by apply): {len(pulled.placeholders)}")
     lines += not_taken_lines(pulled.not_taken)
+    if pulled.read_alone:
+        reasons = "; ".join(f"{count} {reason}" for reason, count in pulled.read_alone.items())
+        lines.append(f"  pages read one request each (no batch could tell): {reasons}")
     kept = settled.kept()
     if kept:
         lines.append(f"local edits kept, not overwritten ({len(kept)}; review them, or pull again with --force):")

@@ -1,8 +1,12 @@
 """``cmssync pull``: adopt an existing site, or merge the site's changes into content that already manages it.
 
-The live site is read through the page tree (every page, or only ``--pages``), the file, user and group lists;
-files are downloaded. What is written is the content that, applied, gives the site as it is, so the next plan is
-empty; how a page read becomes content is ``cmssync.sync.pull_page_form``.
+The live site is read through the page tree — one children list with blocks and attributes per parent, the flat page
+list as the map of which pages are parents (``cmssync.sync.pull_tree``; pages read one request each are counted in
+the summary) — every page, or only ``--pages``; then the file, user and group lists; files are downloaded. A page
+without a file yet is converted as its children list arrives and only its id is kept, so memory does not hold the
+site; a page with a file is merged once the walk is done (its page links need every id). What is written is the
+content that, applied, gives the site as it is, so the next plan is empty; how a page read becomes content is
+``cmssync.sync.pull_page_form``.
 
 **Pull merges.** An existing file is the starting point: what the site holds as the file says (compared as the
 planner compares) keeps the file's own text — ``${env:…}`` passwords, ``raw: true`` blocks, references, comments,
@@ -22,7 +26,6 @@ one), select and file attributes (the API sets them by numeric option or file id
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -31,6 +34,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from cmssync.api.client import ConcreteClient
+from cmssync.api.models import Page
 from cmssync.config import CONFIG_VARIABLE, Settings, load_settings
 from cmssync.content import writer
 from cmssync.content.loader import load_content
@@ -49,7 +53,8 @@ from cmssync.sync.pull_config import starter_config
 from cmssync.sync.pull_merge import keep_explicit, merge_page
 from cmssync.sync.pull_page_form import PLACEHOLDER_NOTE, PULLED_ATTRIBUTE_TYPES, page_spec, placeholder_note
 from cmssync.sync.pull_scope import PullScope, pull_scope
-from cmssync.sync.pull_writes import Pulled, Staged, discard_staging, settle, staging_directory
+from cmssync.sync.pull_tree import read_tree
+from cmssync.sync.pull_writes import Pulled, PulledPage, Staged, discard_staging, settle, staging_directory
 
 
 async def pull_site(
@@ -126,60 +131,86 @@ async def _read_site(
         await pull_files(client, root, settings, state, result, scope)
         await pull_users_and_groups(client, root, state, result, scope)
     file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
-    tree = [node async for node in client.walk_page_tree((await client.default_site(includes=())).home_page_id or 1)]
-    wanted = set(only)
-    paths = [node.page.url_path for node in tree if not wanted or node.page.url_path in wanted]
-    missing = wanted - set(paths)
-    if not wanted and not scope.takes("page"):
-        managed = [path for path in paths if writer.page_file(root, path).is_file()]
-        result.not_taken["page"] = [path for path in paths if path not in set(managed)]
-        paths = managed
-    result.skipped += [f"page {path}: not found on the site" for path in sorted(missing)]
-    ids = result.page_ids = {node.page.url_path: node.page.id for node in tree}
     uuids = {file.id.lower(): path for path, (file, _spec) in result.files.items()}
-    reads = await asyncio.gather(
-        *(client.get_page(ids[path], includes=("areas", "areas.content", "custom_attributes")) for path in paths)
-    )
+    ids = result.page_ids  # filled by the walk
     resolve = Resolver(
         file_urls=file_urls, file_ids={p: f.id for p, (f, _) in result.files.items()}, page_ids=ids, strict=False
     )
-    for path, page in zip(paths, reads, strict=True):
-        try:
-            check_page_path(path, existing=True)
-        except ValueError as exc:
-            result.skipped.append(f"page {path}: {exc}")
-            continue
-        target = writer.page_file(root, path)
-        existing = writer.read_plain(target)
-        pinned = existing.get("id") if isinstance(existing, dict) else None
-        if isinstance(pinned, int) and not isinstance(pinned, bool) and pinned != page.id:
-            result.skipped.append(
-                f"page {path}: its file pins id {pinned}, but the site's page at {path} is id {page.id}; "
-                "left as it is (fix the id or move the file)"
-            )
-            continue
-        notes: list[str] = []
-        placeholders: list[str] = []
-        spec = page_spec(page, base_url, file_urls, uuids, notes=notes, placeholders=placeholders)
-        types = {
-            a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle
-        }
-        data = keep_explicit(existing, writer.spec_data(spec), types, frozenset(PULLED_ATTRIBUTE_TYPES))
-        desired = _desired(existing, path, resolve, base_url)
-        if isinstance(existing, dict) and desired is not None:
-            live = to_live_page(page, None, base_url)
-            data = merge_page(existing, data, desired, live, take_all=scope.take_all)
-            notes, placeholders = _written_placeholders(path, data, notes, placeholders)
-        try:
-            spec = PageSpec.model_validate(data)
-        except ValidationError as exc:
-            result.skipped.append(f"page {path}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}")
-            continue
-        result.notes += notes
-        result.placeholders += placeholders
-        clean = _page_clean(path, state, resolve, base_url)
-        result.staged.append(Staged("page", path, target, text=writer.render_yaml(target, data), clean=clean))
-        result.pages[path] = (page, spec)
+    wanted = set(only)
+    to_merge: list[Page] = []
+    not_taken: list[str] = []
+
+    def stage(pages: list[Page]) -> None:
+        for page in pages:
+            path = page.url_path
+            if wanted and path not in wanted:
+                continue
+            if not writer.page_file(root, path).is_file():
+                if not wanted and not scope.takes("page"):
+                    not_taken.append(path)
+                    continue
+                _stage_page(page, root, state, result, resolve, base_url, file_urls, uuids, scope)
+            else:
+                to_merge.append(page)
+
+    home_id = (await client.default_site(includes=())).home_page_id or 1
+    tree = await read_tree(client, home_id, stage, wanted=wanted)
+    ids.update(tree.ids)
+    result.read_alone = dict(tree.alone)
+    if not_taken:
+        result.not_taken["page"] = not_taken
+    result.skipped += [f"page {path}: not found on the site" for path in sorted(wanted - set(ids))]
+    for page in to_merge:
+        _stage_page(page, root, state, result, resolve, base_url, file_urls, uuids, scope)
+
+
+def _stage_page(
+    page: Page,
+    root: Path,
+    state: State,
+    result: Pulled,
+    resolve: Resolver,
+    base_url: str,
+    file_urls: Mapping[str, str],
+    uuids: Mapping[str, str],
+    scope: PullScope,
+) -> None:
+    """Stage one page's file, merged into the file there is; only the page's id and live version are kept."""
+    path = page.url_path
+    try:
+        check_page_path(path, existing=True)
+    except ValueError as exc:
+        result.skipped.append(f"page {path}: {exc}")
+        return
+    target = writer.page_file(root, path)
+    existing = writer.read_plain(target)
+    pinned = existing.get("id") if isinstance(existing, dict) else None
+    if isinstance(pinned, int) and not isinstance(pinned, bool) and pinned != page.id:
+        result.skipped.append(
+            f"page {path}: its file pins id {pinned}, but the site's page at {path} is id {page.id}; "
+            "left as it is (fix the id or move the file)"
+        )
+        return
+    notes: list[str] = []
+    placeholders: list[str] = []
+    spec = page_spec(page, base_url, file_urls, uuids, notes=notes, placeholders=placeholders)
+    types = {a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle}
+    data = keep_explicit(existing, writer.spec_data(spec), types, frozenset(PULLED_ATTRIBUTE_TYPES))
+    desired = _desired(existing, path, resolve, base_url)
+    if isinstance(existing, dict) and desired is not None:
+        live = to_live_page(page, None, base_url)
+        data = merge_page(existing, data, desired, live, take_all=scope.take_all)
+        notes, placeholders = _written_placeholders(path, data, notes, placeholders)
+    try:
+        PageSpec.model_validate(data)
+    except ValidationError as exc:
+        result.skipped.append(f"page {path}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}")
+        return
+    result.notes += notes
+    result.placeholders += placeholders
+    clean = _page_clean(path, state, resolve, base_url)
+    result.staged.append(Staged("page", path, target, text=writer.render_yaml(target, data), clean=clean))
+    result.pages[path] = PulledPage(page.id, page.version.id if page.version else None)
 
 
 def _written_placeholders(
@@ -262,9 +293,9 @@ def _record(root: Path, state: State, base_url: str, result: Pulled) -> None:
         page_ids=result.page_ids,
         strict=False,
     )
-    for path, (page, _) in pages.items():
+    for path, page in pages.items():
         desired = build_desired_page(content.pages[path], path, resolve, base_url=base_url)
-        version = page.version.id if page.version else None
+        version = page.live_version_id
         base = page_base(desired.fields, desired.areas, desired.end_date)  # the three-way base: site == content
         page_record = PageRecord(id=page.id, digest=desired.digest, live_version_id=version, base=base)
         recorded = state.pages.get(path)

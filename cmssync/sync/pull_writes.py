@@ -35,9 +35,8 @@ from typing import Literal
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from cmssync.api.models import File, Page
+from cmssync.api.models import File
 from cmssync.content.files import FileSpec
-from cmssync.content.models import PageSpec
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, Problem
 from cmssync.fileio import copy_atomically, write_atomically
 from cmssync.state.records import GroupRecord, UserRecord
@@ -96,19 +95,29 @@ class Settled:
         return Counter(d for s, d in self.decisions.values() if s.kind == kind)
 
 
+@dataclass(frozen=True)
+class PulledPage:
+    """What pull keeps of a page it read: enough to record it in the state."""
+
+    id: int
+    live_version_id: int | None
+
+
 @dataclass
 class Pulled:
     """What a pull read, and what it wrote (``settled``) into ``root``; with ``dry_run``, what it would write."""
 
     root: Path
     dry_run: bool = False
-    pages: dict[str, tuple[Page, PageSpec]] = field(default_factory=dict)
+    pages: dict[str, PulledPage] = field(default_factory=dict)
     files: dict[str, tuple[File, FileSpec]] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     users: int = 0
     groups: int = 0
     placeholders: list[str] = field(default_factory=list)
+    read_alone: dict[str, int] = field(default_factory=dict)
+    """Requests pull made for single pages because no batch could tell (``cmssync.sync.pull_tree``), by reason."""
     unnamed_folders: dict[int, int] = field(default_factory=dict)
     page_ids: dict[str, int] = field(default_factory=dict)
     user_records: dict[str, UserRecord] = field(default_factory=dict)

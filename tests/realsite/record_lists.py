@@ -22,9 +22,9 @@ import shlex
 import subprocess
 import sys
 import time
-from urllib.parse import quote
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -38,6 +38,7 @@ SCOPES = (
     "users:read users:add users:update users:delete groups:read groups:add"
 )
 TIED = 80
+REDACTED = "<token:token.password.admin:access_token>"
 
 
 class Recorder:
@@ -88,7 +89,7 @@ class Recorder:
                 "method": method,
                 "path": path,
                 "query": kwargs.get("params"),
-                "headers": {"authorization": "Bearer <token:token.password.admin:access_token>"} if self.token else None,
+                "headers": {"authorization": f"Bearer {REDACTED}"} if self.token else None,
                 "content_type": "application/json" if "json" in kwargs else None,
                 "body": body,
             },
@@ -178,8 +179,8 @@ class Recorder:
         setup = (
             f"setup (not recorded): {TIED} files uploaded (fIDs {fids[0]}..{fids[-1]}) and {TIED} users created "
             f"(uIDs {user_ids[0]}..{user_ids[-1]}), then through the database all given fvDateAdded / uDateAdded "
-            f"'{stamp}' (a bulk import in one second; Files.fDateAdded too) and the site's cache cleared; the 36 sample "
-            "files and the super admin are older"
+            f"'{stamp}' (a bulk import in one second; Files.fDateAdded too) and the site's cache cleared; the 36 "
+            "sample files and the super admin are older"
         )
         uuid_of = {int(fid): uuid for fid, uuid in self.sql(f"SELECT fID, fUUID FROM Files WHERE fUUID IN ({quoted})")}
         self.files_list("files.ties.first.limit100", {"limit": "100"}, setup + ". First page of 100")

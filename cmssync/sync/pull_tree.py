@@ -1,0 +1,139 @@
+"""The pages ``cmssync pull`` reads: the whole tree, with blocks, rendered areas and attributes, a parent at a time.
+
+Each parent's children come with everything pull needs in one request (``GET /pages/{id}/children?includes=areas,
+areas.content,custom_attributes``: a real server returns every child at once, in its live version), so the tree
+costs one request per *parent*, not two per page. The API says nothing about whether a page has children but its
+children list, so the flat page list (``GET /pages``, 100 pages a request, nothing included) is read first as a map:
+a page it lists under whose path no listed page lies is taken as a leaf, and its (empty) children list is not asked
+for. A 10,000-page site in sections of 100 so costs about 100 list pages + 101 children lists.
+
+The map can be wrong, and where it could be, the tree is asked instead:
+
+* **Pages the list does not show** (a page without a live version, an alias, an inactive page, one the list's cursor
+  skipped): each one the tree finds has its own children list read, since its children may be missing from the list
+  too. Counted as ``children of pages the page list does not show``.
+* **Tied dates**: the list's cursor skips pages whose modification dates tie across a page boundary (concrete-api.md
+  §13, ``lists.jsonl``). When the list has a group of 50 or more pages with one date (a bulk import; an install's
+  sample pages), it cannot be trusted to show every parent, and every page's children are read (one request per
+  page, as before the map).
+* Children the list cannot show at all — pages that never had a live version (the list omits them) below a page the
+  list shows as a leaf — are not found. Such a page has no content to pull (pull reads live versions).
+
+Read on their own (one request each, counted by reason in :attr:`TreeRead.alone`): the home page (no children list
+holds it), and a child without a live version (the children list shows live versions only).
+
+:func:`read_tree` hands each children list to ``on_pages`` as it arrives and keeps only ids, so what pull holds per
+page is what it makes of it, not the API's answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, field
+
+from cmssync.api.client import ConcreteClient
+from cmssync.api.models import Page
+from cmssync.content.paths import parent_path
+from cmssync.sync.observe import unreliable_list_warning
+
+PULL_INCLUDES = ("areas", "areas.content", "custom_attributes")
+"""What pull reads of each page: blocks, the rendered areas (download links, ``cmssync.sync.pull``), attributes."""
+HOME = "the home page (no children list holds it)"
+NOT_LISTED = "children of pages the page list does not show"
+ALL_CHILDREN = "children of every page (the page list has tied dates)"
+NO_LIVE_VERSION = "pages without a live version"
+
+
+@dataclass
+class TreeRead:
+    """What the walk found: every page's id by path, and the requests made for single pages, by reason."""
+
+    ids: dict[str, int] = field(default_factory=dict)
+    alone: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass(frozen=True)
+class _Map:
+    """What the flat page list says: paths with children, ids it shows, and whether to believe it."""
+
+    parents: set[str]
+    listed: set[int]
+    trusted: bool
+
+
+async def read_tree(
+    client: ConcreteClient, home_id: int, on_pages: Callable[[list[Page]], None], *, wanted: Collection[str] = ()
+) -> TreeRead:
+    """Walk the tree from the home page (module docstring), calling ``on_pages`` with each batch of pages read.
+    ``wanted`` (paths; empty: every page): only the children lists on the way to them are read."""
+    read = TreeRead()
+    home_task = asyncio.ensure_future(client.get_page(home_id, includes=PULL_INCLUDES))
+    try:
+        known = await _page_map(client) if not wanted else _Map(_ancestors(wanted), set(), trusted=True)
+    finally:
+        home = await home_task
+    read.alone[HOME] += 1
+    read.ids[home.url_path or "/"] = home.id
+    on_pages([home])
+    level = [home]
+    while level:
+        asked = [page for page in level if _has_children(page, known, read, targeted=bool(wanted))]
+        results = await asyncio.gather(*(client.page_children(p.id, includes=PULL_INCLUDES) for p in asked))
+        following: list[Page] = []
+        live: list[Page] = []
+        drafts: list[Page] = []
+        for child in (child for children in results for child in children):
+            if child.url_path in read.ids:
+                continue
+            read.ids[child.url_path] = child.id
+            following.append(child)
+            (live if child.version is not None and child.version.is_approved else drafts).append(child)
+        on_pages(live + await _read_alone(client, drafts, read))
+        level = following
+    return read
+
+
+def _has_children(page: Page, known: _Map, read: TreeRead, *, targeted: bool) -> bool:
+    """Whether to ask for ``page``'s children list (and count why, when the list alone would not have)."""
+    path = page.url_path or "/"
+    if path in known.parents or path == "/":
+        return True
+    if targeted:
+        return False
+    if not known.trusted:
+        read.alone[ALL_CHILDREN] += 1
+        return True
+    if page.id not in known.listed:
+        read.alone[NOT_LISTED] += 1
+        return True
+    return False
+
+
+async def _page_map(client: ConcreteClient) -> _Map:
+    """The flat list's view of the tree (see the module docstring for when it is trusted)."""
+    listed: dict[str, int] = {}
+    dates: list[object] = []
+    async for page in client.iter_pages():
+        listed[page.url_path] = page.id
+        dates.append(page.date_last_updated)
+    return _Map(_ancestors(listed), set(listed.values()), trusted=unreliable_list_warning("pages", dates) is None)
+
+
+def _ancestors(paths: Iterable[str]) -> set[str]:
+    found: set[str] = set()
+    for path in paths:
+        parent = parent_path(path)
+        while parent is not None and parent not in found:
+            found.add(parent)
+            parent = parent_path(parent)
+    return found
+
+
+async def _read_alone(client: ConcreteClient, pages: list[Page], read: TreeRead) -> list[Page]:
+    """Pages without a live version, read on their own (what pull always did: the live view, empty if none)."""
+    if not pages:
+        return []
+    read.alone[NO_LIVE_VERSION] += len(pages)
+    return list(await asyncio.gather(*(client.get_page(p.id, includes=PULL_INCLUDES) for p in pages)))
