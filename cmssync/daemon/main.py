@@ -144,9 +144,7 @@ class Daemon:
             mode=lambda: self.control.effective,
             on_finished=self._on_run_finished,
         )
-        self.reconciler = Reconciler(
-            runner, debounce=config.debounce, backoff=RETRY_BACKOFF, on_crash=self._on_run_crashed
-        )
+        self.reconciler = Reconciler(runner, debounce=config.debounce, backoff=RETRY_BACKOFF)
         self.schedule = Schedule(config.triggers, config.timezone, lambda: self.reconciler.request("schedule"))
         self._stop = asyncio.Event()
 
@@ -218,12 +216,6 @@ class Daemon:
             self.metrics.conflicts.set(len(self.tracker.conflicts.current))
             if batch.full:
                 self.metrics.blocked_deletes.set(sum(len(entry.keys) for entry in plan.blocked))
-
-    def _on_run_crashed(self, batch: Batch, exc: Exception) -> None:
-        """A bug, not a site failure; still a failed run for whoever is told about failures."""
-        result = "interrupted" if self.gate.closed else "failure"
-        reason = f"run crashed: {type(exc).__name__}: {exc}"[:500]
-        self._notify(RunFacts(batch.run_id, batch.trigger, self.control.effective, batch.scope, result, reason))
 
     def _notify(self, facts: RunFacts) -> None:
         # Notifications must never fail a run: a bug here is logged, the run's result stands.

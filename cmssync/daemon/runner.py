@@ -44,7 +44,7 @@ from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.daemon.modes import Mode, report_only
 from cmssync.daemon.reconciler import PERMANENT, Batch
 from cmssync.daemon.run_reports import save_run_report
-from cmssync.errors import CmsSyncError, ContentError
+from cmssync.errors import CmsSyncError, ContentError, printable
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import Scope
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
@@ -168,7 +168,15 @@ class SyncRunner:
     async def __call__(self, batch: Batch) -> bool | Literal["permanent"]:
         started = time.monotonic()
         log.info("run started", triggers=list(batch.triggers), scope=describe_scope(batch.scope))
-        record = await self._reconcile(batch)
+        try:
+            record = await self._reconcile(batch)
+        except Exception as exc:
+            # A bug, not a site failure: the run still ends as a failure wherever runs are watched (/readyz,
+            # metrics, the run log, notifications through ``on_finished``); the reconciler logs the traceback.
+            crashed = RunRecord(mode=self.mode(), reason=printable(f"run crashed: {type(exc).__name__}: {exc}")[:500])
+            crashed.result = "interrupted" if self.gate.closed else "failure"
+            self._finish(batch, crashed, started)
+            raise
         self._finish(batch, record, started)
         if record.result == "success":
             return True
