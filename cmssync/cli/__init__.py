@@ -34,7 +34,7 @@ from cmssync.cli.options import (
 )
 from cmssync.cli.sandbox import open_site_workspace, site_overrides
 from cmssync.cli.tools import emulator, schema
-from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError, printable
+from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError, StateError, printable
 
 __all__ = ["cli", "main", "site_overrides"]
 
@@ -58,8 +58,15 @@ def cli(ctx: click.Context) -> None:
 def validate(directory: Path) -> None:
     """Load and check the content directory; no network. Exit 0 when valid, 1 with located problems."""
     from cmssync.content.loader import load_content
+    from cmssync.state.backends import open_state_backend
+    from cmssync.state.records import shared_bindings
 
     content = load_content(directory)
+    settings = content.settings
+    if settings.state_settings.backend == "local" and settings.state_path(directory).is_file():
+        shared = shared_bindings(open_state_backend(settings, directory).load())  # a local state: no network
+        if shared:
+            raise StateError("; ".join(shared))
     click.echo(f"{directory}: valid ({content.summary()})")
 
 

@@ -270,6 +270,9 @@ def _record(root: Path, state: State, base_url: str, result: Pulled) -> None:
             folder=file.folder,
             digest=file_digest(file_spec),
         )
+        for other in [p for p, r in state.files.items() if p != path and str(r.id).lower() == record.id]:
+            state.forget_file(other)
+            result.notes.append(f"file {other}: bound to the same site file as {path}; that binding is dropped")
         state.record_file(path, record)
     if not result.settled.not_written("users"):
         for username, user_record in result.user_records.items():
@@ -303,4 +306,7 @@ def _record(root: Path, state: State, base_url: str, result: Pulled) -> None:
             page_record = recorded.model_copy(
                 update={"digest": desired.digest, "live_version_id": version, "base": base}
             )
+        for other in [p for p, r in state.pages.items() if p != path and r.id == page.id]:
+            state.forget_page(other)
+            result.notes.append(f"page {other}: bound to the same site page as {path}; that binding is dropped")
         state.record_page(path, page_record)

@@ -41,7 +41,13 @@ async def pull_files(
     warning = unreliable_list_warning("files", [file.date_added for file in listed])
     if warning is not None:
         result.skipped.append(warning)
-    bound = {str(record.id).lower(): path for path, record in state.files.items()}
+    names = {file.id.lower(): PurePosixPath((file.url or "").split("?")[0]).name for file in listed}
+    bound: dict[str, str] = {}
+    # one path per site file: of two bound to it, the one with its name (else the first), the other is dropped
+    for bound_path, record in sorted(
+        state.files.items(), key=lambda item: PurePosixPath(item[0]).name != names.get(str(item[1].id).lower())
+    ):
+        bound.setdefault(str(record.id).lower(), bound_path)
     seen = set(bound.values())
     # Bound files first, so that a free name is never one a bound file holds.
     for number, file in sorted(enumerate(listed), key=lambda item: item[1].id.lower() not in bound):

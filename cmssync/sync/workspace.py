@@ -19,12 +19,12 @@ from cmssync.config import Settings, load_settings
 from cmssync.content.loader import load_content
 from cmssync.content.site import SiteContent, resolve_password
 from cmssync.content.yamlsource import ParseCache
-from cmssync.errors import ConfigError, ContentError
+from cmssync.errors import ConfigError, ContentError, StateError
 from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import StateBackend, open_state_backend
-from cmssync.state.records import State
+from cmssync.state.records import State, shared_bindings
 from cmssync.usercache import cache_key, derived_cache_dir
 
 
@@ -46,6 +46,9 @@ class Workspace:
         state = self.store.load()
         assert self.settings.site.url is not None
         state.bind_site(self.settings.site.url, self.settings.site.api_prefix, allow_other_site=self.any_site)
+        shared = shared_bindings(state)
+        if shared:
+            raise StateError("; ".join(shared))
         return state
 
     def plan_options(self, state: State, request: PlanRequest) -> PlanOptions:

@@ -6,11 +6,20 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
+import re
+import shutil
 from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from cmssync.cli import cli
 from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
+from cmssync.errors import StateError
 from tests.support.editors import AccountEditor, Editor
+from tests.support.rawsite import RawSite
 from tests.support.sites import EXAMPLE, Site
 
 
@@ -100,3 +109,35 @@ async def test_all_or_a_kind_takes_in_what_the_content_does_not_manage(example: 
     assert len(ids) == len(set(ids)), "one path per site file"
     plan = await example.plan()
     assert plan.actions == (), [(a.kind, a.key, a.op) for a in plan.actions]
+
+
+async def test_two_paths_bound_to_one_site_file_are_refused_and_pull_keeps_one(example: Site, raw: RawSite) -> None:
+    """The state an older pull left after an editor renamed a managed file on the site: two paths, one site file.
+    Every apply rewrote it from both sidecars, and deleting the "extra" path and pruning deleted the real file."""
+    await applied(example)
+    document = json.loads(example.state_path.read_text())
+    logo_id = document["files"]["images/logo.png"]["id"]
+    document["files"]["images/logo-renamed.png"] = dict(document["files"]["images/logo.png"])
+    example.state_path.write_text(json.dumps(document))
+    shutil.copy(example.root / "files/images/logo.png", example.root / "files/images/logo-renamed.png")
+    bound_twice = f"binds file {logo_id} of the site to 2 files, images/logo-renamed.png and images/logo.png"
+    validated = CliRunner().invoke(cli, ["validate", str(example.root)], env={"CMSSYNC_STATE": str(example.state_path)})
+    assert isinstance(validated.exception, StateError)  # cli.main prints it and exits 1
+    assert bound_twice in str(validated.exception)
+    with pytest.raises(StateError, match=re.escape(bound_twice)):
+        await example.plan()
+    with pytest.raises(StateError, match="cmssync pull"):
+        await example.apply(prune=True)
+
+    code, output = await pull(example)
+    assert code == 0, output
+    assert "file images/logo-renamed.png: bound to the same site file as images/logo.png; that binding is dropped" in (
+        output
+    )
+    state = example.workspace().load_state()
+    assert [path for path, record in state.files.items() if record.id == logo_id] == ["images/logo.png"]
+    (example.root / "files/images/logo-renamed.png").unlink()
+    report = await example.apply(prune=True)
+    assert not report.failed, example.last_output
+    assert raw.get(f"/files/{logo_id}")["id"] == logo_id, "the site file is still there"
+    assert (await example.plan()).actions == ()
