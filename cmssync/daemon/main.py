@@ -214,6 +214,7 @@ class Daemon:
         )
         if plan is not None:
             self.metrics.conflicts.set(len(self.tracker.conflicts.current))
+            self.metrics.set_held([held.reason for held in plan.held])
             if batch.full:
                 self.metrics.blocked_deletes.set(sum(len(entry.keys) for entry in plan.blocked))
 

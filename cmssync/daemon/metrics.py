@@ -24,6 +24,9 @@ RESULTS = ("success", "failure", "interrupted")
 DURATION_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
 
 
+HELD_REASONS = ("conflict", "foreign_draft", "unreadable")
+
+
 class DaemonMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
@@ -85,6 +88,12 @@ class DaemonMetrics:
             "Deletes the prune guards held back in the last full plan.",
             registry=self.registry,
         )
+        self.held = Gauge(
+            "cmssync_held_objects",
+            "Objects the last plan held back (nothing written to them), by reason.",
+            ["reason"],
+            registry=self.registry,
+        )
         self.notifications = Counter(
             "cmssync_notifications",
             "Notifications by receiver, event and result (sent, failed after retries, dropped: queue full).",
@@ -93,7 +102,13 @@ class DaemonMetrics:
         )
         for kind in KINDS:
             self.drift.labels(kind=kind).set(0)
+        self.set_held([])
         self.set_mode("enforce", suspended=False)
+
+    def set_held(self, reasons: list[str]) -> None:
+        """The held objects of the last plan, counted by reason (conflict, foreign_draft, unreadable)."""
+        for reason in HELD_REASONS:
+            self.held.labels(reason=reason).set(reasons.count(reason))
 
     def set_mode(self, effective: str, *, suspended: bool) -> None:
         for mode in MODES:

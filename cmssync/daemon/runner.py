@@ -293,6 +293,11 @@ def _log_run(batch: Batch, record: RunRecord, duration: float, latency: float | 
     }
     if report is not None and (drift := _drift(report)):
         summary["drift"] = drift
+    if report is not None and report.plan.held:
+        # Nothing is skipped silently: every held object (a foreign draft under skip included) is a warning line.
+        for held in report.plan.held:
+            log.warning("object held", kind=held.kind, key=held.key, reason=held.reason, message=held.message)
+        summary["held"] = len(report.plan.held)
     if latency is not None:
         summary["save_to_applied_s"] = round(latency, 3)
     if record.result == "success":

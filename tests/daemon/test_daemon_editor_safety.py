@@ -19,6 +19,7 @@ import pytest
 from cmssync.emulator.embedded import Sandbox
 from tests.daemon.conftest import DaemonProcess, DaemonSite, DriftMaker
 from tests.daemon.receiver import WebhookReceiver, black_hole, receiver
+from tests.support.editors import Editor
 from tests.support.rawsite import RawSite
 
 pytestmark = pytest.mark.slow
@@ -254,3 +255,23 @@ def test_a_receiver_that_never_answers_does_not_slow_the_runs(daemon_site: Daemo
         code, seconds = daemon.terminate()
         assert code == 0
         assert seconds < 8.0  # the 3 s flush grace, not the receiver's timeouts
+
+
+def test_a_page_held_by_a_foreign_draft_is_logged_and_counted(daemon_site: DaemonSite) -> None:
+    """Nothing is skipped silently (issue 26 item 4): the daemon skips a page with an editor's draft (its default),
+    and says so in a warning line, the run summary and ``/metrics``."""
+    daemon = daemon_site.start()
+    daemon.wait_for("run finished", trigger="startup", result="success")
+    editor = Editor(daemon_site.sandbox)
+    try:
+        editor.edit("/about", approve=False, name="About us (draft)")
+    finally:
+        editor.close()
+    mark = daemon.mark()
+    daemon_site.edit("pages/about.yaml", FOUNDED, "Example Co. was founded in 2016")
+    run = daemon.wait_for("run finished", after=mark, trigger="file")
+    assert run["held"] == 1, run
+    held = daemon.wait_for("object held", after=mark, key="/about")
+    assert held["reason"] == "foreign_draft"
+    assert daemon.metrics()[("cmssync_held_objects", (("reason", "foreign_draft"),))] == 1
+    assert daemon.terminate()[0] == 0
