@@ -15,10 +15,12 @@ arguments, which spilled a JSON document per retry into CI logs. :func:`configur
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import sys
 from collections.abc import Mapping, MutableMapping
+from datetime import UTC, datetime
 from typing import Any, TextIO
 
 import stamina.instrumentation
@@ -157,6 +159,41 @@ def configure_logging(
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=False,
     )
+
+
+_notes: dict[str, Any] = {"json": False, "level": logging.INFO}
+
+
+def configure_notes(*, json_lines: bool, level: int = logging.INFO) -> None:
+    """How :func:`note` writes: JSON lines (``--log-format json``) or plain text, and from which level (``--quiet``:
+    warnings and errors only)."""
+    _notes.update(json=json_lines, level=level)
+
+
+def notes_as_json() -> bool:
+    return bool(_notes["json"])
+
+
+def note(message: str, *, level: int = logging.INFO, stream: TextIO | None = None, **fields: Any) -> None:
+    """One line on stderr for the person running a command: an error, a warning, a progress count, the sandbox's
+    address. Plain text, or with ``--log-format json`` a JSON line like every log line (``event``, ``level``,
+    ``logger``, ``timestamp`` and ``fields``), so stderr is one stream of JSON; below the configured level (``-q``:
+    warnings and errors only) nothing. Secrets are masked either way."""
+    if level < _notes["level"]:
+        return
+    out = sys.stderr if stream is None else stream
+    if _notes["json"]:
+        event = {
+            "event": redact_text(message),
+            **{key: redact_value(key, value) for key, value in fields.items()},
+            "level": logging.getLevelName(level).lower(),
+            "logger": "cmssync.cli",
+            "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        }
+        out.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+    else:
+        out.write(redact_text(message) + "\n")
+    out.flush()
 
 
 def bind(**values: Any) -> None:

@@ -9,6 +9,7 @@ traceback unless ``--debug``.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import sys
@@ -35,6 +36,7 @@ from cmssync.cli.options import (
 from cmssync.cli.sandbox import open_site_workspace, site_overrides
 from cmssync.cli.tools import emulator, schema
 from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError, StateError, printable
+from cmssync.logs import configure_notes, note, notes_as_json
 
 __all__ = ["cli", "main", "site_overrides"]
 
@@ -226,6 +228,8 @@ def pull(
                 dry_run=dry_run,
                 take_all=take_all,
                 kinds=kinds,
+                notes=sys.stderr,
+                progress=not quiet(),
             )
         )
 
@@ -372,11 +376,24 @@ def skip_unused_async_backends() -> None:
     sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
 
 
+def early_notes(args: list[str]) -> None:
+    """Set how :func:`cmssync.logs.note` writes from the raw arguments, before click parses them."""
+    json_lines = any(
+        arg == "--log-format=json" or (arg == "--log-format" and args[i + 1 : i + 2] == ["json"])
+        for i, arg in enumerate(args)
+    )
+    quiet_flag = any(arg in ("-q", "--quiet") for arg in args)
+    configure_notes(json_lines=json_lines, level=logging.WARNING if quiet_flag else logging.INFO)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: the one handler that maps errors to exit codes."""
     if argv is None:
         skip_unused_async_backends()
-    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    # Before parsing: a usage error (an unknown flag before --log-format) is then a JSON line too.
+    early_notes(args)
     try:
         result = cli.main(args=argv, prog_name="cmssync", standalone_mode=False)
     except CmsSyncError as exc:
@@ -384,24 +401,24 @@ def main(argv: list[str] | None = None) -> int:
             raise
         *details, last = printable(str(exc)).splitlines() or [""]
         for line in details:  # located content problems, one per line, then the summary
-            click.echo(line, err=True)
-        click.echo(f"error: {last}", err=True)
+            note(line, level=logging.ERROR)
+        note(f"error: {last}", level=logging.ERROR)
         return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("interrupted", err=True)
-        return EXIT_INTERRUPTED
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        note("interrupted", level=logging.ERROR)
         return EXIT_INTERRUPTED
     except click.ClickException as exc:
-        exc.show()
+        if notes_as_json():
+            note(f"error: {exc.format_message()}", level=logging.ERROR, usage=True)
+        else:
+            exc.show()
         # A usage error (a typo in a flag) is an error: exit 1, never 2, which means "changes" under
         # --detailed-exitcode.
         return EXIT_ERROR
     except OSError as exc:
         if debug:
             raise
-        click.echo(f"error: {printable(str(exc))}", err=True)
+        note(f"error: {printable(str(exc))}", level=logging.ERROR)
         return EXIT_ERROR
     return result if isinstance(result, int) else 0
 

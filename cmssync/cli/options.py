@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from cmssync.logs import configure_logging
+from cmssync.logs import configure_logging, configure_notes
 
 if TYPE_CHECKING:
     from cmssync.plan.request import PlanRequest
@@ -133,6 +133,11 @@ def configure_from_flags(flags: dict[str, Any]) -> None:
     json_lines = None if log_format == "auto" else log_format == "json"
     level = logging.DEBUG if flags.get("debug") else logging.WARNING if flags.get("quiet") else logging.INFO
     configure_logging(level=level, json_lines=json_lines)
+    # The lines for people (errors, warnings, progress, the sandbox's address) are JSON only when asked for: in
+    # ``auto`` a CI log keeps its plain ``error: …`` lines beside the JSON of the loggers. ``cli.main`` sets them
+    # from the raw arguments first (so a usage error is covered); a flag given changes them, none leaves them.
+    if flags.get("log_format") or flags.get("quiet"):
+        configure_notes(json_lines=log_format == "json", level=logging.WARNING if flags.get("quiet") else logging.INFO)
 
 
 def global_options(command: F) -> F:

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import click
+from cmssync.logs import note
 
 if TYPE_CHECKING:
     from cmssync.emulator.embedded import Sandbox
@@ -30,7 +30,7 @@ def site_overrides(directory: Path, sandbox: bool) -> Iterator[dict[str, Any] | 
     home = directory.absolute() / ".cmssync" / "sandbox"
     home.mkdir(parents=True, exist_ok=True)
     with _start_sandbox(Sandbox, home) as emulated:
-        click.echo(f"sandbox: emulated Concrete CMS site at {emulated.url}", err=True)
+        note(f"sandbox: emulated Concrete CMS site at {emulated.url}", url=emulated.url)
         yield {
             "site": {"url": emulated.url, "api_prefix": "/ccm/api/1.0"},
             "auth": {

@@ -25,6 +25,7 @@ import asyncio
 import dataclasses
 import io
 import json
+import logging
 import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,6 +37,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from cmssync.commands.plan import COMPACT_ABOVE
 from cmssync.commands.progress import reading_site
 from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, PlanError
+from cmssync.logs import note
 from cmssync.plan.actions import Plan, markup_free_json
 from cmssync.render.text import render_compact, render_json, render_text
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
@@ -65,7 +67,16 @@ async def run_apply(
     """
     notes = notes if notes is not None else io.StringIO()
     events = output_format == "json"
-    remarks = notes if events else out
+
+    def remark(text: str) -> None:
+        """A remark (SIGTERM): with ``--format json`` on stderr (a warning line, JSON under --log-format json),
+        else on stdout between the outcomes it is about."""
+        if events:
+            note(text, level=logging.WARNING, stream=notes)
+        else:
+            out.write(text + "\n")
+            out.flush()
+
     console = Console(file=out, force_terminal=color, markup=False, highlight=False, emoji=False)
     bar: Progress | None = None
 
@@ -95,7 +106,7 @@ async def run_apply(
 
     stop = asyncio.Event()
     try:
-        with _stop_on_sigterm(stop, remarks), reading_site(notes, terminal=notes.isatty(), enabled=progress) as status:
+        with _stop_on_sigterm(stop, remark), reading_site(notes, terminal=notes.isatty(), enabled=progress) as status:
             report = await apply_site(
                 workspace, dataclasses.replace(request, stop=stop), confirm=confirm, on_outcome=on_outcome
             )
@@ -103,7 +114,7 @@ async def run_apply(
         task = asyncio.current_task()
         if not stop.is_set() or task is None or task.uncancel() > 0:
             raise  # not our second SIGTERM: someone else cancelled
-        remarks.write("Cancelled by a second SIGTERM; the state holds every completed change. Run apply again.\n")
+        remark("Cancelled by a second SIGTERM; the state holds every completed change. Run apply again.")
         if events:
             _event(out, "summary", status="cancelled", exit_code=EXIT_INTERRUPTED)
         return EXIT_INTERRUPTED
@@ -165,7 +176,7 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
 
 
 def _summary_json(report: ApplyReport, *, stopped: bool, exit_code: int) -> dict[str, Any]:
-    state = "declined" if report.declined else "stopped" if stopped else "failed" if report.failed else "complete"
+    state = "declined" if report.declined else "stopped" if stopped else outcome_word(report)
     return {
         "status": state,
         "counts": report.counts(),
@@ -177,19 +188,18 @@ def _summary_json(report: ApplyReport, *, stopped: bool, exit_code: int) -> dict
 
 
 @contextmanager
-def _stop_on_sigterm(stop: asyncio.Event, out: TextIO) -> Iterator[None]:
+def _stop_on_sigterm(stop: asyncio.Event, remark: Callable[[str], None]) -> Iterator[None]:
     """While inside, the first SIGTERM sets ``stop`` and the second cancels the running task."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
 
     def on_sigterm() -> None:
         if stop.is_set() and task is not None:
-            out.write("Second SIGTERM: cancelling the actions in flight.\n")
+            remark("Second SIGTERM: cancelling the actions in flight.")
             task.cancel()
             return
         stop.set()
-        out.write("SIGTERM: finishing the actions in flight, starting no more.\n")
-        out.flush()
+        remark("SIGTERM: finishing the actions in flight, starting no more.")
 
     try:
         loop.add_signal_handler(signal.SIGTERM, on_sigterm)
@@ -202,11 +212,22 @@ def _stop_on_sigterm(stop: asyncio.Event, out: TextIO) -> Iterator[None]:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
+def outcome_word(report: ApplyReport) -> str:
+    """How the apply ended, in one word that agrees with its exit code: ``failed`` (an action failed),
+    ``incomplete`` (every action ran, but objects were held back: refused, unreadable — exit 1), ``complete``."""
+    if report.failed:
+        return "failed"
+    return "incomplete" if report.exit_code != 0 else "complete"
+
+
 def summary(report: ApplyReport) -> str:
     counts = report.counts()
-    head = "Apply failed" if report.failed else "Apply complete"
+    head = f"Apply {outcome_word(report)}"
     unreadable = len(report.plan.unreadable)
+    refused = len(report.plan.refused) - unreadable
     held = f" {unreadable} held back: cannot be read, or need an object that cannot (see above)." if unreadable else ""
+    if refused:
+        held += f" {refused} refused, not applied (conflicts or foreign drafts; see above)."
     return (
         f"{head}: {counts['ok']} succeeded, {counts['failed']} failed, {counts['skipped']} skipped "
         f"({report.requests} requests).{held}"

@@ -18,12 +18,14 @@ Actions), whatever goes to stdout. While the site is read, ``reading site: N/M p
 from __future__ import annotations
 
 import io
+import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
 from cmssync.commands.progress import reading_site
 from cmssync.errors import PlanError
+from cmssync.logs import note
 from cmssync.plan.actions import plan_exit_code
 from cmssync.render.text import render_compact, render_json, render_text
 from cmssync.sync.planning import make_plan, write_plan_file
@@ -88,7 +90,11 @@ def append_step_summary(plan: Plan, notes: TextIO) -> None:
     """Append the plan's markdown to ``$GITHUB_STEP_SUMMARY``; outside GitHub Actions, say so on ``notes``."""
     target = os.environ.get(STEP_SUMMARY, "").strip()
     if not target:
-        notes.write(f"--step-summary: {STEP_SUMMARY} is not set (not in GitHub Actions); nothing appended\n")
+        note(
+            f"--step-summary: {STEP_SUMMARY} is not set (not in GitHub Actions); nothing appended",
+            level=logging.WARNING,
+            stream=notes,
+        )
         return
     from cmssync.render.markdown import render_markdown
 

@@ -47,6 +47,7 @@ from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.plan.pages import DesiredPage, build_desired_page
 from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
 from cmssync.state.records import FileRecord, PageRecord, State
+from cmssync.sync.observe_pages import PageProgress, observe_progress
 from cmssync.sync.page_read import to_live_page
 from cmssync.sync.pull_assets import pull_files, pull_users_and_groups
 from cmssync.sync.pull_config import starter_config
@@ -140,7 +141,10 @@ async def _read_site(
     to_merge: list[Page] = []
     not_taken: list[str] = []
 
+    pages_read = PageProgress(observe_progress.get())  # the command's display: pages read so far
+
     def stage(pages: list[Page]) -> None:
+        pages_read.done(len(pages))
         for page in pages:
             path = page.url_path
             if wanted and path not in wanted:
@@ -155,6 +159,7 @@ async def _read_site(
 
     home_id = (await client.default_site(includes=())).home_page_id or 1
     tree = await read_tree(client, home_id, stage, wanted=wanted)
+    pages_read.finish()
     ids.update(tree.ids)
     result.read_alone = dict(tree.alone)
     if not_taken:
