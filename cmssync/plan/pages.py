@@ -34,6 +34,7 @@ from cmssync.plan.ignore import page_ignore, visible_desired_areas, visible_live
 from cmssync.plan.normalize import digest, normalize_text
 from cmssync.plan.page_identity import identity_conflict, move_actions, moved_from, pinned_move
 from cmssync.plan.snapshot import LivePage, Snapshot
+from cmssync.plan.subareas import writable_areas
 from cmssync.state.records import State
 
 DEFAULT_TYPE = "page"
@@ -217,9 +218,11 @@ def _update(
             areas=visible_desired_areas(desired.areas, rules),
             end_date=None if rules.ignores_field("publish_end_date") else desired.end_date,
         )
+    record = context.state.pages.get(path)
+    known = set(record.base.areas) if record is not None and record.base is not None else set()
+    wanted = dataclasses.replace(wanted, areas=writable_areas(path, wanted.areas, seen, known, warnings))
     changes = _field_changes(path, seen, wanted, warnings)
     blocks = _block_changes(path, seen, wanted, warnings)
-    record = context.state.pages.get(path)
     ours = (
         record is not None and record.draft_version_id is not None and record.draft_version_id == live.recent_version_id
     )

@@ -65,14 +65,6 @@ _PICTURE = re.compile(r"<concrete-picture\b([^>]*?)(\s*/?>)", re.IGNORECASE)
 _PICTURE_FID_EXPORT = re.compile(r"""\s+fid\s*=\s*(["']?)\{ccm:export:file:([^{}:]*):([^{}]*)\}\1""", re.IGNORECASE)
 _PICTURE_FILE = re.compile(r"""\s+file\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
-_SUB_AREA = re.compile(r".+ : \d+(?: : .*)?")
-
-
-def is_sub_area(name: str) -> bool:
-    """``Main : 13`` / ``Main : 2 : Column 1``: an area inside a layout or container block (blocks.jsonl ``nested.*``);
-    the number is the layout's instance id, and nothing in the API ties it to the container block."""
-    return _SUB_AREA.fullmatch(name) is not None
-
 
 def export_name(url: str) -> str | None:
     """``<prefix>:<name>`` of a file from its public URL, as ``{ccm:export:file:…}`` names it."""

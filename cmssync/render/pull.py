@@ -51,6 +51,9 @@ def pull_summary(pulled: Pulled) -> str:
             lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
     if pulled.placeholders:
         lines.append(f"  blocks kept as placeholders (never written by apply): {len(pulled.placeholders)}")
+    if pulled.sub_areas:
+        blocks = sum(count for _, _, count in pulled.sub_areas)
+        lines.append(f"  sub-areas of layouts and containers: {len(pulled.sub_areas)} ({blocks} blocks)")
     lines += not_taken_lines(pulled.not_taken)
     if pulled.read_alone:
         reasons = "; ".join(f"{count} {reason}" for reason, count in pulled.read_alone.items())

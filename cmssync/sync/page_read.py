@@ -18,7 +18,6 @@ from cmssync.api.errors import NotFound, PendingDeletion
 from cmssync.api.models import Page
 from cmssync.plan.blocks import LiveBlock
 from cmssync.plan.normalize import normalize_block_value, normalize_date
-from cmssync.plan.references import is_sub_area
 from cmssync.plan.snapshot import LivePage
 from cmssync.sync.read_failures import note_unreadable_page
 
@@ -59,8 +58,8 @@ async def read_page(
 
 
 def to_live_page(page: Page, live_version_id: int | None, base_url: str, *, batched: bool = False) -> LivePage:
-    """The planner's view of a page read. Sub-areas of layouts and containers (``Main : 13 : Column 1``) are left
-    out: nothing in the API ties them to their container block, and they are neither managed nor drift."""
+    """The planner's view of a page read, every area listed: sub-areas of layouts and containers
+    (``Main : 10 : Title``) are areas like the others (:mod:`cmssync.plan.subareas` says which can be written)."""
     areas = {
         area.name: tuple(
             LiveBlock(
@@ -69,7 +68,6 @@ def to_live_page(page: Page, live_version_id: int | None, base_url: str, *, batc
             for block in area.blocks
         )
         for area in page.areas or []
-        if not is_sub_area(area.name)
     }
     attributes = {a.handle: a.value for a in page.custom_attributes if a.handle}
     types = {a.handle: a.type for a in page.custom_attributes if a.handle and a.type}

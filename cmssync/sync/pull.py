@@ -45,6 +45,7 @@ from cmssync.plan.assets import file_digest, file_hash
 from cmssync.plan.conflicts import page_base
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.plan.pages import DesiredPage, build_desired_page
+from cmssync.plan.subareas import is_sub_area
 from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
 from cmssync.state.records import FileRecord, PageRecord, State
 from cmssync.sync.observe_pages import PageProgress, observe_progress
@@ -213,6 +214,8 @@ def _stage_page(
         return
     result.notes += notes
     result.placeholders += placeholders
+    areas = data["areas"] if isinstance(data.get("areas"), dict) else {}
+    result.sub_areas += [(path, name, len(blocks)) for name, blocks in areas.items() if is_sub_area(name)]
     clean = _page_clean(path, state, resolve, base_url)
     result.staged.append(Staged("page", path, target, text=writer.render_yaml(target, data), clean=clean))
     result.pages[path] = PulledPage(page.id, page.version.id if page.version else None)

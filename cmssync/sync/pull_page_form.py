@@ -6,7 +6,10 @@ pictures ``<concrete-picture fID="${file-id:PATH}" …/>``, file and page column
 absolute URLs of pulled files become ``${file:PATH}``; booleans of known blocks become YAML booleans. A block whose
 read is lossy (layouts, containers, galleries, multi-entry blocks, a download link read back as ``href=""``, a link
 to a file that was not pulled) or whose type is not known to round-trip is written as a placeholder
-``- keep: {type: …, id: N}``, which apply never touches. Sub-areas of layouts (``Main : 13 : …``) are not pulled.
+``- keep: {type: …, id: N}``, which apply never touches. Sub-areas of layouts and containers (``Main : 16``,
+``Main : 10 : Title``) are pulled like any area, under the name the API gives them, while the layout or container
+block itself is a placeholder; a sub-area whose layout or container is gone (never shown) is left out with a note
+(:mod:`cmssync.plan.subareas`).
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ from cmssync.plan.references import (
     column_to_reference,
     export_name,
     html_to_references,
-    is_sub_area,
     rendered_blocks,
 )
+from cmssync.plan.subareas import unwritable
 from cmssync.sync.pull_assets import escape
 
 PULLED_ATTRIBUTE_TYPES = {"text", "textarea", "boolean", "number", "url", "email", "telephone"}
@@ -60,7 +63,14 @@ def page_spec(
         and attribute.value not in (None, "", False)
     }
     links = _Links(base_url, file_urls, uuids or {})
-    areas = {area.name: links.area(area) for area in page.areas or [] if not is_sub_area(area.name)}
+    live_areas = {area.name: [block.type or "" for block in area.blocks] for area in page.areas or []}
+    areas: dict[str, list[dict[str, Any]]] = {}
+    for area in page.areas or []:
+        reason = unwritable(area.name, live_areas, known=())
+        if reason is None:
+            areas[area.name] = links.area(area)
+        elif notes is not None:
+            notes.append(f"page {page.url_path}: not pulled: {reason}")
     if notes is not None:
         notes.extend(f"page {page.url_path}: {note}" for note in links.notes())
     if placeholders is not None:

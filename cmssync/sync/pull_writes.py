@@ -116,6 +116,8 @@ class Pulled:
     users: int = 0
     groups: int = 0
     placeholders: list[str] = field(default_factory=list)
+    sub_areas: list[tuple[str, str, int]] = field(default_factory=list)
+    """``(page path, sub-area, blocks)`` of each sub-area of a layout or container written as an area."""
     read_alone: dict[str, int] = field(default_factory=dict)
     """Requests pull made for single pages because no batch could tell (``cmssync.sync.pull_tree``), by reason."""
     unnamed_folders: dict[int, int] = field(default_factory=dict)

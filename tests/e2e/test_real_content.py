@@ -108,7 +108,7 @@ def test_pull_edit_apply_keeps_links_pictures_image_and_kept_blocks(
     main = YAML(typ="safe").load(written)["areas"]["Main"]
     kept = [(item["keep"]["id"], item["keep"]["type"]) for item in main if "keep" in item]
     assert kept == [(bid, kind) for area, bid, kind, _ in before if area == "Main" and (bid, kind) in layouts]
-    assert not any(" : " in area for area in YAML(typ="safe").load(written)["areas"])  # sub-areas are not pulled
+    assert any(" : " in area for area in YAML(typ="safe").load(written)["areas"])  # sub-areas are pulled as areas
 
     first = run_cmssync(site, directory, "plan", "--detailed-exitcode")
     assert first.code == 0, first.output

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -15,7 +16,10 @@ from tests.support.tokens import sandbox_token
 class Editor:
     """Someone working on the live site: page fields and blocks changed, approved or left as a draft."""
 
-    SCOPES = "pages:read pages:update pages:areas:update_block pages:versions:read pages:versions:update"
+    SCOPES = (
+        "pages:read pages:update pages:areas:update_block pages:areas:delete_block pages:versions:read "
+        "pages:versions:update"
+    )
 
     def __init__(self, sandbox: Sandbox) -> None:
         token = sandbox_token(sandbox, self.SCOPES)
@@ -38,6 +42,11 @@ class Editor:
         blocks = next(a["blocks"] for a in areas if a["name"] == area)
         block = (blocks["data"] if isinstance(blocks, dict) else blocks)[index]
         self.http.put(f"/pages/{page['id']}/{area}/{block['id']}", json={"value": {"content": html}}).raise_for_status()
+        return self._newest(page["id"], approve)
+
+    def remove_block(self, path: str, area: str, block_id: int, *, approve: bool = True) -> int:
+        page = self.page(path)
+        self.http.delete(f"/pages/{page['id']}/{quote(area, safe='')}/{block_id}").raise_for_status()
         return self._newest(page["id"], approve)
 
     def _newest(self, page_id: int, approve: bool) -> int:

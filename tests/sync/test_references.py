@@ -28,7 +28,6 @@ from cmssync.plan.references import (
     export_name,
     file_numbers_from_probe,
     html_to_references,
-    is_sub_area,
     lower_case_names,
     probe_html,
     rendered_blocks,
@@ -229,14 +228,6 @@ def test_the_probe_reads_numeric_ids_back() -> None:
     assert html == '<a href="{CCM:FID_DL_1}">1</a><a href="{CCM:FID_DL_2}">2</a><a href="{CCM:FID_DL_3}">3</a>'
     read = '<a href="{ccm:export:file:1:a.png}">1</a><a href="">2</a><a href="{ccm:export:file:3:b.pdf}">3</a>'
     assert file_numbers_from_probe(read) == {"1:a.png": 1, "3:b.pdf": 3}
-
-
-@pytest.mark.parametrize(
-    ("name", "expected"),
-    [("Main", False), ("Main : 13", True), ("Main : 2 : Column 1", True), ("Page Footer : 1 : Body", True)],
-)
-def test_sub_areas(name: str, expected: bool) -> None:
-    assert is_sub_area(name) is expected
 
 
 # canonical_content skips lower_case_names when no tag can hold a letter to lower-case; it must never skip a change.

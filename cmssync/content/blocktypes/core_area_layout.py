@@ -1,4 +1,4 @@
-"""The layout block: a grid whose columns are sub-areas (``Main : 13 : Column 1``)."""
+"""The layout block: a grid whose columns are sub-areas (``Main : 16``, one number per column)."""
 
 from cmssync.content.blocktypes.descriptor import BlockType
 
@@ -8,5 +8,5 @@ TYPE = BlockType(
     # Concrete answers 500 (``Undefined array key "gridType"``): its save() needs data only the page editor sends
     # (blocks.jsonl ``layout.add.*``).
     uncreatable="the API cannot create a core_area_layout block (Concrete answers 500)",
-    holds_areas=True,
+    holds_areas="columns",
 )

@@ -1,4 +1,4 @@
-"""The container block: a theme container whose inside is a sub-area."""
+"""The container block: a theme container whose own areas are sub-areas (``Main : 10 : Title``)."""
 
 from cmssync.content.blocktypes.descriptor import BlockType
 
@@ -7,5 +7,5 @@ TYPE = BlockType(
     keep_reason="the API reads core_container blocks without their entries or settings",
     # Concrete answers 500 (``Undefined array key "containerID"``), blocks.jsonl ``layout.add.*``.
     uncreatable="the API cannot create a core_container block (Concrete answers 500)",
-    holds_areas=True,
+    holds_areas="named",
 )

@@ -92,8 +92,10 @@ class BlockType:
     None when it round-trips."""
     uncreatable: str | None = None
     """Why the API cannot add a block of this type (the content must keep an existing one in its place)."""
-    holds_areas: bool = False
-    """A container whose sub-areas (``Main : 13 : …``) hold blocks, which a delete through the API leaves behind."""
+    holds_areas: Literal["", "columns", "named"] = ""
+    """A block whose sub-areas hold blocks, which a delete through the API leaves behind: ``columns`` for a layout
+    (its columns are ``Main : 16``), ``named`` for a container (its areas are ``Main : 10 : Title``);
+    see :mod:`cmssync.plan.subareas`."""
     dropped_when_zero: frozenset[str] = frozenset()
     """Fields never sent as ``"0"``: the controller rejects the read value written back."""
     rendered_wrapper: str | None = None
