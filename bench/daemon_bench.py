@@ -103,7 +103,7 @@ def write_content(root: Path, sandbox: Sandbox, state_dir: Path, debounce: float
         f"auth: {{grant: password, client_id: {sandbox.client_id}, username: {sandbox.admin_username}}}\n"
         f"state: {json.dumps(str(state_dir / 'state.json'))}\n"
         "concurrency: 8\n"
-        f"daemon: {{debounce: {debounce}s, interval: null, health: '127.0.0.1:0'}}\n"
+        f"daemon: {{debounce: {debounce}s, interval: null, feed: null, health: '127.0.0.1:0'}}\n"
     )
     children = [path for path in written if path.parent.name.startswith("section-")]
     if not children:

@@ -238,7 +238,7 @@ def write_content(
         f"site:\n  url: {base_url}\nauth:\n  grant: password\n  username: admin\npublish: approve\n"
         f"state: {root.parent / 'state' / 'state.json'}\n"
         f"concurrency: {'auto' if concurrency is None else concurrency}\n"
-        f"daemon: {{debounce: {debounce}s, interval: null, health: '127.0.0.1:0'}}\n",
+        f"daemon: {{debounce: {debounce}s, interval: null, feed: null, health: '127.0.0.1:0'}}\n",
         encoding="utf-8",
     )
     (root / "pages" / f"{section}.yaml").write_text(f"name: Apply bench {section}\n", encoding="utf-8")

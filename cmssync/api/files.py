@@ -64,6 +64,11 @@ class FilesApi(Endpoints):
             File, "/files", params=includes_param(tuple(includes)), limit=limit, sort_key=lambda item: item.date_added
         )
 
+    async def latest_files(self, *, limit: int, after: str | None = None) -> list[File]:
+        """The most recently added file versions (``GET /files``, newest first), one request: an upload or an
+        update (a new version) moves a file to the top (``feed.files.*`` in ``lists.jsonl``)."""
+        return await self._first_page(File, "/files", limit=limit, after=after)
+
     async def get_file(self, file_id: str, *, includes: Sequence[str] = ()) -> File:
         route = "/files/{file_id}"
         body = await self._t.call("GET", route, kind=Kind.READ, params=includes_param(tuple(includes)), file_id=file_id)

@@ -47,6 +47,12 @@ class PagesApi(Endpoints):
             sort_key=lambda item: item.date_last_updated,
         )
 
+    async def latest_pages(self, *, limit: int, after: int | None = None) -> list[Page]:
+        """The most recently modified pages (``GET /pages``, newest first), one request. On a real 9.3.1 site a
+        page update, even unapproved, and an approval move the page to the top; a block edit moves it only once
+        approved (``feed.*`` in ``tests/conformance/concrete-9.3.1/lists.jsonl``)."""
+        return await self._first_page(Page, "/pages", limit=limit, after=after)
+
     async def page_children(self, page_id: int, *, includes: Sequence[str] = ()) -> list[Page]:
         """The direct children of a page, in sitemap order, in ONE request: the batched read of a tree level.
 

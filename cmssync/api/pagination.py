@@ -107,6 +107,14 @@ class Endpoints:
             used.add(str(following))
             after = following
 
+    async def _first_page(self, model: type[M], route: str, *, limit: int, after: object | None = None) -> list[M]:
+        """One page of a cursor list, newest first: what the drift feed polls (``cmssync.daemon.feed``)."""
+        query = {"limit": str(max(1, min(MAX_LIMIT, limit)))}
+        if after is not None:
+            query["after"] = str(after)
+        body = await self._t.call("GET", route, kind=Kind.READ, params=query)
+        return self._models(model, body, method="GET", route=route)
+
     async def _walk_results_pages(
         self, model: type[M], route: str, *, limit: int = MAX_LIMIT, **path_params: Any
     ) -> AsyncIterator[M]:

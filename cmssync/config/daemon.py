@@ -46,6 +46,10 @@ class DaemonSettings(Section):
     """Quiet window before a file-triggered run (seconds, or ``500ms``, ``2s``)."""
     interval: Duration | None = 600.0
     """A full run (reads everything, undoes drift) this often (``10m``, ``1h``); ``null``: none."""
+    feed: Duration | None = 5.0
+    """Between full runs, poll the site's most recently modified pages (and files) this often (``2s``) and run
+    for the managed ones an editor changed: the drift feed, one request a poll while nothing changes; ``null``:
+    off (drift is then found by full runs only)."""
     cron: str | None = None
     """Full runs at these times too: a crontab line (minute hour day-of-month month day-of-week) or ``@daily``."""
     timezone: str = "UTC"

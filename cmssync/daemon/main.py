@@ -1,7 +1,8 @@
 """``cmssync daemon``: wire the reconciler to its triggers and the health server, and run until SIGTERM.
 
 Triggers: a full run at startup, file changes (incremental runs, debounced), the schedule (``daemon.interval`` and
-``daemon.cron``, full runs that undo drift) and SIGHUP (a full run). ``daemon.mode``/``--mode`` picks enforce or
+``daemon.cron``, full runs that undo drift), SIGHUP (a full run) and the drift feed (``daemon.feed``: runs of the
+managed objects an editor changed on the site, :mod:`.feed`). ``daemon.mode``/``--mode`` picks enforce or
 report; SIGUSR1 / ``POST /suspend`` suspend (runs observe, nothing is written) and SIGUSR2 / ``POST /resume`` resume
 with a full run (:mod:`.modes`). Every finished run goes through the :class:`~.events.EventTracker`, whose events
 the :class:`~.notify.Notifier` queues for the webhooks without waiting. SIGTERM and SIGINT stop the daemon: no new
@@ -28,8 +29,10 @@ from zoneinfo import ZoneInfo
 import structlog
 from apscheduler.triggers.base import BaseTrigger
 
+from cmssync.api.client import ConcreteClient
 from cmssync.config import DaemonSettings, load_settings
 from cmssync.daemon.events import EventTracker, RunFacts
+from cmssync.daemon.feed import DriftFeed, PollResult
 from cmssync.daemon.gate import RequestGate
 from cmssync.daemon.health import HealthServer, build_app, parse_address
 from cmssync.daemon.metrics import DaemonMetrics
@@ -65,6 +68,8 @@ class DaemonConfig:
     receivers: tuple[Receiver, ...] = ()
     site: str = ""
     """The site's address without credentials, for notifications."""
+    feed: float | None = None
+    """Seconds between polls of the drift feed; None: off."""
 
     @classmethod
     def from_settings(
@@ -87,6 +92,7 @@ class DaemonConfig:
             mode=pick_mode(mode, settings.mode),
             receivers=tuple(receivers_from_settings(settings.notify)),
             site=public_site(site),
+            feed=settings.feed,
         )
 
 
@@ -128,7 +134,9 @@ def run_daemon(
 class Daemon:
     def __init__(self, directory: Path, overrides: Mapping[str, Any] | None, config: DaemonConfig) -> None:
         self.directory = directory
+        self.overrides = overrides
         self.config = config
+        self.feed: DriftFeed | None = None
         self.metrics = DaemonMetrics()
         self.control = ModeControl(config.mode, self.metrics, on_resume=lambda: self.reconciler.request("resume"))
         self.readiness = ModeReadiness(control=self.control)
@@ -167,6 +175,7 @@ class Daemon:
                 await health.stop()
                 raise
         self.schedule.start()
+        feeding = self._start_feed()
         log.info(
             "daemon started",
             directory=str(self.directory),
@@ -175,14 +184,47 @@ class Daemon:
             watch=self.config.watch or "off",
             debounce_s=self.config.debounce,
             schedule={name: str(trigger) for name, trigger in self.config.triggers.items()},
+            feed_s=self.config.feed,
         )
         serving = asyncio.create_task(self.reconciler.serve(), name="cmssync-reconciler")
         self.reconciler.request("startup")
         stopping = asyncio.create_task(self._stop.wait())
         await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
         crashed = serving.done()
+        if feeding is not None:
+            feeding.cancel()
+            await asyncio.gather(feeding, return_exceptions=True)
         await self._shut_down(loop, serving, stopping, watcher, health)
         return EXIT_ERROR if crashed else EXIT_OK
+
+    def _start_feed(self) -> asyncio.Task[None] | None:
+        """The drift feed's polling task, with a client of its own through the request gate (None: feed off)."""
+        if self.config.feed is None:
+            return None
+        settings = load_settings(self.directory, overrides=self.overrides)
+        transport = self.gate.transport(settings.max_connections)
+        client = ConcreteClient.from_settings(settings, base_dir=self.directory, transport=transport)
+        self.feed = DriftFeed(
+            self.directory,
+            settings,
+            client,
+            self.reconciler.request,
+            interval=self.config.feed,
+            busy=lambda: not self.reconciler.idle.is_set(),
+            on_poll=self._polled,
+        )
+        return asyncio.create_task(self._feeding(self.feed), name="cmssync-drift-feed")
+
+    async def _feeding(self, feed: DriftFeed) -> None:
+        async with feed.client:
+            await feed.serve()
+
+    def _polled(self, result: PollResult) -> None:
+        assert self.feed is not None
+        stats = self.feed.client.stats
+        outcome = "failed" if result.failed else "moved" if result.moved else "unchanged"
+        self.metrics.record_poll(result.kind, outcome, result.moved, len(result.managed), stats.snapshot())
+        stats.reset()
 
     def _on_change(self, paths: list[str] | None, at: float) -> None:
         scope = None if paths is None else scope_for_paths(paths)
@@ -199,6 +241,9 @@ class Daemon:
     def _on_run_finished(self, batch: Batch, record: RunRecord) -> None:
         """Derive the run's events and queue them (never waits); gauges of the plan's conflicts and held deletes."""
         plan = record.report.plan if record.report is not None else None
+        if self.feed is not None and record.report is not None:
+            done = [o.action for o in record.report.outcomes if o.status == "ok"]
+            self.feed.after_run({kind: [a.key for a in done if a.kind == kind] for kind in ("page", "file")})
         self._notify(
             RunFacts(
                 run_id=batch.run_id,

@@ -94,6 +94,18 @@ class DaemonMetrics:
             ["reason"],
             registry=self.registry,
         )
+        self.feed_polls = Counter(
+            "cmssync_drift_feed_polls",
+            "Polls of the drift feed, by list and result (unchanged, moved, failed).",
+            ["list", "result"],
+            registry=self.registry,
+        )
+        self.feed_moved = Counter(
+            "cmssync_drift_feed_objects",
+            "Objects the drift feed saw change on the site, by kind and whether cmssync manages them.",
+            ["kind", "managed"],
+            registry=self.registry,
+        )
         self.notifications = Counter(
             "cmssync_notifications",
             "Notifications by receiver, event and result (sent, failed after retries, dropped: queue full).",
@@ -142,6 +154,15 @@ class DaemonMetrics:
             self.pending.set(pending)
         if result == "success":
             self.last_success.set(finished_at)
+
+    def record_poll(self, kind: str, result: str, moved: int, managed: int, requests: Mapping[RequestKey, int]) -> None:
+        """Count one poll of the drift feed and the requests it sent."""
+        self.feed_polls.labels(list=kind, result=result).inc()
+        if moved:
+            self.feed_moved.labels(kind=kind, managed="yes").inc(managed)
+            self.feed_moved.labels(kind=kind, managed="no").inc(moved - managed)
+        for key, count in requests.items():
+            self.api_requests.labels(method=key.method, status=key.status).inc(count)
 
     def render(self, accept: str | None) -> tuple[bytes, str]:
         """The exposition text (Prometheus or OpenMetrics, as the scraper asks) and its content type."""

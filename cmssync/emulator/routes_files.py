@@ -129,6 +129,9 @@ async def update(ctx: Ctx) -> Response:
             ctx.store.db.execute(f"UPDATE files SET {column} = ? WHERE num_id = ?", (value, row["num_id"]))
         if isinstance(data.get("attributes"), dict):
             filestore.set_attributes(ctx.store, int(row["num_id"]), data["attributes"])
+        # An update makes a new file version, dated now: the file moves to the top of GET /files
+        # (lists.jsonl, feed.files.after_file_update).
+        ctx.store.db.execute("UPDATE files SET date_added = ? WHERE num_id = ?", (ctx.now, row["num_id"]))
     fresh = ctx.store.one("SELECT * FROM files WHERE num_id = ?", row["num_id"])
     assert fresh is not None
     return envelope.item(ctx, ctx.render.file(fresh, includes=ctx.includes))

@@ -52,7 +52,15 @@ def write_settings(root: Path, sandbox: Sandbox, state_dir: Path, daemon: dict[s
         "token_store": str(state_dir / "tokens.json"),
     }
     settings["state"] = str(state_dir / "state.json")
-    settings["daemon"] = {"watch": True, "debounce": "0.2s", "interval": None, "health": "127.0.0.1:0", **daemon}
+    # the drift feed only where a test asks for it: its polls would add requests and runs to what others count
+    settings["daemon"] = {
+        "watch": True,
+        "debounce": "0.2s",
+        "interval": None,
+        "feed": None,
+        "health": "127.0.0.1:0",
+        **daemon,
+    }
     buffer = io.StringIO()
     yaml.dump(settings, buffer)
     path.write_text(buffer.getvalue())

@@ -1,0 +1,215 @@
+"""The drift feed: between full runs, notice editors' changes on the site within seconds, for one request a poll.
+
+The API's page and file lists are sorted by modification, newest first, and on a real 9.3.1 site (recorded in
+``tests/conformance/concrete-9.3.1/lists.jsonl``, scenario ``feed``):
+
+* ``GET /pages``: a page update (even unapproved) and an approval move the page to the top with the time of the
+  change; a block added or edited moves nothing until its version is approved (then the approval does);
+* ``GET /files``: an upload and an update (a new file version) move the file to the top;
+* ``GET /users``: sorted by the date a user was *added*: an edit never moves a user. So users are not polled; their
+  drift is found by full runs.
+
+Each poll asks for one list's newest ``limit`` items (pages; files every :data:`FILES_EVERY` polls instead, when the
+state manages files) and compares them with what the previous poll of that list saw: an item newer than the newest
+date seen then, or with that date but not seen with it, moved. Nothing moved: the poll cost one request. Something
+moved: the state says which of the moved objects cmssync manages, and a run of exactly those is requested (trigger
+``drift``): in ``report`` mode it plans and notifies the drift, in ``enforce`` mode it applies like any run —
+conflicts and someone else's drafts are respected by the planner as always. An object cmssync does not manage costs
+nothing beyond the poll. When every item of the window moved, the next ones are read (``after`` the last) up to
+:data:`MAX_PAGES` requests; beyond that a full run is requested instead.
+
+No poll is made while a run is going or waiting to start (it reads the site itself). cmssync's own writes move
+pages too: the pages and files a run wrote are passed to :meth:`DriftFeed.after_run`, and the first poll of each
+list after the run takes their moves as the run's doing (an editor's change to the same object during that run is
+left to the next full run, which stays the safety net). The first poll of a list only sets where it starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import structlog
+
+from cmssync.api.client import ConcreteClient
+from cmssync.config import Settings
+from cmssync.plan.scope import Scope
+from cmssync.state.backends import open_state_backend
+from cmssync.state.records import State
+
+log = structlog.get_logger("cmssync.daemon")
+
+LIMIT = 10
+"""Items a poll asks for: a poll notices up to this many changes without a second request."""
+FILES_EVERY = 3
+"""Every third poll reads the file list instead of the page list (when files are managed): one request a poll."""
+MAX_PAGES = 5
+"""Requests one poll may make to find where the moved items end; more moved than that asks for a full run."""
+
+Kind = Literal["page", "file"]
+Request = Callable[[str, Scope | None], None]
+
+
+@dataclass
+class _Head:
+    """Where one list stood at its last poll: the newest date and the ids seen with it (``None``: not polled)."""
+
+    newest: dt.datetime | None = None
+    ids: set[str] = field(default_factory=set)
+    started: bool = False
+
+    def moved(self, items: Sequence[tuple[str, dt.datetime | None]]) -> list[str]:
+        """The ids of ``items`` (newest first) that moved since the last poll."""
+        if not self.started:
+            return []
+        newest, ids = self.newest, self.ids
+        return [
+            key
+            for key, date in items
+            if date is None or newest is None or date > newest or (date == newest and key not in ids)
+        ]
+
+    def advance(self, items: Sequence[tuple[str, dt.datetime | None]]) -> None:
+        self.started = True
+        dated = [(key, date) for key, date in items if date is not None]
+        if not dated:
+            return
+        newest = max(date for _, date in dated)
+        if self.newest is None or newest > self.newest:
+            self.newest, self.ids = newest, set()
+        if newest == self.newest:
+            self.ids |= {key for key, date in dated if date == newest}
+
+
+@dataclass
+class PollResult:
+    kind: Kind
+    requests: int
+    moved: int = 0
+    managed: list[str] = field(default_factory=list)
+    """Managed paths that moved (and were not this daemon's own writes)."""
+    full: bool = False
+    """Too many moved to tell: a full run was requested."""
+    failed: bool = False
+
+
+class DriftFeed:
+    """Polls the site's modification-ordered lists and requests runs for managed objects that moved."""
+
+    def __init__(
+        self,
+        directory: Path,
+        settings: Settings,
+        client: ConcreteClient,
+        request: Request,
+        *,
+        interval: float,
+        busy: Callable[[], bool] = lambda: False,
+        on_poll: Callable[[PollResult], None] = lambda result: None,
+    ) -> None:
+        self.directory = directory
+        self.settings = settings
+        self.client = client
+        self.request = request
+        self.interval = interval
+        self.busy = busy
+        """True while a run is going or pending: it reads the site itself, and its writes are not drift."""
+        self.on_poll = on_poll
+        self.heads: dict[Kind, _Head] = {"page": _Head(), "file": _Head()}
+        self.own: dict[Kind, set[str]] = {"page": set(), "file": set()}
+        """Paths the last runs wrote, not yet seen to move."""
+        self.polls = 0
+        self.kind: Kind = "page"
+        """The list of the poll going on (or the last one)."""
+        self._state: State | None = None
+
+    # -- the loop -------------------------------------------------------------------------------------------------
+
+    async def serve(self) -> None:
+        """Poll every ``interval`` seconds until cancelled; a failed poll is logged and the next one tries again."""
+        while True:
+            if self.busy():
+                await asyncio.sleep(self.interval)
+                continue
+            try:
+                self.on_poll(await self.poll())
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("drift feed poll failed", error=f"{type(exc).__name__}: {exc}"[:300])
+                self.on_poll(PollResult(self.kind, 0, failed=True))
+            await asyncio.sleep(self.interval)
+
+    async def poll(self) -> PollResult:
+        """One poll of one list (module docstring)."""
+        state = await self._current_state()
+        self.polls += 1
+        kind: Kind = "file" if state.files and self.polls % FILES_EVERY == 0 else "page"
+        self.kind = kind
+        head = self.heads[kind]
+        window, requests = await self._read(kind, head)
+        result = PollResult(kind, requests)
+        moved = head.moved(window)
+        head.advance(window)
+        own, self.own[kind] = self.own[kind], set()  # only the first poll after a run can see its writes move
+        if not moved:
+            return result
+        result.moved = len(moved)
+        if len(moved) >= LIMIT * MAX_PAGES:
+            result.full = True
+            log.info("drift feed: more objects moved than a poll reads; full run requested", kind=kind)
+            self.request("drift", None)
+            return result
+        state = await self._current_state(reload=True)
+        managed = _managed(kind, state)
+        paths = {managed[key] for key in moved if key in managed}
+        result.managed = sorted(paths - own)
+        if result.managed:
+            log.info("drift feed: managed objects changed on the site", kind=kind, keys=result.managed)
+            scope = Scope(pages=frozenset(result.managed)) if kind == "page" else Scope(files=frozenset(result.managed))
+            self.request("drift", scope)
+        return result
+
+    def after_run(self, written: dict[Kind, list[str]]) -> None:
+        """A run finished having written these paths: their next move is its own (module docstring)."""
+        for kind, paths in written.items():
+            self.own[kind] |= set(paths)
+        self._state = None  # the run may have recorded new objects: read the state again when needed
+
+    # -- reading ----------------------------------------------------------------------------------------------------
+
+    async def _read(self, kind: Kind, head: _Head) -> tuple[list[tuple[str, dt.datetime | None]], int]:
+        """The newest items of the list, paged on while all of them moved (up to :data:`MAX_PAGES` requests)."""
+        window: list[tuple[str, dt.datetime | None]] = []
+        after: Any = None
+        for requests in range(1, MAX_PAGES + 1):
+            items = await self._page(kind, after)
+            window += items
+            if len(items) < LIMIT or not head.started or len(head.moved(items)) < len(items):
+                return window, requests
+            after = items[-1][0]
+        return window, MAX_PAGES
+
+    async def _page(self, kind: Kind, after: Any) -> list[tuple[str, dt.datetime | None]]:
+        if kind == "page":
+            pages = await self.client.latest_pages(limit=LIMIT, after=after)
+            return [(str(page.id), page.date_last_updated) for page in pages]
+        files = await self.client.latest_files(limit=LIMIT, after=after)
+        return [(file.id.lower(), file.date_added) for file in files]
+
+    async def _current_state(self, *, reload: bool = False) -> State:
+        if self._state is None or reload:
+            store = open_state_backend(self.settings, self.directory)
+            self._state = await asyncio.to_thread(store.load)
+        return self._state
+
+
+def _managed(kind: Kind, state: State) -> dict[str, str]:
+    """The id the list shows → managed path."""
+    if kind == "page":
+        return {str(record.id): path for path, record in state.pages.items()}
+    return {str(record.id).lower(): path for path, record in state.files.items()}

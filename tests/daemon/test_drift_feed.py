@@ -1,0 +1,85 @@
+"""The drift feed (``daemon.feed``, issue 28 item 4) against the sandbox: one request a poll while nothing changes,
+an editor's approved change to a managed page run for (reverted in enforce mode, notified in report mode) within a
+few polls, and a change to an unmanaged page costing nothing beyond the poll. Counts, not timings."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from cmssync.emulator.embedded import Sandbox
+from tests.daemon.conftest import DaemonProcess, DaemonSite, DriftMaker
+from tests.support.rawsite import RawSite
+from tests.support.tokens import sandbox_token
+
+pytestmark = pytest.mark.slow
+
+POLL = "0.25s"
+TOKEN_ROUTE = "/oauth/2.0/token"
+
+
+def polls(daemon: DaemonProcess) -> float:
+    return sum(v for (name, _), v in daemon.metrics().items() if name == "cmssync_drift_feed_polls_total")
+
+
+def api_requests(sandbox: Sandbox) -> int:
+    return sum(e["count"] for e in sandbox.stats()["requests"] if e["route"] != TOKEN_ROUTE)
+
+
+def wait_for_poll(daemon: DaemonProcess) -> None:
+    deadline = time.monotonic() + 10
+    while polls(daemon) < 1:
+        assert time.monotonic() < deadline, "the drift feed never polled"
+        time.sleep(0.05)
+
+
+def idle(daemon: DaemonProcess, sandbox: Sandbox, seconds: float = 1.5) -> tuple[float, int]:
+    """Polls made and requests the sandbox answered over ``seconds`` with nothing changing."""
+    before = polls(daemon)
+    sandbox.clear_stats()
+    time.sleep(seconds)
+    requests = api_requests(sandbox)
+    return polls(daemon) - before, requests
+
+
+def test_a_managed_page_changed_on_the_site_is_run_for_and_reverted(daemon_site: DaemonSite, drift: DriftMaker) -> None:
+    daemon = daemon_site.start(feed=POLL)
+    daemon.wait_for("run finished", trigger="startup", result="success")
+    made, requests = idle(daemon, daemon_site.sandbox)
+    assert made >= 3
+    assert requests <= made + 1  # one request a poll (a poll may be in flight at either end)
+
+    mark = daemon.mark()
+    drift.change_block("/about", "Main", 1, "<p>Changed on the site</p>")
+    started = daemon.wait_for("run started", after=mark, trigger="drift", timeout=10)
+    assert started["scope"] == {"pages": ["/about"]}
+    run = daemon.wait_for("run finished", after=mark, trigger="drift")
+    assert run["result"] == "success"
+    assert run["outcomes"]["ok"] == 1
+    site = RawSite(daemon_site.sandbox)
+    texts = [value.get("content") for _, value in site.blocks("/about", "Main")]
+    site.close()
+    assert "<p>Changed on the site</p>" not in texts  # reverted
+    # its own revert moved the page again: not taken for drift
+    time.sleep(1.0)
+    assert daemon.runs(trigger="drift")[-1] == run
+    daemon.terminate()
+
+
+def test_an_unmanaged_page_changed_on_the_site_costs_only_the_poll(daemon_site: DaemonSite) -> None:
+    daemon = daemon_site.start(feed=POLL, mode="report")
+    daemon.wait_for("run finished", trigger="startup", result="success")
+    wait_for_poll(daemon)  # the first poll sets where the feed starts
+    sandbox = daemon_site.sandbox
+    token = sandbox_token(sandbox, "pages:read pages:add")
+    with httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}) as http:
+        body = {"parent": 1, "name": "Not managed", "type": "page", "template": "full"}
+        http.post("/pages", json=body).raise_for_status()
+    made, requests = idle(daemon, sandbox)
+    assert requests <= made + 1
+    assert daemon.runs(trigger="drift") == []
+    moved = daemon.metrics()[("cmssync_drift_feed_objects_total", (("kind", "page"), ("managed", "no")))]
+    assert moved == 1
+    daemon.terminate()
