@@ -57,19 +57,29 @@ def cli(ctx: click.Context) -> None:
 
 @cli.command()
 @CONTENT_DIR
-def validate(directory: Path) -> None:
-    """Load and check the content directory; no network. Exit 0 when valid, 1 with located problems."""
-    from cmssync.content.loader import load_content
-    from cmssync.state.backends import open_state_backend
-    from cmssync.state.records import shared_bindings
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    help="text; json: one document on stdout; github: annotations (::error file=…,line=…::…) for GitHub Actions.",
+)
+@click.option(
+    "--no-secrets",
+    is_flag=True,
+    help="Do not check users' passwords (for a job without the password variables).",
+)
+def validate(directory: Path, output_format: str, no_secrets: bool) -> int:
+    """Check the content without the site: files, references, settings, passwords (set, the site's length),
+    the local state. Exit 0 when valid, 1 with located problems."""
+    from cmssync.commands.validate import run_validate
 
-    content = load_content(directory)
-    settings = content.settings
-    if settings.state_settings.backend == "local" and settings.state_path(directory).is_file():
-        shared = shared_bindings(open_state_backend(settings, directory).load())  # a local state: no network
-        if shared:
-            raise StateError("; ".join(shared))
-    click.echo(f"{directory}: valid ({content.summary()})")
+    return run_validate(
+        directory,
+        out=sys.stdout,
+        output_format=output_format,  # type: ignore[arg-type]
+        secrets=not no_secrets,
+    )
 
 
 @cli.command()
@@ -270,7 +280,6 @@ def force_unlock(lock_id: str, directory: Path, yes: bool) -> int:
 
     Refused for a lock held under another id or by a live process on this host (stop that process instead).
     """
-    from cmssync.errors import StateError
     from cmssync.state.backends import force_unlock as release
     from cmssync.sync.workspace import open_state
 

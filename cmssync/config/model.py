@@ -95,6 +95,16 @@ class PruneSettings(Section):
     blocked."""
 
 
+class PasswordSettings(Section):
+    """What the site accepts as a user password, so ``validate`` refuses what apply would be refused (Concrete's
+    ``concrete.user.password.minimum``/``maximum``; its defaults)."""
+
+    min_length: int = Field(default=5, ge=1)
+    """The site's minimum password length."""
+    max_length: int = Field(default=128, ge=1)
+    """The site's maximum password length."""
+
+
 class ProtectSettings(Section):
     """Objects cmssync never deletes, whatever the content says."""
 
@@ -193,6 +203,8 @@ class Settings(Section):
     """Deletes of removed content and their guards."""
     protect: ProtectSettings = Field(default_factory=ProtectSettings)
     """Objects never deleted."""
+    passwords: PasswordSettings = Field(default_factory=PasswordSettings)
+    """The site's password rules, checked by ``validate`` and before apply writes anything."""
     versions: VersionSettings = Field(default_factory=VersionSettings)
     """Page version housekeeping."""
     conflicts: ConflictSettings = Field(default_factory=ConflictSettings)

@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cmssync.errors import EXIT_ERROR, EXIT_OK, StateError
+from cmssync.content.passwords import password_problems
+from cmssync.content.site import SiteContent
+from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, StateError
 from cmssync.plan.actions import Plan
 from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import holding_lock
@@ -83,6 +85,15 @@ async def apply_site(
     return report
 
 
+def check_passwords(plan: Plan, content: SiteContent) -> None:
+    """Before the first write: every password the plan sets is there and as long as the site accepts, or
+    ``ContentError`` naming each one (instead of the site refusing it after the changes ahead of it)."""
+    setting = {a.key for a in plan.actions if a.kind == "user" and any(c.field == "password" for c in a.changes)}
+    problems = password_problems(content, users=setting) if setting else []
+    if problems:
+        raise ContentError(problems)
+
+
 async def _apply_locked(
     workspace: Workspace,
     request: ApplyRequest,
@@ -98,6 +109,7 @@ async def _apply_locked(
             plan, snapshot = await plan_site(workspace, request.plan, client=client, state=state)
         if not plan.writes:
             return ApplyReport(plan, [], [], client.stats.total)
+        check_passwords(plan, workspace.content)
         if confirm is not None and not confirm(plan):
             return ApplyReport(plan, [], [], client.stats.total, declined=True)
         context = ApplyContext(

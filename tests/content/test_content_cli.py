@@ -1,15 +1,21 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from cmssync.cli import main
+from tests.support.sites import PASSWORDS
 
 INVALID = Path(__file__).parent / "invalid"
 
 
-def test_validate_the_example(example: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_the_example(
+    example: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in PASSWORDS.items():
+        monkeypatch.setenv(name, value)
     assert main(["validate", str(example)]) == 0
     out = capsys.readouterr().out
     assert "valid (7 pages, 4 files, 2 users, 2 groups)" in out
@@ -37,3 +43,42 @@ def test_schema_command_prints_the_schema(capsys: pytest.CaptureFixture[str]) ->
     schema = json.loads(capsys.readouterr().out)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert {"page", "file_sidecar", "users", "groups", "settings"} <= set(schema["$defs"])
+
+
+# --- issue 27 item 3: passwords, machine-readable output, annotations ------------------------------------------
+
+
+def test_validate_refuses_unset_and_short_passwords(
+    example: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("JANE_EDITOR_PASSWORD", raising=False)
+    monkeypatch.setenv("SAM_WRITER_PASSWORD", "ab")
+    assert main(["validate", str(example)]) == 1
+    err = capsys.readouterr().err
+    assert "users.yaml:2:3: user 'jane.editor': environment variable JANE_EDITOR_PASSWORD is not set" in err
+    assert "user 'sam_writer': the password in SAM_WRITER_PASSWORD has 2 characters; the site accepts 5 to 128" in err
+    assert main(["validate", str(example), "--no-secrets"]) == 0  # a job without the secrets
+
+
+def test_validate_as_json_and_as_github_annotations(
+    example: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("JANE_EDITOR_PASSWORD", raising=False)
+    monkeypatch.setenv("SAM_WRITER_PASSWORD", "long-enough")
+    assert main(["validate", str(example), "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["valid"] is False
+    [problem] = document["problems"]
+    assert (problem["file"], problem["line"], problem["column"]) == (f"{example.as_posix()}/users.yaml", 2, 3)
+    case = INVALID / "block_field_typo"
+    assert main(["validate", str(case), "--format", "github"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    expected = (
+        f"::error file={case.as_posix()}/pages/index.yaml,line=6,col=9,title=cmssync validate::"
+        "areas.Main[0].value: unknown key 'contnet' (did you mean 'content'?)"
+    )
+    assert expected in lines
+    assert all(line.startswith("::error file=") for line in lines)
+    monkeypatch.setenv("JANE_EDITOR_PASSWORD", "long-enough")
+    assert main(["validate", str(example), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["valid"] is True

@@ -12,7 +12,8 @@ import pytest
 from cmssync.cli import main
 from cmssync.config import CONFIG_VARIABLE
 from cmssync.emulator.embedded import Sandbox
-from tests.support.sites import PASSWORDS, copy_example, sandbox_environment
+from cmssync.errors import ContentError
+from tests.support.sites import PASSWORDS, Site, copy_example, sandbox_environment
 
 
 @pytest.fixture
@@ -66,3 +67,15 @@ def test_blocked_deletes_agree_between_json_and_exit_code(applied: Path, capsys:
     assert document["blocked"]
     assert not document["actions"]
     assert (code, document["has_changes"], document["detailed_exit_code"]) == (2, True, 2)
+
+
+async def test_apply_checks_passwords_before_its_first_write(
+    tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A two-character password used to fail in apply after the 13 changes ahead of it were written."""
+    site = Site(copy_example(tmp_path / "site", monkeypatch), sandbox)
+    monkeypatch.setenv("SAM_WRITER_PASSWORD", "ab")
+    before = (await site.plan()).summary()
+    with pytest.raises(ContentError, match="the password in SAM_WRITER_PASSWORD has 2 characters"):
+        await site.apply()
+    assert (await site.plan()).summary() == before  # nothing was written
