@@ -24,11 +24,16 @@ from cmssync.content.layout import Entry, Layout, scan
 from cmssync.content.models import FileSidecar, GroupSpec, LocatedSpec, Location, PageSpec, UserSpec
 from cmssync.content.site import SiteContent
 from cmssync.content.specfile import FileResult, Kind, SpecAt, read_file
-from cmssync.content.yamlsource import ParseCache, Source, read_text
+from cmssync.content.yamlsource import MAX_YAML_BYTES, ParseCache, Source, read_text
 from cmssync.errors import ContentError, Problem
 from cmssync.yamlread import value_position
 
 S = TypeVar("S", bound=LocatedSpec)
+
+MAX_CONTENT_YAML_BYTES = 32 * 1024 * 1024
+"""All YAML files of a content directory together (each also at most 5 MiB): with the reader's limits on values per
+file, this keeps a load within the memory the shipped Kubernetes manifest allows (512 MiB); a site of 5,000 pages
+of a few KiB each takes about half of it."""
 
 
 def load_content(
@@ -71,6 +76,7 @@ class _Loader:
             raise ContentError([Problem(str(self.root), 0, 0, "content directory not found")])
         layout = scan(self.root)
         self.problems.extend(layout.problems)
+        _refuse_oversized(layout)
         settings = self._settings(layout)
         pages = self._pages(layout)
         users = self._list_specs(layout.users, UserSpec, "users")
@@ -225,3 +231,34 @@ class _Loader:
 
     def _folder_position(self, sidecar: Entry) -> tuple[int, int]:
         return value_position(self.sources[sidecar.name].tree, "folder") or (1, 1)
+
+
+def _refuse_oversized(layout: Layout) -> None:
+    """Refuse, before parsing anything, a content whose YAML files are more than :data:`MAX_CONTENT_YAML_BYTES`."""
+    entries = [
+        *([layout.config] if layout.config is not None else []),
+        *layout.pages.values(),
+        *layout.users,
+        *layout.groups,
+        *layout.sidecars.values(),
+    ]
+    total = 0
+    for entry in entries:
+        try:
+            size = entry.path.stat().st_size
+        except OSError:
+            continue  # reported when the file is read
+        if size <= MAX_YAML_BYTES:  # a larger file is refused on its own, unread
+            total += size
+    if total > MAX_CONTENT_YAML_BYTES:
+        raise ContentError(
+            [
+                Problem(
+                    ".",
+                    0,
+                    0,
+                    f"the content's YAML files hold {total:,} bytes; at most {MAX_CONTENT_YAML_BYTES // 2**20} MiB "
+                    "in all are read (memory)",
+                )
+            ]
+        )

@@ -9,7 +9,8 @@ Refused before anything is built, each as one located :class:`~cmssync.errors.Pr
   outright is the simplest complete defence against alias bombs ("billion laughs"), whose expansion is exponential
   in the file's size;
 * tags (``!!str``, ``!include``): a tag asks the loader to build something other than plain data;
-* nesting deeper than :data:`MAX_DEPTH`;
+* nesting deeper than :data:`MAX_DEPTH`, more than :data:`~cmssync.yamlread.roundtrip.MAX_KEYS` keys in a mapping or
+  :data:`~cmssync.yamlread.roundtrip.MAX_NODES` values in a file (memory is bounded by what is read);
 * values Python cannot build or encode: integers of more than 4,300 digits, dates that do not exist, escapes of
   lone UTF-16 surrogates (``"\\ud800"``).
 
@@ -118,5 +119,7 @@ def parse_located(text: str, name: str, *, subject: str = CONTENT_FILES) -> Yaml
         return YamlDocument(name, fast.compose(text), text)
     except fast.Unsure:
         pass
+    except fast.TooLarge as exc:
+        return Problem(name, exc.line, exc.column, exc.message)
     data = load_roundtrip(text, name, subject=subject)
     return data if isinstance(data, Problem) else YamlDocument(name, from_roundtrip(data), text)

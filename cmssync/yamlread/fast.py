@@ -39,7 +39,7 @@ from ruamel.yaml.events import (
 from ruamel.yaml.nodes import ScalarNode
 
 from cmssync.yamlread.located import YamlList, YamlMap
-from cmssync.yamlread.roundtrip import MAX_DEPTH
+from cmssync.yamlread.roundtrip import MAX_DEPTH, MAX_KEYS, MAX_NODES, too_many_keys, too_many_nodes
 
 try:
     from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
@@ -51,6 +51,15 @@ AVAILABLE: Final = CParser is not None
 
 class Unsure(Exception):
     """The fast path cannot vouch for this text; the round-trip reader decides."""
+
+
+class TooLarge(Exception):
+    """More keys in a mapping, or values in the file, than the reader takes: refused here, in the round-trip
+    reader's words (``line`` and ``column`` 1-based), without parsing the rest."""
+
+    def __init__(self, line: int, column: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.column, self.message = line, column, message
 
 
 _STR = "tag:yaml.org,2002:str"
@@ -87,25 +96,28 @@ def compose(text: str) -> Any:
             return None
         if event.version is not None or event.tags:
             raise Unsure
-        root = _node(get, get(), 0, _LINE_BREAK.split(text))
+        root = _node(get, get(), 0, _LINE_BREAK.split(text), [0])
         if get().explicit or type(get()) is not StreamEndEvent:
             raise Unsure  # a document end marker (``...``: the readers count documents differently), or a second
-    except Unsure:
+    except (Unsure, TooLarge):
         raise
     except Exception as exc:  # a syntax error (or anything else): the round-trip reader words it
         raise Unsure from exc
     return root
 
 
-def _node(get: Any, event: Any, depth: int, lines: list[str]) -> Any:
+def _node(get: Any, event: Any, depth: int, lines: list[str], nodes: list[int]) -> Any:
     if event.anchor is not None or event.tag is not None or depth >= MAX_DEPTH:
         raise Unsure
+    nodes[0] += 1
+    if nodes[0] > MAX_NODES:
+        raise TooLarge(event.start_mark.line + 1, event.start_mark.column + 1, too_many_nodes())
     kind = type(event)
     if kind is ScalarEvent:
         return _scalar(event)
     mark = event.start_mark
     if kind is MappingStartEvent:
-        return _mapping(get, event, depth, lines)
+        return _mapping(get, event, depth, lines, nodes)
     if kind is SequenceStartEvent:
         sequence = YamlList((mark.line + 1, mark.column + 1))
         positions = sequence.at
@@ -115,13 +127,13 @@ def _node(get: Any, event: Any, depth: int, lines: list[str]) -> Any:
                 return sequence
             if _is_empty(item_event):
                 raise Unsure  # "- " alone: ruamel places it by rules of its own
-            sequence.append(_node(get, item_event, depth + 1, lines))
+            sequence.append(_node(get, item_event, depth + 1, lines, nodes))
             item_mark = item_event.start_mark
             positions.append((item_mark.line + 1, item_mark.column + 1))
     raise Unsure  # an alias
 
 
-def _mapping(get: Any, event: Any, depth: int, lines: list[str]) -> YamlMap:
+def _mapping(get: Any, event: Any, depth: int, lines: list[str], nodes: list[int]) -> YamlMap:
     mark = event.start_mark
     mapping = YamlMap((mark.line + 1, mark.column + 1))
     at = mapping.at
@@ -142,9 +154,11 @@ def _mapping(get: Any, event: Any, depth: int, lines: list[str]) -> YamlMap:
             return mapping
         if type(key_event) is not ScalarEvent or _is_empty(key_event):
             raise Unsure  # a mapping, a sequence or nothing as a key
-        key = _node(get, key_event, depth + 1, lines)
+        key = _node(get, key_event, depth + 1, lines, nodes)
         if key in mapping:
             raise Unsure  # a duplicate key: the reader words it
+        if len(mapping) >= MAX_KEYS:
+            raise TooLarge(key_event.start_mark.line + 1, key_event.start_mark.column + 1, too_many_keys())
         value_event = get()
         key_mark, value_mark = key_event.start_mark, value_event.start_mark
         key_line, key_column = key_mark.line + 1, key_mark.column + 1
@@ -155,7 +169,7 @@ def _mapping(get: Any, event: Any, depth: int, lines: list[str]) -> YamlMap:
             mapping[key] = None
             empty_key = key
             continue
-        mapping[key] = _node(get, value_event, depth + 1, lines)
+        mapping[key] = _node(get, value_event, depth + 1, lines, nodes)
         at[key] = (key_line, key_column, value_mark.line + 1, value_mark.column + 1)
 
 

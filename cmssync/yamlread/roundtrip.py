@@ -26,6 +26,21 @@ from ruamel.yaml.nodes import ScalarNode
 from cmssync.errors import Problem
 
 MAX_DEPTH = 64
+MAX_KEYS = 1000
+"""Keys in one mapping: page attributes, block values and settings have tens; 400,000 keys took 750 MB to load."""
+MAX_NODES = 100_000
+"""Values (keys, scalars, lists, mappings) in one file: every one costs a few hundred bytes once loaded and checked,
+so a 5 MiB file of tiny values could take hundreds of MB; a page has a few hundred, ``users.yaml`` six a user."""
+
+
+def too_many_keys() -> str:
+    return f"too many keys in one mapping (at most {MAX_KEYS}); split the content"
+
+
+def too_many_nodes() -> str:
+    return f"too many values in one file (at most {MAX_NODES:,}); split the content into more files"
+
+
 CONTENT_FILES = "content files"
 """The default subject of messages ("… are not allowed in content files")."""
 
@@ -38,8 +53,13 @@ def _refusing_composer(subject: str) -> type[Composer]:
     class RefusingComposer(Composer):
         """Stops at the first anchor, alias or tag, before anything is built or expanded."""
 
+        nodes = 0
+
         def compose_node(self, parent: Any, index: Any) -> Any:
             event = self.parser.peek_event()
+            self.nodes += 1
+            if self.nodes > MAX_NODES:
+                raise _Refused(problem=too_many_nodes(), problem_mark=event.start_mark)
             if isinstance(event, AliasEvent) or getattr(event, "anchor", None) is not None:
                 raise _Refused(
                     problem=f"anchors and aliases (&name, *name) are not allowed in {subject}; write values out",
@@ -52,6 +72,12 @@ def _refusing_composer(subject: str) -> type[Composer]:
                     problem_mark=event.start_mark,
                 )
             return super().compose_node(parent, index)
+
+        def compose_mapping_node(self, anchor: Any) -> Any:
+            node = super().compose_mapping_node(anchor)
+            if len(node.value) > MAX_KEYS:
+                raise _Refused(problem=too_many_keys(), problem_mark=node.value[MAX_KEYS][0].start_mark)
+            return node
 
     return RefusingComposer
 

@@ -138,3 +138,40 @@ def test_a_missing_content_directory_is_refused_without_a_request(
     assert result.code == 1
     assert "does not exist" in result.err
     assert sandbox_server.stats()["total"] == 0
+
+
+@pytest.mark.parametrize("case", ["values", "total"])
+def test_content_too_large_for_memory_is_refused_before_any_write(
+    case: str,
+    sandbox_server: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    reliability_report: ReliabilityReport,
+) -> None:
+    """Issue 29 item 7: four legal 4.8 MB files of 400,000 attribute keys took 751 MB. Values per file and the
+    content's total YAML bytes are bounded, with a clear error, before anything is built from them."""
+    root = tmp_path / "site"
+    (root / "pages").mkdir(parents=True)
+    if case == "values":  # 100,001 values in one file, no mapping over the key limit
+        lines = ["name: Home", "areas:", "  Main:"] + ["    - type: content", "      value: {content: x}"] * 20_000
+        (root / "pages" / "index.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        expected = "pages/index.yaml:"
+        reason = "too many values in one file (at most 100,000)"
+    else:  # seven files of 4.8 MB: each under the 5 MiB a file may have
+        for number in range(7):
+            with (root / "pages" / f"p{number}.yaml").open("w", encoding="utf-8") as stream:
+                stream.write(f"name: P{number}\ndescription: {'x' * 4_800_000}\n")
+        expected = ".: the content's YAML files hold"
+        reason = "at most 32 MiB in all are read (memory)"
+    site_environment(monkeypatch, sandbox_server, tmp_path / "state.json")
+    sandbox_server.clear_stats()
+
+    result = run_cli(capsys, "apply", "--yes", str(root))
+
+    reliability_report.add(cases_tried=1)
+    assert result.code == 1, result.text
+    assert expected in result.err
+    assert reason in result.err
+    assert "Traceback" not in result.text
+    assert write_requests(sandbox_server.stats()) == []
