@@ -209,6 +209,9 @@ class Settings(Section):
     """Page version housekeeping."""
     conflicts: ConflictSettings = Field(default_factory=ConflictSettings)
     """Three-way conflicts between the content and editors' changes on the site (docs/editor-safety.md)."""
+    areas: Literal["shared", "owned"] = "shared"
+    """Blocks an editor adds to a managed area: ``shared`` keeps them in place and lists them as additions on the
+    site; ``owned`` deletes them like any drift (docs/editor-safety.md). A page file's ``areas_owned`` overrides."""
     on_foreign_draft: ForeignDraftPolicy | None = None
     """A page carrying an unapproved draft cmssync did not make: ``fail``, ``skip`` or ``merge`` (write into it and
     approve it); default ``fail`` for ``apply`` and ``skip`` for the daemon: nobody's work is approved unasked."""

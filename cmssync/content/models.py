@@ -127,6 +127,9 @@ class PageSpec(LocatedSpec):
     """This page's conflict policy: one for every field, or field → policy (``*`` for the others)."""
     on_foreign_draft: ForeignDraftPolicy | None = None
     """This page's policy for someone else's pending draft (overrides the ``on_foreign_draft`` setting)."""
+    areas_owned: bool | None = None
+    """Whether this page's content owns its managed areas: ``true`` deletes blocks editors add to them, ``false``
+    keeps them as additions on the site (overrides the ``areas`` setting)."""
 
 
 def _date_or_datetime(value: Any) -> date | datetime:

@@ -218,6 +218,25 @@ class KeptObjects(_Frozen):
         )
 
 
+class SiteAdditions(_Frozen):
+    """Blocks an editor added to a managed area, kept in place because the content does not own its areas
+    (``cmssync.plan.additions``): a plan entry, shown in every format; the site keeps them, so the plan stays empty."""
+
+    kind: Kind = "page"
+    key: str
+    area: str
+    blocks: tuple[tuple[str, int], ...]
+    """(block type, block id) of each added block, in area order."""
+
+    def describe(self) -> str:
+        listed = ", ".join(f"{block_type} {block_id}" for block_type, block_id in self.blocks)
+        count = len(self.blocks)
+        return (
+            f"page {self.key}, area {self.area}: {count} block{'s' if count != 1 else ''} added on the site, kept "
+            f"({listed}); areas: owned in cmssync.yaml (or areas_owned: true in the page file) deletes them"
+        )
+
+
 class PlanHeader(_Frozen):
     """Where a plan came from: enough to tell two saved plans (or two PR comments) apart."""
 
@@ -244,6 +263,8 @@ class Plan(_Frozen):
     """Objects refused or skipped: conflicts under policy ``fail``, foreign drafts under ``fail`` or ``skip``."""
     warnings: tuple[str, ...] = ()
     """Things the user should know that change nothing: unmanaged groups, protected objects, page-move limits."""
+    site_additions: tuple[SiteAdditions, ...] = ()
+    """Blocks editors added to managed areas, kept (the content does not own the areas)."""
     header: PlanHeader | None = None
 
     @property
@@ -307,6 +328,9 @@ def plan_exit_code(plan: Plan, *, detailed: bool) -> int:
 def summary_line(plan: Plan) -> str:
     counts = plan.summary()
     if plan.is_empty:
+        added = sum(len(entry.blocks) for entry in plan.site_additions)
+        if added:
+            return f"No changes. {added} block{'s' if added != 1 else ''} added on the site kept (areas not owned)."
         return "No changes. The site matches the content."
     blocked = sum(len(entry.keys) for entry in plan.blocked)
     held = f" {blocked} delete{'s' if blocked != 1 else ''} held back by the prune guards." if blocked else ""
@@ -322,6 +346,9 @@ def summary_line(plan: Plan) -> str:
         parts_held += [f"{refused} refused (conflicts or foreign drafts; see above)"] if refused else []
         parts_held += [f"{skipped} skipped (foreign drafts)"] if skipped else []
         held += " Held back: " + ", ".join(parts_held) + "."
+    added = sum(len(entry.blocks) for entry in plan.site_additions)
+    if added:
+        held += f" {added} block{'s' if added != 1 else ''} added on the site kept (areas not owned)."
     if not plan.writes:
         return f"Plan: nothing to apply.{held}"
     parts = [f"{counts['create']} to create", f"{counts['update']} to update", f"{counts['delete']} to delete"]
@@ -330,4 +357,7 @@ def summary_line(plan: Plan) -> str:
     for op in ("replace", "publish"):
         if counts.get(op):
             parts.append(f"{counts[op]} to {op}")
+    block_deletes = sum(1 for action in plan.actions for block in action.blocks if block.op == "delete")
+    if block_deletes:  # inside page updates: "0 to delete" must not hide a block about to go
+        parts.append(f"{block_deletes} block{'s' if block_deletes != 1 else ''} to delete")
     return "Plan: " + ", ".join(parts) + "." + held

@@ -271,3 +271,22 @@ def _unreachable(live: Sequence[LiveBlock], desired: Sequence[DesiredBlock]) -> 
         "a block placed before a kept block can only be added at the end of the area (the API only appends), "
         "and a kept block is never deleted and re-added; move the new block after the last kept block"
     )
+
+
+def honourable(
+    path: str, area: str, wanted: list[DesiredBlock], live_types: Mapping[int, str], warnings: list[str]
+) -> list[tuple[int, DesiredBlock]]:
+    """The desired blocks (with their index in the content) without placeholders whose block is gone (they cannot
+    be re-created): a warning each."""
+    kept: list[tuple[int, DesiredBlock]] = []
+    for index, block in enumerate(wanted):
+        if block.keep_id is not None and live_types.get(block.keep_id) != block.type:
+            found = live_types.get(block.keep_id)
+            reason = "is not in this area" if found is None else f"is a {found} block"
+            warnings.append(
+                f"page {path}, area {area}: kept block {block.keep_id} ({block.type}) {reason}; the placeholder "
+                "is ignored (the API cannot re-create such a block)"
+            )
+            continue
+        kept.append((index, block))
+    return kept

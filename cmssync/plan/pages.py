@@ -19,8 +19,18 @@ from cmssync.content.blocktypes import block_type
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import dropped_words, parent_path
 from cmssync.content.site import SiteContent
-from cmssync.plan.actions import Action, BlockChange, DraftInfo, FieldChange, FieldConflict, HeldObject, Precondition
-from cmssync.plan.blocks import Add, AlignmentError, Delete, DesiredBlock, Update, align_area
+from cmssync.plan.actions import (
+    Action,
+    BlockChange,
+    DraftInfo,
+    FieldChange,
+    FieldConflict,
+    HeldObject,
+    Precondition,
+    SiteAdditions,
+)
+from cmssync.plan.additions import without_additions
+from cmssync.plan.blocks import Add, AlignmentError, Delete, DesiredBlock, Update, align_area, honourable
 from cmssync.plan.conflicts import ConflictPolicies, PageSides, find_conflicts, settle
 from cmssync.plan.desired import (
     DEFAULT_ATTRIBUTE_TYPES,
@@ -56,6 +66,7 @@ class PageContext:
     conflicts: ConflictPolicies = field(default_factory=ConflictPolicies)
     on_foreign_draft: ForeignDraftPolicy = "fail"
     protect_pages: frozenset[str] = frozenset()
+    areas_owned: bool = False
 
     def protected(self, path: str) -> bool:
         """A page never deleted or replaced: ``protect: true`` in its file or its record, or ``protect.pages``."""
@@ -83,6 +94,7 @@ class PageResult:
     moved_from: set[str] = field(default_factory=set)
     conflicts: list[FieldConflict] = field(default_factory=list)
     held: list[HeldObject] = field(default_factory=list)
+    additions: list[SiteAdditions] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -221,6 +233,10 @@ def _update(
     record = context.state.pages.get(path)
     known = set(record.base.areas) if record is not None and record.base is not None else set()
     wanted = dataclasses.replace(wanted, areas=writable_areas(path, wanted.areas, seen, known, warnings))
+    owned = spec.areas_owned if spec.areas_owned is not None else context.areas_owned
+    if not owned and record is not None and record.base is not None:
+        seen, added = without_additions(path, seen, wanted.areas, record.base)
+        result.additions.extend(added)
     changes = _field_changes(path, seen, wanted, warnings)
     blocks = _block_changes(path, seen, wanted, warnings)
     ours = (
@@ -335,7 +351,7 @@ def _block_changes(path: str, live: LivePage, desired: DesiredPage, warnings: li
         positions = {block.id: index for index, block in enumerate(live_blocks)}
         types = {block.id: block.type for block in live_blocks}
         values = {block.id: block.value for block in live_blocks}
-        honoured = _honourable(path, area, wanted, types, warnings)
+        honoured = honourable(path, area, wanted, types, warnings)
         index_in_content = [index for index, _ in honoured]  # BlockChange.position: the block's place in the content
         try:
             alignment = align_area(live_blocks, [block for _, block in honoured])
@@ -385,22 +401,3 @@ def _block_changes(path: str, live: LivePage, desired: DesiredPage, warnings: li
                     )
                 )
     return changes
-
-
-def _honourable(
-    path: str, area: str, wanted: list[DesiredBlock], live_types: Mapping[int, str], warnings: list[str]
-) -> list[tuple[int, DesiredBlock]]:
-    """The desired blocks (with their index in the content) without placeholders whose block is gone (they cannot
-    be re-created): a warning each."""
-    kept: list[tuple[int, DesiredBlock]] = []
-    for index, block in enumerate(wanted):
-        if block.keep_id is not None and live_types.get(block.keep_id) != block.type:
-            found = live_types.get(block.keep_id)
-            reason = "is not in this area" if found is None else f"is a {found} block"
-            warnings.append(
-                f"page {path}, area {area}: kept block {block.keep_id} ({block.type}) {reason}; the placeholder "
-                "is ignored (the API cannot re-create such a block)"
-            )
-            continue
-        kept.append((index, block))
-    return kept

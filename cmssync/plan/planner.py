@@ -42,6 +42,7 @@ from cmssync.plan.actions import (
     Kind,
     Plan,
     Precondition,
+    SiteAdditions,
 )
 from cmssync.plan.assets import Settling, plan_files, plan_groups, plan_users
 from cmssync.plan.conflicts import ConflictPolicies
@@ -78,6 +79,8 @@ class PlanOptions:
     on_foreign_draft: ForeignDraftPolicy = "fail"
     """Someone else's pending draft: ``fail`` (apply's default), ``skip`` (the daemon's) or ``merge``."""
     ignore_rules: tuple[GlobalIgnoreRule, ...] = ()
+    areas_owned: bool = False
+    """The content owns its managed areas (``areas: owned``): blocks editors add are deleted, not kept."""
     content_empty: bool | None = None
     """Whether the whole content is empty, when the planner is given a part of it (a ``--target`` run plans its
     scope): the empty-content guard is about the whole content. None: judged from the content planned."""
@@ -102,17 +105,20 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         conflicts=options.conflicts,
         on_foreign_draft=options.on_foreign_draft,
         protect_pages=options.protect_pages,
+        areas_owned=options.areas_owned,
     )
     page_actions: list[Action] = []
     moved_from: set[str] = set()
     conflicts: list[FieldConflict] = list(file_settling.conflicts)
     held: list[HeldObject] = list(file_settling.held)
+    additions: list[SiteAdditions] = []
     for path in sorted(content.pages, key=_depth_then_path):
         result = plan_page(path, context, warnings)
         page_actions.extend(result.actions)
         moved_from |= result.moved_from
         conflicts.extend(result.conflicts)
         held.extend(result.held)
+        additions.extend(result.additions)
     users = plan_users(
         content, observed, state, options.passwords_changed, options.passwords_unset, warnings, user_settling
     )
@@ -130,6 +136,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         kept = [k for k in kept if any(_matches(f"{k.kind}:{key}", options.targets) for key in k.keys)]
         conflicts = [c for c in conflicts if _matches(c.id, options.targets)]
         held = [h for h in held if _matches(h.id, options.targets)]
+        additions = [a for a in additions if _matches(f"page:{a.key}", options.targets)]
     return Plan(
         site=observed.site_url,
         publish=options.publish,
@@ -140,6 +147,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         conflicts=tuple(conflicts),
         held=tuple(held),
         warnings=tuple(warnings),
+        site_additions=tuple(additions),
     )
 
 

@@ -64,13 +64,15 @@ def _head(plan: Plan) -> list[str]:
         lines.append(f"> **Deletes blocked:** {_md(entry.describe())}")
     for kept in plan.kept:
         lines.append(f"> **Kept:** {_md(kept.describe())}")
+    for added in plan.site_additions:
+        lines.append(f"> **Site addition:** {_md(added.describe())}")
     lines += _held(plan)
     warnings = list(plan.warnings)
     for warning in warnings[:MAX_WARNINGS]:
         lines.append(f"> **Warning:** {_md(warning[:500])}")
     if len(warnings) > MAX_WARNINGS:
         lines.append(f"> … and {len(warnings) - MAX_WARNINGS} more warnings in the full plan.")
-    if plan.blocked or plan.kept or warnings or plan.held:
+    if plan.blocked or plan.kept or warnings or plan.held or plan.site_additions:
         lines.append("")
     return lines
 

@@ -62,6 +62,10 @@ def render_json(plan: Plan) -> str:
             {**entry.model_dump(mode="json"), "count": len(entry.keys), "message": entry.describe()}
             for entry in plan.kept
         ],
+        "site_additions": [
+            {**entry.model_dump(mode="json"), "count": len(entry.blocks), "message": entry.describe()}
+            for entry in plan.site_additions
+        ],
         "warnings": list(plan.warnings),
         "actions": [_action_json(action) for action in plan.actions],
         "conflicts": [conflict.model_dump(mode="json") | {"id": conflict.id} for conflict in plan.conflicts],
@@ -159,6 +163,8 @@ def _closing_lines(plan: Plan) -> Iterator[Text]:
         yield Text(f"    {_keys(entry.keys)}", style="dim")
     for kept in plan.kept:
         yield Text(f"! kept: {kept.describe()}", style="yellow")
+    for added in plan.site_additions:
+        yield Text(f"= site addition: {added.describe()}", style="cyan")
     for warning in plan.warnings:
         yield Text(f"warning: {warning}", style="yellow")
     yield Text("")

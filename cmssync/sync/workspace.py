@@ -75,6 +75,7 @@ class Workspace:
                 default=settings.conflicts.policy, rules=tuple(settings.conflicts.rules), force=request.force
             ),
             on_foreign_draft=settings.on_foreign_draft or request.foreign_draft_default,
+            areas_owned=settings.areas == "owned",
             ignore_rules=tuple(settings.ignore),
         )
 

@@ -17,8 +17,8 @@ class Editor:
     """Someone working on the live site: page fields and blocks changed, approved or left as a draft."""
 
     SCOPES = (
-        "pages:read pages:update pages:areas:update_block pages:areas:delete_block pages:versions:read "
-        "pages:versions:update"
+        "pages:read pages:update pages:areas:update_block pages:areas:delete_block pages:areas:add_block "
+        "pages:versions:read pages:versions:update"
     )
 
     def __init__(self, sandbox: Sandbox) -> None:
@@ -47,6 +47,13 @@ class Editor:
     def remove_block(self, path: str, area: str, block_id: int, *, approve: bool = True) -> int:
         page = self.page(path)
         self.http.delete(f"/pages/{page['id']}/{quote(area, safe='')}/{block_id}").raise_for_status()
+        return self._newest(page["id"], approve)
+
+    def add_block(self, path: str, area: str, html: str, *, approve: bool = True) -> int:
+        """Append a content block to ``area``, as an editor does in the page editor."""
+        page = self.page(path)
+        body = {"type": "content", "value": {"content": html}}
+        self.http.post(f"/pages/{page['id']}/{area}", json=body).raise_for_status()
         return self._newest(page["id"], approve)
 
     def _newest(self, page_id: int, approve: bool) -> int:

@@ -1,0 +1,92 @@
+"""Blocks an editor added to a managed area: shown as additions on the site and, by default, kept in place.
+
+Pure. A managed area is the content's, but an editor may add a block to it in the page editor. Deleting such a
+block as drift surprised people (nothing said so, the summary counted no delete), so by default cmssync *shares*
+the area: a live block that is not one cmssync last applied is an addition on the site, kept where it is, left out
+of the comparison and listed in the plan (:class:`~cmssync.plan.actions.SiteAdditions`). ``areas: owned`` in
+``cmssync.yaml``, or ``areas_owned: true`` in a page file, says the content owns its areas: such blocks are then
+deleted like any drift (and counted as block deletes in the summary).
+
+Which live blocks are additions is decided against the page's base (what cmssync last applied, recorded in the
+state): the base's blocks are matched, in order and by type, to the live blocks; the live blocks left over are the
+additions. Of several ways to match, the one whose matched blocks hold the most values the content wants wins, so an
+added block of the same type as its neighbours is told apart by its value. A page without a base (never applied
+by cmssync, or an old state) has no additions: its areas are as written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+from cmssync.plan.actions import SiteAdditions
+from cmssync.plan.blocks import DesiredBlock, LiveBlock, values_match
+from cmssync.plan.snapshot import LivePage
+from cmssync.state.records import AreaBase, PageBase
+
+
+def without_additions(
+    path: str, live: LivePage, desired: Mapping[str, Sequence[DesiredBlock]], base: PageBase
+) -> tuple[LivePage, list[SiteAdditions]]:
+    """``live`` without the blocks editors added to its managed areas (``desired``: area → blocks), and those
+    blocks as plan entries."""
+    areas = dict(live.areas)
+    found: list[SiteAdditions] = []
+    for area, wanted in desired.items():
+        added = site_additions(live.blocks(area), base.areas.get(area), wanted)
+        if added:
+            ids = {block.id for block in added}
+            areas[area] = tuple(block for block in live.blocks(area) if block.id not in ids)
+            found.append(SiteAdditions(key=path, area=area, blocks=tuple((block.type, block.id) for block in added)))
+    return (dataclasses.replace(live, areas=areas) if found else live), found
+
+
+def site_additions(
+    live: Sequence[LiveBlock], base: AreaBase | None, desired: Sequence[DesiredBlock]
+) -> tuple[LiveBlock, ...]:
+    """The blocks of ``live`` an editor added since cmssync last applied the area (see the module docstring)."""
+    if base is None or len(live) <= len(base.shape):
+        return ()
+    types = [entry[0] if entry else "" for entry in base.shape]
+    kept_ids = {
+        int(entry[1].removeprefix("keep:")) for entry in base.shape if len(entry) > 1 and entry[1].startswith("keep:")
+    }
+    wanted = {block.type: [b.value for b in desired if b.type == block.type and b.keep_id is None] for block in desired}
+
+    def score(block: LiveBlock, index: int) -> int | None:
+        """The worth of matching live ``block`` to base block ``index`` (None: impossible)."""
+        if block.type != types[index]:
+            return None
+        entry = base.shape[index]
+        if len(entry) > 1 and entry[1].startswith("keep:"):
+            return 3 if block.id == int(entry[1].removeprefix("keep:")) else None
+        if block.id in kept_ids:
+            return None
+        return 3 if any(values_match(block.value, value) for value in wanted.get(block.type, [])) else 2
+
+    # best[i][j]: the best total matching live[i:] to base[j:], every base block matched (-1: impossible)
+    rows, cols = len(live), len(types)
+    best = [[-1] * (cols + 1) for _ in range(rows + 1)]
+    for i in range(rows, -1, -1):
+        for j in range(cols, -1, -1):
+            if j == cols:
+                best[i][j] = 0
+                continue
+            if i == rows:
+                continue
+            skip = best[i + 1][j]
+            worth = score(live[i], j)
+            take = best[i + 1][j + 1] + worth if worth is not None and best[i + 1][j + 1] >= 0 else -1
+            best[i][j] = max(skip, take)
+    if best[0][0] < 0:
+        return ()  # the live area no longer holds the base's blocks in order: not a case of additions
+    added: list[LiveBlock] = []
+    i = j = 0
+    while i < rows:
+        worth = score(live[i], j) if j < cols else None
+        if worth is not None and best[i + 1][j + 1] >= 0 and best[i][j] == best[i + 1][j + 1] + worth:
+            i, j = i + 1, j + 1
+        else:
+            added.append(live[i])
+            i += 1
+    return tuple(added)
