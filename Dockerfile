@@ -10,7 +10,7 @@
 #     -p 9090:9090 cmssync
 #
 # The health server listens on CMSSYNC_HEALTH (0.0.0.0:9090 here, so /metrics and /readyz can be reached from
-# outside; the HEALTHCHECK below uses /healthz from inside). It overrides daemon.health from cmssync.yaml.
+# outside; the HEALTHCHECK below uses /livez from inside). It overrides daemon.health from cmssync.yaml.
 # Other commands run the same image: `docker run --rm -v "$PWD/site:/content:ro" cmssync plan /content`.
 
 ARG PYTHON_IMAGE=python:3.11-slim
@@ -59,7 +59,7 @@ USER 10001:10001
 EXPOSE 9090
 
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-    CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:9090/healthz', timeout=4).status == 200 else 1)"]
+    CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:9090/livez', timeout=4).status == 200 else 1)"]
 
 # SIGTERM (docker stop) finishes the API calls in flight, keeps the state and exits 0 within a few seconds.
 STOPSIGNAL SIGTERM

@@ -55,8 +55,8 @@ class DaemonSettings(Section):
     timezone: str = "UTC"
     """The IANA time zone of ``cron``."""
     health: str = "127.0.0.1:9090"
-    """``host:port`` of the health and metrics server (``/healthz``, ``/readyz``, ``/metrics``); ``0.0.0.0:9090``
-    in a container; port 0: any free port (logged)."""
+    """``host:port`` of the health and metrics server (``/livez``, ``/readyz``, ``/healthz``, ``/metrics``);
+    ``0.0.0.0:9090`` in a container; port 0: any free port (logged)."""
     mode: Literal["enforce", "report"] = "enforce"
     """``enforce``: apply the content; ``report``: observe and plan on the same triggers, notify, never write."""
     notify: list[NotifySettings] = Field(default_factory=list)

@@ -1,12 +1,16 @@
-"""The health server: ``/healthz`` (alive), ``/readyz`` (the last run succeeded), ``/metrics`` (Prometheus).
+"""The health server: ``/livez`` (alive), ``/readyz`` (serving), ``/healthz`` (the last run), ``/metrics``.
 
 A small Starlette app served by uvicorn as a task in the daemon's own event loop, on the socket we bind ourselves
 (so ``daemon.health: 127.0.0.1:0`` works and the bound port can be logged). uvicorn's ``serve()`` would install its
 own SIGINT/SIGTERM handlers and re-raise the signal on exit; the daemon owns signals, so :class:`_Server` opts out.
 
-``/readyz`` answers 503 ``starting`` until the first run finishes, 200 once a run succeeded (a run reads the site,
-so the credentials work), and 503 with the reason after a failed run: the ``file:line:col`` problems of invalid
-content, or the error (site unreachable, credentials refused, failed actions).
+``/livez`` answers ``200 ok`` while the process serves: the liveness probe. ``/readyz`` answers 200 while the
+process serves, whatever its runs do, and 503 ``stopping`` once SIGTERM came: the readiness probe, so an orchestrator
+keeps the pod in its Service exactly when its metrics and run status are wanted most, and drains it on the way out.
+Its JSON body says how the runs go. ``/healthz`` is that run status as a code: 503 ``starting`` until the first run
+finishes, 200 once a run succeeded (a run reads the site, so the credentials work), and 503 with the reason after a
+failed or crashed run: the ``file:line:col`` problems of invalid content, or the error (site unreachable,
+credentials refused, failed actions, an exception). Alert on it (or on the metrics), never restart or unroute on it.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ class Readiness:
     reason: str = "no run has finished yet"
     problems: tuple[str, ...] = ()
     last_run: dict[str, Any] = field(default_factory=dict)
+    stopping: bool = False
+    """SIGTERM came: ``/readyz`` answers 503 so the orchestrator stops routing here."""
 
     def ready(self, run: dict[str, Any]) -> None:
         self.status, self.reason, self.problems, self.last_run = "ready", "the last run succeeded", (), run
@@ -61,14 +67,19 @@ class Readiness:
 
 
 def build_app(readiness: Readiness, metrics: DaemonMetrics) -> Starlette:
-    async def healthz(request: Request) -> Response:
+    def document(code: int) -> Response:
+        # Masked by value as a whole: a reason or a run summary may quote a server that echoed a credential.
+        body = mask_secrets(json.dumps({**readiness.document(), "serving": not readiness.stopping}))
+        return Response(body, status_code=code, media_type="application/json")
+
+    async def livez(request: Request) -> Response:
         return PlainTextResponse("ok\n")
 
     async def readyz(request: Request) -> Response:
-        # Masked by value as a whole: a reason or a run summary may quote a server that echoed a credential.
-        body = mask_secrets(json.dumps(readiness.document()))
-        status = 200 if readiness.status == "ready" else 503
-        return Response(body, status_code=status, media_type="application/json")
+        return document(503 if readiness.stopping else 200)
+
+    async def healthz(request: Request) -> Response:
+        return document(200 if readiness.status == "ready" else 503)
 
     async def metrics_endpoint(request: Request) -> Response:
         body, content_type = metrics.render(request.headers.get("accept"))
@@ -76,8 +87,9 @@ def build_app(readiness: Readiness, metrics: DaemonMetrics) -> Starlette:
 
     return Starlette(
         routes=[
-            Route("/healthz", healthz, methods=["GET", "HEAD"]),
+            Route("/livez", livez, methods=["GET", "HEAD"]),
             Route("/readyz", readyz, methods=["GET", "HEAD"]),
+            Route("/healthz", healthz, methods=["GET", "HEAD"]),
             Route("/metrics", metrics_endpoint, methods=["GET", "HEAD"]),
         ]
     )

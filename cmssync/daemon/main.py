@@ -288,6 +288,7 @@ class Daemon:
 
     def _on_stop_signal(self, sig: signal.Signals) -> None:
         log.info("stopping", signal=sig.name)
+        self.readiness.stopping = True  # /readyz 503: no more traffic routed here while the run ends
         self.gate.close()  # at once: calls in flight finish, no new one is sent
         self._stop.set()
 

@@ -1,6 +1,6 @@
 """A daemon run that crashes (a bug: any exception that is not a cmssync error) is a failed run where runs are
-watched: ``/readyz`` says failing with the crash as its reason, and ``on_finished`` hears of it (issue 29 item 8:
-``/readyz`` stayed "ready" while every run crashed)."""
+watched: ``/healthz`` says failing with the crash as its reason, and ``on_finished`` hears of it (issue 29 item 8:
+``/healthz`` stayed "ready" while every run crashed)."""
 
 from __future__ import annotations
 

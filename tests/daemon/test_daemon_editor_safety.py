@@ -109,7 +109,7 @@ def test_report_mode_observes_and_plans_but_never_writes(
     assert metrics[("cmssync_daemon_mode", (("mode", "report"),))] == 1
     assert metrics[("cmssync_daemon_suspended", ())] == 0
     assert metrics[("cmssync_pending_changes", ())] == pending
-    ready = daemon.get("/readyz").json()
+    ready = daemon.get("/healthz").json()
     assert (ready["status"], ready["mode"], ready["suspended"]) == ("ready", "report", False)
 
     # Four runs saw the same pending changes (the edit touched a page already pending): one notification.
@@ -200,7 +200,7 @@ def test_suspend_and_resume_over_http_and_signals(daemon_site: DaemonSite, raw: 
     assert answer.status_code == 200
     assert answer.json()["suspended"] is True
     assert answer.json()["changed"] is True
-    ready = daemon.get("/readyz")
+    ready = daemon.get("/healthz")
     assert ready.status_code == 200
     assert ready.json()["suspended"] is True
     assert ready.json()["effective_mode"] == "report"
@@ -227,7 +227,7 @@ def test_suspend_and_resume_over_http_and_signals(daemon_site: DaemonSite, raw: 
 
     daemon.signal(signal.SIGUSR1)
     daemon.wait_for("daemon suspended: runs observe and report, nothing is written", by="SIGUSR1")
-    assert daemon.get("/readyz").json()["suspended"] is True
+    assert daemon.get("/healthz").json()["suspended"] is True
     mark = daemon.mark()
     daemon.signal(signal.SIGUSR2)
     daemon.wait_for("run finished", after=mark, trigger="resume", mode="enforce")

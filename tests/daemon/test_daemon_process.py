@@ -39,7 +39,7 @@ def test_a_file_edit_reaches_the_site(daemon_site: DaemonSite, raw: RawSite, wat
     daemon.wait_for("run finished", trigger="startup", result="success")
     assert daemon.wait_for("watching the content")["mode"] == watch
     assert FOUNDED in about_text(raw)
-    assert daemon.get("/readyz").status_code == 200
+    assert daemon.get("/healthz").status_code == 200
 
     mark = daemon.mark()
     saved = time.monotonic()
@@ -141,19 +141,19 @@ def test_invalid_content_keeps_the_daemon_alive_and_says_why(daemon_site: Daemon
     [problem] = failed["problems"]
     assert re.fullmatch(r"pages/about\.yaml:2:\d+: invalid YAML: .+", problem), problem
 
-    ready = daemon.get("/readyz")
+    ready = daemon.get("/healthz")
     assert ready.status_code == 503
     body = ready.json()
     assert body["status"] == "failing"
     assert body["reason"] == "invalid content"
     assert body["problems"] == [problem]
-    assert daemon.get("/healthz").status_code == 200
+    assert daemon.get("/livez").status_code == 200
 
     mark = daemon.mark()
     daemon_site.edit("pages/about.yaml", "name: [About us", "name: About the company")
     fixed = daemon.wait_for("run finished", after=mark, result="success")
     assert fixed["trigger"] in ("file", "retry")
-    assert daemon.get("/readyz").status_code == 200
+    assert daemon.get("/healthz").status_code == 200
     page = raw.page_by_path("/about")
     assert page is not None
     assert page["name"] == "About the company"

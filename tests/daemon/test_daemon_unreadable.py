@@ -8,9 +8,9 @@ the faults of ``tests/reliability/test_unreadable_isolated.py``, which the sandb
 
 While ``/about`` cannot be read, a full run holds it, ``/about/history`` (to be created below it) and ``/index``
 (whose new link needs ``/about/history``), and applies the edit of ``/contact``. The run is logged as failed, the
-held objects with the server's reason are the problems of ``/readyz`` (503), and the reconciler does not retry the
+held objects with the server's reason are the problems of ``/healthz`` (503), and the reconciler does not retry the
 whole site with backoff: the next save, schedule or signal runs again. Once ``/about`` reads again, that next run
-(a save, which then owes the failed full run; or SIGHUP) converges: ``/readyz`` is clean, the plan is empty, and
+(a save, which then owes the failed full run; or SIGHUP) converges: ``/healthz`` is clean, the plan is empty, and
 ``/about`` keeps its id (never created twice).
 """
 
@@ -194,7 +194,7 @@ async def test_an_unreadable_page_fails_the_run_alone_and_is_not_retried_with_ba
     assert (about["id"], about["name"]) == (about_id, "About us")  # held: neither updated nor created again
     assert raw.page_by_path("/about/history") is None
 
-    ready = daemon.get("/readyz")
+    ready = daemon.get("/healthz")
     assert ready.status_code == 503
     document = ready.json()
     assert document["status"] == "failing"
@@ -227,8 +227,8 @@ async def test_an_unreadable_page_fails_the_run_alone_and_is_not_retried_with_ba
         converged = daemon.wait_for("run finished", after=mark, trigger="signal")
     assert converged["result"] == "success", converged
     assert converged["full"] is True
-    assert daemon.get("/readyz").status_code == 200
-    assert "problems" not in daemon.get("/readyz").json()
+    assert daemon.get("/healthz").status_code == 200
+    assert "problems" not in daemon.get("/healthz").json()
     about = raw.page_by_path("/about")
     assert about is not None
     assert (about["id"], about["name"]) == (about_id, "About the team")

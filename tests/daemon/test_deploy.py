@@ -37,8 +37,9 @@ def test_kubernetes_one_replica_recreated_with_probes_secrets_and_state() -> Non
     assert spec["strategy"]["type"] == "Recreate"
     pod = spec["template"]["spec"]
     [daemon] = [c for c in pod["containers"] if c["name"] == "cmssync"]
-    assert daemon["livenessProbe"]["httpGet"]["path"] == "/healthz"
-    assert daemon["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert daemon["livenessProbe"]["httpGet"]["path"] == "/livez"
+    assert daemon["startupProbe"]["httpGet"]["path"] == "/livez"
+    assert daemon["readinessProbe"]["httpGet"]["path"] == "/readyz"  # ready while serving, failing runs or not
     mounts = {m["mountPath"]: m for m in daemon["volumeMounts"]}
     assert mounts["/run/secrets"]["readOnly"] is True
     assert mounts["/git"]["readOnly"] is True

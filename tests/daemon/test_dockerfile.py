@@ -103,10 +103,10 @@ def healthcheck_command(instructions: list[Instruction]) -> list[str]:
     return [str(part) for part in json.loads(command)]
 
 
-def test_healthcheck_uses_python_on_healthz(instructions: list[Instruction]) -> None:
+def test_healthcheck_uses_python_on_livez(instructions: list[Instruction]) -> None:
     command = healthcheck_command(instructions)
     assert command[:2] == ["python", "-c"]  # no curl in python:slim
-    assert "http://127.0.0.1:9090/healthz" in command[2]
+    assert "http://127.0.0.1:9090/livez" in command[2]
 
 
 async def test_the_healthcheck_script_passes_against_a_daemon_and_fails_without_one(

@@ -1,4 +1,4 @@
-"""The health server in the test's own loop: /healthz, /readyz states, /metrics as Prometheus text."""
+"""The health server in the test's own loop: /healthz, /healthz states, /metrics as Prometheus text."""
 
 from __future__ import annotations
 
@@ -34,27 +34,49 @@ def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     return found
 
 
-async def test_healthz(served: tuple[httpx.AsyncClient, Readiness, DaemonMetrics]) -> None:
+async def test_livez(served: tuple[httpx.AsyncClient, Readiness, DaemonMetrics]) -> None:
     client, _, _ = served
-    response = await client.get("/healthz")
+    response = await client.get("/livez")
     assert (response.status_code, response.text) == (200, "ok\n")
 
 
-async def test_readyz_follows_the_runs(served: tuple[httpx.AsyncClient, Readiness, DaemonMetrics]) -> None:
+async def test_healthz_follows_the_runs(served: tuple[httpx.AsyncClient, Readiness, DaemonMetrics]) -> None:
     client, readiness, _ = served
-    response = await client.get("/readyz")
+    response = await client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["status"] == "starting"
 
     readiness.failing("invalid content", ["pages/about.yaml:3:7: name: field required"], {"run_id": "r1"})
-    response = await client.get("/readyz")
+    response = await client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["problems"] == ["pages/about.yaml:3:7: name: field required"]
 
     readiness.ready({"run_id": "r2"})
-    response = await client.get("/readyz")
+    response = await client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ready", "reason": "the last run succeeded", "last_run": {"run_id": "r2"}}
+    assert response.json() == {
+        "status": "ready",
+        "reason": "the last run succeeded",
+        "last_run": {"run_id": "r2"},
+        "serving": True,
+    }
+
+
+async def test_readyz_stays_ready_while_the_process_serves(
+    served: tuple[httpx.AsyncClient, Readiness, DaemonMetrics],
+) -> None:
+    """Readiness is not the run status (issue 27 item 8): failing runs used to make /readyz 503, and Kubernetes
+    took the pod out of its Service exactly when someone needed its metrics. Only a stop makes it 503."""
+    client, readiness, _ = served
+    assert (await client.get("/readyz")).status_code == 200  # starting: serving already
+    readiness.failing("site unreachable", [], {"run_id": "r1"})
+    response = await client.get("/readyz")
+    assert (response.status_code, response.json()["status"]) == (200, "failing")  # the run status, in the body
+    assert (await client.get("/healthz")).status_code == 503  # the separate signal for alerts
+    readiness.stopping = True
+    response = await client.get("/readyz")
+    assert (response.status_code, response.json()["serving"]) == (503, False)
+    assert (await client.get("/livez")).status_code == 200
 
 
 async def test_metrics_parse_and_count(served: tuple[httpx.AsyncClient, Readiness, DaemonMetrics]) -> None:

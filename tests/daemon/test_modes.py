@@ -74,7 +74,7 @@ async def test_control_endpoints_refuse_other_hosts_and_browsers() -> None:
             **control.document(),
         }
         assert control.suspended_by == "POST /suspend (curl/8)"
-        ready = await local.get("/readyz")  # 503: no run finished yet, but the mode is shown
+        ready = await local.get("/healthz")  # 503: no run finished yet, but the mode is shown
         assert ready.json()["suspended"] is True
         assert (await remote.get("/status")).json()["suspended"] is True  # reading is allowed from anywhere
         assert (await remote.post("/resume")).status_code == 403

@@ -3,7 +3,7 @@
 A server may echo a credential bare — league/oauth2-server's ``hint`` and ``error_description``, a validation
 message that quotes the password it refused — where no ``password=…`` pattern can see it. Each case here makes the
 site (through the corrupting proxy) or the process itself put a configured secret into text, and checks every place
-that text leaves the process: the command's output, the JSON log lines, the daemon's ``/readyz``.
+that text leaves the process: the command's output, the JSON log lines, the daemon's ``/healthz``.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def test_a_user_password_quoted_by_the_server_is_masked(
 
 
 def test_readyz_masks_a_secret_in_a_failure_reason(reliability_report: ReliabilityReport) -> None:
-    """Whatever put it into the reason (an error from another library, a run summary), /readyz serves it masked."""
+    """Whatever put it into the reason (an error from another library, a run summary), /healthz serves it masked."""
     secret = "tok-Ready-Vb6Cx1pSECRET"
     register_secret(secret)
     readiness = Readiness()
@@ -110,7 +110,7 @@ def test_readyz_masks_a_secret_in_a_failure_reason(reliability_report: Reliabili
         [f"failed page /about (update): quoted {secret}"],
         {"trigger": "schedule", "error": f"{secret}\u2028"},
     )
-    answer = asyncio.run(_get(build_app(readiness, DaemonMetrics()), "/readyz"))
+    answer = asyncio.run(_get(build_app(readiness, DaemonMetrics()), "/healthz"))
     leaks = int(secret in answer.text)
     reliability_report.add(cases_tried=1, secrets_leaked=leaks)
     assert answer.status_code == 503
