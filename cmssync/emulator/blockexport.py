@@ -10,15 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from cmssync.emulator import markup
-from cmssync.emulator.blocktypes import (
-    BLOCK_COLUMNS,
-    EXPORT_FEED_COLUMNS,
-    EXPORT_FILE_COLUMNS,
-    EXPORT_FILEFOLDER_COLUMNS,
-    EXPORT_PAGE_COLUMNS,
-    EXPORT_PAGETYPE_COLUMNS,
-)
+from cmssync.emulator.blocktypes import BLOCK_TYPES
 from cmssync.emulator.catalog import PAGE_TYPE_IDS
+from cmssync.emulator.phperror import PhpError
 from cmssync.emulator.store import Store
 
 _PAGE_TYPE_HANDLES = {type_id: handle for handle, type_id in PAGE_TYPE_IDS.items()}
@@ -31,12 +25,19 @@ def export_page(store: Store, value: str) -> str:
 
 
 def export_page_type(value: str) -> str:
-    handle = _PAGE_TYPE_HANDLES.get(markup.leading_number(value))
-    return f"{{ccm:export:pagetype:{handle}}}" if handle else ""
+    """``{ccm:export:pagetype:<handle>}``; ``""`` for 0; an id no page type has is an uncaught PHP error
+    (block-types.jsonl ``setup.probe_page_type_ids.10``)."""
+    number = markup.leading_number(value)
+    if not number:
+        return ""
+    handle = _PAGE_TYPE_HANDLES.get(number)
+    if handle is None:
+        raise PhpError("Error", "Call to a member function getPageTypeHandle() on null")
+    return f"{{ccm:export:pagetype:{handle}}}"
 
 
 def folder_path(store: Store, folder_id: int) -> str | None:
-    """``/A/B`` of a file-manager folder below the root (``""`` for the root), ``None`` when there is none."""
+    """``/A/B`` of a file-manager folder below the root (``/`` for a root), ``None`` when there is none."""
     names: list[str] = []
     row = store.one("SELECT * FROM folders WHERE id = ?", folder_id)
     if row is None:
@@ -44,7 +45,7 @@ def folder_path(store: Store, folder_id: int) -> str | None:
     while row is not None and row["parent_id"] is not None:
         names.insert(0, str(row["name"]))
         row = store.one("SELECT * FROM folders WHERE id = ?", row["parent_id"])
-    return "/" + "/".join(names) if names else ""
+    return "/" + "/".join(names)
 
 
 def export_folder(store: Store, value: str) -> str:
@@ -57,36 +58,38 @@ def export_record(store: Store, block_type: str, record: dict[str, str] | None) 
     """The ``value`` of a block in API answers (``[]`` for types without an exported table)."""
     if record is None:
         return []
+    kind = BLOCK_TYPES[block_type]
     out: dict[str, str] = {}
-    order = [column for column, _ in BLOCK_COLUMNS.get(block_type) or ()]
+    order = [column for column, _ in kind.columns or ()]
     for column in [*order, *sorted(record.keys() - set(order))]:
         if column.startswith("@") or column not in record:
             continue
         value = record[column]
-        if column in EXPORT_FILE_COLUMNS.get(block_type, ()):
+        if column in kind.files or column in kind.lenient_files:
             value = markup.export_file(store, value) if markup.leading_number(value) else ""
-        elif column in EXPORT_PAGE_COLUMNS.get(block_type, ()):
+        elif column in kind.pages:
             value = export_page(store, value)
-        elif column in EXPORT_PAGETYPE_COLUMNS.get(block_type, ()):
+        elif column in kind.page_types:
             value = export_page_type(value)
-        elif column in EXPORT_FILEFOLDER_COLUMNS.get(block_type, ()):
+        elif column in kind.folders:
             value = export_folder(store, value)
-        elif column in EXPORT_FEED_COLUMNS.get(block_type, ()):
+        elif column in kind.feeds:
             value = ""
         elif block_type == "content" and column == "content":
             value = markup.export(value, store)
         out[column] = value
     if block_type == "image":
-        which = "none"
-        if record.get("externalLink"):
-            which = "external"
-        elif markup.leading_number(record.get("internalLinkCID", "")):
-            which = "internal"
-        elif markup.leading_number(record.get("fileLinkID", "")):
-            which = "file"
-        target = {"none": "", "external": record.get("externalLink", "")}.get(which)
-        out["imageLink__which"] = which
-        out[f"imageLink_{which}"] = (
-            target if target is not None else out.get("internalLinkCID" if which == "internal" else "fileLinkID", "")
-        )
+        out.update(_image_link(record))
     return out
+
+
+def _image_link(record: dict[str, str]) -> dict[str, str]:
+    """The image block's export adds its link chooser: ``imageLink__which`` and ``imageLink_<which>`` (the page or
+    file id as stored, the URL; ``""`` for none)."""
+    if markup.leading_number(record.get("internalLinkCID", "")):
+        return {"imageLink__which": "page", "imageLink_page": record["internalLinkCID"]}
+    if markup.leading_number(record.get("fileLinkID", "")):
+        return {"imageLink__which": "file", "imageLink_file": record["fileLinkID"]}
+    if record.get("externalLink"):
+        return {"imageLink__which": "external_url", "imageLink_external_url": record["externalLink"]}
+    return {"imageLink__which": "none", "imageLink_none": ""}

@@ -19,19 +19,11 @@ import re
 from typing import Any
 
 from cmssync.emulator import markup
-from cmssync.emulator.blocktypes import (
-    BLOCK_COLUMNS,
-    DATABASE_NAME,
-    ENTRY_FIELDS,
-    LAYOUT_REQUIRED_KEY,
-    LENIENT_FILE_COLUMNS,
-    STRICT_FILE_COLUMNS,
-)
+from cmssync.emulator.blocktypes import BLOCK_TYPES, DATABASE_NAME, Where
+from cmssync.emulator.blocktypes.model import php_string, whole_number
+from cmssync.emulator.blocktypes.text import ENTRIES_KEY
 
 BASE_URL_PLACEHOLDER = markup.BASE_URL_PLACEHOLDER
-#: Record key of a multi-record block's entries (a JSON list); never exported.
-ENTRIES_KEY = "@entries"
-_WHOLE_NUMBER = re.compile(r"^-?\d+$")
 
 
 class LayoutKeyError(Exception):
@@ -52,7 +44,9 @@ class ColumnError(Exception):
         self.params = params
 
     def message(self, block_id: int, *, update: bool) -> str:
-        table, column, columns = STRICT_FILE_COLUMNS[self.block_type]
+        strict = BLOCK_TYPES[self.block_type].strict_file
+        assert strict is not None
+        table, column, columns = strict
         if update:
             command = "UpdatePageBlockCommand"
             sets = ", ".join(f"{c} = ?" for c in ("bID", *columns))
@@ -77,65 +71,50 @@ class ColumnError(Exception):
         )
 
 
-def php_string(value: Any) -> str:
-    """PHP's string conversion of a decoded JSON value, as a database column receives it."""
-    if value is None or value is False:
-        return ""
-    if value is True:
-        return "1"
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() else repr(value)
-    if isinstance(value, (list, dict)):
-        return "Array"
-    return str(value)
-
-
-def _is_whole_number(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, int) or (isinstance(value, str) and bool(_WHOLE_NUMBER.match(value.strip())))
-
-
-def save(block_type: str, value: dict[str, Any], base_url: str) -> dict[str, str] | None:
+def save(block_type: str, value: dict[str, Any], where: Where) -> dict[str, str] | None:
     """The stored record of a block: one string per column of the type's table (``None``: no table).
 
-    Raises :class:`LayoutKeyError` or :class:`ColumnError` where the real controller fails.
+    The controller's ``save()`` rewrites the value first (:attr:`BlockType.save`). Raises :class:`LayoutKeyError`
+    (a key ``save()`` reads without a default) or :class:`ColumnError` where the real controller fails.
     """
-    if block_type in LAYOUT_REQUIRED_KEY and LAYOUT_REQUIRED_KEY[block_type] not in value:
-        raise LayoutKeyError(LAYOUT_REQUIRED_KEY[block_type])
-    columns = BLOCK_COLUMNS[block_type]
-    if columns is None:
+    kind = BLOCK_TYPES[block_type]
+    if kind.required is not None and kind.required not in value:
+        raise LayoutKeyError(kind.required)
+    if kind.columns is None:
         return None
-    record: dict[str, str] = {}
-    for column, default in columns:
-        record[column] = php_string(value[column]) if column in value else default
-    if block_type in STRICT_FILE_COLUMNS:
-        _strict_file_column(block_type, value, record)
-    for column in LENIENT_FILE_COLUMNS.get(block_type, frozenset()):
-        raw = value.get(column, "")
-        record[column] = str(int(str(raw).strip())) if _is_whole_number(raw) else "0"
-    if block_type == "content":
-        record["content"] = markup.translate_to(record["content"], base_url)
-    if block_type in ENTRY_FIELDS:
+    args = kind.save(dict(value), where) if kind.save is not None else dict(value)
+    # A null is not written (the column keeps its database default), as BlockController::save skips nulls.
+    record = {
+        column: php_string(args[column]) if args.get(column) is not None else default
+        for column, default in kind.columns
+    }
+    if kind.strict_file is not None:
+        _strict_file_column(block_type, args, record)
+    for column in kind.lenient_files:
+        raw = args.get(column, "")
+        record[column] = str(int(str(raw).strip())) if whole_number(raw) else "0"
+    if kind.entries:
         record[ENTRIES_KEY] = json.dumps(entries(block_type, value))
     return record
 
 
 def stored(block_type: str, value: dict[str, Any]) -> dict[str, str] | None:
     """A record exactly as given (seeds hold blocks in stored form: numeric ids, ``{CCM:…}`` placeholders)."""
-    columns = BLOCK_COLUMNS[block_type]
-    if columns is None:
+    kind = BLOCK_TYPES[block_type]
+    if kind.columns is None:
         return None
-    record = {column: php_string(value[column]) if column in value else default for column, default in columns}
-    if block_type in ENTRY_FIELDS:
+    record = {column: php_string(value[column]) if column in value else default for column, default in kind.columns}
+    if kind.entries:
         record[ENTRIES_KEY] = json.dumps(entries(block_type, value))
     return record
 
 
-def _strict_file_column(block_type: str, value: dict[str, Any], record: dict[str, str]) -> None:
-    """The image controller's ``save()``: integer casts of its other columns, the file id passed on as sent."""
-    _, column, columns = STRICT_FILE_COLUMNS[block_type]
-    raw = value.get(column, "")
+def _strict_file_column(block_type: str, args: dict[str, Any], record: dict[str, str]) -> None:
+    """A file id handed to the database as sent: the statement's other columns as cast, then the SQL error."""
+    strict = BLOCK_TYPES[block_type].strict_file
+    assert strict is not None
+    _, column, columns = strict
+    raw = args.get(column, "")
     params: list[Any] = []
     for name in columns:
         if name == column:
@@ -145,37 +124,30 @@ def _strict_file_column(block_type: str, value: dict[str, Any], record: dict[str
         else:
             params.append(markup.leading_number(record[name]))
             record[name] = str(params[-1])
-    if not (raw in ("", None) or _is_whole_number(raw)):
+    if not (raw in ("", None) or whole_number(raw)):
         raise ColumnError(block_type, raw, params)
 
 
 def entries(block_type: str, value: dict[str, Any]) -> list[dict[str, str]]:
     """A multi-record block's entries from the parallel arrays of its value."""
-    fields = ENTRY_FIELDS[block_type]
+    fields = BLOCK_TYPES[block_type].entries
     lists = {f: value[f] for f in fields if isinstance(value.get(f), list)}
     count = max((len(v) for v in lists.values()), default=0)
     return [{f: php_string(v[i]) if i < len(v) else "" for f, v in lists.items()} for i in range(count)]
 
 
-def validate(block_type: str, value: dict[str, Any]) -> list[str]:
-    """Messages of a failed ``validate()`` on block update (the real server answers them with HTTP 200)."""
-    errors: list[str] = []
-    if block_type == "file":
-        if php_string(value.get("fID")) in ("", "0"):
-            errors.append("You must select a file.")
-        if php_string(value.get("fileLinkText")).strip() == "":
-            errors.append("You must enter the link text.")
-    elif block_type == "image":
-        if php_string(value.get("fID")) in ("", "0"):
-            errors.append("You must select an image.")
-        if "cropImage" in value and (
-            markup.leading_number(php_string(value.get("maxWidth"))) <= 0
-            or markup.leading_number(php_string(value.get("maxHeight"))) <= 0
-        ):
-            errors.append("Cropping an image requires setting a max width and max height.")
-    elif block_type == "youtube" and php_string(value.get("videoURL")).strip() == "":
-        errors.append("You must specify a video URL.")
-    return errors
+def validate(block_type: str, value: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+    """Messages of a failed ``validate()`` on block update (the real server answers them with HTTP 200), and the
+    form field each names, if any."""
+    check = BLOCK_TYPES[block_type].validate
+    messages: list[str] = []
+    fields: dict[str, str] = {}
+    for found in check(value) if check is not None else []:
+        if isinstance(found, tuple):
+            fields[found[0]] = found[1]
+            found = found[0]
+        messages.append(found)
+    return messages, fields
 
 
 def links_to_placeholders(text: str, base_url: str) -> str:
@@ -186,42 +158,16 @@ def links_to_placeholders(text: str, base_url: str) -> str:
 def render_html(
     block_type: str, record: dict[str, str] | None, base_url: str, expand: Any = None, page_name: str = ""
 ) -> str:
-    """The HTML a block renders to (a plausible stand-in for the theme's view).
+    """The HTML a block renders to (a plausible stand-in for the theme's view: the type's own, else its fields).
 
-    ``expand`` turns a stored content value into rendered HTML (placeholders → URLs); without it only
-    ``{CCM:BASE_URL}`` is expanded. A page title block shows ``page_name`` unless it has a custom title; a hero image
-    shows its title only when its image is a file (``blocks.jsonl``: after a write-back stored 0, the ``/resources``
-    hero lost its heading and background).
+    ``expand`` turns a stored value into rendered HTML (placeholders → URLs); without it only ``{CCM:BASE_URL}``
+    is expanded.
     """
     if record is None:
         return f'\n\n    <div class="ccm-block-{block_type.replace("_", "-")}"></div>\n'
-    if block_type == "content":
-        body = expand(record["content"]) if expand else record["content"].replace(BASE_URL_PLACEHOLDER, base_url)
-        return f'\n\n    \n<div class="ccm-block-content">\n    {body}</div>\n\n'
-    if block_type == "html":
-        return f"\n\n    {record['content']}\n"
-    if block_type == "page_title":
-        tag = record.get("formatting") or "h1"
-        custom = record.get("useCustomTitle") == "1" or not page_name
-        title = html.escape(record.get("titleText", "") if custom else page_name)
-        return f'\n\n    <{tag} class="ccm-block-page-title page-title">{title}</{tag}>\n'
-    if block_type == "hero_image":
-        image = expand("{CCM:FID_" + record.get("image", "0") + "}") if expand and record.get("image") else ""
-        if not image:
-            return '\n\n    <div class="ccm-block-hero-image"></div>\n'
-        tag = record.get("titleFormat") or "h1"
-        return (
-            f'\n\n    <div class="ccm-block-hero-image" style="background-image: url({html.escape(image)})">'
-            f"<{tag}>{html.escape(record.get('title', '').strip())}</{tag}>{record.get('body', '')}</div>\n"
-        )
-    if block_type == "faq":
-        found = json.loads(record.get(ENTRIES_KEY, "[]"))
-        items = "".join(
-            f'<div class="ccm-faq-entry-content"><h3>{html.escape(e.get("title", ""))}</h3>{e.get("description", "")}'
-            "</div>"
-            for e in found
-        )
-        return f'\n\n    <div class="ccm-faq-container">{items}</div>\n'
+    view = BLOCK_TYPES[block_type].render
+    if view is not None:
+        return view(record, expand or (lambda text: text.replace(BASE_URL_PLACEHOLDER, base_url)), page_name)
     shown = {k: v for k, v in record.items() if not k.startswith("@")}
     fields = json.dumps(shown, sort_keys=True)
     return f'\n\n    <div class="ccm-block-{block_type.replace("_", "-")}" data-fields="{html.escape(fields)}"></div>\n'

@@ -99,8 +99,20 @@ PAGE_TYPES: dict[str, str] = {
     "resource": "Resource",
     "core_stack": "Stack",
 }
-#: Page type handle -> the numeric id block columns store (``ptID``); exported as ``{ccm:export:pagetype:…}``.
-PAGE_TYPE_IDS: dict[str, int] = {handle: number for number, handle in enumerate(PAGE_TYPES, start=1)}
+#: Page type handle -> the numeric id block columns store (``ptID``), exported as ``{ccm:export:pagetype:…}``: the
+#: ids ``page_list.ptID = n`` reads back as on the recorded site (block-types.jsonl ``setup.probe_page_type_ids.*``);
+#: an id no page type has makes every read of the block an HTTP 500.
+PAGE_TYPE_IDS: dict[str, int] = {
+    "core_stack": 1,
+    "core_stack_category": 2,
+    "core_desktop": 3,
+    "core_theme_documentation_category": 4,
+    "core_theme_documentation": 5,
+    "page": 6,
+    "blog_entry": 7,
+    "blog": 8,
+    "resource": 9,
+}
 PAGE_TEMPLATES: frozenset[str] = frozenset({"full", "left_sidebar", "right_sidebar", "resource_detail"})
 
 #: ``concrete.upload.extensions`` of a default install.

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from cmssync.emulator.catalog import SUPER_ADMIN_ID
 from cmssync.emulator.render import Renderer
 from cmssync.emulator.store import Store
+from cmssync.emulator.phperror import PhpError
 
 if TYPE_CHECKING:
     from cmssync.emulator.runtime import Emulator
@@ -28,20 +29,19 @@ class ApiError(Exception):
     ``documented`` is what the documented dialect answers instead: a status and a plain-text message.
     """
 
-    def __init__(self, status: int, *messages: str, documented: tuple[int, str] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        *messages: str,
+        documented: tuple[int, str] | None = None,
+        fields: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(messages[0] if messages else "")
         self.status = status
         self.messages = list(messages)
         self.documented = documented
-
-
-class PhpError(Exception):
-    """An uncaught exception on the real server: HTTP 500 with the Whoops page."""
-
-    def __init__(self, exception_class: str, message: str) -> None:
-        super().__init__(message)
-        self.exception_class = exception_class
-        self.message = message
+        self.fields = fields or {}
+        """message -> the form field it names (a validation error's ``field``)."""
 
 
 MAX_ID = 2**63 - 1

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from cmssync.emulator import blockexport, blockvalues, layouts, markup, timefmt, versioning
-from cmssync.emulator.blocktypes import BLOCK_FILE_COLUMNS
+from cmssync.emulator.blocktypes import file_columns
 from cmssync.emulator.catalog import FILE_ATTRIBUTE_KEYS, FILE_TYPE_NAMES
 from cmssync.emulator.store import Store, loads
 
 LOCALE = "en_US"
 DEFAULT_AVATAR = "/concrete/images/avatar_none.png"
+_FILE_COLUMNS = file_columns()
 _FILE_URL = re.compile(r"/application/files/(\d{4}/\d{4}/\d{4})/([^\"'\s<>?#]+)")
 
 
@@ -168,7 +169,7 @@ class Renderer:
                     if row is not None:
                         found[num_id] = row
             for column, value in record.items():
-                if column in BLOCK_FILE_COLUMNS and value.isdigit():
+                if column in _FILE_COLUMNS and value.isdigit():
                     row = self.store.one("SELECT * FROM files WHERE num_id = ?", int(value))
                     if row is not None:
                         found[int(row["num_id"])] = row

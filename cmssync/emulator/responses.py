@@ -58,12 +58,15 @@ def plain_json(value: Any, status: int = 200) -> Response:
     return Response(symfony_json(value), status_code=status, headers={**NO_CACHE, "content-type": JSON})
 
 
-def error_list(messages: list[str], status: int) -> Response:
-    body = {
-        "error": True,
-        "errors": messages,
-        "list": [{"message": m, "messageContainsHtml": False} for m in messages],
-    }
+def error_list(messages: list[str], status: int, fields: dict[str, str] | None = None) -> Response:
+    """An ErrorList; a message tied to a form field also names it (``field: {element, name}``)."""
+    entries: list[dict[str, Any]] = []
+    for message in messages:
+        entry: dict[str, Any] = {"message": message, "messageContainsHtml": False}
+        if fields and message in fields:
+            entry["field"] = {"element": fields[message], "name": fields[message]}
+        entries.append(entry)
+    body = {"error": True, "errors": messages, "list": entries}
     return plain_json(body, status)
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from starlette.responses import Response
 
-from cmssync.emulator import blockvalues, envelope, sitetree, versioning
-from cmssync.emulator.blocktypes import BLOCK_COLUMNS, LAYOUT_REQUIRED_KEY
+from cmssync.emulator import blockvalues, envelope, markup, sitetree, versioning
+from cmssync.emulator.blocktypes import BLOCK_TYPES, LAYOUT_TYPES, Where
 from cmssync.emulator.context import ApiError, Ctx, PhpError, denied, missing_key, not_found, php_type
 
 HANDLER_FAILED = "Symfony\\Component\\Messenger\\Exception\\HandlerFailedException"
@@ -42,6 +42,16 @@ def _value(data: dict[str, Any], where: str, line: int) -> dict[str, Any]:
     return value
 
 
+def _where(ctx: Ctx, page: sqlite3.Row) -> Where:
+    """The page a controller's ``save()`` runs on (its id, its parent's, page paths, the site's URL)."""
+    return Where(
+        page_id=int(page["id"]),
+        parent_id=int(page["parent_id"] or 0),
+        page_path=lambda page_id: markup.page_path(ctx.store, page_id),
+        base_url=ctx.render.base_url,
+    )
+
+
 def _block_with_page(ctx: Ctx, block_id: int, page: sqlite3.Row, version_id: int) -> dict[str, Any]:
     block = ctx.store.one("SELECT * FROM blocks WHERE id = ?", block_id)
     assert block is not None
@@ -60,14 +70,14 @@ async def add(ctx: Ctx) -> Response:
         if key not in data:
             raise missing_key(key)
     block_type = data["type"]
-    if not isinstance(block_type, str) or block_type not in BLOCK_COLUMNS:
+    if not isinstance(block_type, str) or block_type not in BLOCK_TYPES:
         raise not_found(400, "Invalid block type handle.")
     if not ctx.caller.is_super_admin:
         raise denied(400, "You do not have permission to add this block type to this area on this page.", "update")
     value = _value(data, "Concrete\\Core\\Block\\Command\\AddBlockToPageCommand::setData", 89)
     page_id = int(page["id"])
     try:
-        record = blockvalues.save(block_type, value, ctx.render.base_url)
+        record = blockvalues.save(block_type, value, _where(ctx, page))
     except (blockvalues.LayoutKeyError, blockvalues.ColumnError) as exc:
         # The command fails after the draft was made and the block id taken (blocks.jsonl, layout.* / filecol.*).
         with ctx.store.transaction():
@@ -107,12 +117,12 @@ async def update(ctx: Ctx) -> Response:
     if "value" not in data:
         raise missing_key("value")
     value = _value(data, "Concrete\\Core\\Block\\BlockController::validate", 134)
-    errors = blockvalues.validate(block["type"], value)
+    errors, fields = blockvalues.validate(block["type"], value)
     if errors:
         # ValidateBlockRequestTrait answers a failed validation with HTTP 200.
-        raise ApiError(200, *errors)
+        raise ApiError(200, *errors, fields=fields)
     try:
-        record = blockvalues.save(block["type"], value, ctx.render.base_url)
+        record = blockvalues.save(block["type"], value, _where(ctx, page))
     except blockvalues.ColumnError as exc:
         raise PhpError(HANDLER_FAILED, exc.message(int(block["id"]), update=True)) from exc
     page_id = int(page["id"])
@@ -138,7 +148,7 @@ async def read(ctx: Ctx) -> Response:
         raise not_found(404, "Block not found")
     if ctx.caller.is_guest:
         raise denied(401, "You do not have access to view this block.", "access")
-    if block["type"] in LAYOUT_REQUIRED_KEY and versioning.is_orphan(ctx.store, int(block["id"])):
+    if block["type"] in LAYOUT_TYPES and versioning.is_orphan(ctx.store, int(block["id"])):
         # The layout controller exports its (never created) layout object.
         raise PhpError("Error", "Call to a member function export() on null")
     out = ctx.render.block(block)

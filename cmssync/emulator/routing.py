@@ -259,7 +259,7 @@ async def _run(request: Request, emu: Emulator, route: ApiRoute, params: dict[st
     except ApiError as error:
         if ctx.documented and error.documented is not None:
             return responses.plain_text(error.documented[1], error.documented[0])
-        return responses.error_list(error.messages, error.status)
+        return responses.error_list(error.messages, error.status, error.fields)
     except PhpError as error:
         return responses.whoops(error.exception_class, error.message, xhr)
     except Exception as error:  # a bug in the emulator: answer like an uncaught PHP error, keep serving

@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from cmssync.emulator import filestore, generator, imagesize, layouts, sitetree, userstore, versioning
-from cmssync.emulator.blocktypes import BLOCK_COLUMNS
+from cmssync.emulator.blocktypes import BLOCK_TYPES
 from cmssync.emulator.blockvalues import stored as stored_block
 from cmssync.emulator.catalog import PAGE_TEMPLATES, PAGE_TYPES
 from cmssync.emulator.settings import Settings
@@ -333,7 +333,7 @@ def _page(store: Store, page: dict[str, Any], ts: int) -> None:
     for area, blocks in (page.get("areas") or {}).items():
         versioning.ensure_area(store, created_id, area)
         for position, block in enumerate(blocks, start=1):
-            if block["type"] not in BLOCK_COLUMNS:
+            if block["type"] not in BLOCK_TYPES:
                 raise ValueError(f"seed page {path or '/'}: unknown block type {block['type']!r}")
             block_id = block.get("id")
             if block_id is None or store.one("SELECT 1 FROM blocks WHERE id = ?", block_id) is None:

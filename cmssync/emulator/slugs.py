@@ -43,6 +43,7 @@ EXCLUDED_WORDS = frozenset(
     ]
 )
 MAX_HANDLE_LENGTH = 128
+_EXCLUDED = re.compile(r"\b(" + "|".join(sorted(EXCLUDED_WORDS)) + r")\b", re.IGNORECASE)
 
 _TAG = re.compile(r"<[^>]*>")
 
@@ -56,5 +57,6 @@ def urlify(name: str) -> str:
     """The page handle for a name (``""`` when no word is left: the caller uses the page id)."""
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
     text = text.replace("&", " and ").lower()
-    words = [w for w in re.split(r"[^a-z0-9]+", text) if w and w not in EXCLUDED_WORDS]
+    text = _EXCLUDED.sub("", text)  # whole words only: ``share_this_page`` keeps its "this"
+    words = [w for w in re.split(r"[^a-z0-9]+", text) if w]  # then underscores and other marks separate words
     return "-".join(words)[:MAX_HANDLE_LENGTH].strip("-")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cmssync.emulator import blocktypes
+from cmssync.emulator.blocktypes import BLOCK_TYPES
 from cmssync.emulator.catalog import PAGE_TYPE_IDS
 from tests.emulator.replay import PREFIX, TRANSCRIPT
 
@@ -35,8 +35,15 @@ def _url_prefix(url: str) -> str:
     return url.split("/application/files/")[1].rsplit("/", 1)[0]
 
 
-def blocks_site_seed(exchanges: list[dict[str, Any]]) -> dict[str, Any]:
-    """A seed with the recorded site as it was before the recorder changed anything."""
+def blocks_site_seed(
+    exchanges: list[dict[str, Any]], *, site_step: str = "batch.list.before", first_block: int = FIRST_CREATED_BLOCK
+) -> dict[str, Any]:
+    """A seed with the recorded site as it was before the recorder changed anything (``site_step`` lists it).
+
+    Folder names come from the recording's folder probe (``setup.probe_folder_ids.N``: ``document_library.folderID
+    = N`` read back as ``{ccm:export:filefolder:/path}``) when it has one; tree nodes the probe names ``/`` are extra
+    roots, and the group nodes (``/Guest``…) hang below the first of them.
+    """
     uploaded = {
         e["response"]["body"]["data"]["id"]: e["response"]["body"]["data"]
         for e in exchanges
@@ -61,17 +68,23 @@ def blocks_site_seed(exchanges: list[dict[str, Any]]) -> dict[str, Any]:
             }
         )
     files.sort(key=lambda f: f["id"])
-    site = _step(exchanges, "batch.list.before")["response"]["body"]["data"]
+    site = _step(exchanges, site_step)["response"]["body"]["data"]
     pages: dict[int, dict[str, Any]] = {}
     for page in site:
         if page["id"] < 260:
             pages.setdefault(page["id"], page)
     paths = {int(p["id"]): p["path"] or "" for p in pages.values()}
+    probed = _probed_folders(exchanges)
     folders = sorted({int(f["folder"]) for f in files} - {7})
-    converter = _Stored(numeric_by_name={(p, n): i for (p, n), i in numeric.items()}, paths=paths)
+    converter = _Stored(
+        numeric_by_name={(p, n): i for (p, n), i in numeric.items()},
+        paths=paths,
+        folders={path: n for n, path in probed.items()} or {"/Documents": DOCUMENTS_FOLDER},
+    )
     return {
         "site": {"name": "Concrete Real Test"},
-        "folders": [
+        "folders": _seed_folders(probed)
+        or [
             {"id": 7, "name": "File Manager"},
             *({"id": f, "name": "Documents" if f == DOCUMENTS_FOLDER else f"folder {f}", "parent": 7} for f in folders),
         ],
@@ -80,8 +93,32 @@ def blocks_site_seed(exchanges: list[dict[str, Any]]) -> dict[str, Any]:
         "uploads": [
             {"filename": f["title"], "uuid": f["id"], "prefix": _url_prefix(f["url"])} for f in uploaded.values()
         ],
-        "next_ids": {"blocks": FIRST_CREATED_BLOCK},
+        "next_ids": {"blocks": first_block},
     }
+
+
+def _probed_folders(exchanges: list[dict[str, Any]]) -> dict[int, str]:
+    found: dict[int, str] = {}
+    for exchange in exchanges:
+        if exchange["step"].startswith("setup.probe_folder_ids."):
+            value = exchange["response"]["body"]["data"]["value"]["folderID"]
+            found[int(exchange["step"].rsplit(".", 1)[1])] = re.fullmatch(r"\{ccm:export:filefolder:(.*)\}", value)[1]
+    return found
+
+
+def _seed_folders(probed: dict[int, str]) -> list[dict[str, Any]]:
+    """The file manager's root (7) first, as seeds want it; other roots; then the named nodes under the root, except
+    the group nodes (named like the built-in groups), which hang below the first other root."""
+    if not probed:
+        return []
+    roots = [n for n, path in probed.items() if path == "/" and n != 7]
+    groups = {"/Guest", "/Registered Users", "/Administrators"}
+    named = [
+        {"id": n, "name": path[1:], "parent": roots[0] if path in groups and roots else 7}
+        for n, path in probed.items()
+        if path != "/"
+    ]
+    return [{"id": 7, "name": "File Manager"}, *({"id": n, "name": f"root {n}"} for n in roots), *named]
 
 
 def _depth(page: dict[str, Any]) -> tuple[int, int]:
@@ -121,26 +158,31 @@ def _seed_page(page: dict[str, Any], converter: _Stored) -> dict[str, Any]:
 class _Stored:
     """Export forms back to what the site stores."""
 
-    def __init__(self, numeric_by_name: dict[tuple[str, str], int], paths: dict[int, str]) -> None:
+    def __init__(
+        self, numeric_by_name: dict[tuple[str, str], int], paths: dict[int, str], folders: dict[str, int]
+    ) -> None:
         self.files = numeric_by_name
         self.pages = {path: page_id for page_id, path in paths.items()}
+        self.folders = folders
 
     def record(self, block_type: str, value: Any) -> dict[str, Any]:
         if not isinstance(value, dict):
             return {}
         out = dict(value)
+        kind = BLOCK_TYPES[block_type]
         for column, text in value.items():
-            if column in blocktypes.EXPORT_FILE_COLUMNS.get(block_type, ()):
+            if column in (*kind.files, *kind.lenient_files):
                 found = re.fullmatch(r"\{ccm:export:file:(\d+):(.+)\}", text)
                 out[column] = str(self.files[(found.group(1), found.group(2))]) if found else "0"
-            elif column in blocktypes.EXPORT_PAGE_COLUMNS.get(block_type, ()):
+            elif column in kind.pages:
                 found = re.fullmatch(r"\{ccm:export:page:(.*)\}", text)
                 out[column] = str(self.pages[found.group(1)]) if found else "0"
-            elif column in blocktypes.EXPORT_PAGETYPE_COLUMNS.get(block_type, ()):
+            elif column in kind.page_types:
                 found = re.fullmatch(r"\{ccm:export:pagetype:(.+)\}", text)
                 out[column] = str(PAGE_TYPE_IDS[found.group(1)]) if found else "0"
-            elif column in blocktypes.EXPORT_FILEFOLDER_COLUMNS.get(block_type, ()):
-                out[column] = str(DOCUMENTS_FOLDER) if text == "{ccm:export:filefolder:/Documents}" else "0"
-            elif column in blocktypes.EXPORT_FEED_COLUMNS.get(block_type, ()):
+            elif column in kind.folders:
+                found = re.fullmatch(r"\{ccm:export:filefolder:(.*)\}", text)
+                out[column] = str(self.folders.get(found.group(1), 0)) if found else "0"
+            elif column in kind.feeds:
                 out[column] = "0"
         return out

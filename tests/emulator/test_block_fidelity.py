@@ -171,7 +171,7 @@ def layout_site(sandbox: Sandbox, tmp_path: Path) -> Sandbox:
                 "areas": {
                     "Main": [
                         {"id": 40, "type": "core_container", "value": {}},
-                        {"id": 41, "type": "page_list", "value": {"num": "3", "ptID": "4", "cParentID": "1"}},
+                        {"id": 41, "type": "page_list", "value": {"num": "3", "ptID": "9", "cParentID": "1"}},
                         {"id": 42, "type": "document_library", "value": {"folderID": "8"}},
                     ],
                     "Main : 2 : Column 1": [{"id": 43, "type": "content", "value": {"content": "<p>in</p>"}}],
