@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cmssync.emulator.blockvalues import php_string
+from cmssync.emulator.blocktypes.model import php_string
 from cmssync.emulator.catalog import AttributeKey
 
 _TRUE = (True, 1, "1", "true")

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 
 from cmssync.emulator.catalog import SUPER_ADMIN_ID
+from cmssync.emulator.phperror import PhpError
 from cmssync.emulator.render import Renderer
 from cmssync.emulator.store import Store
-from cmssync.emulator.phperror import PhpError
 
 if TYPE_CHECKING:
     from cmssync.emulator.runtime import Emulator

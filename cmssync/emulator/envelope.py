@@ -15,7 +15,8 @@ from typing import Any
 from starlette.responses import Response
 
 from cmssync.emulator import responses
-from cmssync.emulator.context import Ctx, PhpError
+from cmssync.emulator.context import Ctx
+from cmssync.emulator.phperror import PhpError
 
 _DIGITS = re.compile(r"^\d+$")
 

@@ -16,7 +16,8 @@ from starlette.responses import Response
 
 from cmssync.emulator import blockvalues, envelope, markup, sitetree, versioning
 from cmssync.emulator.blocktypes import BLOCK_TYPES, LAYOUT_TYPES, Where
-from cmssync.emulator.context import ApiError, Ctx, PhpError, denied, missing_key, not_found, php_type
+from cmssync.emulator.context import ApiError, Ctx, denied, missing_key, not_found, php_type
+from cmssync.emulator.phperror import PhpError
 
 HANDLER_FAILED = "Symfony\\Component\\Messenger\\Exception\\HandlerFailedException"
 ADD_COMMAND = "Concrete\\Core\\Block\\Command\\AddBlockToPageCommand"

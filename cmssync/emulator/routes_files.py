@@ -17,7 +17,8 @@ from starlette.responses import Response
 
 from cmssync.emulator import envelope, filestore, responses
 from cmssync.emulator.catalog import MIME_TYPES, POST_MAX_BYTES, UPLOAD_EXTENSIONS, UPLOAD_MAX_BYTES
-from cmssync.emulator.context import ApiError, Ctx, PhpError, denied, not_found
+from cmssync.emulator.context import ApiError, Ctx, denied, not_found
+from cmssync.emulator.phperror import PhpError
 
 FOLDER_NOT_FOUND = "Unable to find specified folder"
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")

@@ -16,7 +16,8 @@ from starlette.types import Message
 
 from cmssync.emulator import envelope, sitetree, slugs, versioning
 from cmssync.emulator.catalog import PAGE_TEMPLATES, PAGE_TYPES
-from cmssync.emulator.context import ApiError, Ctx, PhpError, as_id, denied, missing_key, not_found
+from cmssync.emulator.context import ApiError, Ctx, as_id, denied, missing_key, not_found
+from cmssync.emulator.phperror import PhpError
 
 PENDING_DELETION = "This page is pending deletion."
 _VISIBLE = (

@@ -15,9 +15,10 @@ from typing import Any
 from starlette.responses import Response
 
 from cmssync.emulator import envelope, userstore
-from cmssync.emulator.blockvalues import php_string
+from cmssync.emulator.blocktypes.model import php_string
 from cmssync.emulator.catalog import SUPER_ADMIN_ID, USER_ATTRIBUTE_KEYS
-from cmssync.emulator.context import ApiError, Ctx, PhpError, as_id, denied, missing_key, not_found, php_type
+from cmssync.emulator.context import ApiError, Ctx, as_id, denied, missing_key, not_found, php_type
+from cmssync.emulator.phperror import PhpError
 from cmssync.emulator.store import dumps
 
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")

@@ -13,7 +13,8 @@ from typing import Any
 from starlette.responses import Response
 
 from cmssync.emulator import envelope, sitetree, timefmt, versioning
-from cmssync.emulator.context import ApiError, Ctx, PhpError, denied, not_found
+from cmssync.emulator.context import ApiError, Ctx, denied, not_found
+from cmssync.emulator.phperror import PhpError
 
 READ_DENIED = "You do not have access to read versions about this page."
 

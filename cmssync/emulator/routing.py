@@ -30,7 +30,8 @@ from cmssync.emulator import (
     routes_versions,
 )
 from cmssync.emulator.catalog import POST_MAX_BYTES
-from cmssync.emulator.context import ApiError, Ctx, PhpError
+from cmssync.emulator.context import ApiError, Ctx
+from cmssync.emulator.phperror import PhpError
 from cmssync.emulator.render import Renderer, parse_includes
 from cmssync.emulator.runtime import Emulator
 from cmssync.emulator.store import now

@@ -82,7 +82,7 @@ def _areas(page: dict[str, Any], paths: dict[str, int]) -> dict[str, list[dict[s
     areas = {area["name"]: area["blocks"]["data"] for area in page["areas"]["data"]}
     seeded: dict[str, list[dict[str, Any]]] = {}
     for name, blocks in areas.items():
-        owners = _owners(name, blocks, list(areas))
+        owners = sub_area_owners(name, blocks, list(areas))
         seeded[name] = [
             {
                 "id": b["id"],
@@ -95,7 +95,7 @@ def _areas(page: dict[str, Any], paths: dict[str, int]) -> dict[str, list[dict[s
     return seeded
 
 
-def _owners(area: str, blocks: list[dict[str, Any]], names: list[str]) -> dict[int, list[int]]:
+def sub_area_owners(area: str, blocks: list[dict[str, Any]], names: list[str]) -> dict[int, list[int]]:
     """Block id → the sub-area numbers it renders (see the module docstring)."""
     named: set[int] = set()
     bare: set[int] = set()

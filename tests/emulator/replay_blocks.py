@@ -17,6 +17,7 @@ from typing import Any
 from cmssync.emulator.blocktypes import BLOCK_TYPES
 from cmssync.emulator.catalog import PAGE_TYPE_IDS
 from tests.emulator.replay import PREFIX, TRANSCRIPT
+from tests.emulator.replay_areas import sub_area_owners
 
 BLOCKS = TRANSCRIPT.with_name("blocks.jsonl")
 BLOCKS_BASE = "http://127.0.0.1:8091"
@@ -145,13 +146,23 @@ def _seed_page(page: dict[str, Any], converter: _Stored) -> dict[str, Any]:
         attributes[attribute["handle"]] = value
     if attributes:
         entry["attributes"] = attributes
-    entry["areas"] = {
-        area["name"]: [
-            {"id": b["id"], "type": b["type"], "value": converter.record(b["type"], b["value"])}
-            for b in area["blocks"]["data"]
+    names = [area["name"] for area in page["areas"]["data"]]
+    entry["areas"] = {}
+    for area in page["areas"]["data"]:
+        blocks = area["blocks"]["data"]
+        try:  # which container renders which sub-area (replay_areas.py): then sub-area blocks show on the page
+            owners = sub_area_owners(area["name"], blocks, names)
+        except ValueError:
+            owners = {}
+        entry["areas"][area["name"]] = [
+            {
+                "id": b["id"],
+                "type": b["type"],
+                "value": converter.record(b["type"], b["value"]),
+                **({"instances": owners[b["id"]]} if b["id"] in owners else {}),
+            }
+            for b in blocks
         ]
-        for area in page["areas"]["data"]
-    }
     return entry
 
 

@@ -1,7 +1,7 @@
 """Replay of ``tests/conformance/concrete-9.3.1/block-types.jsonl``: the round trip of every block type a client
 meets (export read → stored write → read back → public page → one-field update), the id probes (files, page types,
 file folders) and edits in place of page-type default and sub-area blocks, recorded on a real Concrete CMS 9.3.1
-site by ``tests/realsite/record_blocks.py``.
+site by ``tests/conformance/record_blocks.py``.
 
 Same comparison as ``test_replay_blocks.py``, against the recorded site rebuilt by ``replay_blocks.blocks_site_seed``.
 """
@@ -20,8 +20,20 @@ BLOCK_TYPES = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.
 RECORDED_BASE = "http://127.0.0.1:8090"
 FIRST_CREATED_BLOCK = 154
 
+_NEIGHBOURS = "the next/previous labels show only beside a neighbour page; the sandbox's view has no page order"
+_THEME = "the marker {text!r} also occurs in the Atomik theme's navigation and forms, which the sandbox does not render"
 #: seq -> why the sandbox cannot give the recorded answer.
-ALLOWED_MISMATCHES: dict[int, str] = {}
+ALLOWED_MISMATCHES: dict[int, str] = {
+    169: _NEIGHBOURS,
+    174: _NEIGHBOURS,
+    197: _THEME.format(text="Search"),
+    202: _THEME.format(text="Search"),
+    484: _THEME.format(text="Doc"),
+    489: _THEME.format(text="Doc"),
+    497: _THEME.format(text="Pat"),
+    502: _THEME.format(text="Pat"),
+    593: "the home page's testimonial uses the theme's own template, which does not repeat the name as the photo's alt",
+}
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +41,7 @@ def replay_results(tmp_path_factory: pytest.TempPathFactory) -> list[Result]:
     exchanges = load_transcript(BLOCK_TYPES)
     seed = blocks_site_seed(exchanges, site_step="setup.site", first_block=FIRST_CREATED_BLOCK)
     work = tmp_path_factory.mktemp("replay-block-types")
-    return run_replay(
-        "block-types.jsonl", exchanges, seed, work, ALLOWED_MISMATCHES, recorded_base=RECORDED_BASE
-    )
+    return run_replay("block-types.jsonl", exchanges, seed, work, ALLOWED_MISMATCHES, recorded_base=RECORDED_BASE)
 
 
 def test_every_recorded_exchange_matches_or_is_allowed(replay_results: list[Result]) -> None:

@@ -3,7 +3,9 @@ layouts and containers the API cannot create (see :mod:`.model`)."""
 
 from __future__ import annotations
 
+import html
 import json
+from collections.abc import Callable, Mapping
 
 from cmssync.emulator.blocktypes.model import Args, BlockType, Where, flag, int_value
 
@@ -64,6 +66,12 @@ def _rss_save(args: Args, where: Where) -> Args:
     }
 
 
+def _render_express_form(record: Mapping[str, str], expand: Callable[[str], str], page_name: str) -> str:
+    """The form and its submit button (the thank-you message shows only after a submission)."""
+    label = html.escape(record.get("submitLabel", ""))
+    return f'\n\n    <div class="ccm-block-express-form"><form><button type="submit">{label}</button></form></div>\n'
+
+
 def _social_links_validate(args: Args) -> list[str | tuple[str, str]]:
     return [] if args.get("slID") else ["You must choose at least one link."]
 
@@ -122,6 +130,7 @@ TYPES = (
         pages=("redirectCID",),
         # ``isset($data['storeFormSubmission']) ?: 0``: stored 1 whenever the key is sent, whatever its value
         save=lambda args, where: {**args, "storeFormSubmission": 1 if "storeFormSubmission" in args else 0},
+        render=_render_express_form,
     ),
     BlockType(
         "rss_displayer",

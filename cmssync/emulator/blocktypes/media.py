@@ -7,7 +7,7 @@ import html
 from collections.abc import Callable, Mapping
 
 from cmssync.emulator import markup
-from cmssync.emulator.blocktypes.model import Args, BlockType, Where, flag, php_string, int_value, link_picker
+from cmssync.emulator.blocktypes.model import Args, BlockType, Where, flag, int_value, link_picker, php_string
 
 
 def _image_save(args: Args, where: Where) -> Args:
@@ -70,6 +70,45 @@ def _render_hero(record: Mapping[str, str], expand: Callable[[str], str], page_n
     )
 
 
+def _render_testimonial(record: Mapping[str, str], expand: Callable[[str], str], page_name: str) -> str:
+    """The photo (its alt text is the name), the name, position and company, the quote."""
+    name = html.escape(record.get("name", "").strip())
+    photo = f'<img src="{html.escape(_file_url(record, "fID", expand))}" alt="{name}">' if _has(record, "fID") else ""
+    return (
+        f'\n\n    <div class="ccm-block-testimonial">{photo}<div class="ccm-block-testimonial-name">{name}</div>'
+        f'<div class="ccm-block-testimonial-position">{html.escape(record.get("position", "").strip())}, '
+        f"{html.escape(record.get('company', '').strip())}</div>"
+        f'<div class="ccm-block-testimonial-paragraph">{html.escape(record.get("paragraph", "").strip())}</div>'
+        "</div>\n"
+    )
+
+
+def _render_feature(record: Mapping[str, str], expand: Callable[[str], str], page_name: str) -> str:
+    """The heading (a link when the feature has one), the paragraph; with an image, the image's title attribute
+    repeats the heading's markup."""
+    title = html.escape(record.get("title", ""))
+    target = record.get("externalLink") or (
+        expand("{CCM:CID_" + record["internalLinkCID"] + "}") if _has(record, "internalLinkCID") else ""
+    )
+    heading = f'<a href="{html.escape(target)}">{title}</a>' if target else title
+    tag = record.get("titleFormat") or "h4"
+    image = ""
+    if _has(record, "fID"):
+        image = f'<img src="{html.escape(_file_url(record, "fID", expand))}" title="{html.escape(heading)}">'
+    return (
+        f'\n\n    <div class="ccm-block-feature-item">{image}<{tag}>{heading}</{tag}>'
+        f"{expand(record.get('paragraph', ''))}</div>\n"
+    )
+
+
+def _has(record: Mapping[str, str], column: str) -> bool:
+    return record.get(column, "0") not in ("", "0")
+
+
+def _file_url(record: Mapping[str, str], column: str, expand: Callable[[str], str]) -> str:
+    return expand("{CCM:FID_" + record[column] + "}")
+
+
 def _file_validate(args: Args) -> list[str | tuple[str, str]]:
     errors: list[str | tuple[str, str]] = []
     if str(args.get("fID") or "") in ("", "0"):
@@ -116,8 +155,16 @@ def _youtube_validate(args: Args) -> list[str | tuple[str, str]]:
     return ["You must specify a video URL."] if str(args.get("videoURL") or "").strip() == "" else []
 
 
-_YOUTUBE_FLAGS = ("startTimeEnabled", "noCookie", "autoplay", "loopEnd", "modestbranding", "lazyLoad", "rel",
-                  "showCaptions")
+_YOUTUBE_FLAGS = (
+    "startTimeEnabled",
+    "noCookie",
+    "autoplay",
+    "loopEnd",
+    "modestbranding",
+    "lazyLoad",
+    "rel",
+    "showCaptions",
+)
 
 TYPES = (
     BlockType(
@@ -196,6 +243,7 @@ TYPES = (
         files=("fID",),
         pages=("internalLinkCID",),
         save=_feature_save,
+        render=_render_feature,
     ),
     BlockType(
         "feature_link",
@@ -233,6 +281,7 @@ TYPES = (
             "fID": args.get("fID") if str(args.get("fID") or "") != "" else 0,
             "awardImageID": args.get("awardImageID") if str(args.get("awardImageID") or "") != "" else 0,
         },
+        render=_render_testimonial,
     ),
     BlockType(
         "file",

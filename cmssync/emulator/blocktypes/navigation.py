@@ -225,6 +225,8 @@ TYPES = (
         "tags",
         (("title", ""), ("targetCID", "0"), ("displayMode", "page"), ("cloudCount", "0"), ("titleFormat", "")),
         pages=("targetCID",),
+        # the sandbox's pages carry no tags, and the view shows nothing (not even its title) without any
+        render=lambda record, expand, page_name: "\n\n    \n",
     ),
     BlockType(
         "top_navigation_bar",

@@ -37,8 +37,7 @@ def _render_page_title(record: Mapping[str, str], expand: Callable[[str], str], 
 def _render_faq(record: Mapping[str, str], expand: Callable[[str], str], page_name: str) -> str:
     found = json.loads(record.get(ENTRIES_KEY, "[]"))
     items = "".join(
-        f'<div class="ccm-faq-entry-content"><h3>{html.escape(e.get("title", ""))}</h3>{e.get("description", "")}'
-        "</div>"
+        f'<div class="ccm-faq-entry-content"><h3>{html.escape(e.get("title", ""))}</h3>{e.get("description", "")}</div>'
         for e in found
     )
     return f'\n\n    <div class="ccm-faq-container">{items}</div>\n'
@@ -94,7 +93,9 @@ TYPES = (
             "showResults": flag(args.get("showResults")),
         },
     ),
-    BlockType("faq", (("blockTitle", ""),), entries=("sortOrder", "title", "linkTitle", "description"), render=_render_faq),
+    BlockType(
+        "faq", (("blockTitle", ""),), entries=("sortOrder", "title", "linkTitle", "description"), render=_render_faq
+    ),
     BlockType(
         "accordion",
         (("initialState", "closed"), ("itemHeadingFormat", "h2"), ("alwaysOpen", ""), ("flush", "")),

@@ -1,9 +1,9 @@
 """Record, on a real Concrete CMS 9.3.1 site, the round trip of every block type a client may meet.
 
 For each case of ``block_cases.CASES``: the sample block's read (export form), a write of the stored form a client
-would send (``block_cases.write_form``) on a page of its own between two marker content blocks, the read back, the
-public page (the excerpt between the markers), an update of one text field, its read back and the public page
-again. Then edits in place of sample blocks the way ``cmssync apply`` makes them: blocks shared by the pages of a
+would send (``block_cases.write_form``) on a page of its own between two marker content blocks, the read back,
+the public page (how often the edited text shows: ``markers``), an update of one text field, its read back and the
+public page again. Then edits in place of sample blocks the way ``cmssync apply`` makes them: blocks shared by the pages of a
 page type (their defaults), and blocks inside layout/container sub-areas, with the public pages that share them.
 
 Ids the API does not show are learned by probes whose answers are in the recording: numeric file ids
@@ -12,43 +12,34 @@ Ids the API does not show are learned by probes whose answers are in the recordi
 
 Usage (against a freshly reset site; it changes sample pages)::
 
-    python3 -m tests.realsite.record_blocks --env /tmp/concrete-site.env \\
-        --out tests/conformance/concrete-9.3.1/block-types.jsonl
+    python3 -m tests.conformance.record_blocks --env /tmp/concrete-site.env
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import re
 import secrets
-from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from tests.realsite.block_cases import CASES, Case, Ids, hand_value, write_form
-from tests.realsite.conftest import read_env_file
-from tests.realsite.recorder import Recorder
+from tests.conformance.block_cases import CASES, Case, Ids, hand_value, write_form
+from tests.conformance.recorder import Recorder, area_path, arguments, read_env
 
 PROBED_FILES = 45
 PROBED_TYPES = 12
 PROBED_FOLDERS = 12
 _BEGIN, _END = '<p class="rec-begin">begin</p>', '<p class="rec-end">end</p>'
-_CASE_EXCERPT = "the HTML between the rec-begin and rec-end marker paragraphs around the recorded block"
+_PLAIN = re.compile(r"[A-Za-z0-9 ]{3,80}")
 
 
-def _between_markers(text: str) -> str:
-    start, end = text.find("rec-begin"), text.find("rec-end")
-    if start < 0 or end < 0:
-        return "(markers not found)"
-    return text[text.index("</p>", start) + 4 : text.rfind("<", 0, end)].strip()[:4000]
-
-
-def _counting(*needles: str) -> Any:
-    def cut(text: str) -> str:
-        return "; ".join(f"{needle!r}: {text.count(needle)}" for needle in needles)
-
-    return cut
+def _markers(case: Case, value: dict[str, Any], edited: str) -> dict[str, str]:
+    """What the public page should (not) show: the edited text, and the field's first value when it is plain text
+    (markup and entities would be counted differently by a theme)."""
+    markers = {"edited": edited}
+    first = str(value.get(case.edit or "", "")).strip()
+    if _PLAIN.fullmatch(first):
+        markers["original"] = first
+    return markers
 
 
 class Session:
@@ -64,9 +55,9 @@ class Session:
 
     def setup(self) -> None:
         self.rec.login("setup.token")
-        self.rec.call("setup.files", "GET", "/files", query={"limit": 100})
-        site = self.rec.call(
-            "setup.site", "GET", "/pages", query={"limit": 100, "includes": "areas,custom_attributes"}
+        self.rec.api("setup.files", "GET", "/files", query={"limit": "100"})
+        site = self.rec.api(
+            "setup.site", "GET", "/pages", query={"limit": "100", "includes": "areas,custom_attributes"}
         )["data"]
         self.site = site
         for page in site:
@@ -74,17 +65,21 @@ class Session:
             for area in page["areas"]["data"]:
                 for block in area["blocks"]["data"]:
                     self.samples.setdefault(block["type"], (int(page["id"]), page["path"] or "/", area["name"], block))
-        lab = self.rec.call(
-            "setup.lab", "POST", "/pages",
+        lab = self.rec.api(
+            "setup.lab",
+            "POST",
+            "/pages",
             json_body={"name": f"Block Types {self.rid}", "parent": 1, "type": "page", "template": "full"},
         )["data"]
         self.lab = int(lab["id"])
-        probe_page = self.rec.call(
-            "setup.probe_page", "POST", "/pages",
+        probe_page = self.rec.api(
+            "setup.probe_page",
+            "POST",
+            "/pages",
             json_body={"name": f"Probe {self.rid}", "parent": 1, "type": "page", "template": "full"},
         )["data"]
         self._probe(int(probe_page["id"]))
-        self.rec.call("setup.probe_page.delete", "DELETE", f"/pages/{probe_page['id']}")
+        self.rec.api("setup.probe_page.delete", "DELETE", f"/pages/{probe_page['id']}")
 
     def _probe(self, page: int) -> None:
         """Numeric ids behind export forms: one block per candidate id, read back in the POST answer. A page-type
@@ -106,14 +101,11 @@ class Session:
                 self.ids.folders[found.group(1)] = n
 
     def _add(self, step: str, page: int, block_type: str, value: dict[str, Any], note: str | None = None) -> Any:
-        body = self.rec.call(step, "POST", f"/pages/{page}/Main", json_body={"type": block_type, "value": value},
-                             note=note)
+        body = self.rec.api(
+            step, "POST", f"/pages/{page}/Main", json_body={"type": block_type, "value": value}, note=note
+        )
         data = body.get("data") if isinstance(body, dict) else None
         return data["value"] if isinstance(data, dict) else {}
-
-    def _approve(self, step: str, page: int) -> None:
-        versions = self.rec.call(f"{step}.versions", "GET", f"/page_versions/{page}")["data"]
-        self.rec.call(step, "PUT", f"/page_versions/{page}/{versions[0]['id']}", json_body={"is_approved": True})
 
     # --- one type ------------------------------------------------------------------------------------------------
 
@@ -123,39 +115,49 @@ class Session:
         if case.value is None:
             if sample is None:
                 return
-            read = self.rec.call(f"{step}.sample", "GET", f"/blocks/{sample[3]['id']}")["data"]["value"]
+            read = self.rec.api(f"{step}.sample", "GET", f"/blocks/{sample[3]['id']}")["data"]["value"]
             value = write_form(case.block_type, read if isinstance(read, dict) else {}, self.ids)
         else:
             value = write_form(case.block_type, hand_value(case, self.ids), self.ids)
-        page = self.rec.call(
-            f"{step}.page", "POST", "/pages",
-            json_body={"name": f"Type {case.name.replace('.', ' ')} {self.rid}", "parent": self.lab, "type": "page",
-                       "template": "full"},
+        page = self.rec.api(
+            f"{step}.page",
+            "POST",
+            "/pages",
+            json_body={
+                "name": f"Type {case.name.replace('.', ' ')} {self.rid}",
+                "parent": self.lab,
+                "type": "page",
+                "template": "full",
+            },
         )["data"]
         page_id, path = int(page["id"]), page["path"]
         self._add(f"{step}.begin", page_id, "content", {"content": _BEGIN})
-        added = self.rec.call(f"{step}.add", "POST", f"/pages/{page_id}/Main",
-                              json_body={"type": case.block_type, "value": value})
+        added = self.rec.api(
+            f"{step}.add", "POST", f"/pages/{page_id}/Main", json_body={"type": case.block_type, "value": value}
+        )
         self._add(f"{step}.end", page_id, "content", {"content": _END})
         data = added.get("data") if isinstance(added, dict) else None
         if not isinstance(data, dict):
             return
         block_id = int(data["id"])
-        self.rec.call(f"{step}.read", "GET", f"/blocks/{block_id}")
-        self._approve(f"{step}.approve", page_id)
-        self.rec.public(f"{step}.public", path, _CASE_EXCERPT, _between_markers)
+        self.rec.api(f"{step}.read", "GET", f"/blocks/{block_id}")
+        self.rec.approve(f"{step}.approve", page_id)
+        text = f"Edited {case.block_type} {self.rid}"
+        markers = _markers(case, value, text)
+        self.rec.public(f"{step}.public", path, markers)
         edited = dict(value)
         if case.edit is not None:
-            edited[case.edit] = f"Edited {case.block_type} {self.rid}"
+            edited[case.edit] = text
         elif case.flip is not None:
             edited[case.flip] = "0" if str(edited.get(case.flip, "0")) == "1" else "1"
-        updated = self.rec.call(f"{step}.update", "PUT", f"/pages/{page_id}/Main/{block_id}",
-                                json_body={"value": edited})
+        updated = self.rec.api(
+            f"{step}.update", "PUT", f"/pages/{page_id}/Main/{block_id}", json_body={"value": edited}
+        )
         data = updated.get("data") if isinstance(updated, dict) else None
         if isinstance(data, dict):
-            self.rec.call(f"{step}.read_updated", "GET", f"/blocks/{data['id']}")
-        self._approve(f"{step}.approve_update", page_id)
-        self.rec.public(f"{step}.public_updated", path, _CASE_EXCERPT, _between_markers)
+            self.rec.api(f"{step}.read_updated", "GET", f"/blocks/{data['id']}")
+        self.rec.approve(f"{step}.approve_update", page_id)
+        self.rec.public(f"{step}.public_updated", path, markers)
 
     # --- edits in place ------------------------------------------------------------------------------------------
 
@@ -163,30 +165,33 @@ class Session:
         """Edit one text column of a sample block where it is, then read every public page that showed it."""
         step = f"inplace.{block_type}"
         holders = [
-            (pid, path, area, block)
-            for pid, path, area, block in self._all_blocks()
-            if block["type"] == block_type
+            (pid, path, area, block) for pid, path, area, block in self._all_blocks() if block["type"] == block_type
         ]
         if not holders:
             return
         page_id, path, area, block = holders[0]
         shared = [h for h in holders if h[3]["id"] == block["id"] and h[0] != page_id][:others]
-        read = self.rec.call(f"{step}.read", "GET", f"/blocks/{block['id']}", query={"includes": "pages"})
+        read = self.rec.api(f"{step}.read", "GET", f"/blocks/{block['id']}", query={"includes": "pages"})
         value = write_form(block_type, read["data"]["value"], self.ids)
         text = f"In place {block_type} {self.rid}"
         value[field] = text
         if block_type == "page_title":
             value["useCustomTitle"] = "1"
-        count = _counting(text)
-        self.rec.public(f"{step}.public_before", path, f"occurrences of {text!r}", count)
-        self.rec.call(f"{step}.put", "PUT", f"/pages/{page_id}/{quote(area)}/{block['id']}", json_body={"value": value},
-                      note=f"area {area!r}, block shared by {len(shared)} other page(s) shown below")
-        self.rec.call(f"{step}.recent", "GET", f"/pages/{page_id}", query={"version": "recent", "includes": "areas"})
-        self._approve(f"{step}.approve", page_id)
-        self.rec.public(f"{step}.public_after", path, f"occurrences of {text!r}", count)
+        markers = {"edited": text}
+        self.rec.public(f"{step}.public_before", path, markers)
+        self.rec.api(
+            f"{step}.put",
+            "PUT",
+            area_path(page_id, area, int(block["id"])),
+            json_body={"value": value},
+            note=f"area {area!r}, block shared by {len(shared)} other page(s) shown below",
+        )
+        self.rec.api(f"{step}.recent", "GET", f"/pages/{page_id}", query={"version": "recent", "includes": "areas"})
+        self.rec.approve(f"{step}.approve", page_id)
+        self.rec.public(f"{step}.public_after", path, markers)
         for other_id, other_path, _, _ in shared:
-            self.rec.call(f"{step}.other_page", "GET", f"/pages/{other_id}", query={"includes": "areas"})
-            self.rec.public(f"{step}.other_public", other_path, f"occurrences of {text!r}", count)
+            self.rec.api(f"{step}.other_page", "GET", f"/pages/{other_id}", query={"includes": "areas"})
+            self.rec.public(f"{step}.other_public", other_path, markers)
 
     def _all_blocks(self) -> list[tuple[int, str, str, dict[str, Any]]]:
         """Every sample block as ``setup.site`` showed it (the cases before wrote only to pages of their own)."""
@@ -214,22 +219,16 @@ IN_PLACE = (
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--env", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--only", nargs="*", default=None, help="record only these block types")
-    args = parser.parse_args()
+    args = arguments(__doc__.split("\n")[0], "block-types.jsonl")
     rid = datetime.datetime.now(datetime.UTC).strftime("%m%d%H%M%S") + secrets.token_hex(2)
-    rec = Recorder(read_env_file(args.env), args.out, "block-types")
+    rec = Recorder(read_env(args.env), args.out, "block-types")
     try:
         session = Session(rec, rid)
         session.setup()
         for case in CASES:
-            if args.only is None or case.block_type in args.only or case.name in args.only:
-                session.record(case)
+            session.record(case)
         for block_type, field, others in IN_PLACE:
-            if args.only is None or block_type in args.only:
-                session.edit_in_place(block_type, field, others=others)
+            session.edit_in_place(block_type, field, others=others)
     finally:
         rec.close()
 
