@@ -3,8 +3,9 @@
 For each case of ``block_cases.CASES``: the sample block's read (export form), a write of the stored form a client
 would send (``block_cases.write_form``) on a page of its own between two marker content blocks, the read back,
 the public page (how often the edited text shows: ``markers``), an update of one text field, its read back and the
-public page again. Then edits in place of sample blocks the way ``cmssync apply`` makes them: blocks shared by the pages of a
-page type (their defaults), and blocks inside layout/container sub-areas, with the public pages that share them.
+public page again. Then edits in place of sample blocks the way ``cmssync apply`` makes them: blocks shared by the
+pages of a page type (their defaults), and blocks inside layout/container sub-areas, with the public pages that
+share them.
 
 Ids the API does not show are learned by probes whose answers are in the recording: numeric file ids
 (``{CCM:FID_DL_n}`` read back in export form), page-type ids (``page_list.ptID = n``) and file-folder ids

@@ -11,6 +11,7 @@ created pages and blocks start where the recording's did.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
@@ -37,13 +38,18 @@ def _url_prefix(url: str) -> str:
 
 
 def blocks_site_seed(
-    exchanges: list[dict[str, Any]], *, site_step: str = "batch.list.before", first_block: int = FIRST_CREATED_BLOCK
+    exchanges: list[dict[str, Any]],
+    *,
+    site_step: str = "batch.list.before",
+    first_block: int = FIRST_CREATED_BLOCK,
+    owned_sub_areas: bool = False,
 ) -> dict[str, Any]:
     """A seed with the recorded site as it was before the recorder changed anything (``site_step`` lists it).
 
     Folder names come from the recording's folder probe (``setup.probe_folder_ids.N``: ``document_library.folderID
     = N`` read back as ``{ccm:export:filefolder:/path}``) when it has one; tree nodes the probe names ``/`` are extra
-    roots, and the group nodes (``/Guest``…) hang below the first of them.
+    roots, and the group nodes (``/Guest``…) hang below the first of them. With ``owned_sub_areas`` each container
+    and layout renders its sub-areas (``replay_areas.sub_area_owners``), so their blocks show on the public page.
     """
     uploaded = {
         e["response"]["body"]["data"]["id"]: e["response"]["body"]["data"]
@@ -89,7 +95,7 @@ def blocks_site_seed(
             {"id": 7, "name": "File Manager"},
             *({"id": f, "name": "Documents" if f == DOCUMENTS_FOLDER else f"folder {f}", "parent": 7} for f in folders),
         ],
-        "pages": [_seed_page(page, converter) for page in sorted(pages.values(), key=_depth)],
+        "pages": [_seed_page(page, converter, owned_sub_areas) for page in sorted(pages.values(), key=_depth)],
         "files": files,
         "uploads": [
             {"filename": f["title"], "uuid": f["id"], "prefix": _url_prefix(f["url"])} for f in uploaded.values()
@@ -126,7 +132,7 @@ def _depth(page: dict[str, Any]) -> tuple[int, int]:
     return ((page["path"] or "").count("/"), page["id"])
 
 
-def _seed_page(page: dict[str, Any], converter: _Stored) -> dict[str, Any]:
+def _seed_page(page: dict[str, Any], converter: _Stored, owned_sub_areas: bool) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "path": page["path"] or "/",
         "name": page["name"],
@@ -150,10 +156,10 @@ def _seed_page(page: dict[str, Any], converter: _Stored) -> dict[str, Any]:
     entry["areas"] = {}
     for area in page["areas"]["data"]:
         blocks = area["blocks"]["data"]
-        try:  # which container renders which sub-area (replay_areas.py): then sub-area blocks show on the page
-            owners = sub_area_owners(area["name"], blocks, names)
-        except ValueError:
-            owners = {}
+        owners: dict[int, list[int]] = {}
+        # when the names do not say which container renders which sub-area, the sub-areas stay unrendered
+        with contextlib.suppress(ValueError):
+            owners = sub_area_owners(area["name"], blocks, names) if owned_sub_areas else {}
         entry["areas"][area["name"]] = [
             {
                 "id": b["id"],

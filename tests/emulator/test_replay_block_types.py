@@ -39,7 +39,7 @@ ALLOWED_MISMATCHES: dict[int, str] = {
 @pytest.fixture(scope="module")
 def replay_results(tmp_path_factory: pytest.TempPathFactory) -> list[Result]:
     exchanges = load_transcript(BLOCK_TYPES)
-    seed = blocks_site_seed(exchanges, site_step="setup.site", first_block=FIRST_CREATED_BLOCK)
+    seed = blocks_site_seed(exchanges, site_step="setup.site", first_block=FIRST_CREATED_BLOCK, owned_sub_areas=True)
     work = tmp_path_factory.mktemp("replay-block-types")
     return run_replay("block-types.jsonl", exchanges, seed, work, ALLOWED_MISMATCHES, recorded_base=RECORDED_BASE)
 
