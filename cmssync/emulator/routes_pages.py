@@ -135,6 +135,7 @@ async def create(ctx: Ctx) -> Response:
             ts=ctx.now,
             attributes=attributes,
         )
+        sitetree.place_type_defaults(ctx.store, page_id, page_type, template)
     page = sitetree.get_page(ctx.store, page_id)
     assert page is not None
     return envelope.item(ctx, _render_live(ctx, page))

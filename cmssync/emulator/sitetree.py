@@ -95,6 +95,31 @@ def create_page(
     return new_id
 
 
+def place_type_defaults(store: Store, page_id: int, page_type: str, template: str) -> None:
+    """Place the default blocks of a page type (for this template) on a new page, as Concrete does on creation:
+    the blocks of the type's defaults page (a system page without a path, seeded with that type and template),
+    aliased into version 1 (an update then duplicates them, see ``versioning``)."""
+    defaults = store.one(
+        "SELECT p.id, v.id AS version_id FROM pages p JOIN versions v ON v.page_id = p.id AND v.is_approved = 1"
+        " WHERE p.parent_id IS NULL AND p.id != ? AND p.type = ? AND v.template = ? ORDER BY p.id LIMIT 1",
+        HOME_PAGE_ID,
+        page_type,
+        template,
+    )
+    if defaults is None:
+        return
+    rows = store.all(
+        "SELECT area, position, block_id FROM placements WHERE page_id = ? AND version_id = ? ORDER BY area, position",
+        defaults["id"],
+        defaults["version_id"],
+    )
+    for row in rows:
+        store.db.execute("INSERT OR IGNORE INTO areas (page_id, handle) VALUES (?, ?)", (page_id, row["area"]))
+        store.db.execute(
+            "INSERT INTO placements VALUES (?, 1, ?, ?, ?)", (page_id, row["area"], row["position"], row["block_id"])
+        )
+
+
 def touch(store: Store, page_id: int, ts: int) -> None:
     store.db.execute("UPDATE pages SET date_modified = ? WHERE id = ?", (ts, page_id))
 

@@ -41,6 +41,7 @@ from cmssync.plan.references import export_name
 from cmssync.state.records import PageRecord
 from cmssync.sync.engine import ApplyContext, Skipped, create_verified
 from cmssync.sync.file_numbers import PROBE_AREA
+from cmssync.sync.type_defaults import creation_blocks
 
 
 class PageWriter:
@@ -296,17 +297,18 @@ async def _create(action: Action, context: ApplyContext) -> str:
     context.page_ids[path] = page.id
     context.state.record_page(path, PageRecord(id=page.id, live_version_id=page.version.id if page.version else None))
     context.save()
+    blocks, sizes = await creation_blocks(context, page.id, spec, action.blocks)  # the page type's default blocks
     writer = PageWriter(
         context,
         path,
         page.id,
         recent_version_id=page.version.id if page.version else None,
         recent_is_draft=False,
-        area_sizes={},
+        area_sizes=sizes,
     )
     wanted = {change.field for change in action.changes} - {"type", "template", "publish_end_date"}
     await writer.update_fields(spec, wanted)
-    for change in action.blocks:
+    for change in blocks:
         await writer.block(change, spec)
     return f"created (id {page.id}); " + await writer.finish(spec, action)
 

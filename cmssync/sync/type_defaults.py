@@ -1,0 +1,59 @@
+"""A new page's blocks when its page type has default blocks: aligned with them, not added beside them.
+
+Concrete places the default blocks of a page type (per template) on every page created with it — a blog entry gets
+its type's ``page_title`` in ``Main``. Adding the content's blocks after them would show two titles, and the next
+plan would not be empty. So after a page of a type other than the plain ``page`` is created, its areas are read
+(one request) and each area the content manages is aligned with what the type placed there, exactly as an update
+of an existing page is (``cmssync.plan.blocks.align_area``): a default block the content has is kept or updated in
+place, one it does not have is deleted, and the rest is added. Areas the content does not list keep the defaults.
+The page then converges in one apply.
+"""
+
+from __future__ import annotations
+
+from cmssync.content.models import PageSpec
+from cmssync.plan.actions import BlockChange
+from cmssync.plan.blocks import Add, AlignmentError, Delete, Update, align_area
+from cmssync.plan.desired import desired_blocks
+from cmssync.plan.pages import DEFAULT_TYPE
+from cmssync.sync.engine import ApplyContext
+from cmssync.sync.page_read import to_live_page
+
+
+async def creation_blocks(
+    context: ApplyContext, page_id: int, spec: PageSpec, planned: tuple[BlockChange, ...]
+) -> tuple[list[BlockChange], dict[str, int]]:
+    """The block changes that make a just-created page's areas as the content says (``planned``: the plan's adds,
+    for a page without defaults), and how many blocks each area holds before them."""
+    if (spec.type or DEFAULT_TYPE) == DEFAULT_TYPE:
+        return list(planned), {}
+    page = await context.client.get_page(page_id, includes=("areas",))
+    live = to_live_page(page, None, context.base_url)
+    changes: list[BlockChange] = []
+    resolve = context.resolver(strict=False)
+    for area in spec.areas:
+        placed = live.blocks(area)
+        if not placed:
+            changes += [change for change in planned if change.area == area]
+            continue
+        wanted = desired_blocks(spec, area, resolve, base_url=context.base_url)
+        try:
+            alignment = align_area(placed, wanted)
+        except AlignmentError:
+            changes += [change for change in planned if change.area == area]
+            continue
+        types = {block.id: block.type for block in placed}
+        for op in alignment.changes:
+            if isinstance(op, Update):
+                changes.append(
+                    BlockChange(
+                        area=area, op="update", position=op.index, block_type=types[op.live_id], block_id=op.live_id
+                    )
+                )
+            elif isinstance(op, Delete):
+                changes.append(
+                    BlockChange(area=area, op="delete", position=0, block_type=types[op.live_id], block_id=op.live_id)
+                )
+            elif isinstance(op, Add):
+                changes.append(BlockChange(area=area, op="add", position=op.index, block_type=op.type))
+    return changes, {area: len(live.blocks(area)) for area in live.areas}
