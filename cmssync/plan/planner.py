@@ -88,6 +88,11 @@ class PlanOptions:
 
 def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOptions) -> Plan:
     warnings: list[str] = list(observed.warnings)
+    if state.retired_files:
+        warnings.append(
+            f"{len(state.retired_files)} replaced file(s) left on the site by an earlier run that did not finish "
+            f"({', '.join(sorted(r.path for r in state.retired_files.values()))}): the next apply deletes them"
+        )
     file_settling, user_settling = Settling(options.conflicts), Settling(options.conflicts)
     files = plan_files(content, observed, state, warnings, file_settling)
     groups = plan_groups(content, observed, warnings)

@@ -46,7 +46,7 @@ from typing import Any, Final
 
 from cmssync.errors import StateError
 
-KINDS: Final = ("pages", "files", "users", "groups")
+KINDS: Final = ("pages", "files", "users", "groups", "retired_files")
 SYNC_INTERVAL: Final = 0.25
 """Seconds between two fdatasync calls of the journal (the grouped commit)."""
 

@@ -44,7 +44,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    StringConstraints,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from cmssync.errors import StateError
 from cmssync.fileio import fsync_directory
@@ -152,6 +162,15 @@ class GroupRecord(_Record):
     id: int
 
 
+class RetiredFileRecord(_Record):
+    """A site file cmssync replaced (new bytes uploaded under a new id) and must delete once the pages point at the
+    new one. Recorded *before* the upload, so a killed or failed run leaves the old id in the state instead of an
+    orphan that stays public forever; any later apply deletes it when nothing of that run failed."""
+
+    path: str
+    """The content path the file served (for messages)."""
+
+
 class SiteRecord(_Record):
     url: str
     api_prefix: str
@@ -220,6 +239,9 @@ class State(BaseModel):
     files: dict[str, FileRecord] = Field(default_factory=dict)
     users: dict[str, UserRecord] = Field(default_factory=dict)
     groups: dict[str, GroupRecord] = Field(default_factory=dict)
+    retired_files: dict[str, RetiredFileRecord] = Field(default_factory=dict)
+    """File id → the replaced file to delete (see :class:`RetiredFileRecord`); written only when not empty, so a
+    state without one reads the same in earlier versions."""
 
     _keyring: KeyRing = PrivateAttr(default_factory=lambda: KeyRing(None))
     _changes: set[tuple[str, str]] = PrivateAttr(default_factory=set)
@@ -245,6 +267,21 @@ class State(BaseModel):
     def forget_file(self, path: str) -> FileRecord | None:
         self._changes.add(("files", path))
         return self.files.pop(path, None)
+
+    def retire_file(self, file_id: str, record: RetiredFileRecord) -> None:
+        self.retired_files[file_id] = record
+        self._changes.add(("retired_files", file_id))
+
+    def forget_retired_file(self, file_id: str) -> None:
+        self._changes.add(("retired_files", file_id))
+        self.retired_files.pop(file_id, None)
+
+    @model_serializer(mode="wrap")
+    def _without_empty_retired(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("retired_files"):
+            data.pop("retired_files", None)
+        return data
 
     def record_user(self, username: str, record: UserRecord) -> None:
         self.users[username] = record

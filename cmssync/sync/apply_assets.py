@@ -23,7 +23,7 @@ from cmssync.errors import ApplyError, ContentError, Problem
 from cmssync.plan.actions import Action
 from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest
 from cmssync.plan.assets import desired_file_meta, file_digest, file_hash, same_user_field, user_digest
-from cmssync.state.records import FileRecord, GroupRecord, UserRecord
+from cmssync.state.records import FileRecord, GroupRecord, RetiredFileRecord, UserRecord
 from cmssync.sync.engine import ApplyContext, Outcome, create_verified
 from cmssync.sync.file_adoption import uploaded_copy
 
@@ -54,10 +54,13 @@ async def apply_file(action: Action, context: ApplyContext) -> str:
         return await _delete_file(action, context)
     spec = context.content.files[path]
     if action.op in ("create", "replace"):
-        uploaded = await _upload(context, spec)
         old = context.state.files.get(path)
         if action.op == "replace" and old is not None:
-            context.retired_files[str(old.id)] = path
+            # Journaled before the upload: a run killed or failed from here on leaves the old id in the state, and a
+            # later apply deletes it, instead of the old bytes staying public at the old URL forever.
+            context.state.retire_file(str(old.id), RetiredFileRecord(path=path))
+            context.save()
+        uploaded = await _upload(context, spec)
         _record_file(context, spec, uploaded)
         await _set_metadata(context, spec, uploaded, set(desired_file_meta(spec)) - {"folder"})
         verb = "uploaded" if action.op == "create" else "uploaded the new bytes"
@@ -153,22 +156,31 @@ async def _delete_file_id(context: ApplyContext, file_id: str, path: str) -> Non
 
 
 async def delete_retired_files(context: ApplyContext, outcomes: list[Outcome]) -> list[str]:
-    """Delete the old versions of replaced files once every page action of this run has succeeded.
+    """Delete the replaced files the state holds (this run's and those an interrupted run left) once every page
+    action of this run has succeeded; each is forgotten once it is gone.
 
-    If a page failed, it may still show the old URL: the old file stays, and the problem is reported.
+    If a page failed, it may still show the old URL: the old files stay (in the state, for the next apply), and the
+    problem is reported. A retired id that is still some content file's current id (its replacement never got
+    uploaded) is only forgotten.
     """
-    if not context.retired_files:
+    retired = context.state.retired_files
+    if not retired:
         return []
-    failed_pages = [o for o in outcomes if o.action.kind == "page" and o.status != "ok"]
-    if failed_pages:
-        return [f"kept {len(context.retired_files)} replaced file(s): some pages were not updated"]
+    if any(o.action.kind == "page" and o.status != "ok" for o in outcomes):
+        return [f"kept {len(retired)} replaced file(s) for the next apply: some pages were not updated"]
+    current = {str(record.id).lower() for record in context.state.files.values()}
     problems = []
-    for file_id, path in sorted(context.retired_files.items()):
-        try:
-            await _delete_file_id(context, file_id, path)
-        except ApplyError as exc:
-            problems.append(str(exc))
-    context.retired_files.clear()
+    for file_id, record in sorted(retired.items()):
+        if file_id.lower() not in current:
+            try:
+                await _delete_file_id(context, file_id, record.path)
+            except NotFound:
+                pass  # gone already (deleted by the run that was interrupted, or by someone)
+            except ApplyError as exc:
+                problems.append(str(exc))
+                continue
+        context.state.forget_retired_file(file_id)
+        context.save()
     return problems
 
 

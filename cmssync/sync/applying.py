@@ -107,11 +107,6 @@ async def _apply_locked(
             plan, snapshot = await load_plan_file(request.plan_file, workspace, client=client, state=state)
         else:
             plan, snapshot = await plan_site(workspace, request.plan, client=client, state=state)
-        if not plan.writes:
-            return ApplyReport(plan, [], [], client.stats.total)
-        check_passwords(plan, workspace.content)
-        if confirm is not None and not confirm(plan):
-            return ApplyReport(plan, [], [], client.stats.total, declined=True)
         context = ApplyContext(
             client=client,
             content=workspace.content,
@@ -121,6 +116,12 @@ async def _apply_locked(
             publish=plan.publish,
             versions_keep=workspace.settings.versions.keep,
         )
+        if not plan.writes:
+            # Only the replaced files an interrupted run left (the plan warns of them) are finished off.
+            return ApplyReport(plan, [], await delete_retired_files(context, []), client.stats.total)
+        check_passwords(plan, workspace.content)
+        if confirm is not None and not confirm(plan):
+            return ApplyReport(plan, [], [], client.stats.total, declined=True)
         outcomes = await execute(plan, context, HANDLERS, on_outcome=on_outcome, stop=request.stop)
         problems = await delete_retired_files(context, outcomes)
         return ApplyReport(plan, outcomes, problems, client.stats.total)

@@ -62,8 +62,6 @@ class ApplyContext:
     page_ids: dict[str, int] = field(default_factory=dict)
     file_urls: dict[str, str] = field(default_factory=dict)
     file_ids: dict[str, str] = field(default_factory=dict)
-    retired_files: dict[str, str] = field(default_factory=dict)
-    """Old file id → path, for files replaced in this run: deleted once the pages pointing at them are updated."""
     file_numbers: FileNumbers = field(default_factory=FileNumbers)
     """Numeric file ids learned from the site in this run (``cmssync.sync.file_numbers``)."""
 
