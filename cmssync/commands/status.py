@@ -50,6 +50,8 @@ class Status:
                 "summary": plan.summary(),
                 "blocked_deletes": sum(len(b.keys) for b in plan.blocked),
                 "changed_outside_cmssync": [a.id for a in plan.actions if a.drift],
+                "held": [{"id": h.id, "reason": h.reason, "message": h.message} for h in plan.held],
+                "site_additions": sum(len(entry.blocks) for entry in plan.site_additions),
                 "line": summary_line(plan),
             },
         }
@@ -86,6 +88,8 @@ async def check_status(directory: Path, *, overrides: dict[str, Any] | None = No
             workspace = dataclasses.replace(workspace, retry=PATIENT)
             status.plan = (await make_plan(workspace)).plan
             extra.append(f"drift:     {summary_line(status.plan)}")
+            # nothing held back is silent: each held object (foreign draft, conflict, unreadable) on its own line
+            extra += [f"held:      {held.kind} {held.key}: {held.message}" for held in status.plan.held]
             # objects that could not be read (held with what needs them): drift there is unknown
             status.problems.extend(f"{held.kind} {held.key}: {held.message}" for held in status.plan.unreadable)
         except ContentError as exc:

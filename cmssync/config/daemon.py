@@ -9,7 +9,14 @@ from pydantic import Field, SecretStr, field_validator
 from cmssync.config.values import Duration, Section, require_http_url
 
 NotifyEvent = Literal[
-    "run_failed", "recovered", "drift_found", "changes_pending", "drift_reverted", "conflict", "deletes_blocked"
+    "run_failed",
+    "recovered",
+    "drift_found",
+    "changes_pending",
+    "drift_reverted",
+    "conflict",
+    "deletes_blocked",
+    "objects_held",
 ]
 
 

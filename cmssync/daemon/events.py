@@ -16,6 +16,9 @@ same drift seen by ten runs: one event; a new drifted object, or the same page e
   revert is news again.
 * ``conflict``: objects changed both in the content and on the site (:func:`conflicted_objects` reads them from
   the plan — the one place to adapt as the planner's conflict model grows).
+* ``objects_held``: objects the plan held back and nothing was written to — a page with an editor's draft (skipped
+  by default), an object that cannot be read (conflicts have their own event) — keyed by reason and draft version,
+  so a new draft on the same page is news again.
 * ``deletes_blocked``: deletes the prune guards held back (``plan.blocked``), tracked by full runs only (incremental
   runs never plan deletes).
 
@@ -39,7 +42,14 @@ from cmssync.plan.scope import Scope
 from cmssync.sync.engine import Outcome
 
 EventType = Literal[
-    "run_failed", "recovered", "drift_found", "changes_pending", "drift_reverted", "conflict", "deletes_blocked"
+    "run_failed",
+    "recovered",
+    "drift_found",
+    "changes_pending",
+    "drift_reverted",
+    "conflict",
+    "deletes_blocked",
+    "objects_held",
 ]
 EVENT_TYPES: tuple[EventType, ...] = (
     "run_failed",
@@ -49,6 +59,7 @@ EVENT_TYPES: tuple[EventType, ...] = (
     "drift_reverted",
     "conflict",
     "deletes_blocked",
+    "objects_held",
 )
 Severity = Literal["info", "warning", "error"]
 SEVERITY: dict[EventType, Severity] = {
@@ -59,6 +70,7 @@ SEVERITY: dict[EventType, Severity] = {
     "drift_reverted": "warning",
     "conflict": "warning",
     "deletes_blocked": "warning",
+    "objects_held": "warning",
 }
 
 
@@ -202,6 +214,7 @@ class EventTracker:
         self.reverted = ObjectState()
         self.conflicts = ObjectState()
         self.blocked = ObjectState()
+        self.held = ObjectState()
 
     def observe(self, run: RunFacts) -> list[Event]:
         if run.result == "interrupted":
@@ -282,9 +295,23 @@ class EventTracker:
             summary = f"Conflict: {total} object{_s(total)} changed both in the content and on the site: {_ids(news)}"
             objects = tuple(conflicted[i] for i in news)
             events.append(self._event(run, "conflict", summary, objects=objects, total=total))
+        events += self._held(run, plan)
         if run.scope is None:
             events += self._blocked(run, plan)
         return events
+
+    def _held(self, run: RunFacts, plan: Plan) -> list[Event]:
+        entries = {entry.id: entry for entry in plan.held if entry.reason != "conflict"}
+        marks = {i: _digest([e.reason, e.draft.version_id if e.draft else None]) for i, e in entries.items()}
+        news = self.held.update(marks, run.scope)
+        if not news:
+            return []
+        objects = tuple(
+            EventObject(entries[i].kind, entries[i].key, detail=entries[i].message) for i in news if i in entries
+        )
+        total = len(self.held.current)
+        summary = f"Held back: {total} object{_s(total)} nothing was written to: {_ids(news)}"
+        return [self._event(run, "objects_held", summary, objects=objects, total=total)]
 
     def _blocked(self, run: RunFacts, plan: Plan) -> list[Event]:
         held = {f"{entry.kind}:{key}": entry.guard for entry in plan.blocked for key in entry.keys}

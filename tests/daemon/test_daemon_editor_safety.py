@@ -257,21 +257,26 @@ def test_a_receiver_that_never_answers_does_not_slow_the_runs(daemon_site: Daemo
         assert seconds < 8.0  # the 3 s flush grace, not the receiver's timeouts
 
 
-def test_a_page_held_by_a_foreign_draft_is_logged_and_counted(daemon_site: DaemonSite) -> None:
+def test_a_page_held_by_a_foreign_draft_is_logged_counted_and_notified_once(
+    daemon_site: DaemonSite, hook: WebhookReceiver
+) -> None:
     """Nothing is skipped silently (issue 26 item 4): the daemon skips a page with an editor's draft (its default),
-    and says so in a warning line, the run summary and ``/metrics``."""
-    daemon = daemon_site.start()
+    and says so in a warning line, the run summary, ``/metrics`` and one ``objects_held`` notification."""
+    daemon = start(daemon_site, hook.url)
     daemon.wait_for("run finished", trigger="startup", result="success")
     editor = Editor(daemon_site.sandbox)
     try:
         editor.edit("/about", approve=False, name="About us (draft)")
     finally:
         editor.close()
-    mark = daemon.mark()
-    daemon_site.edit("pages/about.yaml", FOUNDED, "Example Co. was founded in 2016")
-    run = daemon.wait_for("run finished", after=mark, trigger="file")
-    assert run["held"] == 1, run
-    held = daemon.wait_for("object held", after=mark, key="/about")
-    assert held["reason"] == "foreign_draft"
+    for before, year in (("2014", "2016"), ("2016", "2017")):  # two saves, two runs holding the page: one message
+        mark = daemon.mark()
+        daemon_site.edit("pages/about.yaml", f"founded in {before}", f"founded in {year}")
+        run = daemon.wait_for("run finished", after=mark, trigger="file")
+        assert run["held"] == 1, run
+        held = daemon.wait_for("object held", after=mark, key="/about")
+        assert held["reason"] == "foreign_draft"
     assert daemon.metrics()[("cmssync_held_objects", (("reason", "foreign_draft"),))] == 1
+    settle(daemon, hook)
+    assert hook.events().count("objects_held") == 1, hook.events()
     assert daemon.terminate()[0] == 0

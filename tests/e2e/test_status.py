@@ -6,6 +6,8 @@ import io
 import json
 
 from cmssync.commands.status import run_status
+from cmssync.emulator.embedded import Sandbox
+from tests.support.editors import Editor
 from tests.support.sites import Site
 
 
@@ -41,3 +43,20 @@ async def test_invalid_content_is_a_problem_with_exit_1(example: Site) -> None:
     assert code == 1
     assert document["ok"] is False
     assert document["problems"] == ["the content is invalid (1 problem(s))"]
+
+
+async def test_a_held_page_is_shown_on_its_own_line(example: Site, sandbox: Sandbox) -> None:
+    """Nothing held back is silent (issue 26 item 4): a page held by an editor's draft is named by ``status``."""
+    assert not (await example.apply()).failed
+    editor = Editor(sandbox)
+    try:
+        editor.edit("/about", approve=False, name="About us (draft)")
+    finally:
+        editor.close()
+    example.edit("pages/about.yaml", "founded in 2014", "founded in 2015")
+    code, text = await status(example, detailed_exitcode=True)
+    assert code == 2
+    assert "held:      page /about: refused: the page has an unapproved draft version" in text, text
+    _, text = await status(example, output_format="json")
+    [held] = json.loads(text)["drift"]["held"]
+    assert (held["id"], held["reason"]) == ("page:/about", "foreign_draft")
