@@ -3,17 +3,21 @@
 # cmssync in a container: `cmssync daemon /content` by default (see docs/daemon.md and deploy/).
 #
 #   docker build -t cmssync .
-#   docker run --rm \
-#     -v "$PWD/site:/content:ro" \            # the content, read-only
-#     -v cmssync-state:/state \               # the state (ownership records), on a volume
-#     -e CMSSYNC_CLIENT_SECRET -e CMSSYNC_PASSWORD \   # or Docker secrets in /run/secrets
-#     -p 9090:9090 cmssync
+#   docker run --rm -v "$PWD/site:/content:ro" -v cmssync-state:/state \
+#     -e CMSSYNC_CLIENT_SECRET -e CMSSYNC_PASSWORD -p 9090:9090 cmssync
+#
+# The content is mounted read-only, the state (ownership records) lives on a volume, and the credentials come from
+# the environment (or Docker secrets in /run/secrets).
+#
+# Reproducible: the base image is pinned by digest (update it with `docker buildx imagetools inspect
+# python:3.11-slim`), the dependencies are installed from requirements.lock with --require-hashes, and the runtime's
+# virtual environment has no pip (nor does the runtime image).
 #
 # The health server listens on CMSSYNC_HEALTH (0.0.0.0:9090 here, so /metrics and /readyz can be reached from
 # outside; the HEALTHCHECK below uses /livez from inside). It overrides daemon.health from cmssync.yaml.
 # Other commands run the same image: `docker run --rm -v "$PWD/site:/content:ro" cmssync plan /content`.
 
-ARG PYTHON_IMAGE=python:3.11-slim
+ARG PYTHON_IMAGE=python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
 
 # ---- builder: a wheel of cmssync, installed with its dependencies into a virtual environment ----------------------
 FROM ${PYTHON_IMAGE} AS builder
@@ -23,13 +27,15 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
 
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY requirements.lock pyproject.toml README.md ./
 COPY cmssync ./cmssync
 
-# The wheel's dependencies include tzdata: zoneinfo data for daemon.timezone, whatever the base image ships.
+# The dependencies come from the lock, each checked against its hashes (tzdata among them: zoneinfo data for
+# daemon.timezone, whatever the base image ships); the venv is made without pip and filled by the builder's pip.
 RUN pip wheel --no-deps --wheel-dir /wheels . \
-    && python -m venv /opt/cmssync \
-    && /opt/cmssync/bin/pip install /wheels/cmssync-*.whl \
+    && python -m venv --without-pip /opt/cmssync \
+    && pip --python /opt/cmssync/bin/python install --no-deps --require-hashes -r requirements.lock \
+    && pip --python /opt/cmssync/bin/python install --no-deps /wheels/cmssync-*.whl \
     && /opt/cmssync/bin/cmssync --version
 
 # ---- runtime: the virtual environment only, run as an unprivileged user -------------------------------------------
@@ -45,7 +51,8 @@ ENV PATH=/opt/cmssync/bin:$PATH \
     CMSSYNC_STATE=/state/state.json \
     CMSSYNC_HEALTH=0.0.0.0:9090
 
-RUN groupadd --system --gid 10001 cmssync \
+RUN python -m pip uninstall --yes --quiet pip setuptools wheel \
+    && groupadd --system --gid 10001 cmssync \
     && useradd --system --uid 10001 --gid cmssync --home-dir /state --no-create-home --shell /usr/sbin/nologin cmssync \
     && mkdir -p /state /content \
     && chown cmssync:cmssync /state
