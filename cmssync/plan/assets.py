@@ -86,6 +86,11 @@ def plan_files(
             result.actions.append(_create_file(path, spec, observed, managed, drift=record is not None))
             result.changing.add(path)
             continue
+        if record is not None and record.url and _url_name(record.url) != live.name:
+            warnings.append(
+                f"file {path}: renamed on the site, from {_url_name(record.url)} to {live.name}; still bound to "
+                f"{path} (one site file, one path: cmssync never renames a file, pages link to its current URL)"
+            )
         action = _settled_file(path, spec, live, record, adopted, settling)
         if action is not None and action.op == "replace":
             result.changing.add(path)
@@ -95,6 +100,10 @@ def plan_files(
         if action is not None:
             result.actions.append(action)
     return result
+
+
+def _url_name(url: str) -> str:
+    return url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
 
 
 def _settled_file(

@@ -60,8 +60,9 @@ async def pull_files(
         assert result.staging is not None
         staged = result.staging / f"{number}-{url_name}"
         path = bound.get(file.id.lower())
-        if path is not None and PurePosixPath(path).name != url_name:
-            result.notes.append(f"file {path}: renamed on the site to {url_name}; still bound to {path}")
+        was = PurePosixPath(state.files[path].url.split("?")[0]).name if path is not None else url_name
+        if was and was != url_name:
+            result.notes.append(f"file {path}: renamed on the site, from {was} to {url_name}; still bound to {path}")
         if path is None:
             path = await _free_path(client, file, staged, root, named, seen, result, scope)
             if path is None:

@@ -141,3 +141,25 @@ async def test_two_paths_bound_to_one_site_file_are_refused_and_pull_keeps_one(e
     assert not report.failed, example.last_output
     assert raw.get(f"/files/{logo_id}")["id"] == logo_id, "the site file is still there"
     assert (await example.plan()).actions == ()
+
+
+async def test_a_file_renamed_on_the_site_is_shown_as_a_rename_and_keeps_one_binding(example: Site) -> None:
+    """The sandbox's API cannot rename a file: the state says it had another name when it was last applied."""
+    await applied(example)
+    document = json.loads(example.state_path.read_text())
+    record = document["files"]["images/logo.png"]
+    current = record["url"]
+    record["url"] = current.replace("logo.png", "company-logo.png")
+    example.state_path.write_text(json.dumps(document))
+    plan = await example.plan()
+    assert plan.actions == ()
+    rename = (
+        "file images/logo.png: renamed on the site, from company-logo.png to logo.png; still bound to images/logo.png"
+    )
+    assert any(warning.startswith(rename) for warning in plan.warnings), plan.warnings
+    code, output = await pull(example)
+    assert code == 0, output
+    assert rename in output
+    state = example.workspace().load_state()
+    assert [p for p, r in state.files.items() if r.id == record["id"]] == ["images/logo.png"]
+    assert state.files["images/logo.png"].url == current
