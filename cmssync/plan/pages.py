@@ -289,6 +289,10 @@ def _update(
             return action
         sides = PageSides("page", path, seen, record, desired.digest, wanted.areas)
         found, site_only = find_conflicts(sides, changes, blocks)
+        if ours and record.draft_target == desired.digest:
+            # The pending draft is cmssync's own, left half written by a run aiming at this very content: what
+            # differs from the base there is its own writes, not a change made on the site (issue 29 item 3).
+            found, site_only = [], False
         if site_only and not found:
             action = action.model_copy(update={"drift": True})
         settled = settle(action, found, context.conflicts, spec.on_conflict)

@@ -127,10 +127,21 @@ class PageRecord(_Record):
     live_version_id: int | None = None
     draft_version_id: int | None = None
     """An unapproved version cmssync started and has not approved yet; the next run finishes it."""
+    draft_target: Digest | None = None
+    """The digest of the page the writes into ``draft_version_id`` go toward, recorded with it before the first
+    write: a run killed half way leaves a draft that differs from the base only by cmssync's own writes, which the
+    next run (same content) must not take for a change made on the site. Written only when set."""
     base: PageBase | None = None
     """Per-field base of three-way conflicts; None in states written before it (then the live version id decides)."""
     protected: bool = False
     """The page file said ``protect: true``: never deleted, even once its file is gone."""
+
+    @model_serializer(mode="wrap")
+    def _without_unset_target(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("draft_target") is None:
+            data.pop("draft_target", None)
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -60,8 +60,11 @@ class PageWriter:
         recent_version_id: int | None,
         recent_is_draft: bool,
         area_sizes: dict[str, int],
+        target: str | None = None,
     ) -> None:
         self.context = context
+        self.target = target
+        """The desired page's digest: recorded with the draft, so the next run knows what was being written."""
         self.path = path
         self.page_id = page_id
         record = context.state.pages.get(path)
@@ -89,7 +92,9 @@ class PageWriter:
             return
         self.draft_id = version_id
         record = self.context.state.pages.get(self.path) or PageRecord(id=self.page_id)
-        self.context.state.record_page(self.path, record.evolve(id=self.page_id, draft_version_id=version_id))
+        self.context.state.record_page(
+            self.path, record.evolve(id=self.page_id, draft_version_id=version_id, draft_target=self.target)
+        )
         self.context.save()
 
     def _saw(self, version: PageVersion | None) -> None:
@@ -241,6 +246,7 @@ class PageWriter:
                 protected=spec.protect,
                 live_version_id=live_id if live_id is not None else old.live_version_id,
                 draft_version_id=None if live_id is not None else draft,
+                draft_target=None if live_id is not None else desired.digest,
             ),
         )
         self.context.save()
@@ -305,12 +311,18 @@ async def _create(action: Action, context: ApplyContext) -> str:
         recent_version_id=page.version.id if page.version else None,
         recent_is_draft=False,
         area_sizes=sizes,
+        target=_target(context, spec, path),
     )
     wanted = {change.field for change in action.changes} - {"type", "template", "publish_end_date"}
     await writer.update_fields(spec, wanted)
     for change in blocks:
         await writer.block(change, spec)
     return f"created (id {page.id}); " + await writer.finish(spec, action)
+
+
+def _target(context: ApplyContext, spec: PageSpec, path: str) -> str:
+    """The digest of the page as the content wants it (what the planner compares the record's digest with)."""
+    return build_desired_page(spec, path, context.resolver(strict=False), base_url=context.base_url).digest
 
 
 async def _created_child(context: ApplyContext, parent_id: int, path: str) -> Page | None:
@@ -335,6 +347,7 @@ async def _update(action: Action, context: ApplyContext) -> str:
         recent_version_id=live.recent_version_id if live else None,
         recent_is_draft=live.has_draft if live else False,
         area_sizes={area: len(blocks) for area, blocks in live.areas.items()} if live else {},
+        target=_target(context, spec, path),
     )
     wanted = {change.field for change in action.changes} - {"publish_end_date"}
     if wanted:
