@@ -76,6 +76,23 @@ def test_an_edit_to_an_index_page_file_is_applied_by_the_incremental_run(daemon_
     assert "Example Co. was founded in 2016" in about_text(raw)
 
 
+def test_a_saved_page_with_a_page_link_is_applied_within_the_debounce_and_a_second(
+    daemon_site: DaemonSite, raw: RawSite
+) -> None:
+    """Issue 26 item 3: an incremental run resolves ``${page-link:…}`` to a page outside the changed files (it
+    failed as "does not exist on the site" and waited for the next full run)."""
+    daemon = started(daemon_site)
+    mark = daemon.mark()
+    link = '<p>Meet <a href="${page-link:/about/team}">the team</a>.</p>'
+    daemon_site.edit("pages/about.yaml", f"<p>{FOUNDED}", f"{link}\n          <p>{FOUNDED}")
+    run = daemon.wait_for("run finished", after=mark, trigger="file")
+    assert run["result"] == "success", run
+    assert run["full"] is False
+    assert run["outcomes"] == {"ok": 1, "failed": 0, "skipped": 0}
+    assert run["save_to_applied_s"] <= 0.2 + 1.0, run  # the debounce (0.2 s) + 1 s
+    assert "{ccm:export:page:/about/team}" in about_text(raw)
+
+
 def test_a_burst_of_saves_gives_one_or_two_runs(daemon_site: DaemonSite, raw: RawSite) -> None:
     daemon = started(daemon_site)
     mark = daemon.mark()
