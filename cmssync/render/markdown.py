@@ -12,7 +12,18 @@ from __future__ import annotations
 import re
 
 from cmssync.plan.actions import SYMBOLS, Action, Plan, summary_line
-from cmssync.render.text import action_body, conflict_lines, details, header_line, held_reason, ordered
+from cmssync.render.text import (
+    SENSITIVE,
+    conflict_lines,
+    details,
+    header_line,
+    held_reason,
+    is_long,
+    ordered,
+    plain,
+    show_value,
+)
+from cmssync.render.textdiff import word_diff, word_diff_sides
 
 DEFAULT_BUDGET = 60_000
 MAX_WARNINGS = 20
@@ -113,12 +124,49 @@ def _row(action: Action) -> str:
 
 
 def _section(action: Action) -> str:
-    body = [str(t).strip() for t in action_body(action)]  # diff colours need +/- in column 0
+    body = diff_body(action)
     if not body:
         return ""
     fence = fence_for("\n".join(body))
     title = f"{SYMBOLS[action.op]} {action.kind} <code>{_html(action.key)}</code> ({action.op})"
     return "\n".join([f"<details><summary>{title}</summary>", "", f"{fence}diff", *body, fence, "</details>", ""])
+
+
+def diff_body(action: Action) -> list[str]:
+    """The action as a unified diff, for a ```` ```diff ```` fence: every changed value is a ``-`` line (what the
+    site has) and a ``+`` line (what the content wants), which GitHub colours red and green; a long value is its
+    word diff, one pair of lines per changed paragraph, the changed words marked. Context lines start with a space.
+    """
+    lines = [
+        f"# {line}" for line in (action.drift and "changed outside cmssync; the content wins", action.note) if line
+    ]
+    for change in action.changes:
+        if change.sensitive:
+            lines.append(f"~ {change.field}: {SENSITIVE} (changes)")
+        else:
+            lines += _value_lines(change.field, change.before, change.after, created=action.op == "create")
+    for block in action.blocks:
+        ident = f" #{block.block_id}" if block.block_id is not None else ""
+        lines.append(f"{SYMBOLS[block.op]} {block.area}[{block.position}] {block.block_type}{ident}: {block.op}")
+        if block.op == "delete":
+            continue
+        before, after = block.before or {}, block.after or {}
+        for field in sorted(set(before) | set(after)):
+            old, new = before.get(field), after.get(field)
+            if old != new or block.op != "update":
+                lines += _value_lines(f"  {field}", old, new, created=block.op != "update")
+    return lines
+
+
+def _value_lines(field: str, old: object, new: object, *, created: bool) -> list[str]:
+    if created:
+        return [f"+ {field}: {show_value(new)}"]
+    if not (is_long(old) or is_long(new)):
+        return [f"- {field}: {show_value(old)}", f"+ {field}: {show_value(new)}"]
+    lines = [f"  {field}: ({word_diff(plain(old), plain(new)).summary()})"]
+    for before, after in word_diff_sides(plain(old), plain(new)):
+        lines += [f"  {before}"] if before == after else [f"- {before}", f"+ {after}"]
+    return lines
 
 
 def fence_for(text: str) -> str:

@@ -207,15 +207,15 @@ def conflict_lines(conflict: FieldConflict, indent: str = "    ") -> Iterator[Te
     from the base (or from the site when the base is not known) to each side."""
     yield Text(f"{indent}conflict {conflict.field} ({conflict.resolution}):", style="magenta")
     base = conflict.base if conflict.base_known else None
-    content, site = _plain(conflict.content), _plain(conflict.site)
-    if not (_is_long(content) or _is_long(site) or _is_long(_plain(base))):
-        yield Text(f"{indent}  base:    {_show(base) if conflict.base_known else '(not known)'}")
-        yield Text(f"{indent}  content: {_show(conflict.content)}")
-        yield Text(f"{indent}  site:    {_show(conflict.site)}")
+    content, site = plain(conflict.content), plain(conflict.site)
+    if not (is_long(content) or is_long(site) or is_long(plain(base))):
+        yield Text(f"{indent}  base:    {show_value(base) if conflict.base_known else '(not known)'}")
+        yield Text(f"{indent}  content: {show_value(conflict.content)}")
+        yield Text(f"{indent}  site:    {show_value(conflict.site)}")
         return
     if conflict.base_known:
         for label, value in (("content", content), ("site", site)):
-            diff = word_diff(_plain(base), value)
+            diff = word_diff(plain(base), value)
             yield Text(f"{indent}  {label} vs base ({diff.summary()}):")
             yield from _indented(diff.text, indent + "    ")
         return
@@ -248,10 +248,10 @@ def _change_lines(change: FieldChange) -> Iterator[Text]:
     if change.sensitive:
         yield Text(f"    {change.field}: {SENSITIVE} → {SENSITIVE}")
         return
-    if _is_long(change.before) or _is_long(change.after):
-        yield from _word_diff_lines(change.field, _plain(change.before), _plain(change.after), indent="    ")
+    if is_long(change.before) or is_long(change.after):
+        yield from _word_diff_lines(change.field, plain(change.before), plain(change.after), indent="    ")
         return
-    yield Text(f"    {change.field}: {_show(change.before)} → {_show(change.after)}")
+    yield Text(f"    {change.field}: {show_value(change.before)} → {show_value(change.after)}")
 
 
 def _block_lines(block: BlockChange) -> Iterator[Text]:
@@ -265,13 +265,13 @@ def _block_lines(block: BlockChange) -> Iterator[Text]:
             continue
         if block.op == "delete":
             continue
-        if _is_long(old) or _is_long(new):
-            yield from _word_diff_lines(field, _plain(old), _plain(new), indent="        ")
+        if is_long(old) or is_long(new):
+            yield from _word_diff_lines(field, plain(old), plain(new), indent="        ")
         else:
             yield Text(
-                f"        {field}: {_show(old)} → {_show(new)}"
+                f"        {field}: {show_value(old)} → {show_value(new)}"
                 if block.op == "update"
-                else f"        {field}: {_show(new)}"
+                else f"        {field}: {show_value(new)}"
             )
 
 
@@ -307,17 +307,17 @@ def unified_diff(before: str, after: str) -> list[str]:
     ]
 
 
-def _is_long(value: Any) -> bool:
+def is_long(value: Any) -> bool:
     return isinstance(value, str) and ("\n" in value.strip() or len(value) > _LONG)
 
 
-def _plain(value: Any) -> str:
+def plain(value: Any) -> str:
     if value is None:
         return ""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
     if value is None:
         return ABSENT
     return json.dumps(value, ensure_ascii=False)
@@ -336,14 +336,3 @@ def details(action: Action) -> str:
     if action.drift:
         parts.append("changed outside cmssync")
     return "; ".join(parts)
-
-
-def action_body(action: Action) -> Iterator[Text]:
-    if action.drift:
-        yield Text("# changed outside cmssync; the content wins")
-    if action.note:
-        yield Text(f"# note: {action.note}")
-    for change in action.changes:
-        yield from _change_lines(change)
-    for block in action.blocks:
-        yield from _block_lines(block)

@@ -17,6 +17,7 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
 from typing import Literal
 
 from cmssync.plan.canonical_html import canonical_html
@@ -92,6 +93,25 @@ def _changed(segment: Segment, style: Style) -> str:
         return f"{lead}<{element}>{html.escape(shown)}</{element}>{trail}"
     marked = f"{{+{shown}+}}" if segment.op == "+" else f"[-{shown}-]"
     return lead + marked + trail
+
+
+def word_diff_sides(before: str, after: str, *, context: int = CONTEXT_WORDS) -> list[tuple[str, str]]:
+    """The word diff as its two sides, paragraph by paragraph: (the line before, the line after), each with the
+    same context and its own changed words marked (``[-old-]`` before, ``{+new+}`` after). For a unified-diff
+    view, where a line is coloured by its first character (markdown's ```` ```diff ```` on GitHub)."""
+    segments = diff_tokens(canonical_html(before), canonical_html(after))
+    last = len(segments) - 1
+    sides: list[list[str]] = []
+    for side in ("-", "+"):
+        parts = [
+            _equal(segment.tokens, context, head=index > 0, tail=index < last)
+            if segment.op == "="
+            else _changed(segment, "text")
+            for index, segment in enumerate(segments)
+            if segment.op in ("=", side)
+        ]
+        sides.append(re.sub(r"[ \t]*\n[\s]*", "\n", "".join(parts)).strip().splitlines())
+    return list(zip_longest(sides[0], sides[1], fillvalue=""))
 
 
 def changed_words(before: str, after: str) -> int:

@@ -6,6 +6,7 @@ import re
 
 from cmssync.plan.actions import Action, BlockChange, BlockedDeletes, Plan
 from cmssync.render.markdown import DEFAULT_BUDGET, fence_for, render_markdown
+from tests.sync.test_report import sample_plan
 
 
 def big_plan(pages: int, html: str = "<p>" + "word " * 60 + "</p>") -> Plan:
@@ -74,3 +75,17 @@ def test_blocked_deletes_are_shown_and_the_plan_is_not_empty() -> None:
     assert "No changes" not in text
     assert "**Deletes blocked:** refusing to delete 2 of 4 managed pages (guard max_fraction=0.25)" in text
     assert "2 deletes held back by the prune guards" in text
+
+
+def test_every_diff_line_starts_with_a_sign_github_colours() -> None:
+    """GitHub colours a ```diff line by its first character: every changed value must be a - line and a + line
+    (the word-diff lines used to start with the text itself, so nothing was coloured; issue 27 item 7)."""
+    rendered = render_markdown(sample_plan())
+    fences = re.findall(r"```diff\n(.*?)\n```", rendered, flags=re.DOTALL)
+    assert fences
+    lines = [line for fence in fences for line in fence.splitlines()]
+    assert all(line[:1] in {"+", "-", " ", "#", "~", ">"} for line in lines), lines
+    assert "- About We build sites. Since 2014." in lines
+    assert "+ About {+us+} We build sites. Since 2014." in lines
+    assert '- name: "About"' in lines
+    assert '+ name: "About us"' in lines

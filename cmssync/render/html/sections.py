@@ -14,10 +14,12 @@ from typing import Any
 
 from cmssync.plan.actions import SYMBOLS, Action, BlockChange, FieldChange
 from cmssync.render.html.preview import PREVIEW_FIELDS, estimated_height, is_image, renderable
-from cmssync.render.html.worddiff import counts, diff_html, diff_tokens
+from cmssync.render.html.worddiff import counts, diff_html, diff_tokens, visible_text
 
 SENSITIVE = "(sensitive)"
 ABSENT = "(none)"
+FALLBACK_CHARS = 800
+"""Characters of a block's text shown in its preview pane until the script renders it (print, PDF, no scripts)."""
 _LONG = 72
 _BLOCK_VERBS = {"add": "added", "update": "changed", "delete": "removed"}
 
@@ -36,8 +38,12 @@ class Previews:
         if index is None:
             index = self._index[body] = len(self.documents)
             self.documents.append(body)
+        text = visible_text(body)
+        shown = escape(text[:FALLBACK_CHARS] + ("…" if len(text) > FALLBACK_CHARS else "")) or "(no text)"
         return (
-            f'<div class="pv" data-doc="{index}" data-h="{estimated_height(body)}" data-title="{escape(label)}"></div>'
+            f'<div class="pv" data-doc="{index}" data-h="{estimated_height(body)}" data-title="{escape(label)}">'
+            f'<div class="pv-text" title="the block\'s text; the rendered preview needs the report\'s script">'
+            f"{shown}</div></div>"
         )
 
 

@@ -10,8 +10,9 @@ the preview frame's head) and:
 * opens the section a link or the keyboard goes to (``j``/``k`` next/previous section, ``/`` the filter);
 * filters the objects list and the sections by kind, key and operation.
 
-Without JavaScript a short report (every section inline) shows everything but the previews; a long one shows its
-summary and list of objects.
+Without JavaScript a short report (every section inline) shows everything, each preview pane holding the block's
+text (a static fallback the script replaces with the rendered frame); a long one shows its summary and list of
+objects.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ details.action[open]>summary{border-bottom:1px solid var(--line);border-radius:6
 summary .kind,summary .op{color:var(--muted)}summary .brief{color:var(--muted);margin-left:10px;font-size:.88rem}
 .body{padding:10px 14px}
 .drift{color:var(--rem);font-weight:600}.note{color:var(--muted);font-style:italic}.deps{color:var(--muted);font-size:.85rem}
-table.fields{width:100%;margin:6px 0 10px}table.fields th{width:16%;font-weight:normal}
+table.fields{width:100%;margin:6px 0 10px;table-layout:fixed}table.fields th{width:16%;font-weight:normal}
+table.fields td,table.fields th,td code,.bfield{overflow-wrap:anywhere;word-break:break-word}
 td.old{background:var(--del);color:var(--del-fg)}td.new{background:var(--ins);color:var(--ins-fg)}
 .absent{color:var(--muted);font-style:italic}
 section.block{border-top:1px dashed var(--line);padding:10px 0 4px}
@@ -75,6 +77,7 @@ del{background:var(--del);color:var(--del-fg);text-decoration:line-through;borde
 figure{margin:0}figcaption{font-size:.8rem;color:var(--muted);margin-bottom:3px}
 .pv{min-height:70px;resize:vertical;overflow:hidden;border:1px solid var(--line);border-radius:4px;background:#fff}
 .pv iframe{display:block;width:100%;height:100%;border:0;background:#fff}
+.pv-text{padding:6px 10px;color:#1d1f21;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.9rem}
 .pv-none{min-height:70px;border:1px dashed var(--line);border-radius:4px;display:flex;align-items:center;
 justify-content:center;color:var(--muted)}
 img.thumb{max-width:240px;max-height:160px;border:1px solid var(--line);background:#fff}
@@ -98,7 +101,9 @@ SCRIPT = r"""
   var FILE_REF = /\$\{file:([^{}]*)\}/g;
   function image(path) { return own.call(data.images, path) ? data.images[path] : data.missing; }
   function materialize(el) {
-    if (el.firstChild) { return; }
+    if (el.querySelector('iframe')) { return; }
+    var text = el.querySelector('.pv-text');
+    if (text) { el.removeChild(text); }
     var frame = document.createElement('iframe');
     frame.setAttribute('sandbox', '');
     frame.setAttribute('referrerpolicy', 'no-referrer');
