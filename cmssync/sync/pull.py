@@ -42,9 +42,10 @@ from cmssync.content.models import PageSpec
 from cmssync.content.paths import check_page_path
 from cmssync.errors import ConfigError
 from cmssync.plan.assets import file_digest, file_hash
-from cmssync.plan.conflicts import page_base
+from cmssync.plan.conflicts import field_matches, live_area_digest, page_base
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.plan.pages import DesiredPage, build_desired_page
+from cmssync.plan.snapshot import LivePage
 from cmssync.plan.subareas import is_sub_area
 from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
 from cmssync.state.records import FileRecord, PageRecord, State
@@ -205,7 +206,11 @@ def _stage_page(
     desired = _desired(existing, path, resolve, base_url)
     if isinstance(existing, dict) and desired is not None:
         live = to_live_page(page, None, base_url)
-        data = merge_page(existing, data, desired, live, take_all=scope.take_all)
+        pending: list[str] = []
+        unchanged = _site_unchanged(state.pages.get(path), live)
+        data = merge_page(existing, data, desired, live, take_all=scope.take_all, unchanged=unchanged, pending=pending)
+        if pending:
+            result.local_edits[path] = pending
         notes, placeholders = _written_placeholders(path, data, notes, placeholders)
     try:
         PageSpec.model_validate(data)
@@ -219,6 +224,24 @@ def _stage_page(
     clean = _page_clean(path, state, resolve, base_url)
     result.staged.append(Staged("page", path, target, text=writer.render_yaml(target, data), clean=clean))
     result.pages[path] = PulledPage(page.id, page.version.id if page.version else None)
+
+
+def _site_unchanged(record: PageRecord | None, live: LivePage) -> Callable[[str], bool]:
+    """Whether the site still holds, for a field or ``area:NAME``, what cmssync last applied or pulled (the base)."""
+    base = record.base if record is not None else None
+
+    def unchanged(name: str) -> bool:
+        if base is None:
+            return False
+        if name.startswith("area:"):
+            area = base.areas.get(name.removeprefix("area:"))
+            return (
+                area is not None
+                and live_area_digest(live.blocks(name.removeprefix("area:")), area.shape) == area.digest
+            )
+        return name in base.fields and field_matches(name, base.fields[name], live)
+
+    return unchanged
 
 
 def _written_placeholders(
@@ -291,7 +314,7 @@ def _record(root: Path, state: State, base_url: str, result: Pulled) -> None:
     if not result.settled.not_written("groups"):
         for name, group_record in result.group_records.items():
             state.record_group(name, group_record)
-    kept_pages = result.settled.not_written("page")
+    kept_pages = result.settled.not_written("page") | set(result.local_edits)  # those keep the record they have
     pages = {path: read for path, read in result.pages.items() if path not in kept_pages}
     if not pages:
         return

@@ -20,7 +20,7 @@ has is kept, with the site's (empty) value:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cmssync.plan.blocks import Add, AlignmentError, DesiredBlock, Keep, LiveBlock, align_area
@@ -82,7 +82,14 @@ def keep_explicit(
 
 
 def merge_page(
-    existing: dict[str, Any], site: dict[str, Any], desired: DesiredPage, live: LivePage, *, take_all: bool
+    existing: dict[str, Any],
+    site: dict[str, Any],
+    desired: DesiredPage,
+    live: LivePage,
+    *,
+    take_all: bool,
+    unchanged: Callable[[str], bool] = lambda name: False,
+    pending: list[str] | None = None,
 ) -> dict[str, Any]:
     """The page file ``existing`` (plain data) with the site's values (``site``, its written form after
     :func:`keep_explicit`) where they differ from what the file means, and the file's own text where they do not.
@@ -92,24 +99,38 @@ def merge_page(
     comments, key order, quoting; one the site holds otherwise takes the site's value. Keys, attributes and areas
     the file does not state are not managed and stay out, unless ``take_all`` (``pull --all``); an ``id`` the site
     needs pinned is always added.
+
+    A difference the site did not make — ``unchanged(name)`` (a field, ``attributes.H`` or ``area:NAME``): the site
+    still holds what cmssync last applied there — is a local edit not applied yet: the file keeps it, and its name
+    goes to ``pending``.
     """
     merged = dict(existing)
+    pending = pending if pending is not None else []
     for name, value in desired.fields.items():
         if name.startswith("attributes.") or field_matches(name, value, live):
+            continue
+        if unchanged(name):
+            pending.append(name)
             continue
         if name in site:
             merged[name] = site[name]
         else:
             merged.pop(name, None)
-    attributes = _merge_attributes(existing, site, desired, live, take_all=take_all)
+    attributes = _merge_attributes(
+        existing, site, desired, live, take_all=take_all, unchanged=unchanged, pending=pending
+    )
     if attributes is not None:
         merged["attributes"] = attributes
     areas = existing.get("areas")
     if isinstance(areas, dict):
-        merged["areas"] = {
-            name: _merge_area(blocks, site.get("areas", {}).get(name, []), desired.areas.get(name), live.blocks(name))
-            for name, blocks in areas.items()
-        }
+        merged["areas"] = {}
+        for name, blocks in areas.items():
+            merged["areas"][name] = _merge_area(
+                blocks, site.get("areas", {}).get(name, []), desired.areas.get(name), live.blocks(name)
+            )
+            if merged["areas"][name] != blocks and unchanged(f"area:{name}"):
+                merged["areas"][name] = blocks
+                pending.append(f"area:{name}")
     for key, value in site.items():
         if key not in merged and (take_all or key == "id"):
             merged[key] = value
@@ -119,7 +140,14 @@ def merge_page(
 
 
 def _merge_attributes(
-    existing: dict[str, Any], site: dict[str, Any], desired: DesiredPage, live: LivePage, *, take_all: bool
+    existing: dict[str, Any],
+    site: dict[str, Any],
+    desired: DesiredPage,
+    live: LivePage,
+    *,
+    take_all: bool,
+    unchanged: Callable[[str], bool],
+    pending: list[str],
 ) -> dict[str, Any] | None:
     local = existing.get("attributes")
     site_values = site.get("attributes", {})
@@ -129,6 +157,9 @@ def _merge_attributes(
     for handle in local:
         name = f"attributes.{handle}"
         if name not in desired.fields or field_matches(name, desired.fields[name], live):
+            continue
+        if unchanged(name):
+            pending.append(name)
             continue
         if handle in site_values:
             merged[handle] = site_values[handle]

@@ -163,3 +163,20 @@ async def test_a_file_renamed_on_the_site_is_shown_as_a_rename_and_keeps_one_bin
     state = example.workspace().load_state()
     assert [p for p, r in state.files.items() if r.id == record["id"]] == ["images/logo.png"]
     assert state.files["images/logo.png"].url == current
+
+
+async def test_a_local_edit_the_site_did_not_touch_is_kept_and_pull_exits_0(example: Site) -> None:
+    """A pull between editing a file and applying it: the site still holds what was last applied, so the edit is
+    pending, not a conflict — kept as written, listed, exit 0; the apply then sends it."""
+    await applied(example)
+    example.edit("pages/about.yaml", "founded in 2014", "founded in 2013")
+    edited = (example.root / "pages/about.yaml").read_bytes()
+    code, output = await pull(example)
+    assert code == 0, output
+    assert (example.root / "pages/about.yaml").read_bytes() == edited
+    assert "local edits not applied yet, kept as written (1; apply sends them):\n  page /about: area:Main" in output
+    plan = await example.plan()
+    assert [(a.key, a.op, a.drift) for a in plan.actions] == [("/about", "update", False)]
+    report = await example.apply()
+    assert not report.failed, example.last_output
+    assert (await example.plan()).actions == ()
