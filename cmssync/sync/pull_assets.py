@@ -247,12 +247,23 @@ async def pull_users_and_groups(
             continue
         site_users[user.username], ids[user.username] = data, user.id
     target = root / "users.yaml"
-    entries = _merged_entries(writer.read_plain(target), site_users, "username", "user", result, scope)
+    # a user the site still holds as last applied or pulled: a difference in users.yaml is a local edit, kept
+    untouched = {
+        name
+        for name, data in site_users.items()
+        if (record := state.users.get(name)) is not None
+        and record.id == ids[name]
+        and record.digest == user_digest(UserSpec.model_validate(data))
+    }
+    entries = _merged_entries(writer.read_plain(target), site_users, "username", "user", result, scope, untouched)
     for entry in entries:
         name = entry.get("username")
         if name in ids:
             with contextlib.suppress(ValidationError):
                 spec = UserSpec.model_validate(entry)
+                if user_digest(spec) != user_digest(UserSpec.model_validate(site_users[name])):
+                    result.local_users.append(name)  # not applied yet: its record stays as it is
+                    continue
                 result.user_records[name] = UserRecord(id=ids[name], digest=user_digest(spec))
     if entries:
         text = writer.render_yaml(target, entries)
@@ -278,14 +289,17 @@ def _merged_entries(
     kind: str,
     result: Pulled,
     scope: PullScope,
+    untouched: set[str] | frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
-    """The file's entries (by ``key``) with the site's differing values, then the site's others if taken in."""
+    """The file's entries (by ``key``) with the site's differing values (not for the ``untouched`` ones, which the
+    site still holds as last applied: the file's differences are local edits), then the site's others if taken
+    in."""
     local = [item for item in existing if isinstance(item, dict)] if isinstance(existing, list) else []
     names = {item.get(key) for item in local}
     merged = []
     for item in local:
         remote = site.get(item.get(key))  # type: ignore[arg-type]
-        if remote is None:
+        if remote is None or item.get(key) in untouched:
             merged.append(item)
             continue
         entry = dict(item)

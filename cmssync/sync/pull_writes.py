@@ -129,6 +129,8 @@ class Pulled:
     """Where assets are downloaded before they are installed (removed at the end)."""
     settled: Settled = field(default_factory=Settled)
     not_taken: dict[str, list[str]] = field(default_factory=dict)
+    local_users: list[str] = field(default_factory=list)
+    """Users whose entry in ``users.yaml`` changed while the site did not: kept as written, record left as it was."""
     local_edits: dict[str, list[str]] = field(default_factory=dict)
     """Page path → fields (``area:NAME``) its file changed and the site did not since the last apply or pull: kept
     as the file has them (apply sends them), and the page's record left as it was."""

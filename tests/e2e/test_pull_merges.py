@@ -170,13 +170,18 @@ async def test_a_local_edit_the_site_did_not_touch_is_kept_and_pull_exits_0(exam
     pending, not a conflict — kept as written, listed, exit 0; the apply then sends it."""
     await applied(example)
     example.edit("pages/about.yaml", "founded in 2014", "founded in 2013")
-    edited = (example.root / "pages/about.yaml").read_bytes()
+    example.edit("users.yaml", "email: sam.writer@example.com", "email: sam@writers.example")
+    before = snapshot(example)
     code, output = await pull(example)
     assert code == 0, output
-    assert (example.root / "pages/about.yaml").read_bytes() == edited
-    assert "local edits not applied yet, kept as written (1; apply sends them):\n  page /about: area:Main" in output
+    assert snapshot(example) == before, output
+    assert "local edits not applied yet, kept as written (2; apply sends them):" in output
+    assert "\n  page /about: area:Main\n  user sam_writer (users.yaml)\n" in output
     plan = await example.plan()
-    assert [(a.key, a.op, a.drift) for a in plan.actions] == [("/about", "update", False)]
+    assert sorted((a.key, a.op, a.drift) for a in plan.actions) == [
+        ("/about", "update", False),
+        ("sam_writer", "update", False),
+    ]
     report = await example.apply()
     assert not report.failed, example.last_output
     assert (await example.plan()).actions == ()
