@@ -202,7 +202,7 @@ def apply(
     "--kind",
     "kinds",
     multiple=True,
-    type=click.Choice(["page", "file", "user", "group"]),
+    type=click.Choice(["page", "stack", "file", "user", "group"]),
     help="Also take in the site's objects of this kind the content does not manage yet.",
 )
 @LOCK_TIMEOUT

@@ -10,7 +10,7 @@ import click
 @click.command()
 @click.option(
     "--kind",
-    type=click.Choice(["page", "file_sidecar", "users", "groups", "settings"]),
+    type=click.Choice(["page", "stack", "file_sidecar", "users", "groups", "settings"]),
     help="Only the schema of one kind of file (for editors that do not follow #/$defs/… references).",
 )
 @click.option(

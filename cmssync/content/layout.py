@@ -1,6 +1,8 @@
 """Which file of the content directory is what: the directory layout of design.md §3.
 
-Top level: ``cmssync.yaml`` (settings), ``pages/`` (page files), ``files/`` (assets and their ``.yaml`` sidecars),
+Top level: ``cmssync.yaml`` (settings), ``pages/`` (page files), ``stacks/`` (stack files, one level:
+``stacks/footer-column-1.yaml`` is the stack ``/!stacks/footer-column-1``, kept in ``Layout.pages`` under that
+path), ``files/`` (assets and their ``.yaml`` sidecars),
 ``users.yaml`` and/or ``users/*.yaml``, ``groups.yaml`` and/or ``groups/*.yaml``.
 
 Decisions:
@@ -9,7 +11,7 @@ Decisions:
 * Other top-level files (``README.md``, ``LICENSE``, …) are ignored; another top-level ``.yaml``/``.yml`` file is
   reported (it is probably misplaced), and so is another top-level directory that holds YAML files directly
   (``page/about.yaml`` is a typo for ``pages/``). Deeper directories outside the content are not read.
-* Under ``pages/``, ``users/`` and ``groups/`` only ``.yaml`` files may appear; ``.yml`` is reported.
+* Under ``pages/``, ``stacks/``, ``users/`` and ``groups/`` only ``.yaml`` files may appear; ``.yml`` is reported.
 * Under ``files/`` a name ending in ``.yaml`` is the sidecar of the asset without that suffix, so an asset that is
   itself a ``.yaml`` file cannot be managed.
 * Symbolic links are followed only to files inside the content directory that are not hidden; a link that leaves
@@ -43,7 +45,7 @@ class Entry:
 class Layout:
     config: Entry | None = None
     pages: dict[str, Entry] = field(default_factory=dict)
-    """Page path → the file that defines it."""
+    """Page path → the file that defines it (stacks too, under ``/!stacks/<handle>``)."""
     users: list[Entry] = field(default_factory=list)
     groups: list[Entry] = field(default_factory=list)
     sidecars: dict[str, Entry] = field(default_factory=dict)
@@ -79,6 +81,10 @@ def _scan_top_directory(root: Path, entry: Entry, layout: Layout) -> None:
         for item in _entries(root, entry.path, layout, recurse=True):
             if _is_yaml(item, layout, "pages/ holds only .yaml page files"):
                 _add_page(item, layout)
+    elif entry.name == "stacks":
+        for item in _entries(root, entry.path, layout, recurse=True):
+            if _is_yaml(item, layout, "stacks/ holds only .yaml stack files"):
+                _add_page(item, layout)
     elif entry.name == "files":
         for item in _entries(root, entry.path, layout, recurse=True):
             relative = item.name[len("files/") :]
@@ -96,7 +102,8 @@ def _scan_top_directory(root: Path, entry: Entry, layout: Layout) -> None:
                 f"{entry.name}/",
                 0,
                 0,
-                "not a content directory (expected pages/, files/, users/ or groups/); its YAML files are not read",
+                "not a content directory (expected pages/, stacks/, files/, users/ or groups/); its YAML files are not "
+                "read",
             )
         )
 

@@ -21,7 +21,8 @@ from cmssync.config import Settings, folder_path, load_settings
 from cmssync.content import checks
 from cmssync.content.files import FileSpec, HashCache
 from cmssync.content.layout import Entry, Layout, scan
-from cmssync.content.models import FileSidecar, GroupSpec, LocatedSpec, Location, PageSpec, UserSpec
+from cmssync.content.models import FileSidecar, GroupSpec, LocatedSpec, Location, PageSpec, StackSpec, UserSpec
+from cmssync.content.paths import is_stack_path
 from cmssync.content.site import SiteContent
 from cmssync.content.specfile import FileResult, Kind, SpecAt, read_file
 from cmssync.content.yamlsource import MAX_YAML_BYTES, ParseCache, Source, read_text
@@ -89,7 +90,7 @@ class _Loader:
         self.problems.extend(checks.pinned_ids(pages, page_sources))
         self.problems.extend(checks.creatable_handles(pages, {p: e.name for p, e in layout.pages.items()}))
         if settings is not None:
-            page_files = {path: entry.name for path, entry in layout.pages.items()}
+            page_files = {path: entry.name for path, entry in layout.pages.items() if not is_stack_path(path)}
             self.problems.extend(checks.parents(page_files, settings.existing_pages))
         # Every page file counts as a target, valid or not, so one broken page does not break references to it;
         # without valid settings existing_pages is unknown, and references to other pages are not judged.
@@ -155,9 +156,9 @@ class _Loader:
     def _pages(self, layout: Layout) -> dict[str, PageSpec]:
         pages: dict[str, PageSpec] = {}
         for path, entry in layout.pages.items():
-            for spec in self._read(entry, "page"):
-                assert isinstance(spec, PageSpec)
-                pages[path] = spec
+            for spec in self._read(entry, "stack" if is_stack_path(path) else "page"):
+                assert isinstance(spec, PageSpec | StackSpec)
+                pages[path] = spec.as_page() if isinstance(spec, StackSpec) else spec
         return pages
 
     def _list_specs(self, entries: list[Entry], model: type[S], kind: Kind) -> list[S]:

@@ -132,6 +132,39 @@ class PageSpec(LocatedSpec):
     keeps them as additions on the site (overrides the ``areas`` setting)."""
 
 
+class StackSpec(LocatedSpec):
+    """A stack file ``stacks/<handle>.yaml``: a stack of the site (a theme's global area — header navigation, a
+    footer column — or another stack), found by its page ``id`` (the API lists no stack: ``pull`` finds them by
+    reading page ids). Only its areas are managed (a stack holds its blocks in ``Main``); it is published like a
+    page (versions, approval, drafts, conflicts), never created, renamed or deleted by cmssync."""
+
+    id: Annotated[StrictInt, Field(ge=1)]
+    """The stack's page id on the site."""
+    name: Name | None = None
+    """The stack's name on the site, for the reader: never written (a theme finds a global area's stack by its
+    name, so renaming it would empty the area on every page)."""
+    areas: dict[Name, list[Block]] = Field(default_factory=dict)
+    """Area name (``Main``) → blocks, as on a page."""
+    ignore: IgnoreRule | None = None
+    on_conflict: ConflictPolicy | dict[str, ConflictPolicy] | None = None
+    on_foreign_draft: ForeignDraftPolicy | None = None
+
+    def as_page(self) -> PageSpec:
+        """The page the planner sees: the same id and areas, nothing else managed."""
+        page = PageSpec(
+            name=self.name or f"stack {self.id}",
+            id=self.id,
+            areas=self.areas,
+            ignore=self.ignore,
+            on_conflict=self.on_conflict,
+            on_foreign_draft=self.on_foreign_draft,
+            protect=True,
+        )
+        if self.source is not None:
+            page.located(self.source)
+        return page
+
+
 def _date_or_datetime(value: Any) -> date | datetime:
     if isinstance(value, date):  # datetime is a date too
         return value

@@ -119,8 +119,11 @@ def check_username(name: str) -> None:
 # --- Where things live in the content directory (design.md §3) -------------------------------------------------
 
 CONFIG_FILE = "cmssync.yaml"
-CONTENT_DIRS = ("pages", "files", "users", "groups")
+CONTENT_DIRS = ("pages", "stacks", "files", "users", "groups")
 """The top-level directories of the content."""
+STACKS_PREFIX = "/!stacks/"
+"""Where a site keeps its stacks (global areas such as a footer column): ``/!stacks/footer-column-1``, whose file
+is ``stacks/footer-column-1.yaml``. Internally a stack is a page at that path (cmssync.content.models.StackSpec)."""
 YAML_SUFFIX = ".yaml"
 """The one extension of content YAML files; ``.yml`` is reported wherever it appears (one spelling, one rule)."""
 LIST_FILES = {"users.yaml": "users", "groups.yaml": "groups"}
@@ -131,10 +134,17 @@ def page_path_of(name: str) -> str:
     """The page path of a page file, from its content-relative POSIX name.
 
     ``pages/index.yaml`` → ``/``; ``pages/a.yaml`` and ``pages/a/index.yaml`` → ``/a``; ``pages/a/b.yaml`` →
-    ``/a/b``. Raises ``ValueError`` for a name that is not a page file or whose segments are not valid handles;
+    ``/a/b``; a stack file ``stacks/footer.yaml`` → ``/!stacks/footer``. Raises ``ValueError`` for a name that is not
+    a page or stack file or whose segments are not valid handles;
     words Concrete drops from the URLs it makes are allowed here (an existing page may have them) and checked by
     ``cmssync.content.checks.creatable_handles`` for pages that are not pinned to an existing id.
     """
+    if name.startswith("stacks/") and name.endswith(YAML_SUFFIX):
+        handle = name[len("stacks/") : -len(YAML_SUFFIX)]
+        if "/" in handle:
+            raise ValueError(f"{name}: stacks/ holds stack files only (stacks/<handle>{YAML_SUFFIX}), no directories")
+        check_page_handle(handle, created=False)
+        return STACKS_PREFIX + handle
     if not name.startswith("pages/") or not name.endswith(YAML_SUFFIX):
         raise ValueError(f"{name}: not a page file (pages/**/*{YAML_SUFFIX})")
     parts = name[len("pages/") : -len(YAML_SUFFIX)].split("/")
@@ -149,8 +159,15 @@ def page_file_names(path: str) -> tuple[str, ...]:
     """The names a page file for ``path`` may have, preferred first (the inverse of :func:`page_path_of`)."""
     if path == "/":
         return ("pages/index.yaml",)
+    if is_stack_path(path):
+        return (f"stacks/{path[len(STACKS_PREFIX) :]}{YAML_SUFFIX}",)
     stem = path.strip("/")
     return (f"pages/{stem}{YAML_SUFFIX}", f"pages/{stem}/index{YAML_SUFFIX}")
+
+
+def is_stack_path(path: str) -> bool:
+    """A stack's path (``/!stacks/footer-column-1``), as the content and the site name it."""
+    return path.startswith(STACKS_PREFIX)
 
 
 def asset_path_of(name: str) -> str:

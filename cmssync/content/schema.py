@@ -1,8 +1,8 @@
 """JSON Schema (draft 2020-12) of the content format, for editors and the YAML language server.
 
-``content_schema()`` holds one definition per kind of file under ``$defs`` (``page``, ``file_sidecar``, ``users``,
-``groups``, ``settings``) and accepts any of them at the top (``anyOf``); ``schema_for(kind)`` is a standalone
-schema of one kind, which is what an editor should map to a file pattern (see ``docs/content-format.md``).
+``content_schema()`` holds one definition per kind of file under ``$defs`` (``page``, ``stack``, ``file_sidecar``,
+``users``, ``groups``, ``settings``) and accepts any of them at the top (``anyOf``); ``schema_for(kind)`` is a
+standalone schema of one kind, which is what an editor should map to a file pattern (see ``docs/content-format.md``).
 
 The schema describes shapes; some checks only the loader makes (references point at existing files and pages,
 folder names exist in ``folders:``, parent pages exist, duplicates). Durations in ``cmssync.yaml`` accept both
@@ -17,10 +17,10 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from cmssync.config import Settings
-from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
+from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, StackSpec, UserSpec
 
-Kind = Literal["page", "file_sidecar", "users", "groups", "settings"]
-KINDS: tuple[Kind, ...] = ("page", "file_sidecar", "users", "groups", "settings")
+Kind = Literal["page", "stack", "file_sidecar", "users", "groups", "settings"]
+KINDS: tuple[Kind, ...] = ("page", "stack", "file_sidecar", "users", "groups", "settings")
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _REF = "#/$defs/{model}"
 _DURATION = {
@@ -29,6 +29,7 @@ _DURATION = {
 
 _TITLES: dict[Kind, str] = {
     "page": "cmssync page file (pages/**.yaml)",
+    "stack": "cmssync stack file (stacks/*.yaml)",
     "file_sidecar": "cmssync file sidecar (files/**/<asset>.yaml)",
     "users": "cmssync users (users.yaml, users/*.yaml)",
     "groups": "cmssync groups (groups.yaml, groups/*.yaml)",
@@ -39,6 +40,8 @@ _TITLES: dict[Kind, str] = {
 def _adapter(kind: Kind) -> TypeAdapter[Any]:
     if kind == "page":
         return TypeAdapter(PageSpec)
+    if kind == "stack":
+        return TypeAdapter(StackSpec)
     if kind == "file_sidecar":
         return TypeAdapter(FileSidecar)
     if kind == "users":

@@ -12,14 +12,14 @@ from typing import Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from cmssync.content.models import FileSidecar, GroupSpec, LocatedSpec, PageSpec, UserSpec
+from cmssync.content.models import FileSidecar, GroupSpec, LocatedSpec, PageSpec, StackSpec, UserSpec
 from cmssync.content.text import Reference, Text
 from cmssync.content.validation import clean_loc, validate
 from cmssync.content.yamlsource import Source
 from cmssync.errors import Problem
 from cmssync.yamlread import YamlDocument, YamlList, YamlMap, start_of, value_position
 
-Kind = Literal["page", "sidecar", "users", "groups"]
+Kind = Literal["page", "stack", "sidecar", "users", "groups"]
 S = TypeVar("S", bound=LocatedSpec)
 
 Loc = tuple[str | int, ...]
@@ -46,6 +46,7 @@ class FileResult:
 
 _MAPPINGS: Final[dict[str, tuple[type[LocatedSpec], str]]] = {
     "page": (PageSpec, "a page file"),
+    "stack": (StackSpec, "a stack file"),
     "sidecar": (FileSidecar, "a file sidecar"),
 }
 _LISTS: Final[dict[str, tuple[type[LocatedSpec], str]]] = {"users": (UserSpec, "user"), "groups": (GroupSpec, "group")}

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
 from cmssync.content.blocktypes import block_type
 from cmssync.content.models import PageSpec
-from cmssync.content.paths import dropped_words, parent_path
+from cmssync.content.paths import dropped_words, is_stack_path, parent_path
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import (
     Action,
@@ -47,6 +47,10 @@ from cmssync.plan.snapshot import LivePage, Snapshot
 from cmssync.plan.subareas import writable_areas
 from cmssync.state.records import State
 
+STACK_DRAFTS_SHOW = (
+    "a stack's unapproved draft shows on the site's pages at once (Concrete renders a stack's newest version), so "
+    "publish: draft does not hold this change back"
+)
 DEFAULT_TYPE = "page"
 DEFAULT_TEMPLATE = "full"
 
@@ -74,6 +78,7 @@ class PageContext:
         record = self.state.pages.get(path)
         return (
             path == "/"
+            or is_stack_path(path)
             or path in self.protect_pages
             or (spec is not None and spec.protect)
             or (record is not None and record.protected)
@@ -129,7 +134,7 @@ def desired_page(path: str, context: PageContext) -> DesiredPage:
 
 def build_desired_page(spec: PageSpec, path: str, resolve: Resolver, *, base_url: str) -> DesiredPage:
     """A page as the site should hold it, references resolved as far as ``resolve`` knows them."""
-    fields = page_fields(spec, resolve)
+    fields = {} if is_stack_path(path) else page_fields(spec, resolve)  # a stack: only its blocks are managed
     areas = {area: desired_blocks(spec, area, resolve, base_url=base_url) for area in spec.areas}
     return DesiredPage(fields, areas, publish_end_date(spec), frozenset(resolve.pending - {f"page:{path}"}))
 
@@ -141,7 +146,8 @@ def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResul
     result = PageResult()
     live = observed.pages_by_id.get(spec.id) if spec.id is not None else observed.pages.get(path)
     if spec.id is not None and live is None:
-        warnings.append(f"page {path}: pinned id {spec.id} does not exist on the site; nothing planned for it")
+        why = "; a stack cannot be created through the API" if is_stack_path(path) else ""
+        warnings.append(f"page {path}: pinned id {spec.id} does not exist on the site{why}; nothing planned for it")
         return result
     conflict = identity_conflict(path, live, context.state, observed) if spec.id is None else None
     if conflict is not None:
@@ -274,6 +280,8 @@ def _update(
         drift = record is not None and record.digest == desired.digest
         if context.publish == "draft":
             note = (note + "; " if note else "") + "left as an unapproved draft for review"
+            if is_stack_path(path):
+                warnings.append(f"page {path}: {STACK_DRAFTS_SHOW}")
         action = Action(
             kind="page",
             key=path,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from cmssync.sync.pull_scope import KINDS
 from cmssync.sync.pull_writes import Decision, Preview, Pulled, relative_name
 
 PREVIEW_LABELS: dict[Decision, str] = {
@@ -51,6 +52,8 @@ def pull_summary(pulled: Pulled) -> str:
             lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
     if pulled.placeholders:
         lines.append(f"  blocks kept as placeholders (never written by apply): {len(pulled.placeholders)}")
+    if pulled.stacks:
+        lines.append(f"  stacks (global areas): {len(pulled.stacks)} ({', '.join(sorted(pulled.stacks))})")
     if pulled.sub_areas:
         blocks = sum(count for _, _, count in pulled.sub_areas)
         lines.append(f"  sub-areas of layouts and containers: {len(pulled.sub_areas)} ({blocks} blocks)")
@@ -75,7 +78,7 @@ def pull_summary(pulled: Pulled) -> str:
 def not_taken_lines(not_taken: dict[str, list[str]]) -> list[str]:
     """What the site has and the content does not manage, left out (at most 5 names per kind)."""
     lines = []
-    for kind in ("page", "file", "user", "group"):
+    for kind in KINDS:
         names = not_taken.get(kind, [])
         if names:
             shown = ", ".join(names[:5]) + (f", … ({len(names) - 5} more)" if len(names) > 5 else "")

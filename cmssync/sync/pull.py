@@ -39,7 +39,7 @@ from cmssync.config import CONFIG_VARIABLE, Settings, load_settings
 from cmssync.content import writer
 from cmssync.content.loader import load_content
 from cmssync.content.models import PageSpec
-from cmssync.content.paths import check_page_path
+from cmssync.content.paths import STACKS_PREFIX, check_page_path, is_stack_path
 from cmssync.errors import ConfigError
 from cmssync.plan.assets import file_digest, file_hash
 from cmssync.plan.conflicts import field_matches, live_area_digest, page_base
@@ -54,8 +54,15 @@ from cmssync.sync.page_read import to_live_page
 from cmssync.sync.pull_assets import pull_files, pull_users_and_groups
 from cmssync.sync.pull_config import starter_config
 from cmssync.sync.pull_merge import keep_explicit, merge_page
-from cmssync.sync.pull_page_form import PLACEHOLDER_NOTE, PULLED_ATTRIBUTE_TYPES, page_spec, placeholder_note
+from cmssync.sync.pull_page_form import (
+    PLACEHOLDER_NOTE,
+    PULLED_ATTRIBUTE_TYPES,
+    page_spec,
+    placeholder_note,
+    stack_data,
+)
 from cmssync.sync.pull_scope import PullScope, pull_scope
+from cmssync.sync.pull_stacks import find_stacks
 from cmssync.sync.pull_tree import read_tree
 from cmssync.sync.pull_writes import Pulled, PulledPage, Staged, discard_staging, settle, staging_directory
 
@@ -166,6 +173,20 @@ async def _read_site(
     result.read_alone = dict(tree.alone)
     if not_taken:
         result.not_taken["page"] = not_taken
+    if not wanted or any(is_stack_path(path) for path in wanted):
+        named = [record.id for path, record in state.pages.items() if is_stack_path(path)]
+        probe = scope.takes("stack") or bool(wanted)
+        for stack in await find_stacks(client, set(ids.values()), named, probe=probe):
+            path = stack.url_path
+            ids[path] = stack.id
+            if wanted and path not in wanted:
+                continue
+            if writer.page_file(root, path).is_file():
+                to_merge.append(stack)
+            elif wanted or scope.takes("stack"):
+                _stage_page(stack, root, state, result, resolve, base_url, file_urls, uuids, scope)
+            else:
+                result.not_taken.setdefault("stack", []).append(path)
     result.skipped += [f"page {path}: not found on the site" for path in sorted(wanted - set(ids))]
     for page in to_merge:
         _stage_page(page, root, state, result, resolve, base_url, file_urls, uuids, scope)
@@ -185,7 +206,7 @@ def _stage_page(
     """Stage one page's file, merged into the file there is; only the page's id and live version are kept."""
     path = page.url_path
     try:
-        check_page_path(path, existing=True)
+        check_page_path(path.replace(STACKS_PREFIX, "/", 1), existing=True)
     except ValueError as exc:
         result.skipped.append(f"page {path}: {exc}")
         return
@@ -202,7 +223,8 @@ def _stage_page(
     placeholders: list[str] = []
     spec = page_spec(page, base_url, file_urls, uuids, notes=notes, placeholders=placeholders)
     types = {a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle}
-    data = keep_explicit(existing, writer.spec_data(spec), types, frozenset(PULLED_ATTRIBUTE_TYPES))
+    written = stack_data(page, writer.spec_data(spec)) if is_stack_path(path) else writer.spec_data(spec)
+    data = keep_explicit(existing, written, types, frozenset(PULLED_ATTRIBUTE_TYPES))
     desired = _desired(existing, path, resolve, base_url)
     if isinstance(existing, dict) and desired is not None:
         live = to_live_page(page, None, base_url)
@@ -221,6 +243,8 @@ def _stage_page(
     result.placeholders += placeholders
     areas = data["areas"] if isinstance(data.get("areas"), dict) else {}
     result.sub_areas += [(path, name, len(blocks)) for name, blocks in areas.items() if is_sub_area(name)]
+    if is_stack_path(path):
+        result.stacks.append(path)
     clean = _page_clean(path, state, resolve, base_url)
     result.staged.append(Staged("page", path, target, text=writer.render_yaml(target, data), clean=clean))
     result.pages[path] = PulledPage(page.id, page.version.id if page.version else None)

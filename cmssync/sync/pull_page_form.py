@@ -92,6 +92,15 @@ def page_spec(
     return PageSpec.model_validate(data)
 
 
+def stack_data(page: Page, data: dict[str, Any]) -> dict[str, Any]:
+    """A stack's file (``stacks/<handle>.yaml``, cmssync.content.models.StackSpec) from its page's content form: its
+    id (how it is found: the API lists no stack), its name (for the reader) and its areas."""
+    stack: dict[str, Any] = {"id": page.id, "name": page.name or ""}
+    if "areas" in data:
+        stack["areas"] = data["areas"]
+    return stack
+
+
 class _Links:
     """Translates one page's blocks into content (see the module docstring)."""
 

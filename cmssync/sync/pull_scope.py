@@ -19,7 +19,7 @@ from pathlib import Path
 from cmssync.content.paths import CONTENT_DIRS
 from cmssync.state.records import State
 
-KINDS = ("page", "file", "user", "group")
+KINDS = ("page", "stack", "file", "user", "group")
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,8 @@ class Pulled:
     users: int = 0
     groups: int = 0
     placeholders: list[str] = field(default_factory=list)
+    stacks: list[str] = field(default_factory=list)
+    """Paths (``/!stacks/<handle>``) of the stacks written as ``stacks/<handle>.yaml``."""
     sub_areas: list[tuple[str, str, int]] = field(default_factory=list)
     """``(page path, sub-area, blocks)`` of each sub-area of a layout or container written as an area."""
     read_alone: dict[str, int] = field(default_factory=dict)

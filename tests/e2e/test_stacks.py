@@ -1,0 +1,107 @@
+"""Stacks (global areas) as content: found by pull although the API lists none, written as ``stacks/<handle>.yaml``,
+edited, applied and published like pages; the edit shows on every public page; the next plan is empty.
+
+The sandbox site has the stacks a theme's global areas show on every page (``/!stacks/footer``, shown as the global
+area "Footer") and one no page shows, as the recorded sample site has them
+(tests/conformance/concrete-9.3.1/stacks.jsonl).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from ruamel.yaml import YAML
+
+from cmssync.commands.pull import run_pull
+from cmssync.emulator.embedded import Sandbox
+from tests.support.sites import Site
+
+FOOTER = "stacks/footer.yaml"
+
+
+def _content(text: str) -> dict[str, Any]:
+    return {"type": "content", "value": {"content": f"<p>{text}</p>"}}
+
+
+SEED: dict[str, Any] = {
+    "pages": [
+        {"path": "/", "name": "Home", "areas": {"Main": [_content("Welcome")]}},
+        {"path": "/about", "name": "About", "areas": {"Main": [_content("About us")]}},
+        {"path": "/dashboard", "name": "Dashboard", "type": False, "template": False, "id": 5},
+        {"path": "/!stacks", "name": "Stacks", "type": False, "template": False, "id": 6},
+        {
+            "path": "/!stacks/footer",
+            "name": "Footer",
+            "type": "core_stack",
+            "template": False,
+            "id": 7,
+            "areas": {"Main": [_content("Footer text")]},
+        },
+        {
+            "path": "/!stacks/sidebar",
+            "name": "Sidebar",
+            "type": "core_stack",
+            "template": False,
+            "id": 8,
+            "areas": {"Main": [_content("Sidebar text")]},
+        },
+    ],
+    "global_areas": ["Footer"],
+}
+
+
+@pytest.fixture
+def site(sandbox_server: Sandbox, tmp_path: Path) -> Site:
+    seed = tmp_path / "seed.json"
+    seed.write_text(json.dumps(SEED), encoding="utf-8")
+    sandbox_server.reset(seed=str(seed), dialect="concrete")
+    root = tmp_path / "site"
+    root.mkdir()
+    return Site(root, sandbox_server)
+
+
+async def _pull(site: Site) -> str:
+    out = io.StringIO()
+    assert await run_pull(site.root, out=out, overrides=site.overrides()) == 0, out.getvalue()
+    return out.getvalue()
+
+
+def _public(site: Site, path: str) -> str:
+    return httpx.get(site.sandbox.url + path, timeout=30).text
+
+
+async def test_a_stack_is_pulled_edited_applied_and_shown_on_every_page(site: Site) -> None:
+    summary = await _pull(site)
+    assert "stacks (global areas): 2 (/!stacks/footer, /!stacks/sidebar)" in summary
+    written = YAML(typ="safe").load((site.root / FOOTER).read_text(encoding="utf-8"))
+    assert written == {"id": 7, "name": "Footer", "areas": {"Main": [_content("Footer text")]}}
+    assert not (site.root / "pages" / "dashboard.yaml").exists()  # a system page, not a stack
+    assert not (await site.plan()).actions
+
+    site.edit(FOOTER, "Footer text", "Footer text, edited")
+    plan = await site.plan()
+    assert [(a.kind, a.key, a.op) for a in plan.actions] == [("page", "/!stacks/footer", "update")]
+    report = await site.apply()
+    assert report.exit_code == 0, site.last_output
+    for path in ("/", "/about"):
+        assert "Footer text, edited" in _public(site, path)
+    assert not (await site.plan()).actions
+
+
+async def test_what_a_stack_cannot_do_is_said(site: Site) -> None:
+    await _pull(site)
+    site.write("stacks/gone.yaml", "id: 99\nareas:\n  Main: []\n")
+    (site.root / "stacks" / "sidebar.yaml").unlink()
+    site.edit(FOOTER, "Footer text", "Footer text, edited")
+    settings = (site.root / "cmssync.yaml").read_text(encoding="utf-8")
+    site.write("cmssync.yaml", settings + "publish: draft\n")  # the starter file pull wrote sets no publish mode
+    plan = await site.plan(prune=True)
+    assert [(a.key, a.op) for a in plan.actions] == [("/!stacks/footer", "update")]  # the sidebar is never deleted
+    warned = "\n".join(plan.warnings)
+    assert "page /!stacks/gone: pinned id 99 does not exist on the site; a stack cannot be created" in warned
+    assert "a stack's unapproved draft shows on the site's pages at once" in warned
