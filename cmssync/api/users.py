@@ -60,17 +60,46 @@ class UsersApi(Endpoints):
             return listed
         return listed + await self.find_missed_users({user.id for user in listed})
 
+    async def users_below(self, seen: Collection[int], wanted: Collection[int]) -> list[User]:
+        """Users of ``wanted`` a walk skipped, found a list page at a time where their dates tie.
+
+        The list's cursor filters ``(date added, id) < (the cursor's)``, so ``after=`` the first seen user above
+        the highest one missing returns the group that user's date ties with, below it, when the group fits a page
+        (recorded on a real site: ``users.ties.after_highest_uid`` in ``lists.jsonl``). Repeated while a page finds
+        at least two of the missing (a page costs what reading two by id costs); the rest are the caller's to read
+        by id: a tie group longer than a page comes back as the same members whatever the cursor."""
+        missing = set(wanted) - set(seen)
+        known = set(seen)
+        found: list[User] = []
+        while missing:
+            top = max(missing)
+            cursor = min((user_id for user_id in known if user_id > top), default=None)
+            if cursor is None:
+                break
+            page = await self._first_page(User, "/users", limit=MAX_LIMIT, after=cursor)
+            known |= {user.id for user in page}
+            new = [user for user in page if user.id in missing]
+            found += new
+            missing -= {user.id for user in new}
+            if len(new) < 2:
+                break
+        return found
+
     async def find_missed_users(self, seen: Collection[int], *, beyond: int = 20) -> list[User]:
         """Users a list walk did not return, found by reading the ids it skipped one by one.
 
         ``GET /users`` skips users whose ``date_added`` ties across a page boundary (concrete-api.md §13), and users
-        created in bulk share a second. User ids are sequential, so the ids between 2 and the highest seen are read
-        individually (404s are deleted users), and then ids above it until ``beyond`` in a row do not exist. The
-        super admin (id 1) is not looked for: it is never managed. Costs one request per id not seen.
+        created in bulk share a second. User ids are sequential, so the ids between 2 and the highest seen are looked
+        for a list page at a time (:meth:`users_below`), the rest read individually (404s are deleted users), and
+        then ids above it until ``beyond`` in a row do not exist. The super admin (id 1) is not looked for: it is
+        never managed.
         """
         highest = max(seen, default=1)
         candidates = [n for n in range(2, highest + 1) if n not in seen]
-        found = [user for user in await asyncio.gather(*(self._maybe_user(n) for n in candidates)) if user]
+        found = await self.users_below(seen, candidates)
+        listed = {user.id for user in found}
+        candidates = [n for n in candidates if n not in listed]
+        found += [user for user in await asyncio.gather(*(self._maybe_user(n) for n in candidates)) if user]
         misses, number = 0, highest
         while misses < beyond:
             number += 1

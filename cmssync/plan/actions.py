@@ -266,6 +266,9 @@ class Plan(_Frozen):
     site_additions: tuple[SiteAdditions, ...] = ()
     """Blocks editors added to managed areas, kept (the content does not own the areas)."""
     header: PlanHeader | None = None
+    tie_reads: dict[str, int] = Field(default_factory=dict)
+    """Files and users (by kind) the observation read one request each because the site's lists could not return
+    them (``Snapshot.tie_reads``): the cost of dates that tie in groups longer than a list page."""
 
     @property
     def writes(self) -> bool:

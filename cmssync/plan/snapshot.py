@@ -109,6 +109,10 @@ class Snapshot:
     """``kind:key`` → the server's reason, for objects that exist (a listing shows them, or the server did not say
     "not found") but could not be read: planned for nothing, never created again (``cmssync.plan.unreadable``)."""
 
+    tie_reads: Mapping[str, int] = field(default_factory=dict)
+    """Files and users (by kind) read one request each because the list walks could not return them: their dates
+    tie in a group longer than a page of the list (a bulk import; concrete-api.md §13)."""
+
     def batched_pages(self, paths: Iterable[str]) -> list[str]:
         """Those of ``paths`` whose page was read in a batch (drafts unknown), sorted."""
         return sorted({p for p in paths if (page := self.pages.get(p)) is not None and page.batched})

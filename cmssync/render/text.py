@@ -41,6 +41,12 @@ _LONG = 72
 _STYLES = {"+": "green", "~": "yellow", "-": "red", ">": "cyan"}
 
 
+TIE_READS_CAUSE = (
+    "read one request each: the site's list skips them because their dates tie in a group longer than a list page "
+    "(a bulk import within one second); no cursor can return such a group whole"
+)
+
+
 def render_json(plan: Plan) -> str:
     """The versioned JSON document of ``--format json`` (documented in the README)."""
     document = {
@@ -75,6 +81,10 @@ def render_json(plan: Plan) -> str:
             for entry in plan.held
         ],
         "refused": len(plan.refused),
+        "tie_reads": {
+            **{kind: plan.tie_reads.get(kind, 0) for kind in ("files", "users")},
+            "cause": TIE_READS_CAUSE if any(plan.tie_reads.values()) else None,
+        },
     }
     return markup_free_json(json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False)) + "\n"
 

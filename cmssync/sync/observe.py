@@ -9,11 +9,14 @@ default site).
 Files, users and groups are listed (``limit=100``) only when the content or the state names objects of that kind,
 and only for the kinds in scope in an incremental run. Their lists have the tied-dates weakness of every list
 (concrete-api.md §13), so objects the state knows but a list walk missed are read by id (none when the dates are
-distinct). Such a read that answers "not found" means the object is gone; any other answer about that object (a
-permission refused, a persistent server error) makes it *unreadable* (``Snapshot.unreadable``, with the server's
-reason; ``cmssync.sync.read_failures``): the plan holds it and never creates it again. Site files that a content
-file unknown to the state could adopt (same name, folder and size) are
-downloaded and hashed, because only the same bytes prove it is ours (``cmssync.sync.file_adoption``).
+distinct). A group that fits a list page is read whole by the walk (a cursor before the group,
+``cmssync.api.pagination.next_cursor``), users a walk skipped a list page at a time (``UsersApi.users_below``); only
+a group longer than a page costs one request per object, counted in ``Snapshot.tie_reads``. Such a read that answers
+"not found" means the object is gone; any other answer about that object (a permission refused, a persistent server
+error) makes it *unreadable* (``Snapshot.unreadable``, with the server's reason; ``cmssync.sync.read_failures``):
+the plan holds it and never creates it again. Site files that a content file unknown to the state could adopt (same
+name, folder and size) are downloaded and hashed, because only the same bytes prove it is ours
+(``cmssync.sync.file_adoption``).
 
 Concurrency is bounded by the client; here every independent read is started at once. The by-id reads of what a
 list walk skipped are *deferred* (``cmssync.api.limiter.deferred``): they wait behind the requests of the other
@@ -84,6 +87,7 @@ async def observe(
         state = _restricted_state(state, scope)
     warnings: list[str] = []
     unreadable: dict[str, str] = {}
+    ties: Counter[str] = Counter()
     # A kind that neither the content nor the state names is not read at all (a site managed for its pages only
     # costs no file, user or group list); groups also matter to the content's users (memberships).
     want_files = bool(content.files or state.files)
@@ -97,8 +101,9 @@ async def observe(
             list_all=want_files and (scope is None or bool(set(content.files) - set(state.files))),
             warnings=warnings,
             unreadable=unreadable,
+            ties=ties,
         ),
-        _observe_users(client, state, content.users, unreadable, listed=scope is None or scope.all_users)
+        _observe_users(client, state, content.users, unreadable, ties, listed=scope is None or scope.all_users)
         if want_users
         else _no_users(),
         _gather_list(client.iter_groups()) if want_groups else _no_groups(),
@@ -124,6 +129,7 @@ async def observe(
         complete=scope is None or scope.deletes,
         warnings=tuple(warnings),
         unreadable={**pages.unreadable, **unreadable},
+        tie_reads={kind: count for kind, count in ties.items() if count},
     )
 
 
@@ -179,7 +185,13 @@ def unreliable_list_warning(kind: str, dates: list[object]) -> str | None:
 
 
 async def _observe_files(
-    client: ConcreteClient, state: State, *, list_all: bool, warnings: list[str], unreadable: dict[str, str]
+    client: ConcreteClient,
+    state: State,
+    *,
+    list_all: bool,
+    warnings: list[str],
+    unreadable: dict[str, str],
+    ties: Counter[str],
 ) -> dict[str, LiveFile]:
     files: dict[str, File] = {}
     if list_all:
@@ -188,6 +200,8 @@ async def _observe_files(
         if warning is not None:
             warnings.append(warning)
     unseen = {path: str(r.id) for path, r in state.files.items() if str(r.id).lower() not in files}
+    if list_all:
+        ties["files"] += len(unseen)
     reads = (
         _maybe(client.get_file(file_id, includes=("custom_attributes",)), f"file:{path}", f"file {path} ({file_id})")
         for path, file_id in unseen.items()
@@ -218,7 +232,13 @@ def to_live_file(file: File) -> LiveFile:
 
 
 async def _observe_users(
-    client: ConcreteClient, state: State, wanted: Iterable[str], unreadable: dict[str, str], *, listed: bool = True
+    client: ConcreteClient,
+    state: State,
+    wanted: Iterable[str],
+    unreadable: dict[str, str],
+    ties: Counter[str],
+    *,
+    listed: bool = True,
 ) -> dict[str, LiveUser]:
     """The users: the list, plus the known users it skipped, read by id. Not ``listed`` (a scope naming users the
     state knows): only those, by id; if one of the ``wanted`` names is then not found (a new user, one deleted or
@@ -226,6 +246,11 @@ async def _observe_users(
     walked, complete = await client.list_users() if listed else ([], True)
     users: dict[int, User] = {u.id: u for u in walked}
     unseen = {name: r.id for name, r in state.users.items() if r.id not in users}
+    if unseen and not complete:
+        with deferred():  # the walk skipped users whose dates tie: a list page reads a group that fits one
+            users.update({u.id: u for u in await client.users_below(set(users), set(unseen.values()))})
+        unseen = {name: user_id for name, user_id in unseen.items() if user_id not in users}
+        ties["users"] += len(unseen)
     reads = (_maybe(client.get_user(i), f"user:{name}", f"user {name} (id {i})") for name, i in unseen.items())
     with deferred():
         found = await all_settled(reads)
@@ -236,7 +261,7 @@ async def _observe_users(
             users[extra.id] = extra
     names = {u.username for u in users.values()}
     if not listed and any(name not in names for name in wanted):
-        return await _observe_users(client, state, wanted, unreadable)
+        return await _observe_users(client, state, wanted, unreadable, ties)
     if not complete and any(name not in names for name in wanted):
         # A content user is neither known nor listed: it may be one a multi-page walk skipped (tied dates), so
         # read the ids the walk did not return before planning to create it. A one-page list is complete.

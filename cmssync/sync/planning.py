@@ -109,7 +109,8 @@ async def plan_site(
             )
             plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
             plan = _with_companions(plan, workspace.content, state, request.targets, companions)
-            return plan.model_copy(update={**header, "content_digest": whole.digest()}), snapshot
+            update = {**header, "content_digest": whole.digest(), "tie_reads": dict(snapshot.tie_reads)}
+            return plan.model_copy(update=update), snapshot
     scope = request.scope
     if scope is not None:
         scope = with_changed_users(scope, workspace.content, state, options.passwords_changed)
@@ -117,7 +118,7 @@ async def plan_site(
     content = scope.restrict(workspace.content) if scope is not None else workspace.content
     plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
     plan = _with_companions(plan, workspace.content, state, request.targets, companions)
-    return plan.model_copy(update=header), snapshot
+    return plan.model_copy(update={**header, "tie_reads": dict(snapshot.tie_reads)}), snapshot
 
 
 async def _observe_incremental(
