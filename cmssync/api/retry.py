@@ -3,7 +3,8 @@
 Exponential backoff with jitter, bounded in attempts and in total time (:class:`RetryPolicy`); a ``Retry-After``
 from the site replaces the computed wait, cut to ``retry_after_max``. What may be retried depends on the call's
 :class:`Kind`: reads, updates and deletes on every temporary failure; creates only when the request certainly was not
-processed (a 429, or a connection that could not be opened).
+processed (a connection that could not be opened). A create answered 429 is looked up before it is sent again
+(``cmssync.api.transport``): some servers rate-limit after committing.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Retry rules live in ``retry`` (what may be repeated depends on the call's kind). On top of them:
 
-* a create that failed ambiguously (timeout, dropped connection, 5xx) raises ``OutcomeUnknown`` and is never sent
-  again; a failure to get a token is not ambiguous (the request was never sent);
+* a create that failed ambiguously (timeout, dropped connection, 5xx, and 429: a rate limiter placed after the
+  application answers it once the object is made) raises ``OutcomeUnknown`` and is never sent again without a
+  lookup (``sync.engine.create_verified``); a failure to get a token is not ambiguous (the request was never sent);
 * a DELETE that answers "not found" on a retry after an ambiguous attempt has succeeded (the first attempt did it);
 * a 401 that rejects the token triggers one re-authentication and one resend within the same attempt;
 * a 429/503 with ``Retry-After`` pauses every call of this client, not only the refused one;
@@ -167,7 +168,9 @@ class Transport:
                 if kind is Kind.DELETE and ambiguous:
                     raise _Deleted() from None
                 raise
-            except (TransportError, ServerError) as exc:
+            except (TransportError, ServerError, RateLimited) as exc:
+                # A 429 normally means "not processed", but a rate limiter behind the application answers it after
+                # the commit: a create is never sent again on a 429 without looking first (create_verified).
                 if not isinstance(exc, TransportError) or exc.maybe_processed:
                     ambiguous = True
                 if kind is Kind.CREATE and ambiguous:

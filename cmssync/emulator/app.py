@@ -62,13 +62,17 @@ class FaultsAndStats:
         if rule.kind == "drop":
             await _drop_connection(raw_send)
             return
-        if rule.kind == "commit-then-500":
+        if rule.kind in ("commit-then-500", "commit-then-429"):
 
             async def discard(message: Message) -> None:
                 return None
 
             await self.app(scope, receive, discard)
-            response = responses.whoops("RuntimeException", "Injected fault: commit-then-500", xhr)
+            response = (
+                _too_many_requests(rule)
+                if rule.kind == "commit-then-429"
+                else responses.whoops("RuntimeException", "Injected fault: commit-then-500", xhr)
+            )
         elif rule.kind == "revoke-token":
             if not request.headers.get("authorization", "").startswith("Bearer "):
                 await self.app(scope, receive, send)  # nothing to revoke (the token endpoint, unauthenticated calls)
@@ -78,11 +82,7 @@ class FaultsAndStats:
         elif rule.kind == "404":
             response = responses.not_found_page(self.emu.store.get_meta("site_name", "Sandbox Site"), xhr)
         elif rule.kind == "429":
-            response = Response(
-                "Too Many Requests",
-                status_code=429,
-                headers={"retry-after": rule.retry_after, "content-type": "text/plain; charset=UTF-8"},
-            )
+            response = _too_many_requests(rule)
         elif rule.kind == "503":
             headers = {"content-type": "text/html; charset=UTF-8"}
             if "retry-after" in rule.options:
@@ -93,6 +93,14 @@ class FaultsAndStats:
         else:
             response = responses.whoops("RuntimeException", "Injected fault: 500", xhr)
         await response(scope, receive, send)
+
+
+def _too_many_requests(rule: FaultRule) -> Response:
+    return Response(
+        "Too Many Requests",
+        status_code=429,
+        headers={"retry-after": rule.retry_after, "content-type": "text/plain; charset=UTF-8"},
+    )
 
 
 async def _drop_connection(send: Send) -> None:

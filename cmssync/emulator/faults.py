@@ -5,9 +5,10 @@ Rule syntax: ``KIND:PROBABILITY[:key=value…]``, e.g. ``500:0.1``, ``429:0.05:r
 
 Kinds: ``latency`` (``ms=``, default 100), ``500``, ``503``, ``429`` (``retry-after=`` seconds, default 1),
 ``drop`` (close the connection without an answer), ``404`` (the CMS's "Page Not Found" page, as for a file whose
-bytes were removed from the storage), ``commit-then-500`` (do the change, then answer 500) and
-``revoke-token`` (revoke the caller's bearer token, then answer 401 "Access token has been revoked"; requests
-without a bearer token pass untouched).
+bytes were removed from the storage), ``commit-then-500`` (do the change, then answer 500), ``commit-then-429``
+(do the change, then answer 429, as a rate limiter placed after the application would) and ``revoke-token``
+(revoke the caller's bearer token, then answer 401 "Access token has been revoked"; requests without a bearer
+token pass untouched).
 
 Filters and options: ``method=POST`` (comma list allowed), ``path=`` (a glob when it contains ``*``, ``?`` or
 ``[``; otherwise a regular expression searched in the path), ``times=N`` (fire at most N times; ``times=1`` is a
@@ -22,7 +23,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
-KINDS = ("latency", "404", "500", "503", "429", "drop", "commit-then-500", "revoke-token")
+KINDS = ("latency", "404", "500", "503", "429", "drop", "commit-then-500", "commit-then-429", "revoke-token")
 
 
 class FaultRuleError(ValueError):

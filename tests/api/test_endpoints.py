@@ -155,13 +155,13 @@ async def test_upload_reopens_the_file_when_repeated(tmp_path: Path) -> None:
     source.write_text("hello")
     bodies: list[bytes] = []
 
-    def limited_then_ok(request: httpx.Request) -> httpx.Response:
+    def unreachable_then_ok(request: httpx.Request) -> httpx.Response:
         bodies.append(request.content)
-        if len(bodies) == 1:
-            return httpx.Response(429, headers={"retry-after": "0"})
+        if len(bodies) == 1:  # certainly not processed: the only failure a create is resent on without a lookup
+            raise httpx.ConnectError("connection refused", request=request)
         return data({"id": "u"})
 
-    async with mock_client(limited_then_ok) as client:
+    async with mock_client(unreachable_then_ok) as client:
         await client.upload_file(source)
     assert len(bodies) == 2
     assert b"hello" in bodies[1]

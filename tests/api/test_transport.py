@@ -102,7 +102,13 @@ async def test_transport_error_after_retries_is_temporary() -> None:
 
 @pytest.mark.parametrize(
     "failure",
-    [httpx.Response(503), httpx.Response(500, text="boom"), httpx.ReadTimeout("slow"), httpx.RemoteProtocolError("x")],
+    [
+        httpx.Response(503),
+        httpx.Response(500, text="boom"),
+        httpx.Response(429, headers={"retry-after": "0"}),  # a rate limiter after the application: maybe committed
+        httpx.ReadTimeout("slow"),
+        httpx.RemoteProtocolError("x"),
+    ],
 )
 async def test_create_is_never_repeated_after_an_ambiguous_failure(failure: Any) -> None:
     script = Script(failure, data(GROUP))
@@ -113,7 +119,7 @@ async def test_create_is_never_repeated_after_an_ambiguous_failure(failure: Any)
     assert "POST /ccm/api/1.0/groups" in str(caught.value)
 
 
-@pytest.mark.parametrize("refusal", [httpx.Response(429, headers={"retry-after": "0"}), httpx.ConnectError("refused")])
+@pytest.mark.parametrize("refusal", [httpx.ConnectError("refused"), httpx.ConnectTimeout("no answer to SYN")])
 async def test_create_is_repeated_when_certainly_not_processed(refusal: Any) -> None:
     script = Script(refusal, data(GROUP))
     async with mock_client(script) as client:
