@@ -16,6 +16,7 @@ schedule or signal), in the manner of kopf's temporary/permanent handler errors 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -88,6 +89,27 @@ class Problem:
         if self.line <= 0:
             return f"{self.file}: {self.message}"
         return f"{self.file}:{self.line}:{self.column}: {self.message}"
+
+
+SHOWN_PER_PROBLEM = 5
+"""Located problems with one message printed before the rest are counted (1,200 files, one mistake: 6 lines)."""
+
+
+def condensed(problems: Iterable[Problem]) -> list[str]:
+    """The problems as lines, at most :data:`SHOWN_PER_PROBLEM` per message, then ``… and N more with the same
+    problem: message`` (the JSON and GitHub formats of ``validate`` keep every one)."""
+    seen: Counter[str] = Counter()
+    lines: list[str] = []
+    for problem in problems:
+        seen[problem.message] += 1
+        if seen[problem.message] <= SHOWN_PER_PROBLEM:
+            lines.append(str(problem))
+    lines += [
+        f"… and {count - SHOWN_PER_PROBLEM} more with the same problem: {message}"
+        for message, count in seen.items()
+        if count > SHOWN_PER_PROBLEM
+    ]
+    return lines
 
 
 class ContentError(CmsSyncError):

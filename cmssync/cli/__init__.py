@@ -35,7 +35,15 @@ from cmssync.cli.options import (
 )
 from cmssync.cli.sandbox import open_site_workspace, site_overrides
 from cmssync.cli.tools import emulator, schema
-from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, CmsSyncError, StateError, printable
+from cmssync.errors import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    CmsSyncError,
+    ContentError,
+    StateError,
+    condensed,
+    printable,
+)
 from cmssync.logs import configure_notes, note, notes_as_json
 
 __all__ = ["cli", "main", "site_overrides"]
@@ -409,7 +417,9 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             raise
         *details, last = printable(str(exc)).splitlines() or [""]
-        for line in details:  # located content problems, one per line, then the summary
+        if isinstance(exc, ContentError):  # located problems, a few per message, then the summary
+            details = [printable(line) for line in condensed(exc.problems)]
+        for line in details:
             note(line, level=logging.ERROR)
         note(f"error: {last}", level=logging.ERROR)
         return exc.exit_code

@@ -3,16 +3,20 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
-from collections.abc import Mapping
+import typing
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import (
+    BaseModel,
     SecretStr,
     ValidationError,
 )
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
@@ -188,12 +192,44 @@ def _read_config_file(path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
     except ValidationError as exc:
         for err in exc.errors():
             line, col = position_of(document, err["loc"], at_key=err["type"] == "extra_forbidden")
-            where = ".".join(str(p) for p in err["loc"])
-            problems.append(Problem(name, line, col, f"{where}: {err['msg']}"))
+            where = ".".join(str(p) for p in err["loc"] if p != "[key]")
+            problems.append(Problem(name, line, col, f"{where}: {setting_message(err)}"))
     if problems:
         raise ContentError(problems)
     assert isinstance(resolved, dict)
     return resolved
+
+
+def setting_message(err: ErrorDetails) -> str:
+    """A settings error in the words of cmssync.yaml: ``unknown setting 'prnue' (did you mean 'prune'?)`` rather
+    than pydantic's "Extra inputs are not permitted", and a wrong choice with the choices and the closest one."""
+    given = str(err["loc"][-2] if err["loc"][-1:] == ("[key]",) else err["loc"][-1]) if err["loc"] else ""
+    if err["type"] == "extra_forbidden":
+        return f"unknown setting {given!r}{_closest(given, _setting_names())}"
+    if err["type"] == "literal_error":
+        choices = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
+        value = given if err["loc"][-1:] == ("[key]",) else str(err.get("input"))
+        return f"{value!r} is not one of {', '.join(choices)}{_closest(value, choices)}"
+    return str(err["msg"]).removeprefix("Value error, ")
+
+
+def _closest(given: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(given, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _setting_names() -> set[str]:
+    """Every setting's name, at any depth (the candidates of a did-you-mean)."""
+    names: set[str] = set()
+    models: list[type[BaseModel]] = [Settings]
+    while models:
+        model = models.pop()
+        for field_name, info in model.model_fields.items():
+            names.add(field_name)
+            for kind in typing.get_args(info.annotation) or (info.annotation,):
+                if isinstance(kind, type) and issubclass(kind, BaseModel) and kind is not model:
+                    models.append(kind)
+    return names
 
 
 _UNSET = object()

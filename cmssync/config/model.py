@@ -95,6 +95,18 @@ class PruneSettings(Section):
     blocked."""
 
 
+WarningKind = Literal[
+    "unmanaged_groups",
+    "protected",
+    "foreign_draft_merge",
+    "renamed_files",
+    "duplicate_files",
+    "unreliable_lists",
+    "retired_files",
+]
+"""The plan warnings that can be silenced (their patterns: ``cmssync.plan.warnings``)."""
+
+
 class PasswordSettings(Section):
     """What the site accepts as a user password, so ``validate`` refuses what apply would be refused (Concrete's
     ``concrete.user.password.minimum``/``maximum``; its defaults)."""
@@ -203,6 +215,10 @@ class Settings(Section):
     """Deletes of removed content and their guards."""
     protect: ProtectSettings = Field(default_factory=ProtectSettings)
     """Objects never deleted."""
+    warnings: dict[WarningKind, Literal["on", "off"] | bool] = Field(default_factory=dict)
+    """Plan warnings by kind, ``off`` to leave them out of every plan (e.g. ``{unmanaged_groups: off}`` for the
+    site's own groups): ``unmanaged_groups``, ``protected``, ``foreign_draft_merge``, ``renamed_files``,
+    ``duplicate_files``, ``unreliable_lists``, ``retired_files``."""
     passwords: PasswordSettings = Field(default_factory=PasswordSettings)
     """The site's password rules, checked by ``validate`` and before apply writes anything."""
     versions: VersionSettings = Field(default_factory=VersionSettings)
@@ -233,6 +249,11 @@ class Settings(Section):
     """Seconds one HTTP request may take (connect, send, each read) before it counts as failed and is retried."""
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
     """The daemon."""
+
+    @property
+    def silenced_warnings(self) -> frozenset[str]:
+        """The kinds of plan warnings set ``off`` in ``warnings``."""
+        return frozenset(kind for kind, value in self.warnings.items() if value in ("off", False))
 
     @field_validator("state", mode="wrap")
     @classmethod

@@ -182,3 +182,14 @@ def applied_file_digest(
     current = live_file_fields(live)
     kept = any(name not in written and current.get(name) != value for name, value in desired.items())
     return old if kept else new
+
+
+def folder_by_path(change: FieldChange, folders: Mapping[int, str]) -> FieldChange:
+    """A folder change with paths for ids (apply moves the file by the sidecar's folder, not by these values)."""
+    if change.field != "folder":
+        return change
+
+    def name(value: object) -> object:
+        return folders.get(value, f"folder {value}") if isinstance(value, int) else value
+
+    return change.model_copy(update={"before": name(change.before), "after": name(change.after)})

@@ -25,17 +25,18 @@ Every create carries ``Precondition(absent=True)``: a plan file applied after th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import PurePosixPath
 from typing import Any
 
+from cmssync.config.values import folder_path
 from cmssync.content.files import FileSpec
 from cmssync.content.models import UserSpec
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import Action, FieldChange, FieldConflict, HeldObject, Operation, Precondition
-from cmssync.plan.asset_conflicts import compare, file_base, live_file_fields, user_base
+from cmssync.plan.asset_conflicts import compare, file_base, folder_by_path, live_file_fields, user_base
 from cmssync.plan.conflicts import ConflictPolicies, settle
 from cmssync.plan.normalize import digest, normalize_attribute, normalize_tags, normalize_text
 from cmssync.plan.snapshot import LiveFile, LiveUser, Snapshot
@@ -75,6 +76,7 @@ def plan_files(
     settling = settling if settling is not None else Settling()
     result = FilePlan()
     managed = {str(record.id).lower() for record in state.files.values()}
+    folders = {number: folder_path(name) for name, number in content.settings.folders.items()}
     for path, spec in sorted(content.files.items()):
         record = state.files.get(path)
         live = observed.files.get(str(record.id).lower()) if record is not None else None
@@ -91,7 +93,7 @@ def plan_files(
                 f"file {path}: renamed on the site, from {_url_name(record.url)} to {live.name}; still bound to "
                 f"{path} (one site file, one path: cmssync never renames a file, pages link to its current URL)"
             )
-        action = _settled_file(path, spec, live, record, adopted, settling)
+        action = _settled_file(path, spec, live, record, adopted, settling, folders)
         if action is not None and action.op == "replace":
             result.changing.add(path)
         else:
@@ -107,9 +109,16 @@ def _url_name(url: str) -> str:
 
 
 def _settled_file(
-    path: str, spec: FileSpec, live: LiveFile, record: FileRecord | None, adopted: bool, settling: Settling
+    path: str,
+    spec: FileSpec,
+    live: LiveFile,
+    record: FileRecord | None,
+    adopted: bool,
+    settling: Settling,
+    folders: Mapping[int, str],
 ) -> Action | None:
-    """The action for a file the site has (or None): metadata compared three ways, new bytes replace it."""
+    """The action for a file the site has (or None): metadata compared three ways, new bytes replace it. A folder
+    change shows the folders' paths (``folders:`` of the settings), as the sidecar names them, not their ids."""
     desired = desired_file_meta(spec)
     changes = _file_changes(spec, live)
     recorded = record.digest if record is not None else None
@@ -127,6 +136,7 @@ def _settled_file(
         changes.insert(0, FieldChange(field="sha256", before=record.hash if record else None, after=file_hash(spec)))
     if not changes and not adopted:
         return None
+    changes = [folder_by_path(change, folders) for change in changes]
     action = Action(
         kind="file",
         key=path,

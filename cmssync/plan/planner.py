@@ -49,6 +49,7 @@ from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.pages import PageContext, plan_page
 from cmssync.plan.scope import object_ids
 from cmssync.plan.snapshot import Snapshot
+from cmssync.plan.warnings import shown
 from cmssync.state.records import State
 
 DELETE_KIND_ORDER: tuple[Kind, ...] = ("page", "file", "user")
@@ -81,6 +82,8 @@ class PlanOptions:
     ignore_rules: tuple[GlobalIgnoreRule, ...] = ()
     areas_owned: bool = False
     """The content owns its managed areas (``areas: owned``): blocks editors add are deleted, not kept."""
+    silenced_warnings: frozenset[str] = frozenset()
+    """Kinds of warnings left out of the plan (``warnings:`` in the settings; :mod:`cmssync.plan.warnings`)."""
     content_empty: bool | None = None
     """Whether the whole content is empty, when the planner is given a part of it (a ``--target`` run plans its
     scope): the empty-content guard is about the whole content. None: judged from the content planned."""
@@ -151,7 +154,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         kept=tuple(kept),
         conflicts=tuple(conflicts),
         held=tuple(held),
-        warnings=tuple(warnings),
+        warnings=tuple(shown(warnings, options.silenced_warnings)),
         site_additions=tuple(additions),
     )
 

@@ -77,6 +77,7 @@ class Workspace:
             on_foreign_draft=settings.on_foreign_draft or request.foreign_draft_default,
             areas_owned=settings.areas == "owned",
             ignore_rules=tuple(settings.ignore),
+            silenced_warnings=settings.silenced_warnings,
         )
 
     def password_status(self, state: State) -> tuple[frozenset[str], frozenset[str]]:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,34 @@ def test_validate_as_json_and_as_github_annotations(
     monkeypatch.setenv("JANE_EDITOR_PASSWORD", "long-enough")
     assert main(["validate", str(example), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["valid"] is True
+
+
+def test_a_settings_typo_is_named_with_the_closest_setting(
+    example: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pydantic's "Extra inputs are not permitted" used to be all a typo in cmssync.yaml got."""
+    root = tmp_path / "site"
+    shutil.copytree(example, root, ignore=shutil.ignore_patterns(".cmssync"))
+    config = root / "cmssync.yaml"
+    config.write_text(config.read_text() + "prnue: {enabled: true}\non_foreign_draft: skp\n", encoding="utf-8")
+    assert main(["validate", str(root), "--no-secrets"]) == 1
+    err = capsys.readouterr().err
+    assert "prnue: unknown setting 'prnue' (did you mean 'prune'?)" in err
+    assert "on_foreign_draft: 'skp' is not one of fail, skip, merge (did you mean 'skip'?)" in err
+    assert "Extra inputs" not in err
+
+
+def test_many_files_with_one_problem_print_a_few_lines_and_a_count(
+    example: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "site"
+    shutil.copytree(example, root, ignore=shutil.ignore_patterns(".cmssync"))
+    for n in range(40):
+        (root / f"pages/broken-{n}.yaml").write_text("name: Broken\ntemplate: [full]\n", encoding="utf-8")
+    assert main(["validate", str(root), "--no-secrets"]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) < 15, lines
+    assert "… and 35 more with the same problem: template: Input should be a valid string" in lines
+    assert lines[-1] == "error: 40 problems in the content"
+    assert main(["validate", str(root), "--no-secrets", "--format", "json"]) == 1
+    assert len(json.loads(capsys.readouterr().out)["problems"]) == 40  # the machine formats keep every one

@@ -13,6 +13,7 @@ from cmssync.cli import main
 from cmssync.config import CONFIG_VARIABLE
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import ContentError
+from cmssync.render.text import render_text
 from tests.support.sites import PASSWORDS, Site, copy_example, sandbox_environment
 
 
@@ -79,3 +80,35 @@ async def test_apply_checks_passwords_before_its_first_write(
     with pytest.raises(ContentError, match="the password in SAM_WRITER_PASSWORD has 2 characters"):
         await site.apply()
     assert (await site.plan()).summary() == before  # nothing was written
+
+
+# --- issue 27 item 6: warnings silenced per kind, folders by path ----------------------------------------------
+
+
+async def test_a_kind_of_warning_can_be_silenced(example: Site) -> None:
+    assert not (await example.apply()).failed, example.last_output
+    plan = await example.plan()
+    assert any(w.startswith("groups on the site but not in the content") for w in plan.warnings)
+    config = example.root / "cmssync.yaml"
+    config.write_text(config.read_text() + "warnings: {unmanaged_groups: off}\n", encoding="utf-8")
+    plan = await example.plan()
+    assert not any("groups on the site" in w for w in plan.warnings)
+    assert "groups on the site" not in render_text(plan)
+
+
+def test_an_unknown_warning_kind_is_refused_with_the_kinds(example: Site) -> None:
+    config = example.root / "cmssync.yaml"
+    config.write_text(config.read_text() + "warnings: {unmanaged_group: off}\n", encoding="utf-8")
+    with pytest.raises(ContentError, match="unmanaged_groups"):
+        example.workspace()
+
+
+async def test_a_folder_change_shows_the_folders_paths(example: Site) -> None:
+    assert not (await example.apply()).failed, example.last_output
+    sidecar = example.root / "files/documents/price-list.txt.yaml"
+    sidecar.write_text(sidecar.read_text().replace("folder: /documents", "folder: /images"), encoding="utf-8")
+    [move] = [a for a in (await example.plan()).actions if a.key == "documents/price-list.txt"]
+    [change] = move.changes
+    assert (move.op, change.field, change.before, change.after) == ("move", "folder", "/documents", "/images")
+    assert not (await example.apply()).failed, example.last_output  # apply still moves it, by the sidecar's folder
+    assert (await example.plan()).actions == ()
