@@ -1,0 +1,99 @@
+"""Issue 25 items 1 and 3 on a real Concrete CMS 9.3.1 site (opt-in: see conftest.py for how to run it).
+
+* Sub-areas: a content block inside a container or layout (``Main : 10 : Title``), pulled from a fresh
+  ``atomik_full`` site, edited in its YAML and applied, shows on the public page; the page keeps its other blocks;
+  the next plan is empty.
+* Stacks: a footer column's content (``stacks/footer-column-N.yaml``) edited in its YAML and applied shows on every
+  public page that renders the footer; the next plan is empty.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from tests.realsite.conftest import Report
+from tests.realsite.harness import PublicSite, RawApi, SiteAccess, page_files, run_cmssync
+
+
+def _round_trip() -> YAML:
+    yaml = YAML()
+    yaml.width = 4096
+    return yaml
+
+
+def _append_marker(blocks: list[Any], marker: str) -> bool:
+    """Append a paragraph to the first content block of ``blocks``; whether there was one."""
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == "content" and isinstance(block.get("value"), dict):
+            block["value"]["content"] = str(block["value"]["content"]) + f"<p>{marker}</p>"
+            return True
+    return False
+
+
+def test_a_sub_area_block_is_pulled_edited_applied_and_shown(
+    real_site: SiteAccess, api: RawApi, public: PublicSite, content_dir: Path, report: Report
+) -> None:
+    pull = run_cmssync(real_site, content_dir, "pull")
+    report.add("sub-areas", pull)
+    assert pull.code == 0, pull.output
+    marker = f"subarea-edit-{secrets.token_hex(3)}"
+    yaml = _round_trip()
+    edited = None
+    for path, file in page_files(content_dir):
+        data = yaml.load(file.read_text(encoding="utf-8"))
+        names = [name for name in (data.get("areas") or {}) if " : " in name]
+        if any(_append_marker(data["areas"][name], marker) for name in names):
+            with file.open("w", encoding="utf-8") as stream:
+                yaml.dump(data, stream)
+            edited = path
+            break
+    assert edited is not None, "no content block in any sub-area of the pulled site"
+    tree = api.tree()
+    blocks_before = len(api.blocks(tree[edited]))
+    assert public.page(edited).html.count(marker) == 0
+
+    apply = run_cmssync(real_site, content_dir, "apply", "--yes")
+    report.add("sub-areas", apply, page=edited)
+    assert apply.code == 0, apply.output
+    assert public.page(edited).html.count(marker) == 1
+    assert len(api.blocks(tree[edited])) == blocks_before
+    plan = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode")
+    report.add("sub-areas", plan)
+    assert plan.code == 0, plan.output
+
+
+def test_a_footer_column_edit_shows_on_every_page_that_renders_the_footer(
+    real_site: SiteAccess, api: RawApi, public: PublicSite, content_dir: Path, report: Report
+) -> None:
+    pull = run_cmssync(real_site, content_dir, "pull")
+    report.add("stacks", pull)
+    assert pull.code == 0, pull.output
+    columns = sorted((content_dir / "stacks").glob("footer-column-*.yaml"))
+    assert columns, pull.output
+    marker = f"footer-edit-{secrets.token_hex(3)}"
+    yaml = _round_trip()
+    for column in columns:
+        data = yaml.load(column.read_text(encoding="utf-8"))
+        if _append_marker(data["areas"]["Main"], marker):
+            with column.open("w", encoding="utf-8") as stream:
+                yaml.dump(data, stream)
+            break
+    else:
+        raise AssertionError("no footer column holds a content block")
+    pages = sorted(api.tree())
+    footer = {path for path in pages if "<footer" in public.page(path).html}
+    assert len(footer) >= len(pages) // 2, f"only {len(footer)} of {len(pages)} pages render a footer"
+
+    apply = run_cmssync(real_site, content_dir, "apply", "--yes")
+    report.add("stacks", apply, stack=column.name)
+    assert apply.code == 0, apply.output
+    missing = [path for path in sorted(footer) if marker not in public.page(path).html]
+    report.note("stacks", f"the edit of {column.name} shows on {len(footer) - len(missing)} of {len(footer)} pages")
+    assert not missing, missing
+    plan = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode")
+    report.add("stacks", plan)
+    assert plan.code == 0, plan.output
