@@ -57,6 +57,7 @@ from cmssync.sync.pull_merge import keep_explicit, merge_page
 from cmssync.sync.pull_page_form import (
     PLACEHOLDER_NOTE,
     PULLED_ATTRIBUTE_TYPES,
+    FileLinks,
     page_spec,
     placeholder_note,
     stack_data,
@@ -141,6 +142,7 @@ async def _read_site(
         await pull_files(client, root, settings, state, result, scope)
         await pull_users_and_groups(client, root, state, result, scope)
     file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
+    links = FileLinks(base_url, file_urls)  # once: per page it cost pages x files
     uuids = {file.id.lower(): path for path, (file, _spec) in result.files.items()}
     ids = result.page_ids  # filled by the walk
     resolve = Resolver(
@@ -162,7 +164,7 @@ async def _read_site(
                 if not wanted and not scope.takes("page"):
                     not_taken.append(path)
                     continue
-                _stage_page(page, root, state, result, resolve, base_url, file_urls, uuids, scope)
+                _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope)
             else:
                 to_merge.append(page)
 
@@ -184,12 +186,12 @@ async def _read_site(
             if writer.page_file(root, path).is_file():
                 to_merge.append(stack)
             elif wanted or scope.takes("stack"):
-                _stage_page(stack, root, state, result, resolve, base_url, file_urls, uuids, scope)
+                _stage_page(stack, root, state, result, resolve, base_url, links, uuids, scope)
             else:
                 result.not_taken.setdefault("stack", []).append(path)
     result.skipped += [f"page {path}: not found on the site" for path in sorted(wanted - set(ids))]
     for page in to_merge:
-        _stage_page(page, root, state, result, resolve, base_url, file_urls, uuids, scope)
+        _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope)
 
 
 def _stage_page(
@@ -199,7 +201,7 @@ def _stage_page(
     result: Pulled,
     resolve: Resolver,
     base_url: str,
-    file_urls: Mapping[str, str],
+    links: FileLinks,
     uuids: Mapping[str, str],
     scope: PullScope,
 ) -> None:
@@ -221,7 +223,7 @@ def _stage_page(
         return
     notes: list[str] = []
     placeholders: list[str] = []
-    spec = page_spec(page, base_url, file_urls, uuids, notes=notes, placeholders=placeholders)
+    spec = page_spec(page, base_url, links, uuids, notes=notes, placeholders=placeholders)
     types = {a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle}
     written = stack_data(page, writer.spec_data(spec)) if is_stack_path(path) else writer.spec_data(spec)
     data = keep_explicit(existing, written, types, frozenset(PULLED_ATTRIBUTE_TYPES))

@@ -43,10 +43,55 @@ def placeholder_note(placeholders: list[str]) -> str:
     return f"{PLACEHOLDER_NOTE}: {'; '.join(placeholders)}"
 
 
+class FileLinks:
+    """The pulled files as blocks refer to them: by export name, and by URL (absolute, or ``{CCM:BASE_URL}`` + the
+    rest) to write as ``${file:PATH}``. Built once per pull: per page, it cost pages x files."""
+
+    def __init__(self, base_url: str, file_urls: Mapping[str, str]) -> None:
+        self.urls = file_urls
+        self.by_export = {name: path for path, url in file_urls.items() if (name := export_name(url)) is not None}
+        references: dict[str, str] = {}
+        for path, url in file_urls.items():
+            if url:
+                references.setdefault(url, f"${{file:{path}}}")
+                if url.startswith(base_url):
+                    references.setdefault("{CCM:BASE_URL}" + url[len(base_url) :], f"${{file:{path}}}")
+        self.references = references
+        self.lengths = sorted({len(key) for key in references}, reverse=True)
+        self.starts = sorted({key[:14] for key in references})
+
+    def replace(self, text: str) -> str:
+        """``text`` with every file URL in it as its reference, the longest URL where several start at one place."""
+        if not self.references:
+            return text
+        hits = sorted(
+            {at for start in self.starts for at in _occurrences(text, start)},
+        )
+        out: list[str] = []
+        done = 0
+        for at in hits:
+            if at < done:
+                continue
+            key = next((text[at : at + n] for n in self.lengths if text[at : at + n] in self.references), None)
+            if key is not None:
+                out += [text[done:at], self.references[key]]
+                done = at + len(key)
+        return "".join(out) + text[done:] if out else text
+
+
+def _occurrences(text: str, start: str) -> list[int]:
+    found = []
+    at = text.find(start)
+    while at >= 0:
+        found.append(at)
+        at = text.find(start, at + 1)
+    return found
+
+
 def page_spec(
     page: Page,
     base_url: str,
-    file_urls: Mapping[str, str],
+    file_urls: Mapping[str, str] | FileLinks,
     uuids: Mapping[str, str] | None = None,
     *,
     notes: list[str] | None = None,
@@ -62,7 +107,8 @@ def page_spec(
         and (attribute.type or DEFAULT_ATTRIBUTE_TYPES.get(attribute.handle, "")) in PULLED_ATTRIBUTE_TYPES
         and attribute.value not in (None, "", False)
     }
-    links = _Links(base_url, file_urls, uuids or {})
+    files = file_urls if isinstance(file_urls, FileLinks) else FileLinks(base_url, file_urls)
+    links = _Links(base_url, files, uuids or {})
     live_areas = {area.name: [block.type or "" for block in area.blocks] for area in page.areas or []}
     areas: dict[str, list[dict[str, Any]]] = {}
     for area in page.areas or []:
@@ -104,11 +150,10 @@ def stack_data(page: Page, data: dict[str, Any]) -> dict[str, Any]:
 class _Links:
     """Translates one page's blocks into content (see the module docstring)."""
 
-    def __init__(self, base_url: str, file_urls: Mapping[str, str], uuids: Mapping[str, str]) -> None:
+    def __init__(self, base_url: str, files: FileLinks, uuids: Mapping[str, str]) -> None:
         self.base_url = base_url
-        self.file_urls = file_urls
-        by_export = {name: path for path, url in file_urls.items() if (name := export_name(url)) is not None}
-        self.files: FileLookup = by_export.get
+        self.links = files
+        self.files: FileLookup = files.by_export.get
         self.uuids: FileLookup = uuids.get
         self.kept: list[str] = []
         self.numeric_links = 0
@@ -162,7 +207,7 @@ class _Links:
         column = column_to_reference(text, self.files)
         if column is not None:
             return column
-        text = _with_references(text, self.base_url, self.file_urls)
+        text = self.links.replace(escape(text))
         if declared.kind_of(name) != "rich_text":
             return text
         translated = html_to_references(text, self.files, rendered, self.uuids)
@@ -186,15 +231,3 @@ def _pulled(declared: BlockField, read: str | None) -> Any:
     if declared.kind == "int" and re.fullmatch(r"-?\d+", read):
         return int(read)
     return read
-
-
-def _with_references(text: str, base_url: str, file_urls: Mapping[str, str]) -> str:
-    text = escape(text)
-    for path, url in file_urls.items():
-        if not url:
-            continue
-        reference = f"${{file:{path}}}"
-        text = text.replace(url, reference)
-        if url.startswith(base_url):
-            text = text.replace("{CCM:BASE_URL}" + url[len(base_url) :], reference)
-    return text
