@@ -39,7 +39,17 @@ def plan_options(command: F) -> F:
             "targets",
             multiple=True,
             metavar="KIND:KEY",
-            help="Limit to these objects, e.g. page:/about, file:logo.png, user:editor, group:Editors (repeatable).",
+            help="Limit to these objects and what they need (repeatable), e.g. page:/about, 'page:/services/*', "
+            "file:images/logo.png, 'file:*.pdf', user:jane.editor, 'group:Content Team' (* matches any characters, "
+            "/ included; ? one).",
+        ),
+        click.option(
+            "--exclude",
+            "excludes",
+            multiple=True,
+            metavar="KIND:KEY",
+            help="Leave these objects out, and what needs them (repeatable; patterns as --target), e.g. "
+            "'page:/services/*' or user:sam_writer",
         ),
         click.option(
             "--prune", is_flag=True, default=None, help="Delete managed objects that disappeared from the content."
@@ -58,12 +68,18 @@ def plan_options(command: F) -> F:
 
 
 def plan_request(
-    targets: tuple[str, ...], prune: bool | None, replace_moved: bool, allow_mass_delete: bool, force: bool = False
+    targets: tuple[str, ...],
+    prune: bool | None,
+    replace_moved: bool,
+    allow_mass_delete: bool,
+    force: bool = False,
+    excludes: tuple[str, ...] = (),
 ) -> PlanRequest:
     from cmssync.plan.request import PlanRequest
 
     return PlanRequest(
         targets=targets,
+        excludes=excludes,
         prune=prune or None,
         replace_moved=replace_moved,
         allow_mass_delete=allow_mass_delete,

@@ -22,17 +22,13 @@ Rules worth knowing when reading the code:
 
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
 from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
-from cmssync.errors import PlanError
 from cmssync.plan.actions import (
-    KIND_ORDER,
     Action,
     BlockedDeletes,
     FieldConflict,
@@ -48,6 +44,7 @@ from cmssync.plan.assets import Settling, plan_files, plan_groups, plan_users
 from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.pages import PageContext, plan_page
 from cmssync.plan.scope import object_ids
+from cmssync.plan.selection import check_targets, excluded, matches, targeted, without_keys
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.warnings import shown
 from cmssync.state.records import State
@@ -66,7 +63,9 @@ class PlanOptions:
     max_fraction: float = 0.25
     allow_mass_delete: bool = False
     targets: tuple[str, ...] = ()
-    """``KIND:KEY`` patterns (fnmatch); empty means everything."""
+    """``KIND:KEY`` patterns (:mod:`cmssync.plan.selection`); empty means everything."""
+    excludes: tuple[str, ...] = ()
+    """``KIND:KEY`` patterns left out of the plan, with the actions that need them."""
     replace_moved: bool = False
     api_username: str | None = None
     """The account cmssync acts as: never deleted."""
@@ -139,12 +138,22 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
     actions = [*groups, *files.actions, *page_actions, *users, *deletes]
     if options.targets:
         check_targets(options.targets, object_ids(content, state) | {a.id for a in actions})
-        actions = _targeted(actions, options.targets)
-        blocked = [b for b in blocked if any(_matches(f"{b.kind}:{key}", options.targets) for key in b.keys)]
-        kept = [k for k in kept if any(_matches(f"{k.kind}:{key}", options.targets) for key in k.keys)]
-        conflicts = [c for c in conflicts if _matches(c.id, options.targets)]
-        held = [h for h in held if _matches(h.id, options.targets)]
-        additions = [a for a in additions if _matches(f"page:{a.key}", options.targets)]
+        actions = targeted(actions, options.targets)
+        blocked = [b for b in blocked if any(matches(f"{b.kind}:{key}", options.targets) for key in b.keys)]
+        kept = [k for k in kept if any(matches(f"{k.kind}:{key}", options.targets) for key in k.keys)]
+        conflicts = [c for c in conflicts if matches(c.id, options.targets)]
+        held = [h for h in held if matches(h.id, options.targets)]
+        additions = [a for a in additions if matches(f"page:{a.key}", options.targets)]
+    if options.excludes:
+        check_targets(options.excludes, object_ids(content, state) | {a.id for a in actions}, flag="--exclude")
+        actions, dependents = excluded(actions, options.excludes)
+        if dependents:
+            warnings.append(f"left out with the excluded objects they need: {', '.join(dependents)}")
+        blocked = [b for b in (without_keys(b, options.excludes) for b in blocked) if b.keys]
+        kept = [k for k in (without_keys(k, options.excludes) for k in kept) if k.keys]
+        conflicts = [c for c in conflicts if not matches(c.id, options.excludes)]
+        held = [h for h in held if not matches(h.id, options.excludes)]
+        additions = [a for a in additions if not matches(f"page:{a.key}", options.excludes)]
     return Plan(
         site=observed.site_url,
         publish=options.publish,
@@ -285,38 +294,3 @@ def _managed_children(path: str, state: State, content: SiteContent) -> list[str
 
 
 # --- targets ------------------------------------------------------------------------------------------------------
-
-
-def check_targets(targets: Iterable[str], known: Iterable[str]) -> None:
-    """Refuse a malformed target, or one that names no object of the content, the state or the plan.
-
-    A typo in ``--target`` must not read as "no changes": it is an error naming the target.
-    """
-    ids = list(known)
-    for target in targets:
-        kind, sep, key = target.partition(":")
-        if not sep or kind not in KIND_ORDER or not key:
-            raise PlanError(
-                f"invalid --target {target!r}: use KIND:KEY with KIND one of {', '.join(KIND_ORDER)} "
-                "(e.g. page:/about, file:logo.png; * and ? match any characters)"
-            )
-        if not any(fnmatch.fnmatchcase(object_id, target) for object_id in ids):
-            raise PlanError(f"--target {target!r} matches no {kind} of the content or the state")
-
-
-def _matches(object_id: str, patterns: Iterable[str]) -> bool:
-    return any(fnmatch.fnmatchcase(object_id, p) for p in patterns)
-
-
-def _targeted(actions: list[Action], targets: Iterable[str]) -> list[Action]:
-    """The actions matching a ``KIND:KEY`` pattern, plus everything they depend on (transitively)."""
-    patterns = list(targets)
-    by_id = {a.id: a for a in actions}
-    wanted = {a.id for a in actions if _matches(a.id, patterns)}
-    stack = list(wanted)
-    while stack:
-        for dependency in by_id[stack.pop()].depends_on:
-            if dependency in by_id and dependency not in wanted:
-                wanted.add(dependency)
-                stack.append(dependency)
-    return [a for a in actions if a.id in wanted]

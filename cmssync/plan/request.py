@@ -12,6 +12,8 @@ from cmssync.plan.scope import Scope
 class PlanRequest:
     targets: tuple[str, ...] = ()
     """``KIND:KEY`` objects to limit the plan to (``page:/about``); empty: everything."""
+    excludes: tuple[str, ...] = ()
+    """``KIND:KEY`` objects to leave out, with what depends on them (``--exclude``)."""
     prune: bool | None = None
     """Delete managed objects that disappeared from the content; None: the ``prune.enabled`` setting."""
     replace_moved: bool = False

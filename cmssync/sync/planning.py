@@ -54,7 +54,7 @@ from cmssync.fileio import write_atomically
 from cmssync.plan import planner
 from cmssync.plan.actions import Action, Plan, PlanHeader, markup_free_json
 from cmssync.plan.assets import file_hash
-from cmssync.plan.planner import PlanOptions, check_targets
+from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import (
     Scope,
@@ -67,6 +67,7 @@ from cmssync.plan.scope import (
     with_changed_users,
     with_references,
 )
+from cmssync.plan.selection import check_targets
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.unreadable import hold_unreadable
 from cmssync.state.records import State

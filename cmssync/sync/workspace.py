@@ -66,6 +66,7 @@ class Workspace:
             max_fraction=settings.prune.max_fraction,
             allow_mass_delete=request.allow_mass_delete,
             targets=request.targets,
+            excludes=request.excludes,
             replace_moved=request.replace_moved,
             api_username=settings.auth.username,
             passwords_changed=changed,
