@@ -209,6 +209,10 @@ class Settings(Section):
     (docs/state.md)."""
     lock_timeout: Duration = 0.0
     """Wait up to this long for the state lock another run holds (``--lock-timeout``); 0: fail at once."""
+    run_timeout: Duration = 0.0
+    """The deadline of one apply, from taking the lock (``CMSSYNC_RUN_TIMEOUT``, e.g. ``15m``); 0: none. Reading the
+    site and planning must end within it (else nothing is written); then the actions in flight finish and the rest
+    are left for the next run, which exits 1 (a site throttling with long ``Retry-After`` cannot hold a CI job)."""
     publish: Literal["approve", "draft"] = "approve"
     """``approve``: changes go live; ``draft``: leave one unapproved version per page for review on the site."""
     prune: PruneSettings = Field(default_factory=PruneSettings)

@@ -22,7 +22,8 @@ from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import holding_lock
 from cmssync.sync.apply_assets import apply_file, apply_group, apply_user, delete_retired_files
 from cmssync.sync.apply_pages import apply_page
-from cmssync.sync.engine import ApplyContext, Handler, Outcome, Status, execute
+from cmssync.sync.deadline import RunDeadline
+from cmssync.sync.engine import STOPPED, ApplyContext, Handler, Outcome, Status, execute
 from cmssync.sync.planning import load_plan_file, plan_site
 from cmssync.sync.workspace import Workspace
 
@@ -76,8 +77,11 @@ async def apply_site(
     """
     report: ApplyReport | None = None
     try:
-        async with holding_lock(workspace.store, "cmssync apply"):  # waits up to lock_timeout (--lock-timeout)
-            report = await _apply_locked(workspace, request, confirm, on_outcome)
+        async with (
+            holding_lock(workspace.store, "cmssync apply"),  # waits up to lock_timeout (--lock-timeout)
+            RunDeadline(workspace.settings.run_timeout, request.stop) as deadline,
+        ):
+            report = await _apply_locked(workspace, request, deadline, confirm, on_outcome)
     except StateError as exc:
         if report is None:
             raise
@@ -97,16 +101,18 @@ def check_passwords(plan: Plan, content: SiteContent) -> None:
 async def _apply_locked(
     workspace: Workspace,
     request: ApplyRequest,
+    deadline: RunDeadline,
     confirm: Callable[[Plan], bool] | None,
     on_outcome: Callable[[Outcome], None],
 ) -> ApplyReport:
     """The run inside the lock."""
     state = workspace.load_state()
     async with workspace.client() as client:
-        if request.plan_file is not None:
-            plan, snapshot = await load_plan_file(request.plan_file, workspace, client=client, state=state)
-        else:
-            plan, snapshot = await plan_site(workspace, request.plan, client=client, state=state)
+        async with deadline.planning():
+            if request.plan_file is not None:
+                plan, snapshot = await load_plan_file(request.plan_file, workspace, client=client, state=state)
+            else:
+                plan, snapshot = await plan_site(workspace, request.plan, client=client, state=state)
         context = ApplyContext(
             client=client,
             content=workspace.content,
@@ -122,6 +128,8 @@ async def _apply_locked(
         check_passwords(plan, workspace.content)
         if confirm is not None and not confirm(plan):
             return ApplyReport(plan, [], [], client.stats.total, declined=True)
-        outcomes = await execute(plan, context, HANDLERS, on_outcome=on_outcome, stop=request.stop)
+        outcomes = await execute(plan, context, HANDLERS, on_outcome=on_outcome, stop=deadline.halt)
         problems = await delete_retired_files(context, outcomes)
+        late = deadline.problem(sum(1 for outcome in outcomes if outcome.message == STOPPED))
+        problems += [late] if late else []
         return ApplyReport(plan, outcomes, problems, client.stats.total)
