@@ -41,6 +41,7 @@ def pull_summary(pulled: Pulled) -> str:
     skipped_pages = sum(1 for note in pulled.skipped if note.startswith("page "))
     for kind, label, extra in (
         ("page", "pages", f", {skipped_pages} skipped" if skipped_pages else ""),
+        ("stack", "stacks (global areas)", ""),
         ("file", "files", ""),
         ("sidecar", "file sidecars", ""),
         ("users", f"users.yaml ({len(pulled.user_records)} users)", ""),
@@ -52,8 +53,6 @@ def pull_summary(pulled: Pulled) -> str:
             lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
     if pulled.placeholders:
         lines.append(f"  blocks kept as placeholders (never written by apply): {len(pulled.placeholders)}")
-    if pulled.stacks:
-        lines.append(f"  stacks (global areas): {len(pulled.stacks)} ({', '.join(sorted(pulled.stacks))})")
     if pulled.sub_areas:
         blocks = sum(count for _, _, count in pulled.sub_areas)
         lines.append(f"  sub-areas of layouts and containers: {len(pulled.sub_areas)} ({blocks} blocks)")

@@ -65,7 +65,7 @@ from cmssync.sync.pull_page_form import (
 from cmssync.sync.pull_scope import PullScope, pull_scope
 from cmssync.sync.pull_stacks import find_stacks
 from cmssync.sync.pull_tree import read_tree
-from cmssync.sync.pull_writes import Pulled, PulledPage, Staged, discard_staging, settle, staging_directory
+from cmssync.sync.pull_writes import Kind, Pulled, PulledPage, Staged, discard_staging, settle, staging_directory
 
 
 async def pull_site(
@@ -245,10 +245,9 @@ def _stage_page(
     result.placeholders += placeholders
     areas = data["areas"] if isinstance(data.get("areas"), dict) else {}
     result.sub_areas += [(path, name, len(blocks)) for name, blocks in areas.items() if is_sub_area(name)]
-    if is_stack_path(path):
-        result.stacks.append(path)
     clean = _page_clean(path, state, resolve, base_url)
-    result.staged.append(Staged("page", path, target, text=writer.render_yaml(target, data), clean=clean))
+    kind: Kind = "stack" if is_stack_path(path) else "page"
+    result.staged.append(Staged(kind, path, target, text=writer.render_yaml(target, data), clean=clean))
     result.pages[path] = PulledPage(page.id, page.version.id if page.version else None)
 
 
@@ -340,7 +339,8 @@ def _record(root: Path, state: State, base_url: str, result: Pulled) -> None:
     if not result.settled.not_written("groups"):
         for name, group_record in result.group_records.items():
             state.record_group(name, group_record)
-    kept_pages = result.settled.not_written("page") | set(result.local_edits)  # those keep the record they have
+    # Pages and stacks kept as local edits keep the record they have.
+    kept_pages = result.settled.not_written("page") | result.settled.not_written("stack") | set(result.local_edits)
     pages = {path: read for path, read in result.pages.items() if path not in kept_pages}
     if not pages:
         return

@@ -44,7 +44,7 @@ from cmssync.state.records import GroupRecord, UserRecord
 MANIFEST = Path(".cmssync") / "pulled.json"
 STAGING = Path(".cmssync") / "pull-staging"
 
-Kind = Literal["page", "file", "sidecar", "users", "groups", "config"]
+Kind = Literal["page", "stack", "file", "sidecar", "users", "groups", "config"]
 Decision = Literal["new", "updated", "unchanged", "kept", "forced"]
 WRITES: frozenset[Decision] = frozenset({"new", "updated", "forced"})
 
@@ -116,8 +116,6 @@ class Pulled:
     users: int = 0
     groups: int = 0
     placeholders: list[str] = field(default_factory=list)
-    stacks: list[str] = field(default_factory=list)
-    """Paths (``/!stacks/<handle>``) of the stacks written as ``stacks/<handle>.yaml``."""
     sub_areas: list[tuple[str, str, int]] = field(default_factory=list)
     """``(page path, sub-area, blocks)`` of each sub-area of a layout or container written as an area."""
     read_alone: dict[str, int] = field(default_factory=dict)

@@ -77,7 +77,8 @@ def _public(site: Site, path: str) -> str:
 
 async def test_a_stack_is_pulled_edited_applied_and_shown_on_every_page(site: Site) -> None:
     summary = await _pull(site)
-    assert "stacks (global areas): 2 (/!stacks/footer, /!stacks/sidebar)" in summary
+    assert "stacks (global areas): 2 written new" in summary
+    assert sorted(p.name for p in (site.root / "stacks").iterdir()) == ["footer.yaml", "sidebar.yaml"]
     written = YAML(typ="safe").load((site.root / FOOTER).read_text(encoding="utf-8"))
     assert written == {"id": 7, "name": "Footer", "areas": {"Main": [_content("Footer text")]}}
     assert not (site.root / "pages" / "dashboard.yaml").exists()  # a system page, not a stack
