@@ -26,6 +26,7 @@ from cmssync.plan.references import (
     file_link,
     page_export,
     page_link,
+    page_type_export,
 )
 
 
@@ -54,6 +55,8 @@ class Resolver:
     mode: Literal["compare", "write"] = "compare"
     file_numbers: Mapping[str, int] = field(default_factory=dict)
     in_blocks: bool = False
+    page_type_numbers: Mapping[str, int] = field(default_factory=dict)
+    """Page type handle → id, learned from the site at apply (``cmssync.sync.page_type_numbers``)."""
 
     def for_blocks(self) -> Resolver:
         """The same resolver for block values (shares ``pending``)."""
@@ -81,6 +84,19 @@ class Resolver:
             self.pending.add(action)
             return ref.source
         return found
+
+    def page_type(self, handle: str) -> str:
+        """A page-type column: its export form to compare, its id to write (``""`` / 0 for none)."""
+        if not handle:
+            return "0" if self.mode == "write" else ""
+        if self.mode != "write":
+            return page_type_export(handle)
+        number = self.page_type_numbers.get(handle)
+        if number is None:
+            if self.strict:
+                raise LookupError(f"page type {handle!r} cannot be resolved: no page type has this handle")
+            return handle
+        return str(number)
 
     def _page(self, ref: PageIdRef | PageLinkRef, page_id: int, *, column: bool) -> str:
         if self.mode == "write":
@@ -145,12 +161,21 @@ def block_fields(block: Block, resolve: Render) -> dict[str, Any]:
         assert declared is not None
         return {item.name: _write_form(getattr(block.value, item.name), item.kind, resolve) for item in declared.fields}
     assert isinstance(block, RawBlock)
-    dropped = _declared(block.type).dropped_when_zero
-    return {
-        key: _flag(value) if isinstance(value, bool) else render(value, resolve, column=True)
-        for key, value in block.value.items()
-        if not (key in dropped and str(value) in ("0", "False"))
+    declared = _declared(block.type)
+    dropped = declared.dropped_when_zero
+    value = {
+        key: _flag(item) if isinstance(item, bool) else render(item, resolve, column=True)
+        for key, item in block.value.items()
+        if not (key in dropped and str(item) in ("0", "False")) and key not in declared.derived
     }
+    page_type = getattr(resolve, "page_type", None)
+    for key in declared.columns_of("page_type") & value.keys():
+        handle = str(value[key]).strip()
+        value[key] = page_type(handle) if page_type is not None else page_type_export(handle) if handle else ""
+    if declared.write is not None and getattr(resolve, "mode", "compare") == "write":
+        page_ids: Mapping[str, int] = getattr(resolve, "page_ids", {})
+        value = declared.write(value, page_ids.get)
+    return value
 
 
 def _declared(handle: str) -> BlockType:

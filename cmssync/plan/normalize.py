@@ -56,14 +56,16 @@ def normalize_block_value(
     (:mod:`cmssync.content.blocktypes`) is also put in the form the API reads back after a save
     (:func:`cmssync.plan.references.canonical_content`: tag and attribute names lower-cased, pictures in export
     layout), on both sides, so that a desired value rendered with export forms equals the live read of the same links.
+    Keys the type declares ``derived`` (they only mirror its columns) are left out on both sides.
     """
     if not isinstance(value, Mapping):
         return {}
-    rich = _rich_text_fields(block_type)
+    rich, derived = _rich_text_fields(block_type), _derived_fields(block_type)
     result: dict[str, str] = {}
     for key, item in value.items():
         name = str(key)
-        result[name] = _normalized_field(block_field(item), base_url, content=name in rich)
+        if name not in derived:
+            result[name] = _normalized_field(block_field(item), base_url, content=name in rich)
     return result
 
 
@@ -71,6 +73,13 @@ def normalize_block_value(
 def _rich_text_fields(block_type: str) -> frozenset[str]:
     declared = block_type_of(block_type)
     return frozenset(f.name for f in declared.fields if f.kind == "rich_text") if declared else frozenset()
+
+
+@lru_cache(maxsize=256)
+def _derived_fields(block_type: str) -> frozenset[str]:
+    """Keys a read shows that only mirror other columns: never compared (see ``BlockType.derived``)."""
+    declared = block_type_of(block_type)
+    return declared.derived if declared else frozenset()
 
 
 @lru_cache(maxsize=1 << 14)

@@ -83,6 +83,14 @@ def page_export(path: str) -> str:
     return "{ccm:export:page:" + ("" if path == "/" else path) + "}"
 
 
+def page_type_export(handle: str) -> str:
+    """``{ccm:export:pagetype:<handle>}``: how a page-type column reads."""
+    return "{ccm:export:pagetype:" + handle + "}"
+
+
+PAGE_TYPE_EXPORT = re.compile(r"\{ccm:export:pagetype:([^{}]+)\}")
+
+
 def file_export(name: str) -> str:
     return "{ccm:export:file:" + name + "}"
 

@@ -33,6 +33,7 @@ from cmssync.plan.snapshot import Snapshot
 from cmssync.state.backends import StateBackend
 from cmssync.state.records import State
 from cmssync.sync.file_numbers import FileNumbers
+from cmssync.sync.page_type_numbers import PageTypeNumbers
 
 Status = Literal["ok", "failed", "skipped"]
 
@@ -64,6 +65,8 @@ class ApplyContext:
     file_ids: dict[str, str] = field(default_factory=dict)
     file_numbers: FileNumbers = field(default_factory=FileNumbers)
     """Numeric file ids learned from the site in this run (``cmssync.sync.file_numbers``)."""
+    page_type_numbers: PageTypeNumbers = field(default_factory=PageTypeNumbers)
+    """Page-type ids learned from the site in this run (``cmssync.sync.page_type_numbers``)."""
 
     def __post_init__(self) -> None:
         self.page_ids.update({path: page.id for path, page in self.snapshot.pages.items()})

@@ -24,6 +24,7 @@ from cmssync.content.models import PageSpec
 from cmssync.content.paths import dropped_words
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES
 from cmssync.plan.references import (
+    PAGE_TYPE_EXPORT,
     FileLookup,
     Lossy,
     Rendered,
@@ -190,7 +191,11 @@ class _Links:
         declared = block_type(kind)
         assert declared is not None  # keep_reason gives a reason for every undeclared type
         try:
-            value = {key: self.field(declared, key, str(v), rendered) for key, v in block.value.items()}
+            value = {
+                key: self.field(declared, key, str(v), rendered)
+                for key, v in block.value.items()
+                if key not in declared.derived
+            }
         except Lossy as exc:
             return self._keep(block, str(exc))
         if not declared.has_model:
@@ -204,6 +209,11 @@ class _Links:
         return {"type": kind, "value": written} if written else {"type": kind}
 
     def field(self, declared: BlockType, name: str, text: str, rendered: Rendered | None) -> str:
+        if declared.kind_of(name) == "page_type":
+            handle = PAGE_TYPE_EXPORT.fullmatch(text)
+            if handle is None and text:
+                raise Lossy(f"{name} reads {text!r}, not a page type")
+            return handle.group(1) if handle is not None else ""
         column = column_to_reference(text, self.files)
         if column is not None:
             return column

@@ -17,20 +17,27 @@ choice     one of ``choices``      as written                      as written   
 file       ``${file-id:PATH}``     the numeric file id             ``{ccm:export:file:<prefix>:<name>}`` ``${file-id}``
 page       ``${page-id:/path}``    the page id                     ``{ccm:export:page:/path}``          ``${page-id}``
 url        a URL, references       references rendered             site links as base URL               references
-page_type  a page type handle      not translatable yet            ``{ccm:export:pagetype:…}``          placeholder
+page_type  a page type handle      the page type's numeric id      ``{ccm:export:pagetype:<handle>}``   the handle
+                                   (learned by a probe)
 folder     a folder               not translatable yet            ``{ccm:export:filefolder:…}``        placeholder
 ========== ======================= =============================== ==================================== ===========
 
-(``cmssync.plan.references`` has the translation between the forms; ``page_type`` and ``folder`` columns make a read
-lossy because the API offers no way back from their export to an id, so pull keeps such blocks as placeholders.)
+(``cmssync.plan.references`` has the translation between the forms. Page-type ids are learned from the site by
+``cmssync.sync.page_type_numbers``. ``folder`` columns make a read lossy — the API offers no safe way back from their
+export to an id — so pull keeps such blocks as placeholders.)
+
+A type without a content model (``raw: true``) may still name the few of its columns that need translating
+(:attr:`BlockType.columns`), the keys its read shows that only mirror its columns (:attr:`BlockType.derived`), and
+the keys its controller reads *instead of* its columns (:attr:`BlockType.write`: link choosers, modes).
 
 Pure data: no I/O and no imports of the rest of cmssync, so every layer may read it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 FieldKind = Literal[
     "text", "rich_text", "string", "bool", "int", "choice", "file", "page", "url", "page_type", "folder"
@@ -69,6 +76,10 @@ def optional(
     return BlockField(name, kind, doc, default=default, choices=choices)
 
 
+WriteForm = Callable[[dict[str, Any], Callable[[str], int | None]], dict[str, Any]]
+"""A value in stored form (references rendered) → what the controller's ``save()`` must be sent, given the page id
+of a path (None when unknown)."""
+
 Pulled = Literal["model", "raw", "keep"]
 """How ``pull`` writes a block of the type: with its declared fields (``model``), as ``raw: true`` with the read
 value translated (``raw``), or as a ``- keep:`` placeholder (``keep``, with :attr:`BlockType.keep_reason`)."""
@@ -101,6 +112,20 @@ class BlockType:
     rendered_wrapper: str | None = None
     """How the block's public view starts; pull splits an area's rendering by it to recover the stored links of
     ``rich_text`` fields (download links read back wrong through the API)."""
+    columns: tuple[BlockField, ...] = ()
+    """A ``raw`` type's columns that are not plain text: page types (``page_type``: pulled as the handle, written
+    as the id) and folders."""
+    derived: frozenset[str] = frozenset()
+    """Keys the read shows that only mirror other columns (the image block's ``imageLink__which``…): not pulled, not
+    compared, not sent as read — :attr:`write` computes what the controller needs."""
+    write: WriteForm | None = None
+    """Keys the controller's ``save()`` reads instead of its columns, computed from the stored value at write time
+    (block-types.jsonl: without them a link or a mode is silently cleared)."""
+    page_type_probe: bool = False
+    """A block of this type with only its page-type column set reads the page type's handle back: the page-type
+    id probe (``cmssync.sync.page_type_numbers``) adds such blocks."""
+    edit_field: str | None = None
+    """The text field an editor most often changes (docs and the real-site test of issue 25)."""
     doc: str = ""
 
     @property
@@ -117,5 +142,29 @@ class BlockType:
         return next((f for f in self.fields if f.name == name), None)
 
     def kind_of(self, name: str) -> FieldKind | None:
-        found = self.field_named(name)
+        found = self.field_named(name) or next((c for c in self.columns if c.name == name), None)
         return found.kind if found is not None else None
+
+    def columns_of(self, kind: FieldKind) -> frozenset[str]:
+        """Names of the fields and columns of one kind."""
+        return frozenset(f.name for f in (*self.fields, *self.columns) if f.kind == kind)
+
+
+def link_chooser(value: Mapping[str, Any], *, page: str, file: str, url: str) -> dict[str, Any]:
+    """The link chooser (``DestinationPicker``) keys a controller decodes into its three link columns: the first of
+    a page id, a file id, an external URL that is set (else none). Without them the link is cleared on save."""
+    out = {k: v for k, v in value.items() if not str(k).startswith("imageLink_")}
+    if _number(value.get(page)):
+        out.update(imageLink__which="page", imageLink_page=_number(value.get(page)))
+    elif _number(value.get(file)):
+        out.update(imageLink__which="file", imageLink_file=_number(value.get(file)))
+    elif str(value.get(url) or ""):
+        out.update(imageLink__which="external_url", imageLink_external_url=str(value.get(url)))
+    else:
+        out["imageLink__which"] = "none"
+    return out
+
+
+def _number(value: object) -> int:
+    text = str(value if value is not None else "").strip()
+    return int(text) if text.isdigit() else 0

@@ -2,4 +2,4 @@
 
 from cmssync.content.blocktypes.descriptor import BlockType
 
-TYPE = BlockType("file")
+TYPE = BlockType("file", edit_field="fileLinkText")

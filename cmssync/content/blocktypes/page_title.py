@@ -9,4 +9,5 @@ TYPE = BlockType(
         optional("titleText", "text"),
         optional("formatting", "string", "The heading element, e.g. ``h1``.", default="h1"),
     ),
+    edit_field="titleText",
 )
