@@ -27,7 +27,7 @@ from cmssync.api.errors import NotFound, PendingDeletion
 from cmssync.api.models import Block, Page, PageVersion
 from cmssync.content.blocktypes import block_type as block_type_of
 from cmssync.content.models import Block as Block_
-from cmssync.content.models import PageSpec, RawBlock
+from cmssync.content.models import PageSpec
 from cmssync.content.paths import parent_path
 from cmssync.content.text import FileIdRef
 from cmssync.errors import ApiError, ApplyError
@@ -41,7 +41,7 @@ from cmssync.plan.references import export_name
 from cmssync.state.records import PageRecord
 from cmssync.sync.engine import ApplyContext, Skipped, create_verified
 from cmssync.sync.file_numbers import PROBE_AREA
-from cmssync.sync.page_type_numbers import scratch_probe
+from cmssync.sync.page_type_numbers import page_type_ids
 from cmssync.sync.type_defaults import creation_blocks
 
 
@@ -180,26 +180,12 @@ class PageWriter:
                     "download links did not find it), so links to it cannot be stored"
                 )
         known = {path: numbers.known[name] for path, name in names.items() if name in numbers.known}
-        page_types = await self._page_type_numbers(block)
+        template = getattr(self.context.snapshot.pages.get(self.path), "template", None)
+        try:  # page-type ids (probed on a scratch page in the trash when not known yet)
+            page_types = await page_type_ids(self.context.page_type_numbers, block, self.client, self.page_id, template)
+        except LookupError as exc:
+            raise ApplyError(f"page {self.path}: {exc}") from None
         return replace(self.context.resolver(), mode="write", file_numbers=known, page_type_numbers=page_types)
-
-    async def _page_type_numbers(self, block: Block_) -> dict[str, int]:
-        """The ids of the page types ``block`` names (probed on a scratch page in the trash when not known yet,
-        see ``cmssync.sync.page_type_numbers``)."""
-        declared = block_type_of(block.type)
-        if declared is None or not isinstance(block, RawBlock):
-            return {}
-        handles = {str(block.value[c]).strip() for c in declared.columns_of("page_type") if c in block.value} - {""}
-        numbers = self.context.page_type_numbers
-        if numbers.missing(handles):
-            live = self.context.snapshot.pages.get(self.path)
-            template = (live.template if live is not None else None) or "full"
-            unknown = await numbers.learn(handles, await scratch_probe(self.client, self.page_id, template))
-            if unknown:
-                raise ApplyError(
-                    f"page {self.path}: no page type on the site has the handle {', '.join(sorted(unknown))}"
-                )
-        return dict(numbers.known)
 
     async def _probe(self, html: str) -> str:
         """Add a probe block to the draft, return its content as read back, delete it again (same draft)."""

@@ -121,9 +121,9 @@ class BlockType:
     write: WriteForm | None = None
     """Keys the controller's ``save()`` reads instead of its columns, computed from the stored value at write time
     (block-types.jsonl: without them a link or a mode is silently cleared)."""
-    page_type_probe: bool = False
-    """A block of this type with only its page-type column set reads the page type's handle back: the page-type
-    id probe (``cmssync.sync.page_type_numbers``) adds such blocks."""
+    page_type_probe: Mapping[str, Any] | None = None
+    """The other keys of a block of this type that, added with its page-type column set, reads the page type's
+    handle back: the page-type id probe (``cmssync.sync.page_type_numbers``) adds such blocks."""
     edit_field: str | None = None
     """The text field an editor most often changes (docs and the real-site test of issue 25)."""
     doc: str = ""

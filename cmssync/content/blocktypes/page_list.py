@@ -25,6 +25,6 @@ TYPE = BlockType(
     "page_list",
     columns=(optional("ptID", "page_type", "The page type listed (its handle), or empty for any."),),
     write=_write,
-    page_type_probe=True,
+    page_type_probe={"num": 1},  # save() reads ``num`` without a default (HTTP 500 without it)
     edit_field="pageListTitle",
 )

@@ -191,6 +191,7 @@ TYPES = (
         page_types=("ptID",),
         feeds=("pfID",),
         save=_page_list_save,
+        required="num",
     ),
     BlockType(
         "date_navigation",
