@@ -1,7 +1,7 @@
 """A new page's blocks when its page type has default blocks: aligned with them, not added beside them.
 
 Concrete places the default blocks of a page type (per template) on every page created with it — a blog entry gets
-its type's ``page_title`` in ``Main``. Adding the content's blocks after them would show two titles, and the next
+its type's page title block in ``Main``. Adding the content's blocks after them would show two titles, and the next
 plan would not be empty. So after a page of a type other than the plain ``page`` is created, its areas are read
 (one request) and each area the content manages is aligned with what the type placed there, exactly as an update
 of an existing page is (``cmssync.plan.blocks.align_area``): a default block the content has is kept or updated in
