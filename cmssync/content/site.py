@@ -28,6 +28,7 @@ from typing import Any
 from cmssync.config import Settings
 from cmssync.content.files import FileSpec
 from cmssync.content.models import GroupSpec, Location, PageSpec, UserSpec
+from cmssync.content.paths import is_stack_path
 from cmssync.errors import ContentError, Problem
 from cmssync.secrets import register_secret
 
@@ -70,8 +71,10 @@ class SiteContent:
         return self._digest
 
     def summary(self) -> str:
+        stacks = sum(1 for path in self.pages if is_stack_path(path))
         counts = (
-            (len(self.pages), "page"),
+            (len(self.pages) - stacks, "page"),
+            *(((stacks, "stack"),) if stacks else ()),
             (len(self.files), "file"),
             (len(self.users), "user"),
             (len(self.groups), "group"),

@@ -19,6 +19,7 @@ from ruamel.yaml import YAML
 
 from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
+from tests.support.editors import Editor
 from tests.support.sites import Site
 
 FOOTER = "stacks/footer.yaml"
@@ -106,3 +107,16 @@ async def test_what_a_stack_cannot_do_is_said(site: Site) -> None:
     warned = "\n".join(plan.warnings)
     assert "page /!stacks/gone: pinned id 99 does not exist on the site; a stack cannot be created" in warned
     assert "a stack's unapproved draft shows on the site's pages at once" in warned
+
+
+async def test_a_stack_edited_on_the_site_and_in_the_content_is_a_conflict(site: Site) -> None:
+    await _pull(site)
+    editor = Editor(site.sandbox)
+    editor.edit_block("/!stacks/footer", "Main", 0, "<p>Footer text, by an editor</p>", page_id=7)
+    editor.close()
+    plan = await site.plan()
+    assert [a.drift for a in plan.actions] == [True]  # changed on the site only: drift, the content wins
+    site.edit(FOOTER, "Footer text", "Footer text, edited")
+    plan = await site.plan()
+    assert [(c.key, c.field) for c in plan.conflicts] == [("/!stacks/footer", "area:Main")]
+    assert [h.key for h in plan.held] == ["/!stacks/footer"]  # refused by default: nothing is overwritten

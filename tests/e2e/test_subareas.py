@@ -113,3 +113,16 @@ async def test_a_sub_area_that_cannot_be_shown_is_said_and_not_written(site: Sit
     assert "the layout that showed sub-area 'Main : 7' is no longer in area 'Main'" in warned
     assert "no layout or container on the page has the sub-area 'Main : 99 : Item 1'" in warned
     assert "sub-area 'Main : 8' is no longer" in warned  # unchanged, but the content holds blocks never shown
+
+
+async def test_pull_leaves_out_the_sub_areas_of_a_deleted_layout_and_says_so(site: Site) -> None:
+    editor = Editor(site.sandbox)
+    editor.remove_block("/services", "Main", 902)
+    editor.close()
+    summary = await _pull(site)
+    areas = YAML(typ="safe").load((site.root / PAGE_FILE).read_text(encoding="utf-8"))["areas"]
+    assert "Main : 7" not in areas
+    assert "Main : 8" not in areas
+    assert "Main : 3 : Title" in areas
+    assert "not pulled: the layout that showed sub-area 'Main : 7' is no longer in area 'Main'" in summary
+    assert not (await site.plan()).actions

@@ -36,8 +36,11 @@ class Editor:
         self.http.put(f"/pages/{page['id']}", json=fields).raise_for_status()
         return self._newest(page["id"], approve)
 
-    def edit_block(self, path: str, area: str, index: int, html: str, *, approve: bool = True) -> int:
-        page = self.page(path)
+    def edit_block(
+        self, path: str, area: str, index: int, html: str, *, approve: bool = True, page_id: int | None = None
+    ) -> int:
+        """Change the ``index``-th block of ``area``; ``page_id`` reads the page by id (a stack is in no tree)."""
+        page = self.page(path) if page_id is None else self.reader.get(f"/pages/{page_id}", includes="areas")
         areas = page["areas"]["data"] if isinstance(page["areas"], dict) else page["areas"]
         blocks = next(a["blocks"] for a in areas if a["name"] == area)
         block = (blocks["data"] if isinstance(blocks, dict) else blocks)[index]
