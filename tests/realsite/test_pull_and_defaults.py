@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.realsite.conftest import Report
 from tests.realsite.harness import RawApi, SiteAccess, run_cmssync
 
-POST = """name: Written by cmssync
+POST = """name: A cmssync entry
 type: blog_entry
 template: right_sidebar
 areas:
@@ -55,11 +55,11 @@ def test_a_blog_entry_created_with_its_types_default_blocks_has_one_title(
     pull = run_cmssync(real_site, content_dir, "pull")
     report.add("type defaults", pull)
     assert pull.code == 0, pull.output
-    (content_dir / "pages/about/blog/written-by-cmssync.yaml").write_text(POST, encoding="utf-8")
+    (content_dir / "pages/about/blog/cmssync-entry.yaml").write_text(POST, encoding="utf-8")
     apply = run_cmssync(real_site, content_dir, "apply", "--yes")
     report.add("type defaults", apply)
     assert apply.code == 0, apply.output
-    page_id = api.tree()["/about/blog/written-by-cmssync"]
+    page_id = api.tree()["/about/blog/cmssync-entry"]
     blocks = api.blocks(page_id)
     header = [block.type for block in blocks if block.area == "Page Header"]
     assert header == ["page_title"], blocks
