@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ruamel.yaml import YAML
 
-from cmssync.config import Settings
+from cmssync.config import Settings, load_settings
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
@@ -70,3 +72,16 @@ def test_ci_plans_pull_requests_and_applies_on_merge() -> None:
     assert "plan file is stale" in apply_steps
     assert not any("actions/cache" in str(step.get("uses", "")) for job in (plan, apply) for step in job["steps"])
     assert 'git push --quiet origin "$STATE_BRANCH"' in apply_steps
+
+
+def test_the_docs_say_what_the_image_does_with_the_health_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The image sets CMSSYNC_HEALTH=0.0.0.0:9090, which wins over daemon.health: the docs used to ask for a
+    cmssync.yaml setting that the environment overrides anyway (issue 27)."""
+    (tmp_path / "cmssync.yaml").write_text('daemon: {health: "127.0.0.1:9090"}\n')
+    monkeypatch.setenv("CMSSYNC_HEALTH", "0.0.0.0:9090")
+    assert load_settings(tmp_path).daemon.health == "0.0.0.0:9090"
+    assert "CMSSYNC_HEALTH=0.0.0.0:9090" in (DEPLOY.parent / "Dockerfile").read_text()
+    for doc in (DEPLOY / "kubernetes.yaml", DEPLOY.parent / "docs" / "daemon.md"):
+        assert not re.search(r"must let the probes in|set `daemon\.health: \"0\.0\.0\.0:9090\"` in", doc.read_text())
