@@ -10,20 +10,16 @@ from pathlib import Path
 import pytest
 
 from cmssync.cli import main
-from cmssync.config import CONFIG_VARIABLE
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import ContentError
 from cmssync.render.text import render_text
-from tests.support.sites import PASSWORDS, Site, copy_example, sandbox_environment
+from tests.support.sites import Site, copy_example, set_sandbox_environment
 
 
 @pytest.fixture
 def applied(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = copy_example(tmp_path / "site")
-    for name, value in {**PASSWORDS, **sandbox_environment(sandbox, tmp_path / "state" / "state.json")}.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("CMSSYNC_TOKEN_STORE", str(tmp_path / "state" / "tokens.json"))
-    monkeypatch.delenv(CONFIG_VARIABLE, raising=False)
+    set_sandbox_environment(monkeypatch, sandbox, tmp_path / "state")
     assert main(["apply", str(root), "--yes"]) == 0
     return root
 

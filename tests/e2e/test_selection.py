@@ -4,6 +4,7 @@ content and each matches something (``file:logo.png`` used to match nothing); ``
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -12,10 +13,9 @@ import click
 import pytest
 
 from cmssync.cli import cli, main
-from cmssync.config import CONFIG_VARIABLE
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.selection import matches
-from tests.support.sites import PASSWORDS, copy_example, sandbox_environment
+from tests.support.sites import copy_example, set_sandbox_environment
 
 
 def help_examples(option: str) -> list[str]:
@@ -29,12 +29,8 @@ def help_examples(option: str) -> list[str]:
 
 @pytest.fixture
 def site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = copy_example(tmp_path / "site")
-    for name, value in {**PASSWORDS, **sandbox_environment(sandbox, tmp_path / "state" / "state.json")}.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("CMSSYNC_TOKEN_STORE", str(tmp_path / "state" / "tokens.json"))
-    monkeypatch.delenv(CONFIG_VARIABLE, raising=False)
-    return root
+    set_sandbox_environment(monkeypatch, sandbox, tmp_path / "state")
+    return copy_example(tmp_path / "site")
 
 
 def test_every_help_example_matches_something(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -56,7 +52,7 @@ def test_a_star_crosses_slashes_as_documented() -> None:
 def test_exclude_leaves_objects_out_with_what_needs_them(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["plan", str(site), "--format", "json", "--exclude", "page:/services/*"]) == 0
-    ids = [a["id"] for a in __import__("json").loads(capsys.readouterr().out)["actions"]]
+    ids = [a["id"] for a in json.loads(capsys.readouterr().out)["actions"]]
     assert "page:/services" in ids
     assert not [i for i in ids if i.startswith("page:/services/")]
     assert main(["plan", str(site), "--exclude", "file:images/logo.png"]) == 0

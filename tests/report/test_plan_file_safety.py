@@ -11,21 +11,17 @@ from pathlib import Path
 import pytest
 
 from cmssync.cli import main
-from cmssync.config import CONFIG_VARIABLE
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.planning import make_plan, read_plan_file, write_plan_file
 from tests.report.browser import Browser, attributes
 from tests.report.scenario import hostile_page, workspace
-from tests.support.sites import sandbox_environment
+from tests.support.sites import set_sandbox_environment
 
 
 @pytest.fixture
 def hostile_root(example_root: Path, sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     hostile_page(example_root)
-    for name, value in sandbox_environment(sandbox, tmp_path / "state" / "state.json").items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("CMSSYNC_TOKEN_STORE", str(tmp_path / "state" / "tokens.json"))
-    monkeypatch.delenv(CONFIG_VARIABLE, raising=False)
+    set_sandbox_environment(monkeypatch, sandbox, tmp_path / "state")
     return example_root
 
 

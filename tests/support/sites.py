@@ -107,3 +107,12 @@ def sandbox_environment(sandbox: Sandbox, state: Path) -> dict[str, str]:
         "CMSSYNC_PASSWORD": sandbox.admin_password,
         "CMSSYNC_STATE": str(state),
     }
+
+
+def set_sandbox_environment(monkeypatch: pytest.MonkeyPatch, sandbox: Sandbox, state_dir: Path) -> None:
+    """Point every command of the test at ``sandbox`` through the environment, as CI does: the ``CMSSYNC_*``
+    variables (state and token store under ``state_dir``), the example users' passwords, no ``CMSSYNC_CONFIG``."""
+    environment = {**PASSWORDS, **sandbox_environment(sandbox, state_dir / "state.json")}
+    for name, value in {**environment, "CMSSYNC_TOKEN_STORE": str(state_dir / "tokens.json")}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("CMSSYNC_CONFIG", raising=False)
