@@ -98,7 +98,8 @@ def create_page(
 def place_type_defaults(store: Store, page_id: int, page_type: str, template: str) -> None:
     """Place the default blocks of a page type (for this template) on a new page, as Concrete does on creation:
     the blocks of the type's defaults page (a system page without a path, seeded with that type and template),
-    aliased into version 1 (an update then duplicates them, see ``versioning``)."""
+    aliased into version 1 (an update then duplicates them, see ``versioning``) — except the composer's output
+    blocks, which stand for what the composer writes and are not placed (``type-defaults.jsonl``)."""
     defaults = store.one(
         "SELECT p.id, v.id AS version_id FROM pages p JOIN versions v ON v.page_id = p.id AND v.is_approved = 1"
         " WHERE p.parent_id IS NULL AND p.id != ? AND p.type = ? AND v.template = ? ORDER BY p.id LIMIT 1",
@@ -109,7 +110,9 @@ def place_type_defaults(store: Store, page_id: int, page_type: str, template: st
     if defaults is None:
         return
     rows = store.all(
-        "SELECT area, position, block_id FROM placements WHERE page_id = ? AND version_id = ? ORDER BY area, position",
+        "SELECT p.area, p.position, p.block_id FROM placements p JOIN blocks b ON b.id = p.block_id"
+        " WHERE p.page_id = ? AND p.version_id = ? AND b.type != 'core_page_type_composer_control_output'"
+        " ORDER BY p.area, p.position",
         defaults["id"],
         defaults["version_id"],
     )

@@ -23,7 +23,9 @@ from typing import Any
 RECORDINGS = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1"
 SUBAREAS = RECORDINGS / "subareas.jsonl"
 STACKS = RECORDINGS / "stacks.jsonl"
+TYPE_DEFAULTS = RECORDINGS / "type-defaults.jsonl"
 RECORDED_BASE = "http://127.0.0.1:8091"
+TYPE_DEFAULTS_BASE = "http://127.0.0.1:8092"
 
 _ID_EXPORT = re.compile(r"\{ccm:export:(file|pagetype|filefolder|pagefeed):[^}]*\}")
 _PAGE_EXPORT = re.compile(r"\{ccm:export:page:([^}]*)\}")
@@ -65,6 +67,31 @@ def stacks_seed(exchanges: list[dict[str, Any]]) -> dict[str, Any]:
         pages.append(entry)
     shown = step(exchanges, "read.live")["name"]  # the stack whose edit the public pages show
     return {"site": {"name": "Concrete Real Test"}, "pages": pages, "global_areas": [shown]}
+
+
+def type_defaults_seed(exchanges: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every probed page (system pages and page-type defaults included), the ``blog_entry`` defaults pages with the
+    blocks their reads show (ids pinned: a created page gets those very blocks)."""
+    probed = [
+        e["response"]["body"]["data"]
+        for e in exchanges
+        if e["step"].startswith("discover.probe.") and e["response"]["status"] == 200
+    ]
+    paths = {p["path"]: p["id"] for p in probed if p["path"]}
+    read = {
+        e["response"]["body"]["data"]["id"]: e["response"]["body"]["data"]
+        for e in exchanges
+        if e["step"].startswith("discover.defaults.")
+    }
+    pages = []
+    for page in sorted(probed, key=_depth):
+        entry = _entry(page)
+        if page["id"] == 1:
+            entry["path"] = "/"
+        if page["id"] in read:
+            entry["areas"] = _areas(read[page["id"]], paths)
+        pages.append(entry)
+    return {"site": {"name": "Concrete Real Test"}, "pages": pages}
 
 
 def _depth(page: dict[str, Any]) -> tuple[int, int]:

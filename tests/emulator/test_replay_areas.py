@@ -1,5 +1,6 @@
-"""Replay of ``subareas.jsonl`` and ``stacks.jsonl`` (tests/conformance/concrete-9.3.1/): sub-areas of layouts and
-containers, and global areas (stacks), recorded on a real Concrete CMS 9.3.1 site.
+"""Replay of ``subareas.jsonl``, ``stacks.jsonl`` and ``type-defaults.jsonl`` (tests/conformance/concrete-9.3.1/):
+sub-areas of layouts and containers, global areas (stacks), and a page type's default blocks placed on a page
+created through the API, recorded on a real Concrete CMS 9.3.1 site.
 
 Same comparison as ``test_replay.py``, plus the marker counts of the public pages (a change shows, or does not, where
 the real site showed it), against the recorded site rebuilt by ``replay_areas``.
@@ -14,7 +15,16 @@ from typing import Any
 import pytest
 
 from tests.emulator.replay import Result, load_transcript
-from tests.emulator.replay_areas import RECORDED_BASE, STACKS, SUBAREAS, stacks_seed, subareas_seed
+from tests.emulator.replay_areas import (
+    RECORDED_BASE,
+    STACKS,
+    SUBAREAS,
+    TYPE_DEFAULTS,
+    TYPE_DEFAULTS_BASE,
+    stacks_seed,
+    subareas_seed,
+    type_defaults_seed,
+)
 from tests.emulator.replay_run import run_replay
 
 #: Markers of the theme's own markup, which the sandbox renders its own way: name -> why not compared.
@@ -25,6 +35,7 @@ THEME_MARKERS = {
 RECORDINGS: dict[str, tuple[Path, Callable[[list[dict[str, Any]]], dict[str, Any]]]] = {
     "subareas.jsonl": (SUBAREAS, subareas_seed),
     "stacks.jsonl": (STACKS, stacks_seed),
+    "type-defaults.jsonl": (TYPE_DEFAULTS, type_defaults_seed),
 }
 
 
@@ -33,8 +44,9 @@ def replay_results(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
     path, seed = RECORDINGS[request.param]
     exchanges = load_transcript(path)
     work = tmp_path_factory.mktemp("replay-areas")
+    base = TYPE_DEFAULTS_BASE if path == TYPE_DEFAULTS else RECORDED_BASE
     return run_replay(
-        request.param, exchanges, seed(exchanges), work, {}, recorded_base=RECORDED_BASE, theme_markers=THEME_MARKERS
+        request.param, exchanges, seed(exchanges), work, {}, recorded_base=base, theme_markers=THEME_MARKERS
     )
 
 

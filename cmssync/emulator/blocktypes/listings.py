@@ -153,4 +153,5 @@ TYPES = (
     BlockType("board"),
     BlockType("core_container", required="containerID"),
     BlockType("core_area_layout", required="gridType"),
+    BlockType("core_page_type_composer_control_output"),  # on page-type defaults pages only (type-defaults.jsonl)
 )
