@@ -178,7 +178,9 @@ async def _read_site(
     if not wanted or any(is_stack_path(path) for path in wanted):
         named = [record.id for path, record in state.pages.items() if is_stack_path(path)]
         probe = scope.takes("stack") or bool(wanted)
-        for stack in await find_stacks(client, set(ids.values()), named, probe=probe):
+        stacks, unread = await find_stacks(client, set(ids.values()), named, probe=probe)
+        result.skipped += unread
+        for stack in stacks:
             path = stack.url_path
             ids[path] = stack.id
             if wanted and path not in wanted:

@@ -8,7 +8,8 @@ highest id known: while a window of :data:`PROBE_WINDOW` ids past it holds a pag
 stack made after the last page has a higher id). On the ``atomik_full`` sample site that is about 240 reads (its
 dashboard and single pages, page-type defaults and six stacks) for 24 pages. Only a pull that takes new stacks in
 probes (the first pull, ``--all``, ``--kind stack``, ``--pages /!stacks/…``); in a directory that manages content,
-the stacks the state knows are read by id.
+the stacks the state knows are read by id. An id the server cannot read (an error that outlasts the retries) may be
+a stack: pull says which, and goes on with the others.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import asyncio
 from collections.abc import Collection
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.errors import NotFound, PermissionDenied
+from cmssync.api.errors import NotFound, PermissionDenied, ServerError, UnexpectedResponse
 from cmssync.api.models import Page
 from cmssync.content.paths import is_stack_path
 from cmssync.sync.pull_tree import PULL_INCLUDES
@@ -28,37 +29,40 @@ PROBE_WINDOW = 20
 
 async def find_stacks(
     client: ConcreteClient, seen: Collection[int], named: Collection[int], *, probe: bool
-) -> list[Page]:
-    """The stacks of the site, each read with what pull reads of a page. ``seen``: the ids the page tree showed
+) -> tuple[list[Page], list[str]]:
+    """The stacks of the site, each read with what pull reads of a page, and a note for each page id that could not
+    be read (a server error that outlasted the retries: it may be a stack). ``seen``: the ids the page tree showed
     (not read again); ``named``: the stack ids the state knows (read first); ``probe``: also look for the others
     (a directory that takes new stacks in), else only ``named`` are read."""
-    found: dict[int, Page] = {}
+    search = _Search(client)
     top = max([*seen, *named], default=0)
-    await _read(client, [i for i in named if i not in seen], found)
+    await search.read([i for i in named if i not in seen])
     if probe:
-        await _probe(client, top, seen, found)
-    stacks = [page for page in found.values() if page.path is not None and is_stack_path(page.path)]
-    return list(await asyncio.gather(*(client.get_page(p.id, includes=PULL_INCLUDES) for p in stacks)))
+        await search.read([i for i in range(1, top + 1) if i not in seen and i not in search.found])
+        while await search.read(list(range(top + 1, top + PROBE_WINDOW + 1))):
+            top += PROBE_WINDOW
+    stacks = [page for page in search.found.values() if page.path is not None and is_stack_path(page.path)]
+    pages = list(await asyncio.gather(*(client.get_page(p.id, includes=PULL_INCLUDES) for p in stacks)))
+    return pages, [f"page id {page_id}: not read while looking for stacks ({why})" for page_id, why in search.failed]
 
 
-async def _probe(client: ConcreteClient, top: int, seen: Collection[int], found: dict[int, Page]) -> None:
-    await _read(client, [i for i in range(1, top + 1) if i not in seen and i not in found], found)
-    while True:
-        window = range(top + 1, top + PROBE_WINDOW + 1)
-        if not await _read(client, list(window), found):
-            break
-        top = window[-1]
+class _Search:
+    def __init__(self, client: ConcreteClient) -> None:
+        self.client = client
+        self.found: dict[int, Page] = {}
+        self.failed: list[tuple[int, str]] = []
 
+    async def read(self, ids: list[int]) -> bool:
+        """Read ``ids`` (no includes) into ``found``; whether any of them is a page."""
+        pages = await asyncio.gather(*(self._page(page_id) for page_id in ids))
+        self.found.update((page.id, page) for page in pages if page is not None)
+        return any(page is not None for page in pages)
 
-async def _read(client: ConcreteClient, ids: list[int], found: dict[int, Page]) -> bool:
-    """Read ``ids`` (no includes) into ``found``; whether any of them is a page."""
-    pages = await asyncio.gather(*(_page(client, page_id) for page_id in ids))
-    found.update((page.id, page) for page in pages if page is not None)
-    return any(page is not None for page in pages)
-
-
-async def _page(client: ConcreteClient, page_id: int) -> Page | None:
-    try:
-        return await client.get_page(page_id)
-    except (NotFound, PermissionDenied):  # no page with this id, one in the trash, or one the account may not read
-        return None
+    async def _page(self, page_id: int) -> Page | None:
+        try:
+            return await self.client.get_page(page_id)
+        except (NotFound, PermissionDenied):  # no page with this id, one in the trash, one the account may not read
+            return None
+        except (ServerError, UnexpectedResponse) as exc:
+            self.failed.append((page_id, str(exc)[:200]))
+            return None

@@ -120,3 +120,13 @@ async def test_a_stack_edited_on_the_site_and_in_the_content_is_a_conflict(site:
     plan = await site.plan()
     assert [(c.key, c.field) for c in plan.conflicts] == [("/!stacks/footer", "area:Main")]
     assert [h.key for h in plan.held] == ["/!stacks/footer"]  # refused by default: nothing is overwritten
+
+
+async def test_a_page_id_the_server_cannot_read_is_said_and_the_others_are_pulled(site: Site) -> None:
+    site.sandbox.set_faults(["500:1:path=/ccm/api/1.0/pages/5"])  # the dashboard page: its reads always fail
+    try:
+        summary = await _pull(site)
+    finally:
+        site.sandbox.clear_faults()
+    assert "skipped: page id 5: not read while looking for stacks" in summary
+    assert "stacks (global areas): 2 written new" in summary
