@@ -74,7 +74,19 @@ async def pull_files(
         target = root / "files" / path
         result.staged.append(Staged("file", path, target, source=staged, clean=_asset_clean(state, path)))
         sidecar_file = root / "files" / f"{path}.yaml"
-        meta = _sidecar(file, url_name, folder, writer.read_plain(sidecar_file), take_all=scope.take_all)
+        existing = writer.read_plain(sidecar_file)
+        meta = _sidecar(file, url_name, folder, existing, take_all=scope.take_all)
+        recorded = state.files.get(path)
+        applied = recorded.digest if recorded is not None else None
+        # the site holds what was last applied: a difference in the sidecar is a local edit not applied yet
+        if (
+            isinstance(existing, dict)
+            and meta != existing
+            and applied
+            and _meta_digest(meta, path, settings) == applied
+        ):
+            meta = existing
+            result.local_sidecars.append(path)  # kept, its record left as it is
         sidecar = FileSidecar.model_validate(meta)
         if meta or sidecar_file.exists():
             text = writer.render_yaml(sidecar_file, meta)
@@ -204,18 +216,25 @@ def _sidecar_clean(state: State, path: str, settings: Settings) -> Callable[[Pat
 
     def clean(target: Path) -> bool:
         record = state.files.get(path)
-        data = writer.read_plain(target)
-        if record is None or record.digest is None or not isinstance(data, dict):
-            return False
-        try:
-            meta = FileSidecar.model_validate(data)
-            folder = meta.folder if not isinstance(meta.folder, str) else settings.folders.get(folder_path(meta.folder))
-        except (ValidationError, ValueError):
-            return False
-        spec = FileSpec(path=path, size=0, sha256="", meta=meta, folder_id=folder, source=Location(file=path))
-        return file_digest(spec) == record.digest
+        return (
+            record is not None
+            and record.digest is not None
+            and _meta_digest(writer.read_plain(target), path, settings) == record.digest
+        )
 
     return clean
+
+
+def _meta_digest(data: Any, path: str, settings: Settings) -> str | None:
+    """The metadata digest the state records (``file_digest``) of a sidecar's data, or None when it is invalid."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        meta = FileSidecar.model_validate(data)
+        folder = meta.folder if not isinstance(meta.folder, str) else settings.folders.get(folder_path(meta.folder))
+    except (ValidationError, ValueError):
+        return None
+    return file_digest(FileSpec(path=path, size=0, sha256="", meta=meta, folder_id=folder, source=Location(file=path)))
 
 
 def _asset_clean(state: State, path: str) -> Callable[[Path], bool]:

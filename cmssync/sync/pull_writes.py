@@ -129,12 +129,14 @@ class Pulled:
     """Where assets are downloaded before they are installed (removed at the end)."""
     settled: Settled = field(default_factory=Settled)
     not_taken: dict[str, list[str]] = field(default_factory=dict)
+    """Kind → what the site has and the content does not manage, left out (``cmssync.sync.pull_scope``)."""
     local_users: list[str] = field(default_factory=list)
     """Users whose entry in ``users.yaml`` changed while the site did not: kept as written, record left as it was."""
+    local_sidecars: list[str] = field(default_factory=list)
+    """Files whose sidecar changed while the site's metadata did not: kept as written, record left as it was."""
     local_edits: dict[str, list[str]] = field(default_factory=dict)
     """Page path → fields (``area:NAME``) its file changed and the site did not since the last apply or pull: kept
     as the file has them (apply sends them), and the page's record left as it was."""
-    """Kind → what the site has and the content does not manage, left out (``cmssync.sync.pull_scope``)."""
 
     @property
     def exit_code(self) -> int:

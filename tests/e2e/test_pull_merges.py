@@ -171,15 +171,18 @@ async def test_a_local_edit_the_site_did_not_touch_is_kept_and_pull_exits_0(exam
     await applied(example)
     example.edit("pages/about.yaml", "founded in 2014", "founded in 2013")
     example.edit("users.yaml", "email: sam.writer@example.com", "email: sam@writers.example")
+    example.edit("files/documents/brochure.pdf.yaml", "Our services on one page.", "Everything we do.")
     before = snapshot(example)
     code, output = await pull(example)
     assert code == 0, output
     assert snapshot(example) == before, output
-    assert "local edits not applied yet, kept as written (2; apply sends them):" in output
-    assert "\n  page /about: area:Main\n  user sam_writer (users.yaml)\n" in output
+    assert "local edits not applied yet, kept as written (3; apply sends them):" in output
+    listed = "\n  page /about: area:Main\n  user sam_writer (users.yaml)\n  file documents/brochure.pdf (its sidecar)\n"
+    assert listed in output
     plan = await example.plan()
     assert sorted((a.key, a.op, a.drift) for a in plan.actions) == [
         ("/about", "update", False),
+        ("documents/brochure.pdf", "update", False),
         ("sam_writer", "update", False),
     ]
     report = await example.apply()
