@@ -6,8 +6,9 @@ dated N a second, as a site built through the API; default: every row in one sec
 injects ``--latency-ms``. For each code tree (``--baseline DIR``, e.g. ``git worktree add /tmp/base 0bb34d4``, then
 this checkout): ``cmssync pull`` into an empty directory, a warm-up plan (fills the parse cache), then ``--runs``
 no-op plans — each a process reaped with ``os.wait4`` (wall, CPU, peak RSS), its requests counted by the sandbox.
-The table also splits the requests by route family: page lists (``/pages``), children lists, single pages, files
-and users read one by one (the tie reads).
+The table also splits the requests by route family: page lists (``/pages``), children lists, single pages, file and
+user lists, files and users read one by one (the tie reads), and file downloads (static files, not API requests:
+``requests`` counts them, ``API requests`` does not).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def families(by_route: Any) -> dict[str, int]:
         "GET /files/{fID}": "files by id",
         "GET /users": "user list",
         "GET /users/{uID}": "users by id",
+        "GET /application/files/{path}": "downloads",
     }
     found = dict.fromkeys(names.values(), 0)
     for route, count in dict(by_route).items():
@@ -91,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             ]
             rows.append(_row(f"{label}: no-op plan", plans))
             shutil.rmtree(root, ignore_errors=True)
-    headers = ["command", "wall s (min-max)", "CPU s", "peak RSS MiB", "requests", "by family", "exit"]
+    headers = ["command", "wall s (min-max)", "CPU s", "peak RSS MiB", "requests", "API requests", "by family", "exit"]
     print()
     print(f"{spec}, {options.latency_ms} ms latency, concurrency {environment(sb)['CMSSYNC_CONCURRENCY']}")
     print(table(headers, rows))
@@ -116,6 +118,7 @@ def _row(label: str, runs: list[Measurement]) -> list[object]:
         f"{statistics.median(m.cpu for m in runs):.1f}",
         f"{max(m.rss_mib for m in runs):.0f}",
         last.requests,
+        last.requests - families(last.by_route)["downloads"],
         split,
         last.code,
     ]

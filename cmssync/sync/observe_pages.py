@@ -212,6 +212,11 @@ class _ChildLists:
             self.tasks[page_id] = asyncio.ensure_future(self.client.page_children(page_id, includes=PAGE_INCLUDES))
         return self.tasks[page_id]
 
+    def release(self, page_id: int) -> None:
+        """Forget a list the walk has used: its pages (the API's answer, blocks and all) are not held to the end
+        of the walk, only what the walk made of them."""
+        self.tasks.pop(page_id, None)
+
     async def close(self) -> None:
         """Let the requests the walk did not use finish (their answers are dropped): cancelled mid-connect, they
         would leave the connection pool's work half-done."""
@@ -312,6 +317,8 @@ async def _children_of(
     (not absent: creating them could duplicate them)."""
     pids = sorted(parents)
     results = await asyncio.gather(*(lists.prefetch(pid) for pid in pids), return_exceptions=True)
+    for pid in pids:
+        lists.release(pid)
     at = {page_id: path for path, page_id in ids.items()}
     for pid, result in zip(pids, results, strict=True):
         if isinstance(result, BaseException):

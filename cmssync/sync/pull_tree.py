@@ -80,19 +80,32 @@ async def read_tree(
     level = [home]
     while level:
         asked = [page for page in level if _has_children(page, known, read, targeted=bool(wanted))]
-        results = await asyncio.gather(*(client.page_children(p.id, includes=PULL_INCLUDES) for p in asked))
         following: list[Page] = []
-        live: list[Page] = []
-        drafts: list[Page] = []
-        for child in (child for children in results for child in children):
-            if child.url_path in read.ids:
-                continue
-            read.ids[child.url_path] = child.id
-            following.append(child)
-            (live if child.version is not None and child.version.is_approved else drafts).append(child)
-        on_pages(live + await _read_alone(client, drafts, read))
+        # each list is converted as it arrives: a level of 10,000 pages with their blocks is never held at once
+        pending = {asyncio.ensure_future(client.page_children(p.id, includes=PULL_INCLUDES)) for p in asked}
+        arrivals = asyncio.as_completed(pending)
+        for task in pending:
+            task.add_done_callback(pending.discard)  # a list read is not held here once it is done
+        try:
+            for arriving in arrivals:
+                live: list[Page] = []
+                drafts: list[Page] = []
+                for child in await arriving:
+                    if child.url_path in read.ids:
+                        continue
+                    read.ids[child.url_path] = child.id
+                    following.append(_shell(child))
+                    (live if child.version is not None and child.version.is_approved else drafts).append(child)
+                on_pages(live + await _read_alone(client, drafts, read))
+        finally:  # after a failure, let the other requests finish rather than cut them off mid-connect
+            await asyncio.gather(*pending, return_exceptions=True)
         level = following
     return read
+
+
+def _shell(page: Page) -> Page:
+    """What the walk keeps of a page until the next level: its id, path and version, not its blocks."""
+    return page.model_copy(update={"areas": None, "custom_attributes": []})
 
 
 def _has_children(page: Page, known: _Map, read: TreeRead, *, targeted: bool) -> bool:
