@@ -317,7 +317,7 @@ def _page_clean(path: str, state: State, resolve: Resolver, base_url: str) -> Ca
 
 def _record(root: Path, state: State, base_url: str, result: Pulled) -> None:
     """Record what was written (or already held) as managed; a kept local edit leaves its record as it was."""
-    kept_files = result.settled.not_written("file") | result.settled.not_written("sidecar") | set(result.local_sidecars)
+    kept_files = result.settled.not_written("file") | result.settled.not_written("sidecar") | set(result.local_files)
     for path, (file, file_spec) in result.files.items():
         if path in kept_files:
             continue

@@ -72,11 +72,18 @@ async def pull_files(
         if file.folder is not None and folder is None:
             result.unnamed_folders[file.folder] = result.unnamed_folders.get(file.folder, 0) + 1
         target = root / "files" / path
-        result.staged.append(Staged("file", path, target, source=staged, clean=_asset_clean(state, path)))
+        recorded = state.files.get(path)
+        if (
+            recorded is not None
+            and target.is_file()
+            and recorded.hash == f"sha256:{sha256_of(staged)}" != f"sha256:{sha256_of(target)}"
+        ):  # the site serves what was last applied: the local bytes are an edit not applied yet
+            result.local_files.setdefault(path, []).append("its bytes")
+        else:
+            result.staged.append(Staged("file", path, target, source=staged, clean=_asset_clean(state, path)))
         sidecar_file = root / "files" / f"{path}.yaml"
         existing = writer.read_plain(sidecar_file)
         meta = _sidecar(file, url_name, folder, existing, take_all=scope.take_all)
-        recorded = state.files.get(path)
         applied = recorded.digest if recorded is not None else None
         # the site holds what was last applied: a difference in the sidecar is a local edit not applied yet
         if (
@@ -86,7 +93,7 @@ async def pull_files(
             and _meta_digest(meta, path, settings) == applied
         ):
             meta = existing
-            result.local_sidecars.append(path)  # kept, its record left as it is
+            result.local_files.setdefault(path, []).append("its sidecar")  # kept, its record left as it is
         sidecar = FileSidecar.model_validate(meta)
         if meta or sidecar_file.exists():
             text = writer.render_yaml(sidecar_file, meta)

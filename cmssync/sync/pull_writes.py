@@ -132,8 +132,9 @@ class Pulled:
     """Kind → what the site has and the content does not manage, left out (``cmssync.sync.pull_scope``)."""
     local_users: list[str] = field(default_factory=list)
     """Users whose entry in ``users.yaml`` changed while the site did not: kept as written, record left as it was."""
-    local_sidecars: list[str] = field(default_factory=list)
-    """Files whose sidecar changed while the site's metadata did not: kept as written, record left as it was."""
+    local_files: dict[str, list[str]] = field(default_factory=dict)
+    """Files whose bytes or sidecar changed while the site's did not (``its bytes``, ``its sidecar``): kept as
+    written, the file's record left as it was."""
     local_edits: dict[str, list[str]] = field(default_factory=dict)
     """Page path → fields (``area:NAME``) its file changed and the site did not since the last apply or pull: kept
     as the file has them (apply sends them), and the page's record left as it was."""

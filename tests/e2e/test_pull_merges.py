@@ -22,6 +22,12 @@ from tests.support.editors import AccountEditor, Editor
 from tests.support.rawsite import RawSite
 from tests.support.sites import EXAMPLE, Site
 
+LOGO_V2 = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cf00000301010018dd8db00000000049454e44ae426082"
+)
+"""A 1x1 PNG: new bytes for the logo."""
+
 
 def snapshot(site: Site) -> dict[str, str]:
     """Every file of the content directory and the state, by path, as a hash of its bytes."""
@@ -172,17 +178,23 @@ async def test_a_local_edit_the_site_did_not_touch_is_kept_and_pull_exits_0(exam
     example.edit("pages/about.yaml", "founded in 2014", "founded in 2013")
     example.edit("users.yaml", "email: sam.writer@example.com", "email: sam@writers.example")
     example.edit("files/documents/brochure.pdf.yaml", "Our services on one page.", "Everything we do.")
+    (example.root / "files/images/logo.png").write_bytes(LOGO_V2)
     before = snapshot(example)
     code, output = await pull(example)
     assert code == 0, output
     assert snapshot(example) == before, output
-    assert "local edits not applied yet, kept as written (3; apply sends them):" in output
-    listed = "\n  page /about: area:Main\n  user sam_writer (users.yaml)\n  file documents/brochure.pdf (its sidecar)\n"
+    assert "local edits not applied yet, kept as written (4; apply sends them):" in output
+    listed = (
+        "\n  page /about: area:Main\n  user sam_writer (users.yaml)\n  file documents/brochure.pdf (its sidecar)\n"
+        "  file images/logo.png (its bytes)\n"
+    )
     assert listed in output
     plan = await example.plan()
     assert sorted((a.key, a.op, a.drift) for a in plan.actions) == [
+        ("/", "update", False),
         ("/about", "update", False),
         ("documents/brochure.pdf", "update", False),
+        ("images/logo.png", "replace", False),
         ("sam_writer", "update", False),
     ]
     report = await example.apply()
