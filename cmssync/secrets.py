@@ -22,7 +22,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
-from urllib.parse import quote, quote_plus, unquote, urlsplit
+from urllib.parse import quote, quote_plus, unquote, urlsplit, urlunsplit
 
 MASK = "(sensitive)"
 MIN_LENGTH = 6
@@ -94,6 +94,21 @@ def register_url_credentials(url: str | None) -> None:
     if parts.password is not None:
         register_credentials(unquote(parts.username or ""), unquote(parts.password))
         REGISTRY.register(parts.password)
+
+
+def url_without_credentials(url: str) -> str:
+    """``url`` as it may be shown or stored: no userinfo, query or fragment (``https://user:pw@host/x?t=1`` →
+    ``https://host/x``); the one rule for a site, state or webhook address in messages, plans and the state."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:  # refused by the settings; shown without it here
+        port = None
+    netloc = f"{host}:{port}" if port is not None else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def mask_secrets(text: str) -> str:

@@ -16,11 +16,10 @@ import hashlib
 import hmac
 import json
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from cmssync import __version__
 from cmssync.daemon.events import Event
-from cmssync.secrets import mask_secrets
+from cmssync.secrets import mask_secrets, url_without_credentials
 
 MAX_OBJECTS = 50
 """Objects listed in a JSON payload (the rest are counted)."""
@@ -34,14 +33,7 @@ EMOJI = {"info": ":information_source:", "warning": ":warning:", "error": ":x:"}
 
 def public_site(url: str | None) -> str:
     """The site's address without credentials (``https://user:pw@host/`` → ``https://host``)."""
-    if not url:
-        return ""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+    return url_without_credentials(url).rstrip("/") if url else ""
 
 
 def json_document(event: Event, site: str) -> dict[str, Any]:

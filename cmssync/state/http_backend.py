@@ -45,12 +45,12 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from cmssync import __version__
 from cmssync.errors import StateError, StateLockedError
+from cmssync.secrets import url_without_credentials
 from cmssync.state.backends import FixedKeyRing, WarningKeyRing
 from cmssync.state.journal import KINDS
 from cmssync.state.records import State, migrate_document, validated_state
@@ -91,7 +91,7 @@ class HttpStateBackend:
         self.address = settings.address
         self.lock_address = settings.lock_address
         self.unlock_address = settings.unlock_address or settings.lock_address
-        self.location = _without_credentials(settings.address)
+        self.location = url_without_credentials(settings.address)
         self.lock_timeout = lock_timeout
         self.save_interval = settings.save_interval
         self.spool = Spool(spool_path, self.location)
@@ -308,7 +308,7 @@ class HttpStateBackend:
             except httpx.HTTPError as exc:
                 if attempt == ATTEMPTS:
                     raise StateServerError(
-                        f"{method} {_without_credentials(url)}: the state server cannot be reached ({exc}) "
+                        f"{method} {url_without_credentials(url)}: the state server cannot be reached ({exc}) "
                         f"after {ATTEMPTS} attempts"
                     ) from None
             else:
@@ -325,21 +325,13 @@ class HttpStateBackend:
 def _refusal(method: str, url: str, response: httpx.Response) -> str:
     reason = f"{response.status_code} {response.reason_phrase}".strip()
     body = f" ({_snippet(response.content)})" if response.content.strip() else ""
-    return f"{method} {_without_credentials(url)}: the state server answered {reason}{body}"
+    return f"{method} {url_without_credentials(url)}: the state server answered {reason}{body}"
 
 
 def _snippet(data: bytes) -> str:
     text = data.decode("utf-8", errors="replace").strip()
     text = re.sub(r"\s+", " ", text)
     return text if len(text) <= _SNIPPET else text[:_SNIPPET] + "…"
-
-
-def _without_credentials(url: str) -> str:
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def _lock_info(command: str, location: str) -> dict[str, Any]:

@@ -58,6 +58,7 @@ from pydantic import (
 
 from cmssync.errors import StateError
 from cmssync.fileio import fsync_directory
+from cmssync.secrets import url_without_credentials
 
 FORMAT_VERSION: Final = 1
 
@@ -345,12 +346,9 @@ def _hmac(key: bytes, username: str, password: str) -> str:
 
 
 def _canonical_url(url: str) -> str:
-    url = url.strip().rstrip("/")
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    host, slash, path = rest.partition("/")
-    return f"{scheme.lower()}://{host.lower()}{slash}{path}"
+    """The site's address as the state keeps it: no credentials (a password in ``site.url`` never reaches the state
+    document), scheme and host in lower case, no trailing slash."""
+    return url_without_credentials(url).rstrip("/")
 
 
 def validated_state(raw: dict[str, Any], where: str) -> State:

@@ -41,6 +41,7 @@ from cmssync.content.site import SiteContent
 from cmssync.plan.normalize import normalize_tags
 from cmssync.plan.scope import Scope, with_parents
 from cmssync.plan.snapshot import LiveFile, LiveGroup, LiveUser, Snapshot
+from cmssync.secrets import url_without_credentials
 from cmssync.state.records import State
 from cmssync.sync.file_adoption import hash_adoption_candidates
 from cmssync.sync.observe_pages import (
@@ -119,7 +120,7 @@ async def observe(
         raise groups
     files = await hash_adoption_candidates(client, content, state, files, warnings)  # adopt by bytes only
     return Snapshot(
-        site_url=base_url,
+        site_url=url_without_credentials(base_url),  # shown in plans and reports, never with a password
         home_page_id=home_id,
         pages=pages.by_path,
         pages_by_id=pages.by_id,

@@ -6,6 +6,7 @@ a CLI line in either log format, nor the text of an error the daemon's webhooks 
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 from typing import Any
 
@@ -83,3 +84,17 @@ def test_an_error_quoting_the_basic_auth_header_is_masked_when_made() -> None:
     pair = base64.b64encode(f"{USERNAME}:{PASSWORD}".encode()).decode()
     error = StateError(f"GET http://state/x: the state server answered 502 (Authorization: Basic {pair}; {PASSWORD})")
     assert [form for form in forms() if form in str(error)] == []
+
+
+def test_a_password_in_the_site_url_never_reaches_the_state_document(tmp_path: Path) -> None:
+    from cmssync.state.records import State
+    from cmssync.state.store import StateStore
+
+    state = State()
+    state.bind_site(f"https://{USERNAME}:{PASSWORD}@CMS.example.org:8443/base/?token=x", "/ccm/api/1.0")
+    store = StateStore(tmp_path / "state.json")
+    store.save(state)
+    store.compact(state)
+    document = (tmp_path / "state.json").read_text(encoding="utf-8")
+    assert json.loads(document)["site"]["url"] == "https://cms.example.org:8443/base"
+    assert [form for form in forms() if form in document] == []
