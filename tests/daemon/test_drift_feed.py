@@ -11,6 +11,7 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from tests.daemon.conftest import DaemonProcess, DaemonSite, DriftMaker
+from tests.daemon.receiver import receiver
 from tests.support.rawsite import RawSite
 from tests.support.tokens import sandbox_token
 
@@ -83,3 +84,27 @@ def test_an_unmanaged_page_changed_on_the_site_costs_only_the_poll(daemon_site: 
     moved = daemon.metrics()[("cmssync_drift_feed_objects_total", (("kind", "page"), ("managed", "no")))]
     assert moved == 1
     daemon.terminate()
+
+
+def test_report_mode_notifies_the_drift_the_feed_found_and_writes_nothing(
+    daemon_site: DaemonSite, drift: DriftMaker
+) -> None:
+    first = daemon_site.start()
+    first.wait_for("run finished", trigger="startup", result="success")
+    assert first.terminate()[0] == 0
+    with receiver() as hook:
+        daemon_site.env["HOOK_URL"] = hook.url
+        daemon = daemon_site.start("--mode", "report", feed=POLL, notify=[{"url": "${env:HOOK_URL}"}])
+        daemon.wait_for("run finished", trigger="startup", result="success")
+        wait_for_poll(daemon)
+        mark = daemon.mark()
+        drift.change_block("/about", "Main", 1, "<p>Changed on the site</p>")
+        daemon_site.sandbox.clear_stats()  # the editor's writes: what follows is the daemon's
+        run = daemon.wait_for("run finished", after=mark, trigger="drift", timeout=10)
+        assert run["mode"] == "report"
+        hook.wait_for(1, timeout=10)
+        assert hook.events() == ["drift_found"]
+        assert [o["id"] for o in hook.deliveries[0].document["objects"]] == ["page:/about"]
+        writes = [e for e in daemon_site.sandbox.stats()["requests"] if e["method"] not in ("GET", "HEAD")]
+        assert [e["route"] for e in writes] in ([], [TOKEN_ROUTE])
+        daemon.terminate()
