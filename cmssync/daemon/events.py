@@ -169,14 +169,14 @@ def drift_mark(action: Action) -> str:
         [
             action.op,
             [(c.field, c.before) for c in action.changes],
-            [(b.area, b.position, b.before) for b in action.blocks],
+            [(b.area, b.place, b.before) for b in action.blocks],
         ]
     )
 
 
 def action_fields(action: Action) -> tuple[str, ...]:
     names = [change.field for change in action.changes]
-    names += [f"{block.area}#{block.position} ({block.op} {block.block_type})" for block in action.blocks]
+    names += [f"{block.area}#{block.place} ({block.op} {block.block_type})" for block in action.blocks]
     return tuple(dict.fromkeys(names))
 
 

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
+from cmssync.plan.page_form import BlockForm, PageForm
 
 PLAN_FORMAT_VERSION = 1
 
@@ -63,17 +64,26 @@ class FieldChange(_Frozen):
 class BlockChange(_Frozen):
     """One block operation inside a managed area, in execution order.
 
-    ``position`` is the block's index in the desired area (adds, updates) or in the live area (deletes).
-    ``block_id`` is the live id the change starts from; the server may answer with a new id (design.md §5).
+    ``position`` is the block's index in the content's area (adds, updates; None for a delete, which the content
+    does not list); ``live_position`` its index in the live area (updates, deletes). ``block_id`` is the live id the
+    change starts from; the server may answer with a new id (design.md §5). ``before`` and ``after`` are the live
+    and desired values in compare form; ``write`` is what apply sends (adds, updates), references unresolved.
     """
 
     area: str
     op: BlockOperation
-    position: int
+    position: int | None = None
+    live_position: int | None = None
     block_type: str
     block_id: int | None = None
     before: dict[str, str] | None = None
     after: dict[str, str] | None = None
+    write: BlockForm | None = None
+
+    @property
+    def place(self) -> int:
+        """The index a report shows: in the content's area, or for a delete in the live area."""
+        return self.position if self.position is not None else self.live_position or 0
 
 
 class Precondition(_Frozen):
@@ -104,6 +114,8 @@ class Action(_Frozen):
     drift: bool = False
     """The live object changed since cmssync last applied it ("changed outside cmssync")."""
     note: str | None = None
+    page: PageForm | None = None
+    """A page create, update or publish: the page as the content wants it (what apply writes and records)."""
 
     @property
     def id(self) -> str:

@@ -36,9 +36,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from cmssync.plan.canonical_html import same_html
+
+if TYPE_CHECKING:
+    from cmssync.plan.page_form import BlockForm
 
 BlockValue = Mapping[str, str]
 ValueMatcher = Callable[[BlockValue, BlockValue], bool]
@@ -60,6 +63,10 @@ class DesiredBlock:
     type: str
     value: BlockValue = field(hash=False)
     keep_id: int | None = None
+    index: int = field(default=0, compare=False)
+    """Its index in the content's area."""
+    form: BlockForm | None = field(default=None, compare=False, hash=False)
+    """What apply writes for it (:mod:`cmssync.plan.page_form`)."""
 
 
 class AlignmentError(ValueError):
@@ -275,11 +282,10 @@ def _unreachable(live: Sequence[LiveBlock], desired: Sequence[DesiredBlock]) -> 
 
 def honourable(
     path: str, area: str, wanted: list[DesiredBlock], live_types: Mapping[int, str], warnings: list[str]
-) -> list[tuple[int, DesiredBlock]]:
-    """The desired blocks (with their index in the content) without placeholders whose block is gone (they cannot
-    be re-created): a warning each."""
-    kept: list[tuple[int, DesiredBlock]] = []
-    for index, block in enumerate(wanted):
+) -> list[DesiredBlock]:
+    """The desired blocks without placeholders whose block is gone (they cannot be re-created): a warning each."""
+    kept: list[DesiredBlock] = []
+    for block in wanted:
         if block.keep_id is not None and live_types.get(block.keep_id) != block.type:
             found = live_types.get(block.keep_id)
             reason = "is not in this area" if found is None else f"is a {found} block"
@@ -288,5 +294,5 @@ def honourable(
                 "is ignored (the API cannot re-create such a block)"
             )
             continue
-        kept.append((index, block))
+        kept.append(block)
     return kept

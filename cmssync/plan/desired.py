@@ -1,24 +1,18 @@
-"""The content's objects in the form the site stores them, so the planner compares like with like.
+"""Rendering content references: :class:`Resolver` (compare or write form) and :func:`render`.
 
-Pure. Every function takes content specs plus a resolver for references and returns normalised values: block
-values as the server's strings (``cmssync.plan.normalize``), page and user fields as plain strings, attributes as
-comparable values. References to objects that do not exist yet (a file to be uploaded by this very plan) resolve
-to their written form (``${file:logo.png}``) and are recorded on the resolver, so the planner knows the value will
-change and which action it depends on.
+Pure. References to objects that do not exist yet (a file to be uploaded by this very plan) resolve to their written
+form (``${file:logo.png}``) and are recorded on the resolver, so the planner knows the value will change and which
+action it depends on. A page's desired form is built and rendered in :mod:`cmssync.plan.page_form`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from cmssync.content.blocktypes import BlockType, block_type
-from cmssync.content.blocktypes.descriptor import COLUMN_KINDS
-from cmssync.content.models import Block, KeepBlock, ModelledBlock, PageSpec, RawBlock
 from cmssync.content.text import FileIdRef, FileLinkRef, FileUrlRef, PageIdRef, PageLinkRef, Reference, Text
-from cmssync.plan.blocks import DesiredBlock
-from cmssync.plan.normalize import normalize_attribute, normalize_block_value, normalize_date, normalize_text
+from cmssync.plan.normalize import normalize_attribute
 from cmssync.plan.references import (
     FILE_LINK,
     export_name,
@@ -144,58 +138,6 @@ def render(value: Any, resolve: Render, *, column: bool = False) -> Any:
     return value
 
 
-def block_fields(block: Block, resolve: Render) -> dict[str, Any]:
-    """The ``value`` a block is created or updated with, references rendered (for blocks: see :class:`Resolver`).
-
-    Booleans are sent as ``"1"``/``"0"``: block controllers store what they are given, and PHP turns a JSON
-    ``false`` into ``""``, which would never compare equal to the content's ``false`` again. A placeholder
-    (``keep``) has no value: it is never written.
-    """
-    for_blocks = getattr(resolve, "for_blocks", None)
-    if for_blocks is not None:
-        resolve = for_blocks()
-    if isinstance(block, KeepBlock):
-        return {}
-    if isinstance(block, ModelledBlock):
-        declared = block_type(block.type)
-        assert declared is not None
-        return {item.name: _write_form(getattr(block.value, item.name), item.kind, resolve) for item in declared.fields}
-    assert isinstance(block, RawBlock)
-    declared = _declared(block.type)
-    dropped = declared.dropped_when_zero
-    value = {
-        key: _flag(item) if isinstance(item, bool) else render(item, resolve, column=True)
-        for key, item in block.value.items()
-        if not (key in dropped and str(item) in ("0", "False")) and key not in declared.derived
-    }
-    page_type = getattr(resolve, "page_type", None)
-    for key in declared.columns_of("page_type") & value.keys():
-        handle = str(value[key]).strip()
-        value[key] = page_type(handle) if page_type is not None else page_type_export(handle) if handle else ""
-    if declared.write is not None and getattr(resolve, "mode", "compare") == "write":
-        page_ids: Mapping[str, int] = getattr(resolve, "page_ids", {})
-        value = declared.write(value, page_ids.get)
-    return value
-
-
-def _declared(handle: str) -> BlockType:
-    return block_type(handle) or BlockType(handle)
-
-
-def _write_form(value: Any, kind: str, resolve: Render) -> Any:
-    """One modelled field as it is sent: ``None`` as ``""``, booleans as flags, texts rendered (whole-value file
-    and page columns as columns, see :meth:`Resolver.column`)."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return _flag(value)
-    return render(value, resolve, column=kind in COLUMN_KINDS)
-
-
-def _flag(value: bool) -> str:
-    return "1" if value else "0"
-
-
 # Types of the page attributes a Concrete install creates (concrete-api.md §7), for pages that do not have the
 # attribute set yet and so do not say its type.
 DEFAULT_ATTRIBUTE_TYPES = {
@@ -215,74 +157,7 @@ DEFAULT_ATTRIBUTE_TYPES = {
 }
 
 
-def desired_blocks(spec: PageSpec, area: str, resolve: Render, *, base_url: str) -> list[DesiredBlock]:
-    for_blocks = getattr(resolve, "for_blocks", None)
-    if for_blocks is not None:
-        resolve = for_blocks()  # once per area, not once per block
-    return [
-        DesiredBlock(block.type, {}, keep_id=block.block_id)
-        if isinstance(block, KeepBlock)
-        else DesiredBlock(
-            block.type, normalize_block_value(block.type, block_fields(block, resolve), base_url=base_url)
-        )
-        for block in spec.areas.get(area, [])
-    ]
-
-
-def page_fields(spec: PageSpec, resolve: Render) -> dict[str, Any]:
-    """The managed scalar fields of a page (not its areas), by field name; only what the content sets."""
-    fields: dict[str, Any] = {"name": spec.name}
-    if spec.description is not None:
-        fields["description"] = normalize_text(spec.description.render(resolve))
-    if spec.type is not None:
-        fields["type"] = spec.type
-    if spec.template is not None:
-        fields["template"] = spec.template
-    for handle, value in spec.attributes.items():
-        fields[f"attributes.{handle}"] = render(value, resolve)
-    return fields
-
-
 def attribute_matches(desired: Any, live: Any, attribute_type: str | None) -> bool:
     """Whether a desired attribute value equals the live one once both are normalised the same way."""
     wanted = normalize_attribute(desired, attribute_type=attribute_type)
     return bool(wanted == normalize_attribute(live, attribute_type=attribute_type))
-
-
-def publish_end_date(spec: PageSpec) -> str | None:
-    return normalize_date(spec.publish_end_date) if spec.publish_end_date is not None else None
-
-
-def references_in(spec: PageSpec) -> Iterator[Reference]:
-    """Every reference a page's managed fields and blocks hold."""
-    texts: list[Any] = [spec.description, *spec.attributes.values()]
-    for blocks in spec.areas.values():
-        for block in blocks:
-            texts.extend(_texts_of(block))
-    for value in texts:
-        for text in value if isinstance(value, list) else [value]:
-            if isinstance(text, Text):
-                yield from text.references
-
-
-def block_references(block: Block) -> Iterator[Reference]:
-    """Every reference a block's value holds."""
-    for value in _texts_of(block):
-        if isinstance(value, Text):
-            yield from value.references
-
-
-def _texts_of(block: Block) -> list[Any]:
-    if isinstance(block, ModelledBlock):
-        return list(block.value.__dict__.values())
-    if isinstance(block, RawBlock):
-        return list(block.value.values())
-    return []
-
-
-def page_dependencies(spec: PageSpec) -> set[str]:
-    """Action ids of the files and pages a page's references point at."""
-    found = set()
-    for ref in references_in(spec):
-        found.add(f"page:{ref.path}" if isinstance(ref, PageIdRef | PageLinkRef) else f"file:{ref.path}")
-    return found

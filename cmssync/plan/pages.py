@@ -16,7 +16,6 @@ from typing import Any, Literal
 
 from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
 from cmssync.content.blocktypes import block_type
-from cmssync.content.models import PageSpec
 from cmssync.content.paths import dropped_words, is_stack_path, parent_path
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import (
@@ -30,18 +29,12 @@ from cmssync.plan.actions import (
     SiteAdditions,
 )
 from cmssync.plan.additions import without_additions
-from cmssync.plan.blocks import Add, AlignmentError, Delete, DesiredBlock, Update, align_area, honourable
+from cmssync.plan.blocks import Add, AlignmentError, Delete, Update, align_area, honourable
 from cmssync.plan.conflicts import ConflictPolicies, PageSides, find_conflicts, settle
-from cmssync.plan.desired import (
-    DEFAULT_ATTRIBUTE_TYPES,
-    Resolver,
-    attribute_matches,
-    desired_blocks,
-    page_fields,
-    publish_end_date,
-)
+from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver, attribute_matches
 from cmssync.plan.ignore import page_ignore, visible_desired_areas, visible_live_page
-from cmssync.plan.normalize import digest, normalize_text
+from cmssync.plan.normalize import normalize_text
+from cmssync.plan.page_form import DEFAULT_TEMPLATE, DEFAULT_TYPE, DesiredPage, PageForm, page_form, render_desired
 from cmssync.plan.page_identity import identity_conflict, move_actions, moved_from, pinned_move
 from cmssync.plan.snapshot import LivePage, Snapshot
 from cmssync.plan.subareas import writable_areas
@@ -51,8 +44,6 @@ STACK_DRAFTS_SHOW = (
     "a stack's unapproved draft shows on the site's pages at once (Concrete renders a stack's newest version), so "
     "publish: draft does not hold this change back"
 )
-DEFAULT_TYPE = "page"
-DEFAULT_TEMPLATE = "full"
 
 
 @dataclass(frozen=True)
@@ -102,46 +93,15 @@ class PageResult:
     additions: list[SiteAdditions] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class DesiredPage:
-    fields: dict[str, Any]
-    areas: dict[str, list[DesiredBlock]]
-    end_date: str | None
-    depends_on: frozenset[str]
-
-    @property
-    def digest(self) -> str:
-        return page_digest(self.fields, self.areas, self.end_date)
-
-
-def page_digest(fields: Mapping[str, Any], areas: Mapping[str, list[DesiredBlock]], end_date: str | None) -> str:
-    """The digest of a page's managed state, recorded after an apply and compared to notice drift."""
-    return digest(
-        {
-            "fields": dict(fields),
-            "areas": {
-                name: [[b.type, dict(b.value) if b.keep_id is None else {"keep": b.keep_id}] for b in blocks]
-                for name, blocks in areas.items()
-            },
-            "publish_end_date": end_date,
-        }
-    )
-
-
-def desired_page(path: str, context: PageContext) -> DesiredPage:
-    return build_desired_page(context.content.pages[path], path, context.resolver(), base_url=context.base_url)
-
-
-def build_desired_page(spec: PageSpec, path: str, resolve: Resolver, *, base_url: str) -> DesiredPage:
-    """A page as the site should hold it, references resolved as far as ``resolve`` knows them."""
-    fields = {} if is_stack_path(path) else page_fields(spec, resolve)  # a stack: only its blocks are managed
-    areas = {area: desired_blocks(spec, area, resolve, base_url=base_url) for area in spec.areas}
-    return DesiredPage(fields, areas, publish_end_date(spec), frozenset(resolve.pending - {f"page:{path}"}))
+def desired_page(path: str, context: PageContext, form: PageForm | None = None) -> DesiredPage:
+    form = form if form is not None else page_form(context.content.pages[path])
+    return render_desired(form, path, context.resolver(), base_url=context.base_url)
 
 
 def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResult:
     spec = context.content.pages[path]
-    desired = desired_page(path, context)
+    form = page_form(spec)
+    desired = desired_page(path, context, form)
     observed = context.observed
     result = PageResult()
     live = observed.pages_by_id.get(spec.id) if spec.id is not None else observed.pages.get(path)
@@ -161,22 +121,24 @@ def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResul
         moved = moved_from(path, desired.digest, context.content, context.state, observed)
         if moved is not None:
             protected = context.protected(moved.path)
-            create = _create(path, desired, context, []) if context.replace_moved and not protected else None
+            create = _create(path, desired, form, context, []) if context.replace_moved and not protected else None
             actions = move_actions(path, moved, replace_moved=context.replace_moved, protected=protected, create=create)
             result.actions.extend(actions)
             result.moved_from.add(moved.path)
             return result
-        create = _create(path, desired, context, warnings)
+        create = _create(path, desired, form, context, warnings)
         if create is not None:
             result.actions.append(create)
         return result
-    update = _update(path, live, desired, context, warnings, result)
+    update = _update(path, live, desired, form, context, warnings, result)
     if update is not None:
         result.actions.append(update)
     return result
 
 
-def _create(path: str, desired: DesiredPage, context: PageContext, warnings: list[str]) -> Action | None:
+def _create(
+    path: str, desired: DesiredPage, form: PageForm, context: PageContext, warnings: list[str]
+) -> Action | None:
     parent = parent_path(path)
     depends = set(desired.depends_on)
     if parent is not None and parent not in context.observed.pages:
@@ -202,9 +164,16 @@ def _create(path: str, desired: DesiredPage, context: PageContext, warnings: lis
     if desired.end_date is not None:
         changes.append(FieldChange(field="publish_end_date", after=desired.end_date))
     blocks = [
-        BlockChange(area=area, op="add", position=index, block_type=block.type, after=dict(block.value))
+        BlockChange(
+            area=area,
+            op="add",
+            position=block.index,
+            block_type=block.type,
+            after=dict(block.value),
+            write=block.form,
+        )
         for area, area_blocks in desired.areas.items()
-        for index, block in enumerate(area_blocks)
+        for block in area_blocks
         if block.keep_id is None
     ]
     record = context.state.pages.get(path)
@@ -219,11 +188,18 @@ def _create(path: str, desired: DesiredPage, context: PageContext, warnings: lis
         precondition=Precondition(absent=True),
         drift=record is not None,
         note=note,
+        page=form,
     )
 
 
 def _update(
-    path: str, live: LivePage, desired: DesiredPage, context: PageContext, warnings: list[str], result: PageResult
+    path: str,
+    live: LivePage,
+    desired: DesiredPage,
+    form: PageForm,
+    context: PageContext,
+    warnings: list[str],
+    result: PageResult,
 ) -> Action | None:
     spec = context.content.pages[path]
     rules = page_ignore(path, spec.ignore, context.ignore_rules)  # cmssync.plan.ignore: hidden from both sides
@@ -292,6 +268,7 @@ def _update(
             precondition=precondition,
             drift=drift,
             note=note,
+            page=form,
         )
         if record is None:
             return action
@@ -315,6 +292,7 @@ def _update(
                 key=path,
                 op="publish",
                 precondition=precondition,
+                page=form,
                 note=f"approve the draft (version {live.recent_version_id}) left by an interrupted run",
             )
         warnings.append(f"page {path}: {note}; left as it is")
@@ -364,9 +342,8 @@ def _block_changes(path: str, live: LivePage, desired: DesiredPage, warnings: li
         types = {block.id: block.type for block in live_blocks}
         values = {block.id: block.value for block in live_blocks}
         honoured = honourable(path, area, wanted, types, warnings)
-        index_in_content = [index for index, _ in honoured]  # BlockChange.position: the block's place in the content
         try:
-            alignment = align_area(live_blocks, [block for _, block in honoured])
+            alignment = align_area(live_blocks, honoured)
         except AlignmentError as exc:
             warnings.append(f"page {path}, area {area}: {exc}; nothing planned for this area")
             continue
@@ -377,11 +354,13 @@ def _block_changes(path: str, live: LivePage, desired: DesiredPage, warnings: li
                     BlockChange(
                         area=area,
                         op="update",
-                        position=index_in_content[op.index],
+                        position=honoured[op.index].index,
+                        live_position=positions[op.live_id],
                         block_type=types[op.live_id],
                         block_id=op.live_id,
                         before=before,
                         after=dict(op.value),
+                        write=honoured[op.index].form,
                     )
                 )
             elif isinstance(op, Delete):
@@ -396,7 +375,7 @@ def _block_changes(path: str, live: LivePage, desired: DesiredPage, warnings: li
                     BlockChange(
                         area=area,
                         op="delete",
-                        position=positions[op.live_id],
+                        live_position=positions[op.live_id],
                         block_type=types[op.live_id],
                         block_id=op.live_id,
                         before=dict(values[op.live_id]),  # what is removed, for reviews (the HTML report)
@@ -407,9 +386,10 @@ def _block_changes(path: str, live: LivePage, desired: DesiredPage, warnings: li
                     BlockChange(
                         area=area,
                         op="add",
-                        position=index_in_content[op.index],
+                        position=honoured[op.index].index,
                         block_type=op.type,
                         after=dict(op.value),
+                        write=honoured[op.index].form,
                     )
                 )
     return changes

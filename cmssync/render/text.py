@@ -90,9 +90,14 @@ def render_json(plan: Plan) -> str:
 
 
 def _action_json(action: Action) -> dict[str, Any]:
-    data = action.model_dump(mode="json")
+    """An action as the report shows it: what changes, not what apply sends (the page's and blocks' write forms)."""
+    data = action.model_dump(mode="json", exclude={"page"})
     data["id"] = action.id
     data["changes"] = [_change_json(change) for change in action.changes]
+    data["blocks"] = [
+        block.model_dump(mode="json", exclude={"write", "live_position"}) | {"position": block.place}
+        for block in action.blocks
+    ]
     return data
 
 
@@ -267,7 +272,7 @@ def _change_lines(change: FieldChange) -> Iterator[Text]:
 def _block_lines(block: BlockChange) -> Iterator[Text]:
     symbol = SYMBOLS[block.op]
     ident = f" #{block.block_id}" if block.block_id is not None else ""
-    yield _styled(symbol, f"    {symbol} {block.area}[{block.position}] {block.block_type}{ident}: {block.op}")
+    yield _styled(symbol, f"    {symbol} {block.area}[{block.place}] {block.block_type}{ident}: {block.op}")
     before, after = block.before or {}, block.after or {}
     for field in sorted(set(before) | set(after)):
         old, new = before.get(field), after.get(field)

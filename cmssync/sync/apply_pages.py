@@ -26,17 +26,23 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PendingDeletion
 from cmssync.api.models import Block, Page, PageVersion
 from cmssync.content.blocktypes import block_type as block_type_of
-from cmssync.content.models import Block as Block_
-from cmssync.content.models import PageSpec
 from cmssync.content.paths import parent_path
 from cmssync.content.text import FileIdRef
 from cmssync.errors import ApiError, ApplyError
 from cmssync.plan.actions import Action, BlockChange
 from cmssync.plan.blocks import values_match
 from cmssync.plan.conflicts import applied_base
-from cmssync.plan.desired import Resolver, block_fields, block_references, page_fields
+from cmssync.plan.desired import Resolver
 from cmssync.plan.normalize import normalize_block_value
-from cmssync.plan.pages import DEFAULT_TEMPLATE, DEFAULT_TYPE, build_desired_page
+from cmssync.plan.page_form import (
+    DEFAULT_TEMPLATE,
+    DEFAULT_TYPE,
+    BlockForm,
+    PageForm,
+    render_desired,
+    write_fields,
+    write_value,
+)
 from cmssync.plan.references import export_name
 from cmssync.state.records import PageRecord
 from cmssync.sync.engine import ApplyContext, Skipped, create_verified
@@ -103,8 +109,8 @@ class PageWriter:
         if version is not None and version.id is not None and not version.is_approved:
             self._record_draft(version.id)
 
-    async def update_fields(self, spec: PageSpec, wanted: set[str]) -> None:
-        fields = page_fields(spec, replace(self.context.resolver(), mode="write"))
+    async def update_fields(self, form: PageForm, wanted: set[str]) -> None:
+        fields = write_fields(form, replace(self.context.resolver(), mode="write"))
         attributes = {
             name.removeprefix("attributes."): value
             for name, value in fields.items()
@@ -115,7 +121,7 @@ class PageWriter:
         page = await self.client.update_page(self.page_id, attributes=attributes or None, **plain)
         self._saw(page.version)
 
-    async def block(self, change: BlockChange, spec: PageSpec) -> None:
+    async def block(self, change: BlockChange) -> None:
         self._before_write()
         if change.op == "delete":
             assert change.block_id is not None
@@ -123,8 +129,9 @@ class PageWriter:
             self.area_sizes[change.area] = self.area_sizes.get(change.area, 1) - 1
             self._saw(result.version)
             return
-        block = spec.areas[change.area][change.position]
-        value = block_fields(block, await self._write_resolver(block))
+        block = change.write
+        assert block is not None  # the planner gives every add and update its write form
+        value = write_value(block, await self._write_resolver(block))
         if change.op == "update":
             assert change.block_id is not None
             value = {**self._unmanaged_fields(change.area, change.block_id, block.type), **value}
@@ -159,13 +166,13 @@ class PageWriter:
             if "{ccm:export:" not in value.lower() and not (key in dropped and value == "0")
         }
 
-    async def _write_resolver(self, block: Block_) -> Resolver:
+    async def _write_resolver(self, block: BlockForm) -> Resolver:
         """The strict resolver for writing ``block`` in stored form, with the numeric ids of the files it refers to
         (probed from the site when not known yet, see ``cmssync.sync.file_numbers``)."""
         urls = self.context.file_urls
         names = {
             path: name
-            for ref in block_references(block)
+            for ref in block.references()
             if isinstance(ref, FileIdRef)
             and (path := ref.path) in urls
             and (name := export_name(urls[path])) is not None
@@ -198,7 +205,7 @@ class PageWriter:
             result = await self.client.delete_area_block(self.page_id, PROBE_AREA, added.id)
             self._saw(result.version)
 
-    async def _landed_block(self, area_name: str, size: int, block: Block_) -> Block | None:
+    async def _landed_block(self, area_name: str, size: int, block: BlockForm) -> Block | None:
         """After an ambiguous add: the block, if the area of the recent version now ends with it at ``size``.
 
         What it must hold is the content's value in the form the API reads back, computed here only: an add that
@@ -210,20 +217,20 @@ class PageWriter:
         last = area.blocks[-1]
         base_url = self.context.base_url
         wanted = normalize_block_value(
-            block.type, block_fields(block, self.context.resolver(strict=False)), base_url=base_url
+            block.type, write_value(block, self.context.resolver(strict=False)), base_url=base_url
         )
         landed = normalize_block_value(block.type, last.value, base_url=base_url)
         if last.type != block.type or not values_match(landed, wanted):
             return None
         return last.model_copy(update={"page": page})
 
-    async def finish(self, spec: PageSpec, action: Action | None = None) -> str:
+    async def finish(self, form: PageForm, action: Action | None = None) -> str:
         """Approve the draft (``publish: approve``) or leave it for review, and record what the page now is (and,
         per field, the base of the next run's three-way conflicts: ``cmssync.plan.conflicts.applied_base``)."""
         draft = self.draft_id
         if draft is None and self.writes:
             draft = await self._newest_unapproved()
-        end_date = spec.publish_end_date
+        end_date = form.end_date
         live_id: int | None = None
         message = "no change needed"
         if draft is not None:
@@ -237,9 +244,7 @@ class PageWriter:
                 if end_date is not None:
                     await self.client.update_page_version(self.page_id, draft, publish_end_date=end_date)
                 message = f"draft version {draft} left for review"
-        desired = build_desired_page(
-            spec, self.path, self.context.resolver(strict=False), base_url=self.context.base_url
-        )
+        desired = render_desired(form, self.path, self.context.resolver(strict=False), base_url=self.context.base_url)
         old = self.context.state.pages.get(self.path) or PageRecord(id=self.page_id)
         live = self.context.snapshot.pages.get(self.path)
         base = applied_base(old.base, desired.fields, desired.areas, desired.end_date, action, live)
@@ -249,7 +254,7 @@ class PageWriter:
                 id=self.page_id,
                 digest=desired.digest,
                 base=base,
-                protected=spec.protect,
+                protected=form.protect,
                 live_version_id=live_id if live_id is not None else old.live_version_id,
                 draft_version_id=None if live_id is not None else draft,
                 draft_target=None if live_id is not None else desired.digest,
@@ -289,7 +294,7 @@ async def apply_page(action: Action, context: ApplyContext) -> str:
 
 async def _create(action: Action, context: ApplyContext) -> str:
     path = action.key
-    spec = context.content.pages[path]
+    form = _form(action)
     parent = parent_path(path) or "/"
     parent_id = context.page_ids.get(parent)
     if parent_id is None:
@@ -299,8 +304,8 @@ async def _create(action: Action, context: ApplyContext) -> str:
         lambda: context.client.create_page(
             parent_id=parent_id,
             name=segment,
-            type=spec.type or DEFAULT_TYPE,
-            template=spec.template or DEFAULT_TEMPLATE,
+            type=str(form.fields.get("type") or DEFAULT_TYPE),
+            template=str(form.fields.get("template") or DEFAULT_TEMPLATE),
         ),
         lambda: _created_child(context, parent_id, path),
     )
@@ -309,7 +314,7 @@ async def _create(action: Action, context: ApplyContext) -> str:
     context.page_ids[path] = page.id
     context.state.record_page(path, PageRecord(id=page.id, live_version_id=page.version.id if page.version else None))
     context.save()
-    blocks, sizes = await creation_blocks(context, page.id, spec, action.blocks)  # the page type's default blocks
+    blocks, sizes = await creation_blocks(context, page.id, form, action.blocks)  # the page type's default blocks
     writer = PageWriter(
         context,
         path,
@@ -317,18 +322,18 @@ async def _create(action: Action, context: ApplyContext) -> str:
         recent_version_id=page.version.id if page.version else None,
         recent_is_draft=False,
         area_sizes=sizes,
-        target=_target(context, spec, path),
+        target=_target(context, form, path),
     )
     wanted = {change.field for change in action.changes} - {"type", "template", "publish_end_date"}
-    await writer.update_fields(spec, wanted)
+    await writer.update_fields(form, wanted)
     for change in blocks:
-        await writer.block(change, spec)
-    return f"created (id {page.id}); " + await writer.finish(spec, action)
+        await writer.block(change)
+    return f"created (id {page.id}); " + await writer.finish(form, action)
 
 
-def _target(context: ApplyContext, spec: PageSpec, path: str) -> str:
+def _target(context: ApplyContext, form: PageForm, path: str) -> str:
     """The digest of the page as the content wants it (what the planner compares the record's digest with)."""
-    return build_desired_page(spec, path, context.resolver(strict=False), base_url=context.base_url).digest
+    return render_desired(form, path, context.resolver(strict=False), base_url=context.base_url).digest
 
 
 async def _created_child(context: ApplyContext, parent_id: int, path: str) -> Page | None:
@@ -341,7 +346,7 @@ async def _created_child(context: ApplyContext, parent_id: int, path: str) -> Pa
 
 async def _update(action: Action, context: ApplyContext) -> str:
     path = action.key
-    spec = context.content.pages[path]
+    form = _form(action)
     page_id = context.page_ids.get(path)
     if page_id is None:
         raise ApplyError(f"page {path}: not found on the site")
@@ -353,19 +358,25 @@ async def _update(action: Action, context: ApplyContext) -> str:
         recent_version_id=live.recent_version_id if live else None,
         recent_is_draft=live.has_draft if live else False,
         area_sizes={area: len(blocks) for area, blocks in live.areas.items()} if live else {},
-        target=_target(context, spec, path),
+        target=_target(context, form, path),
     )
     wanted = {change.field for change in action.changes} - {"publish_end_date"}
     if wanted:
-        await writer.update_fields(spec, wanted)
+        await writer.update_fields(form, wanted)
     for change in action.blocks:
-        await writer.block(change, spec)
+        await writer.block(change)
     if not writer.writes and action.op == "update" and any(c.field == "publish_end_date" for c in action.changes):
         # Only the end date differs: it is set on the live version directly.
         live_version = live.live_version_id if live else None
-        if live_version is not None and spec.publish_end_date is not None:
-            await context.client.update_page_version(page_id, live_version, publish_end_date=spec.publish_end_date)
-    return await writer.finish(spec, action)
+        if live_version is not None and form.end_date is not None:
+            await context.client.update_page_version(page_id, live_version, publish_end_date=form.end_date)
+    return await writer.finish(form, action)
+
+
+def _form(action: Action) -> PageForm:
+    if action.page is None:
+        raise ApplyError(f"page {action.key}: the plan does not say what to write (a plan file of an older cmssync?)")
+    return action.page
 
 
 async def _delete(action: Action, context: ApplyContext) -> str:

@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from cmssync.api.client import ConcreteClient
 from cmssync.content.blocktypes import block_type, block_types
-from cmssync.content.models import Block, RawBlock
 from cmssync.errors import ApiError
+from cmssync.plan.page_form import BlockForm
 
 MAX_ID = 100
 Probe = Callable[[int], Awaitable[str | None]]
@@ -55,12 +55,12 @@ class PageTypeNumbers:
 
 
 async def page_type_ids(
-    numbers: PageTypeNumbers, block: Block, client: ConcreteClient, parent_id: int, template: str | None
+    numbers: PageTypeNumbers, block: BlockForm, client: ConcreteClient, parent_id: int, template: str | None
 ) -> dict[str, int]:
     """The page-type ids ``block``'s page-type columns need (learning them on a scratch page under ``parent_id``
     when not known yet); LookupError naming a handle no page type has."""
     declared = block_type(block.type)
-    if declared is None or not isinstance(block, RawBlock):
+    if declared is None:
         return {}
     handles = {str(block.value[c]).strip() for c in declared.columns_of("page_type") if c in block.value} - {""}
     if numbers.missing(handles):

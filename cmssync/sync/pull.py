@@ -44,7 +44,7 @@ from cmssync.errors import ConfigError
 from cmssync.plan.assets import file_digest, file_hash
 from cmssync.plan.conflicts import field_matches, live_area_digest, page_base
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
-from cmssync.plan.pages import DesiredPage, build_desired_page
+from cmssync.plan.page_form import DesiredPage, page_form, render_desired
 from cmssync.plan.snapshot import LivePage
 from cmssync.plan.subareas import is_sub_area
 from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
@@ -293,7 +293,7 @@ def _desired(existing: Any, path: str, resolve: Resolver, base_url: str) -> Desi
     if not isinstance(existing, dict):
         return None
     try:
-        return build_desired_page(PageSpec.model_validate(existing), path, resolve, base_url=base_url)
+        return render_desired(page_form(PageSpec.model_validate(existing)), path, resolve, base_url=base_url)
     except (ValidationError, ValueError, KeyError):
         return None
 
@@ -307,7 +307,7 @@ def _page_clean(path: str, state: State, resolve: Resolver, base_url: str) -> Ca
         if record is None or record.digest is None or not isinstance(data, dict):
             return False
         try:
-            desired = build_desired_page(PageSpec.model_validate(data), path, resolve, base_url=base_url)
+            desired = render_desired(page_form(PageSpec.model_validate(data)), path, resolve, base_url=base_url)
         except (ValidationError, ValueError, KeyError):
             return False
         return desired.digest == record.digest
@@ -356,7 +356,7 @@ def _record(root: Path, state: State, base_url: str, result: Pulled) -> None:
         strict=False,
     )
     for path, page in pages.items():
-        desired = build_desired_page(content.pages[path], path, resolve, base_url=base_url)
+        desired = render_desired(page_form(content.pages[path]), path, resolve, base_url=base_url)
         version = page.live_version_id
         base = page_base(desired.fields, desired.areas, desired.end_date)  # the three-way base: site == content
         page_record = PageRecord(id=page.id, digest=desired.digest, live_version_id=version, base=base)

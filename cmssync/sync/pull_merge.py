@@ -25,7 +25,7 @@ from typing import Any
 
 from cmssync.plan.blocks import Add, AlignmentError, DesiredBlock, Keep, LiveBlock, align_area
 from cmssync.plan.conflicts import field_matches
-from cmssync.plan.pages import DesiredPage
+from cmssync.plan.page_form import DesiredPage
 from cmssync.plan.snapshot import LivePage
 
 CONTENT_ONLY_KEYS = (

@@ -11,49 +11,60 @@ The page then converges in one apply.
 
 from __future__ import annotations
 
-from cmssync.content.models import PageSpec
 from cmssync.plan.actions import BlockChange
 from cmssync.plan.blocks import Add, AlignmentError, Delete, Update, align_area
-from cmssync.plan.desired import desired_blocks
-from cmssync.plan.pages import DEFAULT_TYPE
+from cmssync.plan.page_form import DEFAULT_TYPE, PageForm, desired_blocks
 from cmssync.sync.engine import ApplyContext
 from cmssync.sync.page_read import to_live_page
 
 
 async def creation_blocks(
-    context: ApplyContext, page_id: int, spec: PageSpec, planned: tuple[BlockChange, ...]
+    context: ApplyContext, page_id: int, form: PageForm, planned: tuple[BlockChange, ...]
 ) -> tuple[list[BlockChange], dict[str, int]]:
     """The block changes that make a just-created page's areas as the content says (``planned``: the plan's adds,
     for a page without defaults), and how many blocks each area holds before them."""
-    if (spec.type or DEFAULT_TYPE) == DEFAULT_TYPE:
+    if (form.fields.get("type") or DEFAULT_TYPE) == DEFAULT_TYPE:
         return list(planned), {}
     page = await context.client.get_page(page_id, includes=("areas",))
     live = to_live_page(page, None, context.base_url)
     changes: list[BlockChange] = []
     resolve = context.resolver(strict=False)
-    for area in spec.areas:
+    for area, blocks in form.areas.items():
         placed = live.blocks(area)
         if not placed:
             changes += [change for change in planned if change.area == area]
             continue
-        wanted = desired_blocks(spec, area, resolve, base_url=context.base_url)
+        wanted = desired_blocks(blocks, resolve, base_url=context.base_url)
         try:
             alignment = align_area(placed, wanted)
         except AlignmentError:
             changes += [change for change in planned if change.area == area]
             continue
         types = {block.id: block.type for block in placed}
+        positions = {block.id: index for index, block in enumerate(placed)}
         for op in alignment.changes:
-            if isinstance(op, Update):
+            if isinstance(op, Update | Add):
+                block = wanted[op.index]
+                live_id = op.live_id if isinstance(op, Update) else None
                 changes.append(
                     BlockChange(
-                        area=area, op="update", position=op.index, block_type=types[op.live_id], block_id=op.live_id
+                        area=area,
+                        op="update" if live_id is not None else "add",
+                        position=block.index,
+                        live_position=positions[live_id] if live_id is not None else None,
+                        block_type=types[live_id] if live_id is not None else block.type,
+                        block_id=live_id,
+                        write=block.form,
                     )
                 )
             elif isinstance(op, Delete):
                 changes.append(
-                    BlockChange(area=area, op="delete", position=0, block_type=types[op.live_id], block_id=op.live_id)
+                    BlockChange(
+                        area=area,
+                        op="delete",
+                        live_position=positions[op.live_id],
+                        block_type=types[op.live_id],
+                        block_id=op.live_id,
+                    )
                 )
-            elif isinstance(op, Add):
-                changes.append(BlockChange(area=area, op="add", position=op.index, block_type=op.type))
     return changes, {area: len(live.blocks(area)) for area in live.areas}

@@ -2,8 +2,9 @@
 
 ``lint-imports`` runs on the package itself, then on copies of it with one forbidden import added: an upward import
 (a planner or the execution layer importing a renderer among them), the pure planner or a renderer importing the HTTP
-client, httpx outside ``api/``, the plan model importing a planner, an execution step importing an entry point, the
-emulator importing the client, ``content`` importing ``api``. Each copy must break exactly the named contract.
+client, httpx outside ``api/``, the plan model importing a planner, an execution step importing an entry point, page
+apply importing a planner or the content models, a block type descriptor importing pydantic, the emulator importing
+the client, ``content`` importing ``api``. Each copy must break exactly the named contract.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ def test_the_package_keeps_its_contracts() -> None:
         ("plan/actions.py", "from cmssync.plan import pages\n", "The plan model imports no planner"),
         ("sync/apply_pages.py", "from cmssync.sync import applying\n", "Execution steps do not import"),
         ("emulator/app.py", "from cmssync.api.models import Page\n", "The sandbox shares no code"),
+        ("sync/apply_pages.py", "from cmssync.content.models import PageSpec\n", "Page apply executes the plan"),
+        ("sync/apply_pages.py", "from cmssync.plan import pages\n", "Page apply executes the plan"),
+        ("content/blocktypes/image.py", "import pydantic\n", "Block type descriptors are plain data"),
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, source: str, contract: str) -> None:

@@ -140,7 +140,7 @@ def _value(value: Any) -> str:
 def _block(action: Action, block: BlockChange, previews: Previews) -> str:
     symbol = SYMBOLS[block.op]
     ident = f" #{block.block_id}" if block.block_id is not None else ""
-    where = f"{block.area}[{block.position}] {block.block_type}{ident}"
+    where = f"{block.area}[{block.place}] {block.block_type}{ident}"
     before, after = block.before or {}, block.after or {}
     parts = [
         f'<section class="block bop-{block.op}"><h4><span class="sym">{escape(symbol)}</span> '
