@@ -74,14 +74,14 @@ def test_state_settings_from_nested_variables(tmp_path: Path, monkeypatch: pytes
     [
         (
             "state:\n  backend: http\n",
-            "cmssync.yaml:2:3: state: Value error, state.address is required for backend http",
+            "cmssync.yaml:2:3: state: state.address is required for backend http",
         ),
         (
             f"state:\n  address: {ADDRESS}\n  password: literal-token\n",
             "use ${env:NAME} or the CMSSYNC_STATE__PASSWORD",
         ),
         ("state:\n  address: ftp://x/y\n", "state.address must be an absolute http(s) URL"),
-        ("state:\n  path: a.json\n  adress: x\n", "cmssync.yaml:3:3: state.adress: Extra inputs are not permitted"),
+        ("state:\n  path: a.json\n  adress: x\n", "cmssync.yaml:3:3: state.adress: unknown setting 'adress' (did you mean 'address'?)"),
         ("state: 3\n", "state is a file path, or a mapping such as {backend: http, address: …}"),
         ("lock_timeout: soon\n", "invalid duration 'soon'"),
     ],
