@@ -86,9 +86,10 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
+        file = one_line(self.file)  # a file name may hold a line break: it must not start a line of its own
         if self.line <= 0:
-            return f"{self.file}: {self.message}"
-        return f"{self.file}:{self.line}:{self.column}: {self.message}"
+            return f"{file}: {self.message}"
+        return f"{file}:{self.line}:{self.column}: {self.message}"
 
 
 SHOWN_PER_PROBLEM = 5

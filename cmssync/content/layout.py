@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cmssync.content.paths import CONFIG_FILE, LIST_FILES, YAML_SUFFIX, page_path_of
-from cmssync.errors import Problem
+from cmssync.errors import Problem, one_line
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,11 @@ def _entries(root: Path, directory: Path, layout: Layout, *, recurse: bool) -> l
             continue
         path = Path(item.path)
         name = _relative(root, path)
+        if one_line(item.name) != item.name:
+            layout.problems.append(
+                Problem(name, 0, 0, "a file name with a line break or another control character; rename it")
+            )
+            continue
         if item.is_symlink() and not _link_is_safe(root, path, name, layout):
             continue
         if item.is_dir():

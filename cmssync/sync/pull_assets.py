@@ -26,6 +26,7 @@ from cmssync.config import Settings, folder_path
 from cmssync.content import writer
 from cmssync.content.files import FileSpec, HashCache
 from cmssync.content.models import FileSidecar, Location, UserSpec
+from cmssync.errors import one_line
 from cmssync.plan.assets import desired_file_meta, file_digest, user_digest
 from cmssync.state.records import GroupRecord, State, UserRecord
 from cmssync.sync.observe import unreliable_list_warning
@@ -54,6 +55,9 @@ async def pull_files(
         url_name = PurePosixPath((file.url or "").split("?")[0]).name
         if not url_name:
             result.skipped.append(f"file {file.id}: it has no public URL")
+            continue
+        if one_line(url_name) != url_name:  # the content cannot hold that name (the loader refuses it)
+            result.skipped.append(f"file {one_line(url_name)} (id {file.id}): its name holds a control character")
             continue
         folder = folder_paths.get(file.folder) if file.folder is not None else None
         named = f"{folder.strip('/')}/{url_name}" if folder and folder != "/" else url_name
