@@ -19,7 +19,7 @@ import json
 import logging
 import re
 import sys
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -199,8 +199,3 @@ def note(message: str, *, level: int = logging.INFO, stream: TextIO | None = Non
 def bind(**values: Any) -> None:
     """Bind context (run id, trigger, …) to every log line of the current task."""
     structlog.contextvars.bind_contextvars(**values)
-
-
-def mask_mapping(values: MutableMapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``values`` fit to print: sensitive keys masked."""
-    return {key: redact_value(key, value) for key, value in values.items()}

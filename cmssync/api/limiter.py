@@ -46,7 +46,7 @@ import contextvars
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import Final
 
 from cmssync.config import AUTO_MAX_CONCURRENCY
 
@@ -76,18 +76,6 @@ class Slot:
 def request_kind(method: str) -> str:
     """The baseline a request of this HTTP method is measured against."""
     return "read" if method.upper() in ("GET", "HEAD", "") else "write"
-
-
-class Limiter(Protocol):
-    @property
-    def limit(self) -> int: ...
-
-    @property
-    def max_limit(self) -> int: ...
-
-    def slot(self, method: str = "") -> contextlib.AbstractAsyncContextManager[Slot]: ...
-
-    def describe(self) -> dict[str, object]: ...
 
 
 _DEFERRED: contextvars.ContextVar[bool] = contextvars.ContextVar("cmssync_deferred_requests", default=False)

@@ -130,7 +130,6 @@ ConflictPolicy = Literal["content_wins", "site_wins", "fail"]
 """How a three-way conflict is settled: write the content's value, keep the site's, or refuse the object."""
 ForeignDraftPolicy = Literal["fail", "skip", "merge"]
 """A page with someone else's pending draft: refuse it (exit 1), leave it alone, or write into that draft."""
-IGNORABLE_FIELDS = ("name", "description", "type", "template", "publish_end_date")
 
 
 class BlockSelector(Section):

@@ -98,8 +98,6 @@ class EnvRef:
 
 
 Reference = FileUrlRef | FileIdRef | FileLinkRef | PageIdRef | PageLinkRef
-FileReference = FileUrlRef | FileIdRef | FileLinkRef
-PageReference = PageIdRef | PageLinkRef
 Part = str | Reference
 Resolver = Callable[[Reference], str]
 

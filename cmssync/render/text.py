@@ -9,7 +9,6 @@ whatever the plan holds. Conflicts and held objects (``Plan.conflicts``, ``Plan.
 
 from __future__ import annotations
 
-import difflib
 import io
 import json
 from collections.abc import Iterable, Iterator
@@ -296,30 +295,6 @@ def _word_diff_lines(field: str, before: str, after: str, *, indent: str) -> Ite
     yield Text(f"{indent}{field}: ({diff.summary()})")
     for line in diff.text.splitlines():
         yield Text(indent + "  " + line, style="yellow")
-
-
-def _diff_lines(before: str, after: str, *, indent: str) -> Iterator[Text]:
-    for line in unified_diff(before, after):
-        style = (
-            "green"
-            if line.startswith("+")
-            else "red"
-            if line.startswith("-")
-            else "cyan"
-            if line.startswith("@")
-            else ""
-        )
-        yield Text(indent + line, style=style)
-
-
-def unified_diff(before: str, after: str) -> list[str]:
-    """Unified diff of two texts, live first, without trailing newlines on the lines."""
-    return [
-        line.rstrip("\n")
-        for line in difflib.unified_diff(
-            before.splitlines(keepends=True), after.splitlines(keepends=True), "live", "desired", n=2
-        )
-    ]
 
 
 def is_long(value: Any) -> bool:

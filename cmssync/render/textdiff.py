@@ -112,15 +112,3 @@ def word_diff_sides(before: str, after: str, *, context: int = CONTEXT_WORDS) ->
         ]
         sides.append(re.sub(r"[ \t]*\n[\s]*", "\n", "".join(parts)).strip().splitlines())
     return list(zip_longest(sides[0], sides[1], fillvalue=""))
-
-
-def changed_words(before: str, after: str) -> int:
-    """How many words differ (the larger of inserted and deleted): a three-word edit is 3."""
-    segments = diff_tokens(canonical_html(before), canonical_html(after))
-    inserted, deleted = counts(segments)
-    return max(inserted, deleted)
-
-
-def is_rich(value: object) -> bool:
-    """Values worth a word diff: long or multi-line text, or anything with tags."""
-    return isinstance(value, str) and (len(value) > 72 or "\n" in value.strip() or "<" in value)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from cmssync.sync.apply_pages import PageWriter
+from cmssync.sync.page_writer import PageWriter
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.sites import ReliabilitySite, write_generated_content
 from tests.support.rawsite import RawSite

@@ -42,8 +42,6 @@ from typing import Any, Literal
 FieldKind = Literal[
     "text", "rich_text", "string", "bool", "int", "choice", "file", "page", "url", "page_type", "folder"
 ]
-REFERENCE_KINDS: frozenset[FieldKind] = frozenset({"text", "rich_text", "file", "page", "url"})
-"""Kinds whose content may hold references (``${file:…}``, ``${page-id:…}``, …)."""
 COLUMN_KINDS: frozenset[FieldKind] = frozenset({"file", "page"})
 """Kinds that hold one object as the whole value (a file or page column): written as a bare id."""
 _NO_DEFAULT = object()
