@@ -84,7 +84,7 @@ def scope_for_paths(changed: Iterable[str]) -> Scope | None:
         if not name or is_hidden(name):
             continue
         top = name.split("/", 1)[0]
-        if top == "pages":
+        if top in ("pages", "stacks"):
             try:
                 pages.add(page_path_of(name))
             except ValueError:

@@ -19,6 +19,7 @@ from ruamel.yaml import YAML
 
 from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
+from cmssync.plan.scope import scope_for_paths
 from tests.support.editors import Editor
 from tests.support.sites import Site
 
@@ -130,3 +131,14 @@ async def test_a_page_id_the_server_cannot_read_is_said_and_the_others_are_pulle
         site.sandbox.clear_faults()
     assert "skipped: page id 5: not read while looking for stacks" in summary
     assert "stacks (global areas): 2 written new" in summary
+
+
+async def test_a_changed_stack_file_plans_in_an_incremental_run(site: Site) -> None:
+    await _pull(site)
+    site.edit(FOOTER, "Footer text", "Footer text, edited")
+    scope = scope_for_paths([FOOTER])
+    assert scope is not None
+    site.sandbox.clear_stats()
+    plan = await site.plan(scope=scope)
+    assert [(a.key, a.op) for a in plan.actions] == [("/!stacks/footer", "update")]
+    assert site.sandbox.stats()["total"] < 10, site.sandbox.stats()["by_route"]
