@@ -140,9 +140,9 @@ class StackSpec(LocatedSpec):
 
     id: Annotated[StrictInt, Field(ge=1)]
     """The stack's page id on the site."""
-    name: Name | None = None
-    """The stack's name on the site, for the reader: never written (a theme finds a global area's stack by its
-    name, so renaming it would empty the area on every page)."""
+    name: Name
+    """The stack's name on the site (``Footer Column 1``): never written (a theme finds a global area's stack by its
+    name, so renaming it would empty the area on every page); the plan warns when it differs from the site's."""
     areas: dict[Name, list[Block]] = Field(default_factory=dict)
     """Area name (``Main``) → blocks, as on a page."""
     ignore: IgnoreRule | None = None
@@ -152,7 +152,7 @@ class StackSpec(LocatedSpec):
     def as_page(self) -> PageSpec:
         """The page the planner sees: the same id and areas, nothing else managed."""
         page = PageSpec(
-            name=self.name or f"stack {self.id}",
+            name=self.name,
             id=self.id,
             areas=self.areas,
             ignore=self.ignore,

@@ -37,13 +37,9 @@ from cmssync.plan.normalize import normalize_text
 from cmssync.plan.page_form import DEFAULT_TEMPLATE, DEFAULT_TYPE, DesiredPage, PageForm, page_form, render_desired
 from cmssync.plan.page_identity import identity_conflict, move_actions, moved_from, pinned_move
 from cmssync.plan.snapshot import LivePage, Snapshot
+from cmssync.plan.stacks import stack_warnings
 from cmssync.plan.subareas import writable_areas
 from cmssync.state.records import State
-
-STACK_DRAFTS_SHOW = (
-    "a stack's unapproved draft shows on the site's pages at once (Concrete renders a stack's newest version), so "
-    "publish: draft does not hold this change back"
-)
 
 
 @dataclass(frozen=True)
@@ -252,12 +248,11 @@ def _update(
             return None
         if changes or blocks:
             warnings.append(f"page {path}: changes go into its pending draft (on_foreign_draft: merge)")
+    warnings += stack_warnings(path, spec.name, live, changes=bool(changes or blocks), draft=context.publish == "draft")
     if changes or blocks:
         drift = record is not None and record.digest == desired.digest
         if context.publish == "draft":
             note = (note + "; " if note else "") + "left as an unapproved draft for review"
-            if is_stack_path(path):
-                warnings.append(f"page {path}: {STACK_DRAFTS_SHOW}")
         action = Action(
             kind="page",
             key=path,

@@ -98,9 +98,10 @@ async def test_a_stack_is_pulled_edited_applied_and_shown_on_every_page(site: Si
 
 async def test_what_a_stack_cannot_do_is_said(site: Site) -> None:
     await _pull(site)
-    site.write("stacks/gone.yaml", "id: 99\nareas:\n  Main: []\n")
+    site.write("stacks/gone.yaml", "id: 99\nname: Gone\nareas:\n  Main: []\n")
     (site.root / "stacks" / "sidebar.yaml").unlink()
     site.edit(FOOTER, "Footer text", "Footer text, edited")
+    site.edit(FOOTER, "name: Footer", "name: Site footer")
     settings = (site.root / "cmssync.yaml").read_text(encoding="utf-8")
     site.write("cmssync.yaml", settings + "publish: draft\n")  # the starter file pull wrote sets no publish mode
     plan = await site.plan(prune=True)
@@ -108,6 +109,7 @@ async def test_what_a_stack_cannot_do_is_said(site: Site) -> None:
     warned = "\n".join(plan.warnings)
     assert "page /!stacks/gone: pinned id 99 does not exist on the site; a stack cannot be created" in warned
     assert "a stack's unapproved draft shows on the site's pages at once" in warned
+    assert "the stack's name is 'Footer' on the site; name 'Site footer' is not written" in warned
 
 
 async def test_a_stack_edited_on_the_site_and_in_the_content_is_a_conflict(site: Site) -> None:
