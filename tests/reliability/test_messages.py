@@ -101,7 +101,8 @@ def test_control_characters_in_a_file_name_are_escaped(
     assert result.code == 1, result.text
     assert "\x1b" not in result.text
     assert "\x07" not in result.text
-    assert "pages/evil\\x1b[2J\\x1b]0;pwned\\x07.yml: use the .yaml extension" in result.err
+    name = "pages/evil\\x1b[2J\\x1b]0;pwned\\x07.yml"
+    assert f"{name}: a file name with a line break or another control character; rename it" in result.err
 
 
 @pytest.mark.parametrize("location", [None, ""], ids=["no-header", "empty-header"])
