@@ -53,6 +53,7 @@ def pull_summary(pulled: Pulled) -> str:
             lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
     if pulled.placeholders:
         lines.append(f"  blocks kept as placeholders (never written by apply): {len(pulled.placeholders)}")
+    lines += block_type_lines(pulled.editable, pulled.placeholders)
     if pulled.sub_areas:
         blocks = sum(count for _, _, count in pulled.sub_areas)
         lines.append(f"  sub-areas of layouts and containers: {len(pulled.sub_areas)} ({blocks} blocks)")
@@ -73,6 +74,28 @@ def pull_summary(pulled: Pulled) -> str:
     elif not dry_run:
         lines.append("everything pulled is now managed (the next plan is empty)")
     return "\n".join(lines) + "\n"
+
+
+def block_type_lines(editable: Counter[str], placeholders: list[str]) -> list[str]:
+    """Per block type: how many blocks are editable, how many were kept as placeholders and why (the reasons of
+    that type's placeholders, each once)."""
+    kept: Counter[str] = Counter()
+    reasons: dict[str, list[str]] = {}
+    for entry in placeholders:  # "type id (reason)"
+        kind, _, rest = entry.partition(" ")
+        kept[kind] += 1
+        reason = rest.partition(" (")[2].removesuffix(")")
+        if reason and reason not in reasons.setdefault(kind, []):
+            reasons[kind].append(reason)
+    if not editable and not kept:
+        return []
+    lines = ["  blocks by type:"]
+    for kind in sorted(set(editable) | set(kept)):
+        parts = [f"{editable[kind]} editable"] if editable[kind] else []
+        if kept[kind]:
+            parts.append(f"{kept[kind]} kept ({'; '.join(reasons.get(kind, []))})")
+        lines.append(f"    {kind}: {', '.join(parts)}")
+    return lines
 
 
 def not_taken_lines(not_taken: dict[str, list[str]]) -> list[str]:

@@ -246,6 +246,13 @@ def _stage_page(
     result.notes += notes
     result.placeholders += placeholders
     areas = data["areas"] if isinstance(data.get("areas"), dict) else {}
+    result.editable.update(
+        str(block.get("type"))
+        for blocks in areas.values()
+        if isinstance(blocks, list)
+        for block in blocks
+        if isinstance(block, dict) and "keep" not in block
+    )
     result.sub_areas += [(path, name, len(blocks)) for name, blocks in areas.items() if is_sub_area(name)]
     clean = _page_clean(path, state, resolve, base_url)
     kind: Kind = "stack" if is_stack_path(path) else "page"

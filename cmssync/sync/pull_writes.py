@@ -116,6 +116,9 @@ class Pulled:
     users: int = 0
     groups: int = 0
     placeholders: list[str] = field(default_factory=list)
+    """``type id (reason)`` of each block written as a ``keep:`` placeholder."""
+    editable: Counter[str] = field(default_factory=Counter)
+    """Block type → how many blocks were written as content (not placeholders), sub-areas included."""
     sub_areas: list[tuple[str, str, int]] = field(default_factory=list)
     """``(page path, sub-area, blocks)`` of each sub-area of a layout or container written as an area."""
     read_alone: dict[str, int] = field(default_factory=dict)
