@@ -60,9 +60,10 @@ def test_a_page_link_follows_the_page_it_names_when_it_moves(
 ) -> None:
     """The link an editor put on /privacy-policy keeps pointing at its page after cmssync moves that page.
 
-    The content moves ``/subscribe-thanks`` to ``/about/subscribe-thanks`` (file moved, its page links renamed as
-    a user would) and applies with ``--replace-moved``: the page is re-created under its new parent, so the link,
-    stored as ``{CCM:CID_<id>}``, must be written again with the new page's id.
+    The content moves ``/subscribe-thanks`` to ``/about/subscribe-thanks`` (file moved, its page links and page
+    ids renamed in every file as a user would: the footer's form redirects to it) and applies with
+    ``--replace-moved``: the page is re-created under its new parent, so the link, stored as ``{CCM:CID_<id>}``, must
+    be written again with the new page's id.
     """
     seed_editor_content(api)
     pull = run_cmssync(real_site, content_dir, "pull")
@@ -71,9 +72,11 @@ def test_a_page_link_follows_the_page_it_names_when_it_moves(
     source = content_dir / "pages" / f"{LINKED_PAGE.strip('/')}.yaml"
     source.rename(content_dir / "pages" / f"{moved.strip('/')}.yaml")
     mentions = 0
-    for _, file in page_files(content_dir):
+    for file in sorted(content_dir.rglob("*.yaml")):  # pages and stacks: a stack's form may redirect to it
         text = file.read_text(encoding="utf-8")
-        renamed = text.replace(f"${{page-link:{LINKED_PAGE}}}", f"${{page-link:{moved}}}")
+        renamed = text
+        for kind in ("page-link", "page-id"):
+            renamed = renamed.replace(f"${{{kind}:{LINKED_PAGE}}}", f"${{{kind}:{moved}}}")
         mentions += text.count(f"${{page-link:{LINKED_PAGE}}}")
         file.write_text(renamed, encoding="utf-8")
     assert mentions, f"pull wrote no ${{page-link:{LINKED_PAGE}}} reference for the editor's link"
