@@ -9,8 +9,9 @@ import pytest
 
 from cmssync.content.blocktypes import block_type
 from cmssync.content.models import PageSpec
-from cmssync.plan.desired import Resolver, block_fields
+from cmssync.plan.desired import Resolver
 from cmssync.plan.normalize import normalize_block_value
+from cmssync.plan.page_form import BlockForm, block_form, write_value
 from cmssync.sync.page_type_numbers import PageTypeNumbers
 
 
@@ -71,27 +72,27 @@ def test_express_form_sends_no_redirect_as_zero() -> None:
     assert _write("express_form", {"redirectCID": ""})["redirectCID"] == "0"
 
 
-def _page_list_block() -> object:
+def _page_list_block() -> BlockForm:
     spec = PageSpec.model_validate(
         {
             "name": "P",
             "areas": {"Main": [{"type": "page_list", "raw": True, "value": {"ptID": "blog_entry", "num": "3"}}]},
         }
     )
-    return spec.areas["Main"][0]
+    return block_form(spec.areas["Main"][0])
 
 
 def test_a_page_type_column_compares_in_export_form_and_writes_the_id() -> None:
     block = _page_list_block()
     resolver = Resolver(file_urls={}, file_ids={}, page_ids={}, strict=True)
-    assert block_fields(block, resolver)["ptID"] == "{ccm:export:pagetype:blog_entry}"  # type: ignore[arg-type]
+    assert write_value(block, resolver)["ptID"] == "{ccm:export:pagetype:blog_entry}"
     writing = Resolver(
         file_urls={}, file_ids={}, page_ids={}, strict=True, mode="write", page_type_numbers={"blog_entry": 7}
     )
-    sent = block_fields(block, writing)  # type: ignore[arg-type]
+    sent = write_value(block, writing)
     assert (sent["ptID"], sent["topicFilter"]) == ("7", "")
     with pytest.raises(LookupError, match="blog_entry"):
-        block_fields(block, Resolver(file_urls={}, file_ids={}, page_ids={}, strict=True, mode="write"))  # type: ignore[arg-type]
+        write_value(block, Resolver(file_urls={}, file_ids={}, page_ids={}, strict=True, mode="write"))
 
 
 def test_mirror_keys_are_not_compared() -> None:
