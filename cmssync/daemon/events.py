@@ -35,32 +35,16 @@ import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
+from cmssync.config.daemon import NotifyEvent
 from cmssync.plan.actions import Action, Plan
 from cmssync.plan.scope import Scope
 from cmssync.sync.engine import Outcome
 
-EventType = Literal[
-    "run_failed",
-    "recovered",
-    "drift_found",
-    "changes_pending",
-    "drift_reverted",
-    "conflict",
-    "deletes_blocked",
-    "objects_held",
-]
-EVENT_TYPES: tuple[EventType, ...] = (
-    "run_failed",
-    "recovered",
-    "drift_found",
-    "changes_pending",
-    "drift_reverted",
-    "conflict",
-    "deletes_blocked",
-    "objects_held",
-)
+EventType = NotifyEvent
+"""The event types are the ones a notifier's ``events`` setting may name: one list."""
+EVENT_TYPES: tuple[EventType, ...] = get_args(NotifyEvent)
 Severity = Literal["info", "warning", "error"]
 SEVERITY: dict[EventType, Severity] = {
     "run_failed": "error",
