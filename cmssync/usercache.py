@@ -84,16 +84,30 @@ def cache_key() -> bytes | None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(secrets.token_bytes(KEY_BYTES))
+    key = read_private_file(path, KEY_BYTES)
+    return key if key is not None and len(key) == KEY_BYTES else None  # a half-written key (a killed run) is no key
+
+
+def read_private_file(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file of this user that nobody else may read or write and it holds at
+    most ``limit`` bytes; else None. A symbolic link is not followed."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # O_NONBLOCK: a FIFO planted under the name must not hang the command (no effect on a regular file).
+        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path, flags)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
             return None
-        key = handle.read(KEY_BYTES + 1)
-    return key if len(key) == KEY_BYTES else None  # a half-written key (a killed first run) is no key
+        if info.st_size > limit:
+            return None
+        try:
+            data = handle.read(limit + 1)
+        except OSError:
+            return None
+    return data if len(data) <= limit else None
 
 
 def sign(key: bytes, payload: bytes) -> bytes:

@@ -47,7 +47,7 @@ from cmssync.config import Settings
 from cmssync.errors import ConfigError
 from cmssync.fileio import write_atomically
 from cmssync.secrets import register_secret
-from cmssync.usercache import user_cache_root
+from cmssync.usercache import read_private_file, user_cache_root
 
 log = structlog.get_logger("cmssync.api")
 
@@ -147,7 +147,7 @@ class TokenCache:
         """The token cached under ``key``, or None (absent, expired, unreadable, not ours, or not a token file)."""
         if not self._directory_is_private():
             return None
-        text = _read_private_file(self.path(key))
+        text = _read_private_text(self.path(key))
         if text is None:
             return None
         try:
@@ -205,21 +205,12 @@ class TokenCache:
         )
 
 
-def _read_private_file(path: Path) -> str | None:
+def _read_private_text(path: Path) -> str | None:
     """The text of ``path`` if it is a regular file of this user that nobody else may read or write; else None."""
-    try:
-        # O_NONBLOCK: a FIFO planted under the name must not hang the command (no effect on a regular file).
-        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(path, flags)
-    except OSError:
+    data = read_private_file(path, MAX_FILE_BYTES)
+    if data is None:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-            return None
-        if info.st_size > MAX_FILE_BYTES:
-            return None
-        try:
-            return handle.read(MAX_FILE_BYTES).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
