@@ -31,6 +31,9 @@ from cmssync.yamlread import value_position
 
 S = TypeVar("S", bound=LocatedSpec)
 
+MAX_CONTENT_VALUES = 500_000
+"""Values (keys, scalars, lists, mappings) in all YAML files together: each costs a few hundred bytes once loaded
+and checked, so this keeps a load near 300 MB at most; a 1,000-page site of five blocks a page holds about 55,000."""
 MAX_CONTENT_YAML_BYTES = 32 * 1024 * 1024
 """All YAML files of a content directory together (each also at most 5 MiB): with the reader's limits on values per
 file, this keeps a load within the memory the shipped Kubernetes manifest allows (512 MiB); a site of 5,000 pages
@@ -69,6 +72,8 @@ class _Loader:
         self.problems: list[Problem] = []
         self.sources: dict[str, Source] = {}
         """Every YAML file read, by name."""
+        self.values = 0
+        """Values of the YAML files read so far (bounded by :data:`MAX_CONTENT_VALUES`)."""
         self.found: list[tuple[Source, SpecAt]] = []
         """Every valid spec with its file (for the reference checks)."""
 
@@ -146,6 +151,13 @@ class _Loader:
             if cache is not None and not result.problems:
                 cache.put(kind, source.text, result)
         self.problems.extend(result.problems)
+        self.values += result.values
+        if self.values > MAX_CONTENT_VALUES:  # stop here: the files not read yet would only take more memory
+            message = (
+                f"the content holds more than {MAX_CONTENT_VALUES:,} values (keys, scalars, lists, mappings) with "
+                "this file; at most that many are read in all (memory)"
+            )
+            raise ContentError([*self.problems, Problem(entry.name, 0, 0, message)])
         specs: list[LocatedSpec] = []
         for found in result.specs:
             found.spec.located(Location(file=entry.name, line=found.line, column=found.column))

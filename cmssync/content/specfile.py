@@ -42,6 +42,8 @@ class SpecAt:
 class FileResult:
     specs: list[SpecAt] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    values: int = 0
+    """Values the file's YAML holds (what loading it costs; the loader bounds the content's total)."""
 
 
 _MAPPINGS: Final[dict[str, tuple[type[LocatedSpec], str]]] = {
@@ -59,9 +61,12 @@ def read_file(kind: Kind, source: Source) -> FileResult:
         return FileResult(problems=[parsed])
     if kind in _MAPPINGS:
         model, what = _MAPPINGS[kind]
-        return _mapping_file(source.name, parsed.data, model, what)
-    model, what = _LISTS[kind]
-    return _list_file(source.name, parsed.data, model, what)
+        result = _mapping_file(source.name, parsed.data, model, what)
+    else:
+        model, what = _LISTS[kind]
+        result = _list_file(source.name, parsed.data, model, what)
+    result.values = parsed.values
+    return result
 
 
 def _mapping_file(name: str, data: Any, model: type[LocatedSpec], what: str) -> FileResult:

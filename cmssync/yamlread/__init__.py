@@ -71,6 +71,8 @@ class YamlDocument:
     name: str
     data: Any
     text: str = ""
+    values: int = 0
+    """How many values (keys, scalars, lists, mappings) the located tree holds (:func:`parse_located` only)."""
 
 
 def read_yaml_file(
@@ -116,10 +118,23 @@ def parse_located(text: str, name: str, *, subject: str = CONTENT_FILES) -> Yaml
     """The located tree of ``text`` (see the module docstring); a located ``Problem`` when it is refused."""
     text = text.removeprefix("\ufeff")
     try:
-        return YamlDocument(name, fast.compose(text), text)
+        tree, values = fast.compose_counted(text)
+        return YamlDocument(name, tree, text, values)
     except fast.Unsure:
         pass
     except fast.TooLarge as exc:
         return Problem(name, exc.line, exc.column, exc.message)
     data = load_roundtrip(text, name, subject=subject)
-    return data if isinstance(data, Problem) else YamlDocument(name, from_roundtrip(data), text)
+    if isinstance(data, Problem):
+        return data
+    tree = from_roundtrip(data)
+    return YamlDocument(name, tree, text, _count_values(tree))
+
+
+def _count_values(tree: Any) -> int:
+    """Values in a located tree, counted as the fast path counts them (a mapping's keys too)."""
+    if isinstance(tree, dict):
+        return 1 + sum(1 + _count_values(value) for value in tree.values())
+    if isinstance(tree, list):
+        return 1 + sum(_count_values(item) for item in tree)
+    return 1

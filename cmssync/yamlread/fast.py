@@ -85,6 +85,11 @@ _tags: dict[str, str] = {}
 def compose(text: str) -> Any:
     """The located tree of ``text`` (a BOM already removed), ``None`` for an empty document; :class:`Unsure` when
     the round-trip reader must decide."""
+    return compose_counted(text)[0]
+
+
+def compose_counted(text: str) -> tuple[Any, int]:
+    """:func:`compose`, and how many values (keys, scalars, lists, mappings) the tree holds."""
     if CParser is None or "\t" in text:
         raise Unsure
     try:
@@ -93,17 +98,18 @@ def compose(text: str) -> Any:
         get()  # the stream start
         event = get()
         if type(event) is StreamEndEvent:
-            return None
+            return None, 0
         if event.version is not None or event.tags:
             raise Unsure
-        root = _node(get, get(), 0, _LINE_BREAK.split(text), [0])
+        nodes = [0]
+        root = _node(get, get(), 0, _LINE_BREAK.split(text), nodes)
         if get().explicit or type(get()) is not StreamEndEvent:
             raise Unsure  # a document end marker (``...``: the readers count documents differently), or a second
     except (Unsure, TooLarge):
         raise
     except Exception as exc:  # a syntax error (or anything else): the round-trip reader words it
         raise Unsure from exc
-    return root
+    return root, nodes[0]
 
 
 def _node(get: Any, event: Any, depth: int, lines: list[str], nodes: list[int]) -> Any:

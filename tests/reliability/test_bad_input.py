@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import cmssync.content.loader
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.cli import CliResult, run_cli
 from tests.reliability.conftest import ReliabilityReport
@@ -173,5 +174,32 @@ def test_content_too_large_for_memory_is_refused_before_any_write(
     assert result.code == 1, result.text
     assert expected in result.err
     assert reason in result.err
+    assert "Traceback" not in result.text
+    assert write_requests(sandbox_server.stats()) == []
+
+
+def test_values_across_all_files_are_bounded_and_reading_stops_there(
+    sandbox_server: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    reliability_report: ReliabilityReport,
+) -> None:
+    """Files each within every limit, together over the content's budget of values (lowered here to 2,000 so the
+    test stays fast; the real one, 500,000, is reached the same way)."""
+    monkeypatch.setattr(cmssync.content.loader, "MAX_CONTENT_VALUES", 2_000)
+    root = tmp_path / "site"
+    (root / "pages").mkdir(parents=True)
+    for number in range(10):
+        attributes = "".join(f"  a{key}: x\n" for key in range(300))  # 602 values a file
+        (root / "pages" / f"p{number}.yaml").write_text(f"name: P{number}\nattributes:\n{attributes}", "utf-8")
+    site_environment(monkeypatch, sandbox_server, tmp_path / "state.json")
+    sandbox_server.clear_stats()
+
+    result = run_cli(capsys, "apply", "--yes", str(root))
+
+    reliability_report.add(cases_tried=1)
+    assert result.code == 1, result.text
+    assert "pages/p3.yaml: the content holds more than 2,000 values" in result.err
     assert "Traceback" not in result.text
     assert write_requests(sandbox_server.stats()) == []
