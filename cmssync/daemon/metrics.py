@@ -17,8 +17,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import choose_encoder
 
 from cmssync.api.stats import RequestKey
+from cmssync.plan.actions import KIND_ORDER
 
-KINDS = ("group", "file", "page", "user")
 MODES = ("enforce", "report")
 RESULTS = ("success", "failure", "interrupted")
 DURATION_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
@@ -112,7 +112,7 @@ class DaemonMetrics:
             ["receiver", "event", "result"],
             registry=self.registry,
         )
-        for kind in KINDS:
+        for kind in KIND_ORDER:
             self.drift.labels(kind=kind).set(0)
         self.set_held([])
         self.set_mode("enforce", suspended=False)
@@ -148,7 +148,7 @@ class DaemonMetrics:
         for key, count in requests.items():
             self.api_requests.labels(method=key.method, status=key.status).inc(count)
         if drift is not None:
-            for kind in {*KINDS, *drift}:
+            for kind in {*KIND_ORDER, *drift}:
                 self.drift.labels(kind=kind).set(drift.get(kind, 0))
         if pending is not None:
             self.pending.set(pending)

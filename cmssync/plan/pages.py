@@ -29,7 +29,8 @@ from cmssync.plan.actions import (
     SiteAdditions,
 )
 from cmssync.plan.additions import without_additions
-from cmssync.plan.blocks import Add, AlignmentError, Delete, Update, align_area, honourable
+from cmssync.plan.block_changes import alignment_changes, desired_change
+from cmssync.plan.blocks import AlignmentError, align_area, honourable
 from cmssync.plan.conflicts import ConflictPolicies, PageSides, find_conflicts, settle
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver, attribute_matches
 from cmssync.plan.ignore import page_ignore, visible_desired_areas, visible_live_page
@@ -160,14 +161,7 @@ def _create(
     if desired.end_date is not None:
         changes.append(FieldChange(field="publish_end_date", after=desired.end_date))
     blocks = [
-        BlockChange(
-            area=area,
-            op="add",
-            position=block.index,
-            block_type=block.type,
-            after=dict(block.value),
-            write=block.form,
-        )
+        desired_change(area, block)
         for area, area_blocks in desired.areas.items()
         for block in area_blocks
         if block.keep_id is None
@@ -333,58 +327,21 @@ def _block_changes(path: str, live: LivePage, desired: DesiredPage, warnings: li
     changes: list[BlockChange] = []
     for area, wanted in desired.areas.items():
         live_blocks = live.blocks(area)
-        positions = {block.id: index for index, block in enumerate(live_blocks)}
         types = {block.id: block.type for block in live_blocks}
-        values = {block.id: block.value for block in live_blocks}
         honoured = honourable(path, area, wanted, types, warnings)
         try:
             alignment = align_area(live_blocks, honoured)
         except AlignmentError as exc:
             warnings.append(f"page {path}, area {area}: {exc}; nothing planned for this area")
             continue
-        for op in alignment.changes:
-            if isinstance(op, Update):
-                before = {key: op.before.get(key, "") for key in op.value}
-                changes.append(
-                    BlockChange(
-                        area=area,
-                        op="update",
-                        position=honoured[op.index].index,
-                        live_position=positions[op.live_id],
-                        block_type=types[op.live_id],
-                        block_id=op.live_id,
-                        before=before,
-                        after=dict(op.value),
-                        write=honoured[op.index].form,
-                    )
+        found = alignment_changes(area, live_blocks, honoured, alignment)
+        for change in found:
+            declared = block_type(change.block_type) if change.op == "delete" else None
+            if declared is not None and declared.holds_areas:
+                warnings.append(
+                    f"page {path}, area {area}: deleting {change.block_type} block {change.block_id} through the API "
+                    "leaves the blocks of its sub-areas behind (no longer shown, still in the page); remove "
+                    "them in the page editor if they should go"
                 )
-            elif isinstance(op, Delete):
-                declared = block_type(types[op.live_id])
-                if declared is not None and declared.holds_areas:
-                    warnings.append(
-                        f"page {path}, area {area}: deleting {types[op.live_id]} block {op.live_id} through the API "
-                        "leaves the blocks of its sub-areas behind (no longer shown, still in the page); remove "
-                        "them in the page editor if they should go"
-                    )
-                changes.append(
-                    BlockChange(
-                        area=area,
-                        op="delete",
-                        live_position=positions[op.live_id],
-                        block_type=types[op.live_id],
-                        block_id=op.live_id,
-                        before=dict(values[op.live_id]),  # what is removed, for reviews (the HTML report)
-                    )
-                )
-            elif isinstance(op, Add):
-                changes.append(
-                    BlockChange(
-                        area=area,
-                        op="add",
-                        position=honoured[op.index].index,
-                        block_type=op.type,
-                        after=dict(op.value),
-                        write=honoured[op.index].form,
-                    )
-                )
+        changes += found
     return changes

@@ -26,11 +26,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import cast
 
-from cmssync.plan.actions import Action, HeldObject, Kind, Plan
+from cmssync.plan.actions import KIND_ORDER, Action, HeldObject, Kind, Plan
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
-
-KINDS: tuple[Kind, ...] = ("group", "file", "page", "user")
 
 
 def hold_unreadable(plan: Plan, snapshot: Snapshot, state: State) -> Plan:
@@ -54,7 +52,7 @@ def hold_unreadable(plan: Plan, snapshot: Snapshot, state: State) -> Plan:
         if object_id in known:
             continue
         kind, key = object_id.split(":", 1)
-        if kind not in KINDS:
+        if kind not in KIND_ORDER:
             continue
         held.append(_held(object_id, reason, planned.get(object_id)))
         known.add(object_id)

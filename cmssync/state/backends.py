@@ -191,32 +191,40 @@ def open_state_backend(settings: Settings, base_dir: Path, *, lock_timeout: floa
 def waiting_lock(backend: StateBackend, command: str) -> Iterator[LockHolder]:
     """Hold the lock, waiting up to ``backend.lock_timeout`` seconds (sleeping) for a run that holds it."""
     with contextlib.ExitStack() as stack:
-        deadline = time.monotonic() + backend.lock_timeout
-        wait = _FIRST_WAIT
-        while True:
-            try:
-                holder = stack.enter_context(backend.try_lock(command))
-                break
-            except StateLockedError as exc:
-                wait = _next_wait(backend, exc, deadline, wait)
-                time.sleep(wait)
-        yield holder
+        attempts = _Attempts(backend, command, stack)
+        for wait in attempts:
+            time.sleep(wait)
+        yield attempts.holder
 
 
 @contextlib.asynccontextmanager
 async def holding_lock(backend: StateBackend, command: str) -> AsyncIterator[LockHolder]:
     """:func:`waiting_lock` for async code: the event loop keeps running while it waits."""
     with contextlib.ExitStack() as stack:
-        deadline = time.monotonic() + backend.lock_timeout
+        attempts = _Attempts(backend, command, stack)
+        for wait in attempts:
+            await asyncio.sleep(wait)
+        yield attempts.holder
+
+
+class _Attempts:
+    """Tries to take the lock into ``stack``; iterating yields how long to wait before the next try, and ends
+    once the lock is held (:attr:`holder`) or raises when the wait would pass ``backend.lock_timeout``."""
+
+    def __init__(self, backend: StateBackend, command: str, stack: contextlib.ExitStack) -> None:
+        self.backend, self.command, self.stack = backend, command, stack
+        self.holder: LockHolder
+
+    def __iter__(self) -> Iterator[float]:
+        deadline = time.monotonic() + self.backend.lock_timeout
         wait = _FIRST_WAIT
         while True:
             try:
-                holder = stack.enter_context(backend.try_lock(command))
-                break
+                self.holder = self.stack.enter_context(self.backend.try_lock(self.command))
+                return
             except StateLockedError as exc:
-                wait = _next_wait(backend, exc, deadline, wait)
-                await asyncio.sleep(wait)
-        yield holder
+                wait = _next_wait(self.backend, exc, deadline, wait)
+                yield wait
 
 
 def _next_wait(backend: StateBackend, exc: StateLockedError, deadline: float, wait: float) -> float:

@@ -12,7 +12,8 @@ The page then converges in one apply.
 from __future__ import annotations
 
 from cmssync.plan.actions import BlockChange
-from cmssync.plan.blocks import Add, AlignmentError, Delete, Update, align_area
+from cmssync.plan.block_changes import alignment_changes
+from cmssync.plan.blocks import AlignmentError, align_area
 from cmssync.plan.page_form import DEFAULT_TYPE, PageForm, desired_blocks
 from cmssync.sync.engine import ApplyContext
 from cmssync.sync.page_read import to_live_page
@@ -40,31 +41,5 @@ async def creation_blocks(
         except AlignmentError:
             changes += [change for change in planned if change.area == area]
             continue
-        types = {block.id: block.type for block in placed}
-        positions = {block.id: index for index, block in enumerate(placed)}
-        for op in alignment.changes:
-            if isinstance(op, Update | Add):
-                block = wanted[op.index]
-                live_id = op.live_id if isinstance(op, Update) else None
-                changes.append(
-                    BlockChange(
-                        area=area,
-                        op="update" if live_id is not None else "add",
-                        position=block.index,
-                        live_position=positions[live_id] if live_id is not None else None,
-                        block_type=types[live_id] if live_id is not None else block.type,
-                        block_id=live_id,
-                        write=block.form,
-                    )
-                )
-            elif isinstance(op, Delete):
-                changes.append(
-                    BlockChange(
-                        area=area,
-                        op="delete",
-                        live_position=positions[op.live_id],
-                        block_type=types[op.live_id],
-                        block_id=op.live_id,
-                    )
-                )
+        changes += alignment_changes(area, placed, wanted, alignment)
     return changes, {area: len(live.blocks(area)) for area in live.areas}
