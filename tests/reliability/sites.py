@@ -18,9 +18,10 @@ import pytest
 
 from cmssync.content.site import SiteContent
 from cmssync.emulator.embedded import Sandbox
+from cmssync.state import http_backend
 from cmssync.state.records import State
 from cmssync.state.store import StateStore
-from tests.support.sites import Site
+from tests.support.sites import Site, sandbox_environment
 
 USER_PASSWORD_ENV = "RELIABILITY_USER_PASSWORD"
 USER_PASSWORD = "reliability-user-pw-1"
@@ -174,3 +175,18 @@ def cli_environment(
     monkeypatch.setenv("CMSSYNC_PASSWORD", password or sandbox.admin_password)
     monkeypatch.setenv("CMSSYNC_STATE", str(site.state_path))
     return site
+
+
+def state_server_site(
+    root: Path, sandbox: Sandbox, state: Mapping[str, Any], monkeypatch: pytest.MonkeyPatch, page: str = "index"
+) -> Path:
+    """One page at ``pages/PAGE.yaml`` on the sandbox (credentials from the environment, as a container has them)
+    with the state mapping ``state`` (a test's HTTP state server); the state server's retry waits are zero."""
+    monkeypatch.setattr(http_backend, "_RETRY_WAITS", (0.0, 0.0))
+    (root / "pages").mkdir(parents=True)
+    (root / "pages" / f"{page}.yaml").write_text(f"name: {page.replace('-', ' ').capitalize()}\n", encoding="utf-8")
+    write_settings(root, state=dict(state))
+    for name, value in sandbox_environment(sandbox, root / "unused-state.json").items():
+        if name != "CMSSYNC_STATE":
+            monkeypatch.setenv(name, value)
+    return root

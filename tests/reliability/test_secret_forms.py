@@ -15,10 +15,9 @@ import pytest
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import StateError
 from cmssync.secrets import register_credentials
-from cmssync.state import http_backend
 from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
-from tests.reliability.sites import write_settings
+from tests.reliability.sites import state_server_site
 from tests.state.state_server import Scripted, StateServer
 
 USERNAME = "gitlab-ci-token"
@@ -46,11 +45,8 @@ def test_the_state_password_quoted_as_basic_auth_is_masked_in_cli_lines(
     capsys: pytest.CaptureFixture[str],
     reliability_report: ReliabilityReport,
 ) -> None:
-    monkeypatch.setattr(http_backend, "_RETRY_WAITS", (0.0, 0.0))
-    root = tmp_path / "site"
-    (root / "pages").mkdir(parents=True)
-    (root / "pages" / "index.yaml").write_text("name: Home\n", encoding="utf-8")
     header = "Basic " + base64.b64encode(f"{USERNAME}:{PASSWORD}".encode()).decode()
+    monkeypatch.setenv("STATE_PASSWORD", PASSWORD)
     with StateServer() as server:
         server.script += [quoting(header)] * 3
         state: dict[str, Any] = server.settings()
@@ -58,15 +54,7 @@ def test_the_state_password_quoted_as_basic_auth_is_masked_in_cli_lines(
             state |= {"username": USERNAME, "password": "${env:STATE_PASSWORD}"}
         else:
             state |= {"address": state["address"].replace("http://", f"http://{USERNAME}:${{env:STATE_PASSWORD}}@")}
-        write_settings(root, state=state)
-        for name, value in {
-            "STATE_PASSWORD": PASSWORD,
-            "CMSSYNC_URL": sandbox.url,
-            "CMSSYNC_CLIENT_ID": sandbox.client_id,
-            "CMSSYNC_CLIENT_SECRET": sandbox.client_secret,
-            "CMSSYNC_PASSWORD": sandbox.admin_password,
-        }.items():
-            monkeypatch.setenv(name, value)
+        root = state_server_site(tmp_path / "site", sandbox, state, monkeypatch)
 
         result = run_cli(capsys, "--log-format", log_format, "plan", str(root))
 

@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from cmssync.state import http_backend
 from tests.reliability.cli import run_cli
 from tests.reliability.conftest import ReliabilityReport
-from tests.reliability.sites import write_settings
+from tests.reliability.sites import state_server_site
 from tests.state.state_server import Scripted, StateServer
-from tests.support.sites import sandbox_environment
 
 
 @pytest.mark.parametrize("output", ["text", "json"])
@@ -27,15 +25,10 @@ def test_a_state_server_gone_at_the_end_leaves_the_summary_and_the_spool_named(
     capsys: pytest.CaptureFixture[str],
     reliability_report: ReliabilityReport,
 ) -> None:
-    monkeypatch.setattr(http_backend, "_RETRY_WAITS", (0.0, 0.0))
-    root = tmp_path / "site"
-    (root / "pages").mkdir(parents=True)
-    (root / "pages" / "server-gone.yaml").write_text("name: Server gone\n", encoding="utf-8")
     with StateServer() as server:
-        write_settings(root, state=server.settings(save_interval="1h"))
-        for name, value in sandbox_environment(sandbox, tmp_path / "unused.json").items():
-            if name != "CMSSYNC_STATE":
-                monkeypatch.setenv(name, value)
+        root = state_server_site(
+            tmp_path / "site", sandbox, server.settings(save_interval="1h"), monkeypatch, page="server-gone"
+        )
         gone = b"<html><body>503 Service Unavailable</body></html>"
         server.script += [Scripted("POST", 503, gone)] * 3 + [Scripted("UNLOCK", 503, gone)] * 3
 
