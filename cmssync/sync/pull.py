@@ -172,6 +172,7 @@ async def _read_site(
     tree = await read_tree(client, home_id, stage, wanted=wanted)
     pages_read.finish()
     ids.update(tree.ids)
+    result.notes += _moved_on_the_site(root, state, tree.ids, wanted)
     result.read_alone = dict(tree.alone)
     if not_taken:
         result.not_taken["page"] = not_taken
@@ -258,6 +259,18 @@ def _stage_page(
     kind: Kind = "stack" if is_stack_path(path) else "page"
     result.staged.append(Staged(kind, path, target, text=writer.render_yaml(target, data), clean=clean))
     result.pages[path] = PulledPage(page.id, page.version.id if page.version else None)
+
+
+def _moved_on_the_site(root: Path, state: State, ids: Mapping[str, int], wanted: set[str]) -> list[str]:
+    """Managed pages the site moved: their file stays where it is (one binding), said with what to do."""
+    paths = {page_id: path for path, page_id in ids.items()}
+    return [
+        f"page {path}: moved on the site to {paths[record.id]} (id {record.id}); its file stays at "
+        f"{writer.page_file(root, path).relative_to(root).as_posix()} and is not pulled: move the file to match, or "
+        "move the page back in the dashboard"
+        for path, record in sorted(state.pages.items())
+        if path not in ids and record.id in paths and (not wanted or path in wanted)
+    ]
 
 
 def _site_unchanged(record: PageRecord | None, live: LivePage) -> Callable[[str], bool]:

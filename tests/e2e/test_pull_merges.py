@@ -200,3 +200,20 @@ async def test_a_local_edit_the_site_did_not_touch_is_kept_and_pull_exits_0(exam
     report = await example.apply()
     assert not report.failed, example.last_output
     assert (await example.plan()).actions == ()
+
+
+async def test_a_page_moved_on_the_site_is_said_and_keeps_its_one_file(example: Site) -> None:
+    """The API cannot move a page: the state says the page was at /reach-us when it was last applied."""
+    await applied(example)
+    document = json.loads(example.state_path.read_text())
+    document["pages"]["/reach-us"] = document["pages"].pop("/contact")
+    example.state_path.write_text(json.dumps(document))
+    (example.root / "pages/contact.yaml").rename(example.root / "pages/reach-us.yaml")
+    page_id = document["pages"]["/reach-us"]["id"]
+    code, output = await pull(example)
+    assert code == 0, output
+    assert (
+        f"note: page /reach-us: moved on the site to /contact (id {page_id}); its file stays at pages/reach-us.yaml"
+        in (output)
+    )
+    assert not (example.root / "pages/contact.yaml").exists(), "no second file for the page"
