@@ -134,7 +134,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
 
     blocked: list[BlockedDeletes] = []
     kept: list[KeptObjects] = []
-    deletes = _deletes(content, observed, state, options, moved_from, warnings, blocked, kept, context)
+    deletes = _deletes(options, moved_from, warnings, blocked, kept, context)
     actions = [*groups, *files.actions, *page_actions, *users, *deletes]
     if options.targets:
         check_targets(options.targets, object_ids(content, state) | {a.id for a in actions})
@@ -176,9 +176,6 @@ def _depth_then_path(path: str) -> tuple[int, str]:
 
 
 def _deletes(
-    content: SiteContent,
-    observed: Snapshot,
-    state: State,
     options: PlanOptions,
     moved_from: set[str],
     warnings: list[str],
@@ -186,7 +183,10 @@ def _deletes(
     kept: list[KeptObjects],
     context: PageContext,
 ) -> list[Action]:
-    candidates = _delete_candidates(content, observed, state, options, moved_from, warnings, context)
+    """The deletes of managed objects the content no longer has (``context`` holds the content, the site and the
+    state), held back by the mass-delete guards."""
+    content, observed, state = context.content, context.observed, context.state
+    candidates = _delete_candidates(options, moved_from, warnings, context)
     if not any(candidates.values()):
         return []
     if not observed.complete:
@@ -243,14 +243,9 @@ def _managed_count(state: State, kind: str) -> int:
 
 
 def _delete_candidates(
-    content: SiteContent,
-    observed: Snapshot,
-    state: State,
-    options: PlanOptions,
-    moved_from: set[str],
-    warnings: list[str],
-    context: PageContext,
+    options: PlanOptions, moved_from: set[str], warnings: list[str], context: PageContext
 ) -> dict[str, list[Action]]:
+    content, observed, state = context.content, context.observed, context.state
     pages: list[Action] = []
     for path, record in sorted(state.pages.items(), key=lambda item: _depth_then_path(item[0]), reverse=True):
         if path in content.pages or path in moved_from:

@@ -26,6 +26,7 @@ be read) leave the file for the next run, saying so, rather than guess.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterable, Mapping, Set
 from pathlib import PurePosixPath
 
@@ -66,7 +67,7 @@ async def hash_adoption_candidates(
     result = dict(files)
     for file_id, (digest, problem) in zip(ids, digests, strict=True):
         if digest is not None:
-            result[file_id] = _with_hash(files[file_id], digest)
+            result[file_id] = dataclasses.replace(files[file_id], sha256=digest)
         else:
             paths = ", ".join(wanted[file_id])
             warnings.append(
@@ -74,21 +75,6 @@ async def hash_adoption_candidates(
                 f"to compare ({problem}); it is not adopted"
             )
     return result
-
-
-def _with_hash(file: LiveFile, digest: str) -> LiveFile:
-    return LiveFile(
-        id=file.id,
-        name=file.name,
-        url=file.url,
-        title=file.title,
-        description=file.description,
-        tags=file.tags,
-        folder=file.folder,
-        size=file.size,
-        attributes=file.attributes,
-        sha256=digest,
-    )
 
 
 async def _sha256(client: ConcreteClient, file: LiveFile) -> tuple[str | None, str]:
