@@ -154,9 +154,7 @@ class ConcreteClient(PagesApi, FilesApi, UsersApi):
         return self._model(Site, body, method="GET", route="/sites/default")
 
     async def get_site(self, site_id: int, *, includes: tuple[str, ...] = ("locales", "custom_attributes")) -> Site:
-        route = "/sites/{site_id}"
-        body = await self._t.call("GET", route, kind=Kind.READ, params=includes_param(includes), site_id=site_id)
-        return self._model(Site, body, method="GET", route=route)
+        return await self._get(Site, "/sites/{site_id}", params=includes_param(includes), site_id=site_id)
 
 
 def token_source(settings: Settings, *, base_dir: Path) -> TokenSource:

@@ -70,9 +70,7 @@ class FilesApi(Endpoints):
         return await self._first_page(File, "/files", limit=limit, after=after)
 
     async def get_file(self, file_id: str, *, includes: Sequence[str] = ()) -> File:
-        route = "/files/{file_id}"
-        body = await self._t.call("GET", route, kind=Kind.READ, params=includes_param(tuple(includes)), file_id=file_id)
-        return self._model(File, body, method="GET", route=route)
+        return await self._get(File, "/files/{file_id}", params=includes_param(tuple(includes)), file_id=file_id)
 
     async def upload_file(
         self,

@@ -106,9 +106,7 @@ class PagesApi(Endpoints):
         params = includes_param(tuple(includes))
         if version == "recent":
             params["version"] = "recent"
-        route = "/pages/{page_id}"
-        body = await self._t.call("GET", route, kind=Kind.READ, params=params, page_id=page_id)
-        return self._model(Page, body, method="GET", route=route)
+        return await self._get(Page, "/pages/{page_id}", params=params, page_id=page_id)
 
     async def create_page(
         self,
@@ -189,11 +187,7 @@ class PagesApi(Endpoints):
 
     async def get_block(self, block_id: int, *, includes: Sequence[str] = ()) -> Block:
         """A block by id; ``includes=("pages",)`` adds the pages holding it."""
-        route = "/blocks/{block_id}"
-        answer = await self._t.call(
-            "GET", route, kind=Kind.READ, params=includes_param(tuple(includes)), block_id=block_id
-        )
-        return self._model(Block, answer, method="GET", route=route)
+        return await self._get(Block, "/blocks/{block_id}", params=includes_param(tuple(includes)), block_id=block_id)
 
     async def delete_block(self, block_id: int) -> DeleteResult:
         """Delete a block everywhere, bypassing page versions."""
@@ -211,9 +205,9 @@ class PagesApi(Endpoints):
         return [version async for version in self.iter_page_versions(page_id)]
 
     async def get_page_version(self, page_id: int, version_id: int) -> PageVersion:
-        route = "/page_versions/{page_id}/{version_id}"
-        body = await self._t.call("GET", route, kind=Kind.READ, page_id=page_id, version_id=version_id)
-        return self._model(PageVersion, body, method="GET", route=route)
+        return await self._get(
+            PageVersion, "/page_versions/{page_id}/{version_id}", page_id=page_id, version_id=version_id
+        )
 
     async def update_page_version(
         self,

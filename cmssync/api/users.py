@@ -116,9 +116,7 @@ class UsersApi(Endpoints):
             return None
 
     async def get_user(self, user_id: int, *, includes: Sequence[str] = ()) -> User:
-        route = "/users/{user_id}"
-        body = await self._t.call("GET", route, kind=Kind.READ, params=includes_param(tuple(includes)), user_id=user_id)
-        return self._model(User, body, method="GET", route=route)
+        return await self._get(User, "/users/{user_id}", params=includes_param(tuple(includes)), user_id=user_id)
 
     async def create_user(
         self, *, username: str, email: str, password: str | SecretStr, language: str | None = None
@@ -168,9 +166,7 @@ class UsersApi(Endpoints):
         return self._walk(Group, "/groups", limit=limit)
 
     async def get_group(self, group_id: int) -> Group:
-        route = "/groups/{group_id}"
-        body = await self._t.call("GET", route, kind=Kind.READ, group_id=group_id)
-        return self._model(Group, body, method="GET", route=route)
+        return await self._get(Group, "/groups/{group_id}", group_id=group_id)
 
     async def create_group(self, name: str) -> Group:
         """Create a group (the server checks neither uniqueness nor emptiness). Never retried."""
