@@ -31,6 +31,7 @@ from cmssync.cli.options import (
     plan_options,
     plan_request,
     quiet,
+    report_format,
     site_options,
     wants_color,
 )
@@ -68,13 +69,7 @@ def cli(ctx: click.Context) -> None:
 @click.option(
     "-o", "--out", "plan_file", type=click.Path(dir_okay=False, path_type=Path), help="Write the plan file (JSON)."
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "markdown", "html"]),
-    default="text",
-    help="What to print on stdout: text, the JSON report, markdown for a pull request, or the HTML report.",
-)
+@report_format("What to print on stdout: text, the JSON report, markdown for a pull request, or the HTML report.")
 @click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when there are changes, 0 when none.")
 @click.option("--compact", is_flag=True, help="Text: one line per object instead of every change.")
 @click.option(

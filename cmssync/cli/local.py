@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from cmssync.cli.options import CONTENT_DIR, wants_color
+from cmssync.cli.options import CONTENT_DIR, report_format, wants_color
 from cmssync.errors import StateError
 
 
@@ -68,13 +68,7 @@ def force_unlock(lock_id: str, directory: Path, yes: bool) -> int:
 
 @click.command()
 @click.argument("plan_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "markdown", "html"]),
-    default="text",
-    help="text, the JSON report, markdown for a pull request, or the HTML report.",
-)
+@report_format("text, the JSON report, markdown for a pull request, or the HTML report.")
 @click.option(
     "--content",
     "content_dir",

@@ -101,6 +101,17 @@ class _Duration(click.ParamType):  # type: ignore[type-arg]  # generic from clic
             self.fail(str(exc), param, ctx)
 
 
+def report_format(help: str) -> Callable[[F], F]:
+    """``--format`` of the commands that render a plan: text, the JSON report, markdown or the HTML report."""
+    return click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(["text", "json", "markdown", "html"]),
+        default="text",
+        help=help,
+    )
+
+
 LOCK_TIMEOUT = click.option(
     "--lock-timeout",
     type=_Duration(),
