@@ -123,8 +123,7 @@ class ConcreteClient(PagesApi, FilesApi, UsersApi):
 
     async def account(self, *, includes: tuple[str, ...] = ()) -> User:
         """The user the token acts as. A client-credentials token (Guest) makes a real site answer 500."""
-        body = await self._t.call("GET", "/account", kind=Kind.READ, params=includes_param(includes))
-        return self._model(User, body, method="GET", route="/account")
+        return await self._get(User, "/account", params=includes_param(includes))
 
     async def probe(self) -> tuple[int, str]:
         """``GET /system/info`` without a token: its status and content type (an enabled API answers 401 in JSON,
@@ -142,16 +141,14 @@ class ConcreteClient(PagesApi, FilesApi, UsersApi):
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def system_info(self) -> SystemInfo:
-        body = await self._t.call("GET", "/system/info", kind=Kind.READ)
-        return self._model(SystemInfo, body, method="GET", route="/system/info")
+        return await self._get(SystemInfo, "/system/info")
 
     async def list_sites(self, *, includes: tuple[str, ...] = ()) -> list[Site]:
         body = await self._t.call("GET", "/sites", kind=Kind.READ, params=includes_param(includes))
         return self._models(Site, body, method="GET", route="/sites")
 
     async def default_site(self, *, includes: tuple[str, ...] = ("locales",)) -> Site:
-        body = await self._t.call("GET", "/sites/default", kind=Kind.READ, params=includes_param(includes))
-        return self._model(Site, body, method="GET", route="/sites/default")
+        return await self._get(Site, "/sites/default", params=includes_param(includes))
 
     async def get_site(self, site_id: int, *, includes: tuple[str, ...] = ("locales", "custom_attributes")) -> Site:
         return await self._get(Site, "/sites/{site_id}", params=includes_param(includes), site_id=site_id)

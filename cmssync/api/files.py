@@ -90,8 +90,7 @@ class FilesApi(Endpoints):
                 yield {"file": (name, handle, mime)}
 
         form = {"folder": str(folder_id)} if folder_id is not None else None
-        body = await self._t.call("POST", "/files", kind=Kind.CREATE, form=form, upload=files)
-        return self._model(File, body, method="POST", route="/files")
+        return await self._one(File, "POST", "/files", kind=Kind.CREATE, form=form, upload=files)
 
     async def update_file(
         self,
@@ -112,15 +111,13 @@ class FilesApi(Endpoints):
             body["tags"] = tags if isinstance(tags, str) else "\n".join(tags)
         if attributes is not None:
             body["attributes"] = dict(attributes)
-        route = "/files/{file_id}"
-        answer = await self._t.call("PUT", route, kind=Kind.UPDATE, json=body, file_id=file_id)
-        return self._model(File, answer, method="PUT", route=route)
+        return await self._one(File, "PUT", "/files/{file_id}", kind=Kind.UPDATE, json=body, file_id=file_id)
 
     async def move_file(self, file_id: str, folder_id: int) -> File:
         """Move a file to a file-manager folder (by tree node id). Idempotent, so retried."""
-        route = "/files/{file_id}/move"
-        body = await self._t.call("POST", route, kind=Kind.UPDATE, form={"folder": str(folder_id)}, file_id=file_id)
-        return self._model(File, body, method="POST", route=route)
+        return await self._one(
+            File, "POST", "/files/{file_id}/move", kind=Kind.UPDATE, form={"folder": str(folder_id)}, file_id=file_id
+        )
 
     async def delete_file(self, file_id: str) -> DeleteResult:
         route = "/files/{file_id}"

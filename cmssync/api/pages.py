@@ -125,8 +125,7 @@ class PagesApi(Endpoints):
             body["description"] = description
         if attributes:
             body["attributes"] = dict(attributes)
-        answer = await self._t.call("POST", "/pages", kind=Kind.CREATE, json=body)
-        return self._model(Page, answer, method="POST", route="/pages")
+        return await self._one(Page, "POST", "/pages", kind=Kind.CREATE, json=body)
 
     async def update_page(
         self,
@@ -145,9 +144,7 @@ class PagesApi(Endpoints):
                 body[key] = value
         if attributes is not None:
             body["attributes"] = dict(attributes)
-        route = "/pages/{page_id}"
-        answer = await self._t.call("PUT", route, kind=Kind.UPDATE, json=body, page_id=page_id)
-        return self._model(Page, answer, method="PUT", route=route)
+        return await self._one(Page, "PUT", "/pages/{page_id}", kind=Kind.UPDATE, json=body, page_id=page_id)
 
     async def delete_page(self, page_id: int) -> DeleteResult:
         """Move a page to the trash. The home page is silently kept by a real server (verify with a read)."""

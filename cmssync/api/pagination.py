@@ -55,12 +55,16 @@ class Endpoints:
         except ValidationError as exc:
             raise _shape_error(model, exc, method, self._t.api_prefix + route) from None
 
+    async def _one(self, model: type[M], method: str, route: str, *, kind: Kind, **call: Any) -> M:
+        """The one object ``method route`` answers (``call``: the body and the route's ``{name}`` parts)."""
+        body = await self._t.call(method, route, kind=kind, **call)
+        return self._model(model, body, method=method, route=route)
+
     async def _get(
         self, model: type[M], route: str, *, params: Mapping[str, Any] | None = None, **path_params: Any
     ) -> M:
         """The one object ``GET route`` answers (the route's ``{name}`` parts from ``path_params``)."""
-        body = await self._t.call("GET", route, kind=Kind.READ, params=params, **path_params)
-        return self._model(model, body, method="GET", route=route)
+        return await self._one(model, "GET", route, kind=Kind.READ, params=params, **path_params)
 
     def _deleted(self, body: Any, ident: object, kind: str, route: str) -> DeleteResult:
         """A delete's answer; a retried delete that found the object gone (:data:`DELETED_ON_RETRY`) succeeded."""

@@ -125,8 +125,7 @@ class UsersApi(Endpoints):
         body: dict[str, Any] = {"username": username, "email": email, "password": _secret(password)}
         if language is not None:
             body["language"] = language
-        answer = await self._t.call("POST", "/users", kind=Kind.CREATE, json=body)
-        return self._model(User, answer, method="POST", route="/users")
+        return await self._one(User, "POST", "/users", kind=Kind.CREATE, json=body)
 
     async def update_user(
         self,
@@ -149,10 +148,8 @@ class UsersApi(Endpoints):
 
     async def change_password(self, user_id: int, password: str | SecretStr) -> User:
         route = "/users/{user_id}/change_password"
-        body = await self._t.call(
-            "POST", route, kind=Kind.UPDATE, form={"password": _secret(password)}, user_id=user_id
-        )
-        return self._model(User, body, method="POST", route=route)
+        form = {"password": _secret(password)}
+        return await self._one(User, "POST", route, kind=Kind.UPDATE, form=form, user_id=user_id)
 
     async def delete_user(self, user_id: int) -> DeleteResult:
         route = "/users/{user_id}"
@@ -170,5 +167,4 @@ class UsersApi(Endpoints):
 
     async def create_group(self, name: str) -> Group:
         """Create a group (the server checks neither uniqueness nor emptiness). Never retried."""
-        body = await self._t.call("POST", "/groups", kind=Kind.CREATE, json={"name": name})
-        return self._model(Group, body, method="POST", route="/groups")
+        return await self._one(Group, "POST", "/groups", kind=Kind.CREATE, json={"name": name})
