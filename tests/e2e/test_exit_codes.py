@@ -9,6 +9,7 @@ a declined prompt (tests/e2e/test_progress.py).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import socket
@@ -23,6 +24,7 @@ from cmssync.cli import main
 from cmssync.config import CONFIG_VARIABLE
 from cmssync.emulator.embedded import Sandbox
 from cmssync.state.store import StateStore
+from cmssync.sync.diagnose import PATIENT
 from tests.support.sites import PASSWORDS, copy_example, sandbox_environment
 
 
@@ -80,6 +82,10 @@ def test_site_errors_exit_1(site: Path, capsys: pytest.CaptureFixture[str], monk
     assert code == 1
     assert err.startswith("error: ")
     monkeypatch.setenv("CMSSYNC_URL", f"http://127.0.0.1:{_free_port()}")
+    # status is patient with a site it cannot reach (~15 s of tries, pinned in tests/reliability/test_status_faults.py):
+    # the exit code is the same after one try.
+    monkeypatch.setattr("cmssync.api.client.PROBE_WAITS", ())
+    monkeypatch.setattr("cmssync.commands.status.PATIENT", dataclasses.replace(PATIENT, attempts=1))
     assert run(capsys, "status", str(site))[0] == 1
 
 
