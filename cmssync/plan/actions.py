@@ -13,7 +13,7 @@ one can start any action whose dependencies are done.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -26,7 +26,8 @@ Kind = Literal["group", "file", "page", "user"]
 Operation = Literal["create", "update", "delete", "move", "replace", "publish"]
 BlockOperation = Literal["add", "update", "delete"]
 
-KIND_ORDER: tuple[Kind, ...] = ("group", "file", "page", "user")
+KIND_ORDER: tuple[Kind, ...] = get_args(Kind)
+"""The managed kinds in plan order (groups, files, pages, users): the one list of them."""
 SYMBOLS: dict[str, str] = {
     "create": "+",
     "add": "+",
