@@ -6,7 +6,8 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, settings
 
-# CI: no deadline (machines are noisy), derandomised so a failure reproduces, modest example counts.
+# CI: no deadline (machines are noisy), derandomised so a failure reproduces, modest example counts. A test sets
+# max_examples only below the profile's (the whole suite must stay under 10 minutes on two cores).
 settings.register_profile(
     "ci", deadline=None, derandomize=True, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
 )

@@ -182,7 +182,7 @@ def _block(draw: st.DrawFn, indent: int = 0, depth: int = 0) -> str:
 
 
 @needs_c
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_block(), st.sampled_from(["\n", "\r\n", ""]))
 def test_generated_documents_read_the_same(body: str, end: str) -> None:
     text = body.replace("\n", end or "\n") + end
@@ -226,7 +226,7 @@ _FRAGMENTS = [
 
 
 @needs_c
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=6), st.booleans())
 def test_documents_of_odd_fragments_read_the_same(fragments: list[str], final_break: bool) -> None:
     text = "".join(fragments)

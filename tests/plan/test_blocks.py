@@ -187,7 +187,7 @@ def areas(draw: st.DrawFn) -> tuple[list[LiveBlock], list[DesiredBlock]]:
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(areas())
 def test_alignment_is_optimal_and_correct(case: tuple[list[LiveBlock], list[DesiredBlock]]) -> None:
     area, desired = case
@@ -206,7 +206,7 @@ def test_alignment_is_optimal_and_correct(case: tuple[list[LiveBlock], list[Desi
     assert align_area(area, desired) == result  # deterministic
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.tuples(TYPES, VALUES), max_size=7))
 def test_aligning_an_area_with_itself_is_free(blocks: list[tuple[str, dict[str, str]]]) -> None:
     area = [LiveBlock(id=i, type=t, value=v) for i, (t, v) in enumerate(blocks)]
@@ -299,7 +299,7 @@ def areas_with_placeholders(draw: st.DrawFn) -> tuple[list[LiveBlock], list[Desi
     return area, placed
 
 
-@settings(max_examples=400, deadline=None)
+@settings(deadline=None)
 @given(areas_with_placeholders())
 def test_alignment_with_placeholders_is_optimal_and_never_touches_kept_blocks(
     case: tuple[list[LiveBlock], list[DesiredBlock]],
@@ -360,7 +360,7 @@ def nearly_unchanged_areas(draw: st.DrawFn) -> tuple[list[LiveBlock], list[Desir
     return area, desired
 
 
-@settings(max_examples=500, deadline=None)
+@settings(deadline=None)
 @given(nearly_unchanged_areas())
 def test_the_fast_path_gives_what_the_full_search_gives(case: tuple[list[LiveBlock], list[DesiredBlock]]) -> None:
     area, desired = case

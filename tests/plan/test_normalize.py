@@ -224,21 +224,21 @@ def server_stringify(value: Any) -> str:
     return str(value)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.text(max_size=10), block_values, bases)
 def test_block_normalisation_is_idempotent(block_type: str, value: dict[str, Any], base: str) -> None:
     once = normalize_block_value(block_type, value, base_url=base)
     assert normalize_block_value(block_type, once, base_url=base) == once
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(block_values, bases, st.sampled_from(["", " ", "\n", " \t\n", "\r\n"]))
 def test_server_stringified_values_normalise_alike(value: dict[str, Any], base: str, trailing: str) -> None:
     from_server = {k: server_stringify(v) + (trailing if isinstance(v, str) else "") for k, v in value.items()}
     assert normalize_block_value("x", from_server, base_url=base) == normalize_block_value("x", value, base_url=base)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(site_links())
 def test_server_link_rewriting_normalises_alike(case: tuple[str, str, str]) -> None:
     base, sent, stored = case
@@ -247,14 +247,14 @@ def test_server_link_rewriting_normalises_alike(case: tuple[str, str, str]) -> N
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(texts)
 def test_html_normalisation_is_idempotent(text: str) -> None:
     once = normalize_html(text, base_url=SITE)
     assert normalize_html(once, base_url=SITE) == once
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8), max_size=6))
 def test_tags_in_stored_form_normalise_alike(tags: list[str]) -> None:
     once = normalize_tags(tags)
@@ -264,7 +264,7 @@ def test_tags_in_stored_form_normalise_alike(tags: list[str]) -> None:
     assert normalize_tags(",".join(tags)) == once
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(
     st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(2100, 1, 1)),
     st.integers(-12 * 60, 14 * 60),
@@ -286,14 +286,14 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(json_values, st.sampled_from([None, "boolean", "number", "select", "text", "image_file"]))
 def test_attribute_normalisation_is_idempotent(value: Any, attribute_type: str | None) -> None:
     once = normalize_attribute(value, attribute_type=attribute_type)
     assert normalize_attribute(once, attribute_type=attribute_type) == once
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(st.one_of(st.booleans(), st.integers(-1000, 1000)))
 def test_attribute_server_forms_normalise_alike(value: bool | int) -> None:
     kind = "boolean" if isinstance(value, bool) else "number"

@@ -143,7 +143,7 @@ def sites(draw: st.DrawFn) -> tuple[FakeConcrete, str]:
     return concrete, "".join(pieces)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(sites())
 def test_stored_to_export_to_references_to_stored_is_the_identity(case: tuple[FakeConcrete, str]) -> None:
     concrete, stored = case
@@ -234,7 +234,7 @@ def test_the_probe_reads_numeric_ids_back() -> None:
 MARKUP = st.text(alphabet=st.sampled_from(list("<>/!-=\"' aBzÉé\u0130\u03a3\n")), max_size=40)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(deadline=None)
 @given(MARKUP)
 def test_skipping_the_lower_casing_never_skips_a_change(html: str) -> None:
     if _NAME_TO_LOWER.search(html) is None:
