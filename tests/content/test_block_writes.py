@@ -47,7 +47,8 @@ def test_page_list_sends_its_topic_filter_and_no_parent_as_empty() -> None:
     written = _write("page_list", {"cParentID": "", "filterByRelated": "0", "filterByCustomTopic": "1"})
     assert (written["cParentID"], written["topicFilter"]) == ("", "custom")
     assert _write("page_list", {"cParentID": "0"})["cParentID"] == ""  # an int 0 would equal home's parent id
-    assert _write("page_list", {"cParentID": "243", "filterByRelated": "1"})["cParentID"] == 243
+    other = _write("page_list", {"cParentID": "243", "filterByRelated": "1"})
+    assert (other["cParentID"], other["cParentIDValue"]) == ("OTHER", 243)  # stored without the strict compare
 
 
 def test_search_sends_modes_not_columns() -> None:

@@ -3,19 +3,31 @@
 Pull the fresh sample site; editable blocks (not placeholders) / every block the API shows, sub-areas included,
 is at least 75% — also with ``share_this_page`` (proven lossy by block-types.jsonl ``types.share_this_page.add``)
 left out of both counts. Then one text field of one block of every editable type is edited in the pulled YAML and
-applied: each edit shows on its public page, no other page changes its links or the API's block count, and the
-next plan is empty. The same scenario runs against the sandbox in ``tests/e2e/test_block_types.py``.
+applied: each edit shows on its public page, no other page changes its links (but for what a list of pages by date
+re-orders once an edited page is published again) or the API's block count, and the next plan is empty. The same
+scenario runs against the sandbox in ``tests/e2e/test_block_types.py``; it passes on ``atomik_full`` and on
+``elemental_full`` (``STARTING_POINT=elemental_full`` for ``up.sh``), a sample site it was not tuned to.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tests.realsite.conftest import Report
 from tests.realsite.harness import PublicSite, RawApi, SiteAccess, link_differences, page_files, run_cmssync
 from tests.support.block_edits import coverage, edit_one_block_per_type
 
 LOSSY = {"share_this_page"}
+LISTING_TYPES = frozenset({"page_list", "next_previous", "date_navigation"})
+"""Blocks that list pages by date: publishing an edited page again legitimately reorders what they show."""
+
+
+def _listed(difference: str, tree: dict[str, int]) -> bool:
+    """A link difference a re-ordered list explains: a link to a page that exists, or a list thumbnail."""
+    url = difference.rsplit("=", 1)[-1]
+    path = urlsplit(url).path.rstrip("/") or "/"
+    return "/application/files/thumbnails/" in url or (difference.split()[1] == "a" and path in tree)
 
 
 def test_every_editable_type_edits_on_the_public_page(
@@ -34,7 +46,7 @@ def test_every_editable_type_edits_on_the_public_page(
     tree = api.tree()
     paths = [path for path, _ in page_files(content_dir)]
     before = {path: public.page(path) for path in paths}
-    counts = {path: len(api.blocks(tree[path])) for path in paths}
+    blocks = {path: api.blocks(tree[path]) for path in paths}
     edits = edit_one_block_per_type(content_dir, {p: page.html for p, page in before.items()}, "realsite")
     report.note("block-types", "edited: " + ", ".join(f"{e.block_type} {e.field} on {e.page}" for e in edits))
     apply = run_cmssync(real_site, content_dir, "apply", "--yes")
@@ -46,9 +58,11 @@ def test_every_editable_type_edits_on_the_public_page(
     assert not missing, missing
     for path in paths:
         assert after[path].status == 200, path
-        assert len(api.blocks(tree[path])) == counts[path], path
+        assert len(api.blocks(tree[path])) == len(blocks[path]), path
         if path not in {e.page for e in edits}:
-            assert not link_differences(before[path], after[path]), (path, link_differences(before[path], after[path]))
+            listing = any(block.type in LISTING_TYPES for block in blocks[path])
+            lost = [d for d in link_differences(before[path], after[path]) if not (listing and _listed(d, tree))]
+            assert not lost, (path, lost)
 
     again = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode")
     assert again.code == 0, again.output

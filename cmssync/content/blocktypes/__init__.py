@@ -67,4 +67,4 @@ def keep_reason(handle: str, value: object) -> str | None:
         return declared.keep_reason
     if not isinstance(value, Mapping):
         return f"the API reads this {handle} block without a value"
-    return None
+    return declared.kept_when(value) if declared.kept_when is not None else None

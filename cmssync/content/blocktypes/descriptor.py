@@ -110,6 +110,8 @@ class BlockType:
     rendered_wrapper: str | None = None
     """How the block's public view starts; pull splits an area's rendering by it to recover the stored links of
     ``rich_text`` fields (download links read back wrong through the API)."""
+    kept_when: Callable[[Mapping[str, Any]], str | None] | None = None
+    """Why one block of a type that otherwise round-trips must be kept, given its read (None: it round-trips)."""
     columns: tuple[BlockField, ...] = ()
     """A ``raw`` type's columns that are not plain text: page types (``page_type``: pulled as the handle, written
     as the id) and folders."""

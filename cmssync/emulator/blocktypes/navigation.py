@@ -29,6 +29,8 @@ def _page_list_save(args: Args, where: Where) -> Args:
     args["num"] = max(int_value(args.get("num")), 0)
     args["cThis"] = "1" if isinstance(parent, int) and parent == where.page_id else "0"
     args["cThisParent"] = "1" if isinstance(parent, int) and parent == where.parent_id else "0"
+    if parent == "OTHER":  # the editor's "other page" choice: the id in cParentIDValue, flags left off
+        parent = args.get("cParentIDValue") or None
     args["cParentID"] = parent if parent else 0
     for key in _PAGE_LIST_FLAGS:
         args[key] = flag(args.get(key))
