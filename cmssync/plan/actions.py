@@ -13,21 +13,43 @@ one can start any action whose dependencies are done.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from cmssync.plan.page_form import BlockForm, PageForm
 
 PLAN_FORMAT_VERSION = 1
 
-Kind = Literal["group", "file", "page", "user"]
+
+def _registered(kind: str) -> str:
+    if kind not in KIND_ORDER:
+        raise ValueError(f"unknown kind {kind!r} (known: {', '.join(KIND_ORDER)})")
+    return kind
+
+
+Kind = Annotated[str, AfterValidator(_registered)]
+"""A managed kind: one of :data:`KIND_ORDER`."""
 Operation = Literal["create", "update", "delete", "move", "replace", "publish"]
 BlockOperation = Literal["add", "update", "delete"]
 
-KIND_ORDER: tuple[Kind, ...] = get_args(Kind)
-"""The managed kinds in plan order (groups, files, pages, users): the one list of them."""
+KIND_ORDER: list[str] = ["group", "file", "page", "user"]
+"""The managed kinds in plan order: the one list of them. A kind added by ``cmssync.sync.kinds.register`` is
+appended (:func:`register_kind`)."""
+
+
+def register_kind(name: str) -> None:
+    """Add a managed kind after the others (``cmssync.sync.kinds.register`` does, with its planner and applier)."""
+    if name not in KIND_ORDER:
+        KIND_ORDER.append(name)
+
+
+def unregister_kind(name: str) -> None:
+    if name in KIND_ORDER[4:]:  # the built-in kinds stay
+        KIND_ORDER.remove(name)
+
+
 SYMBOLS: dict[str, str] = {
     "create": "+",
     "add": "+",

@@ -24,9 +24,8 @@ object plans it normally.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import cast
 
-from cmssync.plan.actions import KIND_ORDER, Action, HeldObject, Kind, Plan
+from cmssync.plan.actions import KIND_ORDER, Action, HeldObject, Plan
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 
@@ -65,7 +64,7 @@ def hold_unreadable(plan: Plan, snapshot: Snapshot, state: State) -> Plan:
 
 def _held(object_id: str, message: str, action: Action | None) -> HeldObject:
     kind, key = object_id.split(":", 1)
-    return HeldObject(kind=cast(Kind, kind), key=key, reason="unreadable", message=message, action=action)
+    return HeldObject(kind=kind, key=key, reason="unreadable", message=message, action=action)
 
 
 def _key(object_id: str, kind: str) -> str | None:

@@ -20,14 +20,12 @@ from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, StateError
 from cmssync.plan.actions import Plan
 from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import holding_lock
-from cmssync.sync.apply_assets import apply_file, apply_group, apply_user, delete_retired_files
-from cmssync.sync.apply_pages import apply_page
+from cmssync.sync.apply_assets import delete_retired_files
 from cmssync.sync.deadline import RunDeadline
-from cmssync.sync.engine import STOPPED, ApplyContext, Handler, Outcome, Status, execute
+from cmssync.sync.engine import STOPPED, ApplyContext, Outcome, Status, execute
+from cmssync.sync.kinds import handlers
 from cmssync.sync.planning import load_plan_file, plan_site
 from cmssync.sync.workspace import Workspace
-
-HANDLERS: dict[str, Handler] = {"group": apply_group, "file": apply_file, "page": apply_page, "user": apply_user}
 
 
 @dataclass(frozen=True)
@@ -128,7 +126,7 @@ async def _apply_locked(
         check_passwords(plan, workspace.content)
         if confirm is not None and not confirm(plan):
             return ApplyReport(plan, [], [], client.stats.total, declined=True)
-        outcomes = await execute(plan, context, HANDLERS, on_outcome=on_outcome, stop=deadline.halt)
+        outcomes = await execute(plan, context, handlers(), on_outcome=on_outcome, stop=deadline.halt)
         problems = await delete_retired_files(context, outcomes)
         late = deadline.problem(sum(1 for outcome in outcomes if outcome.message == STOPPED))
         problems += [late] if late else []

@@ -71,6 +71,7 @@ from cmssync.plan.selection import check_targets
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.unreadable import hold_unreadable
 from cmssync.state.records import State
+from cmssync.sync.kinds import plan_added_kinds
 from cmssync.sync.observe import observe, read_pages_alone
 from cmssync.sync.workspace import Workspace
 
@@ -119,6 +120,9 @@ async def plan_site(
     content = scope.restrict(workspace.content) if scope is not None else workspace.content
     plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
     plan = _with_companions(plan, workspace.content, state, request.targets, companions)
+    if scope is None and not request.targets:  # a full plan: the registered kinds too (cmssync.sync.kinds)
+        added = await plan_added_kinds(workspace.directory, client, state)
+        header["actions"] = (*plan.actions, *added)
     return plan.model_copy(update={**header, "tie_reads": dict(snapshot.tie_reads)}), snapshot
 
 

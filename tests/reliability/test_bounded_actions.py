@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-import cmssync.sync.applying
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action
 from cmssync.sync.engine import ApplyContext
+from cmssync.sync.kinds import KINDS, ManagedKind
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.sites import ReliabilitySite, write_generated_content
@@ -54,7 +54,7 @@ def generated(tmp_path: Path, sandbox: Sandbox) -> Iterator[ReliabilitySite]:
 def test_at_most_concurrency_pages_are_in_flight(
     generated: ReliabilitySite, monkeypatch: pytest.MonkeyPatch, reliability_report: ReliabilityReport
 ) -> None:
-    handler = cmssync.sync.applying.HANDLERS["page"]
+    handler = KINDS["page"].apply
     running = 0
     peak = 0
 
@@ -67,7 +67,7 @@ def test_at_most_concurrency_pages_are_in_flight(
         finally:
             running -= 1
 
-    monkeypatch.setitem(cmssync.sync.applying.HANDLERS, "page", counted)
+    monkeypatch.setitem(KINDS, "page", ManagedKind("page", counted))
     report = asyncio.run(generated.apply())
     reliability_report.add(cases_tried=1, applies=1)
     reliability_report.maximum(peak_pages_in_flight=peak)

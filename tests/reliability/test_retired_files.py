@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
-import cmssync.sync.applying
 from cmssync.emulator.embedded import Sandbox
+from cmssync.sync.kinds import KINDS, ManagedKind
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import take_inventory
 from tests.reliability.sites import ReliabilitySite
@@ -55,7 +55,7 @@ async def test_a_replaced_files_old_id_survives_the_run_and_the_next_apply_delet
         async def kill(*args: object, **kwargs: object) -> str:
             raise Killed
 
-        monkeypatch.setitem(cmssync.sync.applying.HANDLERS, "page", kill)
+        monkeypatch.setitem(KINDS, "page", ManagedKind("page", kill))
         with pytest.raises(Killed):
             await site.apply()
         monkeypatch.undo()
