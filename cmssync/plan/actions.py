@@ -35,19 +35,7 @@ Operation = Literal["create", "update", "delete", "move", "replace", "publish"]
 BlockOperation = Literal["add", "update", "delete"]
 
 KIND_ORDER: list[str] = ["group", "file", "page", "user"]
-"""The managed kinds in plan order: the one list of them. A kind added by ``cmssync.sync.kinds.register`` is
-appended (:func:`register_kind`)."""
-
-
-def register_kind(name: str) -> None:
-    """Add a managed kind after the others (``cmssync.sync.kinds.register`` does, with its planner and applier)."""
-    if name not in KIND_ORDER:
-        KIND_ORDER.append(name)
-
-
-def unregister_kind(name: str) -> None:
-    if name in KIND_ORDER[4:]:  # the built-in kinds stay
-        KIND_ORDER.remove(name)
+"""The managed kinds in plan order: the one list of them (``cmssync.sync.kinds.register`` appends a kind)."""
 
 
 SYMBOLS: dict[str, str] = {

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cmssync.api.client import ConcreteClient
-from cmssync.plan.actions import Action, register_kind, unregister_kind
+from cmssync.plan.actions import KIND_ORDER, Action
 from cmssync.state.records import State
 from cmssync.sync.apply_assets import apply_file, apply_group, apply_user
 from cmssync.sync.apply_pages import apply_page
@@ -53,13 +53,15 @@ def register(kind: ManagedKind) -> None:
     if kind.observe is None or kind.plan is None:
         raise ValueError(f"kind {kind.name!r}: a registered kind brings its observer and its planner")
     KINDS[kind.name] = kind
-    register_kind(kind.name)
+    if kind.name not in KIND_ORDER:
+        KIND_ORDER.append(kind.name)
 
 
 def unregister(name: str) -> None:
+    """Forget a registered kind (the built-in kinds stay)."""
     if KINDS.get(name) is not None and KINDS[name].plan is not None:
         del KINDS[name]
-        unregister_kind(name)
+        KIND_ORDER.remove(name)
 
 
 def handlers() -> dict[str, Handler]:
