@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from tests.support.tokens import sandbox_token
@@ -28,6 +29,27 @@ def connected(sandbox: Sandbox, seed: str, generate: str | None = None) -> Itera
     token = sandbox_token(sandbox, SCOPES)
     with httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}) as client:
         yield client
+
+
+class Clock:
+    """The sandbox's clock for its request handlers, moved on a second by the test instead of waiting for one (the
+    lists are dated to the second); never behind the real clock, which dates what a reset seeds."""
+
+    def __init__(self) -> None:
+        self.offset = 0
+
+    def now(self) -> int:
+        return int(time.time()) + self.offset
+
+    def next_second(self) -> None:
+        self.offset += 1
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr("cmssync.emulator.routing.now", clock.now)
+    return clock
 
 
 def recorded(step: str) -> dict[str, object]:
@@ -61,19 +83,21 @@ def _highest_tied_cursor(http: httpx.Client) -> None:
     assert sorted(i for i in rest if i in group) == group[:-1]
 
 
-def test_page_edits_and_approvals_move_a_page_to_the_top_block_edits_only_once_approved(sandbox: Sandbox) -> None:
+def test_page_edits_and_approvals_move_a_page_to_the_top_block_edits_only_once_approved(
+    sandbox: Sandbox, clock: Clock
+) -> None:
     assert recorded("feed.pages.after_page_put_unapproved")["response"]["status"] == 200  # type: ignore[index]
     with connected(sandbox, "default") as http:
-        _page_moves(http)
+        _page_moves(http, clock)
 
 
-def _page_moves(http: httpx.Client) -> None:
+def _page_moves(http: httpx.Client, clock: Clock) -> None:
     children = http.get("/pages/1/children", params={"includes": "areas"}).json()["data"]
     page, other = children[0], children[1]
-    time.sleep(1.05)  # the lists are dated to the second
+    clock.next_second()  # the lists are dated to the second
     http.put(f"/pages/{page['id']}", json={"name": "Edited"}).raise_for_status()
     assert ids(http, "/pages", limit="1") == [str(page["id"])]  # recorded: feed.pages.after_page_put_unapproved
-    time.sleep(1.05)
+    clock.next_second()
     areas = _items(http.get(f"/pages/{other['id']}", params={"includes": "areas"}).json()["data"]["areas"])
     area = next(a for a in areas if _items(a["blocks"]))
     block = _items(area["blocks"])[0]
@@ -84,16 +108,16 @@ def _page_moves(http: httpx.Client) -> None:
     assert ids(http, "/pages", limit="1") == [str(other["id"])]  # recorded: feed.pages.after_block_approval
 
 
-def test_a_file_update_moves_the_file_to_the_top_a_user_update_moves_nothing(sandbox: Sandbox) -> None:
+def test_a_file_update_moves_the_file_to_the_top_a_user_update_moves_nothing(sandbox: Sandbox, clock: Clock) -> None:
     with connected(sandbox, "empty", "files=5,users=5,rate=1") as http:
-        _file_and_user_moves(http)
+        _file_and_user_moves(http, clock)
 
 
-def _file_and_user_moves(http: httpx.Client) -> None:
+def _file_and_user_moves(http: httpx.Client, clock: Clock) -> None:
     oldest_file = ids(http, "/files", limit="10")[-1]
     oldest_user = ids(http, "/users", limit="10")[-1]
     users_before = ids(http, "/users", limit="10")
-    time.sleep(1.05)
+    clock.next_second()
     http.put(f"/files/{oldest_file}", json={"title": "Retitled"}).raise_for_status()
     assert ids(http, "/files", limit="1") == [oldest_file]  # recorded: feed.files.after_file_update
     http.put(f"/users/{oldest_user}", json={"email": "changed@example.com"}).raise_for_status()
