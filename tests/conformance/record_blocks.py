@@ -162,6 +162,22 @@ class Session:
 
     # --- edits in place ------------------------------------------------------------------------------------------
 
+    def parent_choice(self) -> None:
+        """A page list whose parent is the page's own parent: sent as a bare id (``save()`` compares it strictly
+        with the parent's id and turns ``cThisParent`` on) and as the editor's "other page" choice (``cParentID:
+        OTHER`` + ``cParentIDValue``: stored as the id, flags off)."""
+        page = self.rec.api(
+            "parent.page",
+            "POST",
+            "/pages",
+            json_body={"name": f"Parent choice {self.rid}", "parent": self.lab, "type": "page", "template": "full"},
+        )["data"]
+        base = {"num": "3", "orderBy": "display_asc", "pageListTitle": "Siblings"}
+        self._add("parent.bare_id", int(page["id"]), "page_list", {**base, "cParentID": self.lab})
+        self._add(
+            "parent.other", int(page["id"]), "page_list", {**base, "cParentID": "OTHER", "cParentIDValue": self.lab}
+        )
+
     def edit_in_place(self, block_type: str, field: str, *, others: int) -> None:
         """Edit one text column of a sample block where it is, then read every public page that showed it."""
         step = f"inplace.{block_type}"
@@ -230,6 +246,7 @@ def main() -> None:
             session.record(case)
         for block_type, field, others in IN_PLACE:
             session.edit_in_place(block_type, field, others=others)
+        session.parent_choice()
     finally:
         rec.close()
 
