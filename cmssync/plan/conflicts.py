@@ -191,7 +191,7 @@ def find_conflicts(
     for area in dict.fromkeys(block.area for block in blocks):
         known_area = base.areas.get(area) if base is not None else None
         content_blocks = [[b.type, {"keep": b.keep_id} if b.keep_id else dict(b.value)] for b in sides.areas[area]]
-        site_blocks = [[b.type, dict(b.value)] for b in sides.live.blocks(area)]
+        site_blocks = _site_blocks_shown(sides.areas[area], sides.live.blocks(area))
         if known_area is None:
             if fallback:
                 conflicts.append(_conflict(sides, AREA_PREFIX + area, None, False, content_blocks, site_blocks))
@@ -203,6 +203,19 @@ def find_conflicts(
         elif site_changed:
             drift = True
     return conflicts, drift
+
+
+def _site_blocks_shown(content: Sequence[DesiredBlock], live: Sequence[LiveBlock]) -> list[list[Any]]:
+    """The live area as a conflict shows it: a block where the content has one of the same type shows only the keys
+    the content states (as the plan compares them), so the columns a raw block leaves out are not shown as removed."""
+    shown: list[list[Any]] = []
+    for index, block in enumerate(live):
+        mine = content[index] if index < len(content) else None
+        if mine is not None and mine.type == block.type and mine.keep_id is None:
+            shown.append([block.type, {key: block.value.get(key, "") for key in mine.value}])
+        else:
+            shown.append([block.type, dict(block.value)])
+    return shown
 
 
 def _conflict(sides: PageSides, field: str, base: Any, known: bool, content: Any, site: Any) -> FieldConflict:

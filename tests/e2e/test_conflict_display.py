@@ -1,0 +1,75 @@
+"""A conflicted area shows the site's blocks as the plan compares them: a raw block the content states with a few of
+its columns shows only those columns on the site side too, so the conflict's diff is the editor's change alone and
+not every column the content leaves out (seen on the real site: a raw image block with ``fID`` and ``altText`` showed
+ten site-only columns as removed)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cmssync.commands.pull import run_pull
+from cmssync.emulator.embedded import Sandbox
+from cmssync.render.text import render_text
+from tests.support.editors import Editor
+from tests.support.sites import Site
+
+FEATURE = {
+    "icon": "fas fa-brain",
+    "title": "Ideate",
+    "paragraph": "<p>Think first.</p>",
+    "externalLink": "",
+    "internalLinkCID": "",
+    "titleFormat": "h4",
+    "fID": "",
+}
+SEED: dict[str, Any] = {
+    "pages": [
+        {"path": "/", "name": "Home", "areas": {"Main": [{"type": "content", "value": {"content": "<p>Welcome</p>"}}]}},
+        {
+            "path": "/about",
+            "name": "About",
+            "areas": {
+                "Main": [
+                    {"type": "feature", "value": FEATURE},
+                    {"type": "content", "value": {"content": "<p>About us</p>"}},
+                ]
+            },
+        },
+    ]
+}
+
+
+@pytest.fixture
+def site(sandbox_server: Sandbox, tmp_path: Path) -> Site:
+    seed = tmp_path / "seed.json"
+    seed.write_text(json.dumps(SEED), encoding="utf-8")
+    sandbox_server.reset(seed=str(seed), dialect="concrete")
+    root = tmp_path / "site"
+    root.mkdir()
+    return Site(root, sandbox_server)
+
+
+async def test_a_conflicted_area_shows_only_the_columns_the_content_states(site: Site) -> None:
+    out = io.StringIO()
+    assert await run_pull(site.root, out=out, overrides=site.overrides()) == 0, out.getvalue()
+    page = site.root / "pages" / "about.yaml"
+    lines = page.read_text(encoding="utf-8").splitlines(keepends=True)
+    left_out = ("icon:", "paragraph:", "titleFormat:")  # the raw block states its title and a few columns only
+    site.write("pages/about.yaml", "".join(line for line in lines if not line.strip().startswith(left_out)))
+    assert not (await site.plan()).actions  # the columns left out are not compared
+    editor = Editor(site.sandbox)
+    editor.edit_block("/about", "Main", 1, "<p>About us, by an editor</p>")
+    editor.close()
+    site.edit("pages/about.yaml", "About us", "About us, in the content")
+    plan = await site.plan()
+    assert [(c.key, c.field) for c in plan.conflicts] == [("/about", "area:Main")]
+    shown = render_text(plan, width=400)
+    assert "editor-]" in shown  # the word diff of the editor's change
+    assert "content+}" in shown
+    for column in ("icon", "paragraph", "titleFormat"):
+        assert column not in shown, shown
