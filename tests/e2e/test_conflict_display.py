@@ -5,14 +5,11 @@ ten site-only columns as removed)."""
 
 from __future__ import annotations
 
-import io
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
 from cmssync.render.text import render_text
 from tests.support.editors import Editor
@@ -46,17 +43,11 @@ SEED: dict[str, Any] = {
 
 @pytest.fixture
 def site(sandbox_server: Sandbox, tmp_path: Path) -> Site:
-    seed = tmp_path / "seed.json"
-    seed.write_text(json.dumps(SEED), encoding="utf-8")
-    sandbox_server.reset(seed=str(seed), dialect="concrete")
-    root = tmp_path / "site"
-    root.mkdir()
-    return Site(root, sandbox_server)
+    return Site.seeded(sandbox_server, tmp_path, SEED)
 
 
 async def test_a_conflicted_area_shows_only_the_columns_the_content_states(site: Site) -> None:
-    out = io.StringIO()
-    assert await run_pull(site.root, out=out, overrides=site.overrides()) == 0, out.getvalue()
+    await site.pull()
     page = site.root / "pages" / "about.yaml"
     lines = page.read_text(encoding="utf-8").splitlines(keepends=True)
     left_out = ("icon:", "paragraph:", "titleFormat:")  # the raw block states its title and a few columns only

@@ -9,7 +9,6 @@ area "Footer") and one no page shows, as the recorded sample site has them
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +58,7 @@ SEED: dict[str, Any] = {
 
 @pytest.fixture
 def site(sandbox_server: Sandbox, tmp_path: Path) -> Site:
-    seed = tmp_path / "seed.json"
-    seed.write_text(json.dumps(SEED), encoding="utf-8")
-    sandbox_server.reset(seed=str(seed), dialect="concrete")
-    root = tmp_path / "site"
-    root.mkdir()
-    return Site(root, sandbox_server)
+    return Site.seeded(sandbox_server, tmp_path, SEED)
 
 
 async def _pull(site: Site) -> str:

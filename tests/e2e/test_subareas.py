@@ -9,7 +9,6 @@ Body``, which holds a nested container with ``Main : 3 : Body : 4 : Item 1``) an
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +53,7 @@ SEED: dict[str, Any] = {
 
 @pytest.fixture
 def site(sandbox_server: Sandbox, tmp_path: Path) -> Site:
-    seed = tmp_path / "seed.json"
-    seed.write_text(json.dumps(SEED), encoding="utf-8")
-    sandbox_server.reset(seed=str(seed), dialect="concrete")
-    root = tmp_path / "site"
-    root.mkdir()
-    return Site(root, sandbox_server)
+    return Site.seeded(sandbox_server, tmp_path, SEED)
 
 
 async def _pull(site: Site) -> str:

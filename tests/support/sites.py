@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,22 @@ def copy_example(root: Path, monkeypatch: pytest.MonkeyPatch | None = None) -> P
 
 class Site:
     """A content directory bound to the sandbox, with plan/apply helpers."""
+
+    @classmethod
+    def seeded(cls, sandbox: Sandbox, tmp_path: Path, seed: dict[str, Any]) -> Site:
+        """An empty content directory on the sandbox reset to ``seed`` (its seed format, concrete dialect)."""
+        seed_file = tmp_path / "seed.json"
+        seed_file.write_text(json.dumps(seed), encoding="utf-8")
+        sandbox.reset(seed=str(seed_file), dialect="concrete")
+        root = tmp_path / "site"
+        root.mkdir()
+        return cls(root, sandbox)
+
+    async def pull(self) -> str:
+        """``cmssync pull`` into the directory (must succeed); its summary."""
+        out = io.StringIO()
+        assert await run_pull(self.root, out=out, overrides=self.overrides()) == 0, out.getvalue()
+        return out.getvalue()
 
     def __init__(self, root: Path, sandbox: Sandbox) -> None:
         self.root = root
