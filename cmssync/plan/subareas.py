@@ -89,6 +89,12 @@ def unwritable(name: str, live_areas: Mapping[str, Iterable[str]], known: Collec
     return None
 
 
+def hidden_sub_areas(live: LivePage) -> frozenset[str]:
+    """The live page's sub-areas whose layout or container is gone: their blocks stay in the page, never shown."""
+    live_types = {name: [block.type for block in blocks] for name, blocks in live.areas.items()}
+    return frozenset(name for name in live_types if unwritable(name, live_types, ()) is not None)
+
+
 def writable_areas(
     path: str, desired: Mapping[str, list[B]], live: LivePage, known: Collection[str], warnings: list[str]
 ) -> dict[str, list[B]]:

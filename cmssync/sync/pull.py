@@ -27,7 +27,7 @@ one), select and file attributes (the API sets them by numeric option or file id
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,7 @@ from cmssync.plan.conflicts import field_matches, live_area_digest, page_base
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.plan.page_form import DesiredPage, page_form, render_desired
 from cmssync.plan.snapshot import LivePage
-from cmssync.plan.subareas import is_sub_area
+from cmssync.plan.subareas import hidden_sub_areas, is_sub_area
 from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
 from cmssync.state.records import FileRecord, PageRecord, State
 from cmssync.sync.observe_pages import PageProgress, observe_progress
@@ -234,8 +234,11 @@ def _stage_page(
     if isinstance(existing, dict) and desired is not None:
         live = to_live_page(page, None, base_url)
         pending: list[str] = []
-        unchanged = _site_unchanged(state.pages.get(path), live)
+        hidden = hidden_sub_areas(live)
+        unchanged = _site_unchanged(state.pages.get(path), live, hidden)
         data = merge_page(existing, data, desired, live, take_all=scope.take_all, unchanged=unchanged, pending=pending)
+        for name in hidden if isinstance(data.get("areas"), dict) else ():  # its layout is gone: not an edit to keep
+            data["areas"].pop(name, None)
         if pending:
             result.local_edits[path] = pending
         notes, placeholders = _written_placeholders(path, data, notes, placeholders)
@@ -273,15 +276,16 @@ def _moved_on_the_site(root: Path, state: State, ids: Mapping[str, int], wanted:
     ]
 
 
-def _site_unchanged(record: PageRecord | None, live: LivePage) -> Callable[[str], bool]:
-    """Whether the site still holds, for a field or ``area:NAME``, what cmssync last applied or pulled (the base)."""
+def _site_unchanged(record: PageRecord | None, live: LivePage, hidden: Collection[str]) -> Callable[[str], bool]:
+    """Whether the site still holds, for a field or ``area:NAME``, what cmssync last applied or pulled (the base);
+    never for a ``hidden`` sub-area (its blocks are still there, but its layout or container is gone)."""
     base = record.base if record is not None else None
 
     def unchanged(name: str) -> bool:
         if base is None:
             return False
         if name.startswith("area:"):
-            area = base.areas.get(name.removeprefix("area:"))
+            area = None if name.removeprefix("area:") in hidden else base.areas.get(name.removeprefix("area:"))
             return (
                 area is not None
                 and live_area_digest(live.blocks(name.removeprefix("area:")), area.shape) == area.digest

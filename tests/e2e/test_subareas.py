@@ -120,3 +120,20 @@ async def test_pull_leaves_out_the_sub_areas_of_a_deleted_layout_and_says_so(sit
     assert "Main : 3 : Title" in areas
     assert "not pulled: the layout that showed sub-area 'Main : 7' is no longer in area 'Main'" in summary
     assert not (await site.plan()).actions
+
+
+async def test_a_pull_after_the_layout_went_drops_its_sub_areas_from_the_file(site: Site) -> None:
+    await _pull(site)
+    editor = Editor(site.sandbox)
+    editor.remove_block("/services", "Main", 902)  # its columns' blocks stay in the page (still read), never shown
+    editor.close()
+    out = io.StringIO()
+    assert await run_pull(site.root, out=out, overrides=site.overrides()) == 0, out.getvalue()
+    areas = YAML(typ="safe").load((site.root / PAGE_FILE).read_text(encoding="utf-8"))["areas"]
+    assert "Main : 7" not in areas  # the site's change, not a local edit "apply sends" (it never could)
+    assert "Main : 8" not in areas
+    assert "Main : 3 : Title" in areas
+    assert "local edits" not in out.getvalue()
+    plan = await site.plan()
+    assert not plan.actions
+    assert not plan.warnings
