@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import shutil
 from collections.abc import Iterable
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -143,17 +145,32 @@ def merge(old: Any, new: Any) -> Any:
             old[key] = merge(old[key], value) if key in old else fresh(value)
         return old
     if isinstance(old, CommentedSeq) and isinstance(new, list):
-        for index, value in enumerate(new):
-            if index < len(old):
-                old[index] = merge(old[index], value)
-            else:
-                old.append(fresh(value))
-        del old[len(new) :]
-        return old
+        return _merge_items(old, new)
     if isinstance(old, str) and isinstance(new, str) and old == new:
         return old  # same text: keep the scalar's written style (quotes, block scalar)
     # Not for numbers: ruamel re-formats a loaded float from its parts, which can change the last digit.
     return fresh(new)
+
+
+def _merge_items(old: CommentedSeq, new: list[Any]) -> CommentedSeq:
+    """``new`` as an edit of the list ``old``: the items are aligned first (an item removed or added in the middle
+    does not shift every later item onto its neighbour's text and comments), then each kept or replaced item is
+    merged into the one it aligns with; an added item is fresh."""
+    matcher = SequenceMatcher(None, [_key(item) for item in old], [_key(item) for item in new], autojunk=False)
+    source: dict[int, int] = {}
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("equal", "replace"):
+            source.update((j1 + k, i1 + k) for k in range(min(i2 - i1, j2 - j1)))
+    items = [merge(old[source[j]], value) if j in source else fresh(value) for j, value in enumerate(new)]
+    comments = {j: old.ca.items[i] for j, i in source.items() if i in old.ca.items}
+    old[:] = items
+    old.ca.items.clear()
+    old.ca.items.update(comments)
+    return old
+
+
+def _key(item: Any) -> str:
+    return json.dumps(item, sort_keys=True, default=str)
 
 
 def fresh(value: Any) -> Any:

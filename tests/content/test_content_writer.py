@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 from cmssync.content.loader import load_content
 from cmssync.content.models import GroupSpec, PageSpec
@@ -83,3 +84,24 @@ def test_default_sidecar_is_not_written(tmp_path: Path) -> None:
 def test_groups_are_written_as_a_list(tmp_path: Path) -> None:
     write_groups(tmp_path, [GroupSpec(name="Content Team"), GroupSpec(name="Reviewers")])
     assert (tmp_path / "groups.yaml").read_text(encoding="utf-8") == "  - name: Content Team\n  - name: Reviewers\n"
+
+
+def test_a_block_removed_in_the_middle_leaves_the_later_blocks_as_written(tmp_path: Path) -> None:
+    # Seen on a real site: an editor deleted a layout; the next pull merged every later block into its neighbour's
+    # text (the placeholder after it turned into a block mapping, comments moved to the wrong block).
+    path = tmp_path / "pages" / "index.yaml"
+    path.parent.mkdir(parents=True)
+    head = "name: Home\nareas:\n  Main:\n    - keep: {type: core_container, id: 45}\n"
+    rest = (
+        "    - type: html   # the banner\n      value: {content: '<hr>'}\n"
+        "    - keep: {type: core_container, id: 55}\n    - keep: {type: gallery, id: 62}   # photos\n"
+    )
+    path.write_text(head + "    - keep: {type: core_area_layout, id: 49}\n" + rest, encoding="utf-8")
+    blocks: list[dict[str, Any]] = [
+        {"keep": {"type": "core_container", "id": 45}},
+        {"type": "html", "value": {"content": "<hr>"}},
+        {"keep": {"type": "core_container", "id": 55}},
+        {"keep": {"type": "gallery", "id": 62}},
+    ]
+    write_page(tmp_path, "/", PageSpec.model_validate({"name": "Home", "areas": {"Main": blocks}}))
+    assert path.read_text(encoding="utf-8") == head + rest
