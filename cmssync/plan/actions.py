@@ -351,13 +351,21 @@ def plan_exit_code(plan: Plan, *, detailed: bool) -> int:
     return EXIT_OK
 
 
+def _matches(plan: Plan) -> str:
+    """What an empty plan says of the site: all of it, or only what ``--target`` / ``--exclude`` selected."""
+    options = plan.header.options if plan.header is not None else {}
+    if options.get("targets") or options.get("excludes"):
+        return "The objects selected (--target, --exclude) match the content."
+    return "The site matches the content."
+
+
 def summary_line(plan: Plan) -> str:
     counts = plan.summary()
     if plan.is_empty:
         added = sum(len(entry.blocks) for entry in plan.site_additions)
         if added:
             return f"No changes. {added} block{'s' if added != 1 else ''} added on the site kept (areas not owned)."
-        return "No changes. The site matches the content."
+        return f"No changes. {_matches(plan)}"
     blocked = sum(len(entry.keys) for entry in plan.blocked)
     held = f" {blocked} delete{'s' if blocked != 1 else ''} held back by the prune guards." if blocked else ""
     kept = sum(len(entry.keys) for entry in plan.kept)

@@ -70,7 +70,7 @@ def _head(plan: Plan) -> list[str]:
         lines.append(f"<sub>{_html(header_line(plan.header))}</sub>")
     lines.append("")
     if plan.is_empty:
-        lines += ["**No changes.** The site matches the content.", ""]
+        lines += [f"**No changes.** {summary_line(plan).removeprefix('No changes. ')}", ""]
     for entry in plan.blocked:
         lines.append(f"> **Deletes blocked:** {_md(entry.describe())}")
     for kept in plan.kept:

@@ -219,6 +219,7 @@ def pages_to_write(plan: Plan, snapshot: Snapshot, state: State) -> list[str]:
 def _header(workspace: Workspace, request: PlanRequest) -> PlanHeader:
     options: dict[str, Any] = {
         "targets": list(request.targets),
+        "excludes": list(request.excludes),
         "prune": request.prune,
         "replace_moved": request.replace_moved,
         "allow_mass_delete": request.allow_mass_delete,

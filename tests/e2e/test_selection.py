@@ -61,3 +61,17 @@ def test_exclude_leaves_objects_out_with_what_needs_them(site: Path, capsys: pyt
     assert "left out with the excluded objects they need: page:/" in out  # the home page shows the logo
     assert main(["plan", str(site), "--exclude", "page:/no-such-page"]) == 1
     assert "--exclude 'page:/no-such-page' matches no page" in capsys.readouterr().err
+
+
+def test_an_empty_selection_says_so_and_the_plan_records_the_exclusions(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["apply", str(site), "--yes"]) == 0
+    (site / "pages" / "about.yaml").write_text("name: About, edited\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["plan", str(site), "--exclude", "page:/about", "--detailed-exitcode"]) == 0
+    out = capsys.readouterr().out
+    assert "(excludes=['page:/about'])" in out  # the header says what was left out
+    assert "No changes. The objects selected (--target, --exclude) match the content." in out  # not "the site"
+    assert main(["plan", str(site), "--format", "markdown", "--exclude", "page:/about"]) == 0
+    assert "**No changes.** The objects selected" in capsys.readouterr().out
