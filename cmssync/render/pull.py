@@ -57,6 +57,9 @@ def pull_summary(pulled: Pulled) -> str:
     if pulled.sub_areas:
         blocks = sum(count for _, _, count in pulled.sub_areas)
         lines.append(f"  sub-areas of layouts and containers: {len(pulled.sub_areas)} ({blocks} blocks)")
+    if pulled.read_alone:
+        reasons = "; ".join(f"{count} {reason}" for reason, count in pulled.read_alone.items())
+        lines.append(f"  pages read one request each (no batch could tell): {reasons}")
     lines += not_taken_lines(pulled.not_taken)
     if pulled.local_edits or pulled.local_users or pulled.local_files:
         count = len(pulled.local_edits) + len(pulled.local_users) + len(pulled.local_files)
@@ -64,9 +67,6 @@ def pull_summary(pulled: Pulled) -> str:
         lines += [f"  page {path}: {', '.join(names)}" for path, names in sorted(pulled.local_edits.items())]
         lines += [f"  user {name} (users.yaml)" for name in sorted(pulled.local_users)]
         lines += [f"  file {path} ({' and '.join(parts)})" for path, parts in sorted(pulled.local_files.items())]
-    if pulled.read_alone:
-        reasons = "; ".join(f"{count} {reason}" for reason, count in pulled.read_alone.items())
-        lines.append(f"  pages read one request each (no batch could tell): {reasons}")
     kept = settled.kept()
     if kept:
         lines.append(f"local edits kept, not overwritten ({len(kept)}; review them, or pull again with --force):")

@@ -58,6 +58,7 @@ async def test_a_pull_right_after_an_apply_writes_nothing_and_exits_0(example: S
     assert snapshot(example) == before, output
     assert "local edits kept" not in output
     assert "not taken in" in output
+    assert "pages read one request each" not in output.split("not taken in")[1]  # a line of the summary, above
     assert "/blog" in output  # the sandbox's own pages are listed, not written
     assert "images/logo.png (another file of that name)" in output
     assert (await example.plan()).actions == ()
