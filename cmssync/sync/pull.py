@@ -26,6 +26,7 @@ one), select and file attributes (the API sets them by numeric option or file id
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
@@ -85,7 +86,8 @@ async def pull_site(
     if not settings.site.url:
         raise ConfigError(f"no site to pull from: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
     store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
-    async with holding_lock(store, "cmssync pull"):
+    # A dry run writes nothing, not even a lock file or a first state.json: the lock's release saves the state.
+    async with holding_lock(store, "cmssync pull") if not dry_run else contextlib.nullcontext():
         state = store.load()
         state.bind_site(settings.site.url, settings.site.api_prefix, allow_other_site=overrides is not None)
         async with ConcreteClient.from_settings(settings, base_dir=directory) as client:

@@ -142,6 +142,7 @@ async def test_dry_run_shows_diffs_and_writes_nothing(tmp_path: Path, sandbox: S
     assert code == 0, output
     assert "--- cmssync.yaml: new\n" in output
     assert not fresh.root.exists(), "a dry run creates nothing in the content directory"
+    assert not fresh.state_path.parent.exists(), "nor a state or a state lock"
 
 
 async def test_managed_empty_areas_and_explicit_values_are_kept(tmp_path: Path, sandbox: Sandbox) -> None:
