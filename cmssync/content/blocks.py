@@ -58,11 +58,12 @@ def _build(declared: BlockType) -> type[ModelledBlock]:
     value_model = create_model(f"{name}Value", __base__=Spec, __module__=__name__, **fields)
     required = any(item.required for item in declared.fields)
     value_field = (value_model, Field()) if required else (value_model, Field(default_factory=value_model))
+    handle: Any = Literal[declared.handle]  # a type built at run time: Any for every pydantic's stubs
     block = create_model(
         f"{name}Block",
         __base__=ModelledBlock,
         __module__=__name__,
-        type=(Literal[declared.handle], Field()),
+        type=(handle, Field()),
         value=value_field,
     )
     globals()[value_model.__name__] = value_model
