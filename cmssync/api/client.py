@@ -30,7 +30,7 @@ from cmssync.config import DEFAULT_API_PREFIX, Settings
 from cmssync.errors import ConfigError
 
 PROBE_WAITS = (0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 2.0)
-"""Seconds between tries of :meth:`ConcreteClient.probe`."""
+"""Seconds between tries of :meth:`ConcreteClient.probe` (eight tries, about 9 s of waiting in all)."""
 
 
 class ConcreteClient(PagesApi, FilesApi, UsersApi):
@@ -121,9 +121,17 @@ class ConcreteClient(PagesApi, FilesApi, UsersApi):
 
     # -- account, system, sites -----------------------------------------------------------------------------------
 
-    async def account(self, *, includes: tuple[str, ...] = ()) -> User:
-        """The user the token acts as. A client-credentials token (Guest) makes a real site answer 500."""
-        return await self._get(User, "/account", params=includes_param(includes))
+    async def account(self, *, includes: tuple[str, ...] = (), as_guest: bool = False) -> User:
+        """The user the token acts as. A client-credentials token (Guest) makes a real site answer 500: with
+        ``as_guest`` that 500 is expected, so it is raised at once instead of being tried again."""
+        return await self._one(
+            User,
+            "GET",
+            "/account",
+            kind=Kind.READ,
+            params=includes_param(includes),
+            expected=(500,) if as_guest else (),
+        )
 
     async def probe(self) -> tuple[int, str]:
         """``GET /system/info`` without a token: its status and content type (an enabled API answers 401 in JSON,

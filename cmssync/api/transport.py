@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from contextlib import AbstractContextManager
 from typing import IO, Any
 from urllib.parse import quote
@@ -147,12 +147,14 @@ class Transport:
         json: Any = None,
         form: Mapping[str, str] | None = None,
         upload: Upload | None = None,
+        expected: Collection[int] = (),
         **path_params: Any,
     ) -> Any:
         """Send one API call and return its JSON body (or :data:`DELETED_ON_RETRY`).
 
         ``route`` is a template relative to the API prefix (``/pages/{page_id}``); ``path_params`` fill it in, each
-        quoted as one path segment. Raises an :class:`~cmssync.errors.ApiError` subclass.
+        quoted as one path segment. Raises an :class:`~cmssync.errors.ApiError` subclass. An error status in
+        ``expected`` is the site's answer, not a fault: raised at once, never tried again.
         """
         path = self.api_prefix + route.format(**{k: quote(str(v), safe="") for k, v in path_params.items()})
         ambiguous = False
@@ -189,7 +191,12 @@ class Transport:
                 return await attempt(1)
             except Exception as exc:  # the rare case: stamina decides, from this failure on
                 first = exc
-            return await retry_after(first, started, policy, retry_hook(kind, policy), attempt)
+            hook = retry_hook(kind, policy)
+
+            def on(exc: Exception) -> bool | float:
+                return getattr(exc, "status", None) not in expected and hook(exc)
+
+            return await retry_after(first, started, policy, on, attempt)
         except _Deleted:
             return DELETED_ON_RETRY
         except _TokenTrouble as trouble:

@@ -30,8 +30,8 @@ PATIENT = RetryPolicy(
 )
 """``status`` answers "is the site healthy and in sync", so a flaky site must not read as a broken one: it retries
 every read many times with short waits (a site that fails 60% of its answers still converges; one that is down
-fails within the budget)."""
-"""Waits between tries of the tokenless probe (eight tries, about 9 s in all)."""
+fails within the budget). The tokenless probe has its own waits (``cmssync.api.client.PROBE_WAITS``); the 500 a
+client-credentials token gets from ``/account`` is its answer and is not tried again."""
 
 
 @dataclass
@@ -146,7 +146,7 @@ async def _check(client: ConcreteClient, report: StatusReport, settings: Setting
 
     # 4. The account.
     try:
-        user = await client.account()
+        user = await client.account(as_guest=settings.auth.grant == "client_credentials")
         report.account = f"{user.username} (user {user.id})"
         if user.id != 1 and settings.auth.grant != "client_credentials":
             report.notes.append(

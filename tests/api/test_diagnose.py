@@ -119,6 +119,29 @@ async def test_client_credentials_act_as_guest(tmp_path: Path) -> None:
     assert any("Guest" in note for note in report.notes)
 
 
+async def test_the_guest_500_is_asked_once(tmp_path: Path) -> None:
+    """Under client credentials the 500 of ``/account`` is the site's answer, not a fault: tried once (status took
+    ~20 s on a real site when it was tried 15 times); the password grant still tries it again."""
+    asked: dict[str, int] = {}
+
+    def counting(transport: httpx.MockTransport) -> httpx.MockTransport:
+        def handle(request: httpx.Request) -> httpx.Response:
+            endpoint = request.url.path.rsplit("/", 1)[-1]
+            asked[endpoint] = asked.get(endpoint, 0) + 1
+            return transport.handle_request(request)
+
+        return httpx.MockTransport(handle)
+
+    report = await run(
+        settings("client_credentials"), counting(site(account=httpx.Response(500, html=WHOOPS_500))), tmp_path
+    )
+    assert report.ok
+    assert asked["account"] == 1
+    asked.clear()
+    await run(settings(), counting(site(account=httpx.Response(500, html=WHOOPS_500))), tmp_path)
+    assert asked["account"] == FAST.attempts
+
+
 async def test_account_500_with_password_grant_is_a_problem(tmp_path: Path) -> None:
     report = await run(settings(), site(account=httpx.Response(500, html=WHOOPS_500)), tmp_path)
     assert not report.ok
