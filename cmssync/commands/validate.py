@@ -8,7 +8,8 @@ prune guards would refuse to delete (a warning: the plan shows them as blocked).
 ``--format text`` prints ``DIR: valid (…)`` or the located problems on stderr (``error: N problems``);
 ``--format json`` one document on stdout; ``--format github`` one workflow command per problem
 (``::error file=…,line=…,col=…::message``), which GitHub Actions shows as annotations on the pull request's
-files. Exit 0 valid, 1 not.
+files: a file under the working directory (the workspace) is named relative to it, as GitHub attaches annotations
+only to such paths; another keeps its path as given. Exit 0 valid, 1 not.
 """
 
 from __future__ import annotations
@@ -126,10 +127,22 @@ def _document(result: Validation) -> dict[str, object]:
 
 def _annotation(result: Validation, problem: Problem) -> str:
     """A GitHub Actions workflow command: ``::error file=F,line=L,col=C,title=…::message``."""
-    where = [f"file={_property(result.path_of(problem))}"]
+    where = [f"file={_property(_from_workspace(result.path_of(problem)))}"]
     if problem.line > 0:
         where += [f"line={problem.line}", f"col={max(problem.column, 1)}"]
     return f"::error {','.join(where)},title=cmssync validate::{_data(problem.message)}\n"
+
+
+def _from_workspace(path: str) -> str:
+    """``path`` relative to the working directory when it is under it (``site/pages/about.yaml``), else as given."""
+    given = Path(path)
+    if not given.is_absolute():
+        return path
+    cwd = Path.cwd()
+    for candidate in (given, given.resolve()):
+        if candidate.is_relative_to(cwd):
+            return candidate.relative_to(cwd).as_posix()
+    return path
 
 
 def _data(text: str) -> str:

@@ -72,14 +72,18 @@ def test_validate_as_json_and_as_github_annotations(
     [problem] = document["problems"]
     assert (problem["file"], problem["line"], problem["column"]) == (f"{example.as_posix()}/users.yaml", 2, 3)
     case = INVALID / "block_field_typo"
+    monkeypatch.chdir(INVALID.parent)  # the workspace: GitHub attaches annotations only to paths relative to it
     assert main(["validate", str(case), "--format", "github"]) == 1
     lines = capsys.readouterr().out.splitlines()
     expected = (
-        f"::error file={case.as_posix()}/pages/index.yaml,line=6,col=9,title=cmssync validate::"
+        "::error file=invalid/block_field_typo/pages/index.yaml,line=6,col=9,title=cmssync validate::"
         "areas.Main[0].value: unknown key 'contnet' (did you mean 'content'?)"
     )
     assert expected in lines
     assert all(line.startswith("::error file=") for line in lines)
+    monkeypatch.chdir(example)  # a directory outside the working directory keeps the path as given
+    assert main(["validate", str(case), "--format", "github"]) == 1
+    assert f"::error file={case.as_posix()}/pages/index.yaml,line=6" in capsys.readouterr().out
     monkeypatch.setenv("JANE_EDITOR_PASSWORD", "long-enough")
     assert main(["validate", str(example), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["valid"] is True
