@@ -23,6 +23,7 @@ import click
 from cmssync import __version__
 from cmssync.cli.local import force_unlock, show, validate
 from cmssync.cli.options import (
+    APPLY_CONTENT_DIR,
     CONTENT_DIR,
     LOCK_TIMEOUT,
     Group,
@@ -112,7 +113,7 @@ def plan(
 
 
 @cli.command()
-@CONTENT_DIR
+@APPLY_CONTENT_DIR
 @click.argument("plan_file", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option(

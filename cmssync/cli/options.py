@@ -22,6 +22,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 CONTENT_DIR = click.argument("directory", required=False, default=".", type=click.Path(file_okay=False, path_type=Path))
 
 
+def _not_the_plan_file(ctx: click.Context, param: click.Parameter, directory: Path) -> Path:
+    if directory.is_file():  # ``cmssync apply plan.json site``: the arguments swapped
+        raise click.BadParameter(
+            f"'{directory}' is a file, not a content directory: the order is `cmssync apply DIR PLANFILE`", ctx, param
+        )
+    return directory
+
+
+APPLY_CONTENT_DIR = click.argument(
+    "directory", required=False, default=".", type=click.Path(path_type=Path), callback=_not_the_plan_file
+)
+"""apply's content directory, first: a file there is a usage error that says the order of the arguments."""
+
+
 def site_options(command: F) -> F:
     """Options shared by every command that talks to a site."""
     return click.option(

@@ -87,6 +87,17 @@ def test_usage_errors_exit_1_not_the_changes_code(
     assert message in capsys.readouterr().err
 
 
+def test_apply_with_its_arguments_swapped_says_the_order(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``cmssync apply plan.json site`` is a usage error that names the order, not "Directory … is a file"."""
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text("{}")
+    (tmp_path / "site").mkdir()
+    assert main(["apply", str(plan_file), str(tmp_path / "site")]) == 1
+    err = capsys.readouterr().err
+    assert f"'{plan_file}' is a file, not a content directory: the order is `cmssync apply DIR PLANFILE`" in err
+    assert "is a file." not in err
+
+
 def test_sigterm_before_the_actions_start_exits_130_with_a_word(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
