@@ -53,42 +53,37 @@ class AttributeKey:
     order: int
 
 
-PAGE_ATTRIBUTE_KEYS: dict[str, AttributeKey] = {
-    key.handle: key
-    for key in (
-        AttributeKey("meta_title", "text", 1),
-        AttributeKey("meta_description", "textarea", 2),
-        AttributeKey("meta_keywords", "textarea", 3),
-        AttributeKey("desktop_priority", "number", 4),
-        AttributeKey("header_extra_content", "textarea", 5),
-        AttributeKey("exclude_nav", "boolean", 6),
-        AttributeKey("exclude_page_list", "boolean", 7),
-        AttributeKey("exclude_search_index", "boolean", 8),
-        AttributeKey("exclude_sitemapxml", "boolean", 9),
-        AttributeKey("exclude_subpages_from_nav", "boolean", 10),
-        AttributeKey("is_featured", "boolean", 11),
-        AttributeKey("tags", "select", 12),
-        AttributeKey("thumbnail", "image_file", 13),
-        AttributeKey("blog_entry_topics", "topics", 14),
-    )
-}
+def _by_handle(*keys: AttributeKey) -> dict[str, AttributeKey]:
+    return {key.handle: key for key in keys}
 
-FILE_ATTRIBUTE_KEYS: dict[str, AttributeKey] = {
-    key.handle: key
-    for key in (
-        AttributeKey("width", "number", 1),
-        AttributeKey("height", "number", 2),
-        AttributeKey("duration", "number", 3),
-    )
-}
 
-USER_ATTRIBUTE_KEYS: dict[str, AttributeKey] = {
-    key.handle: key
-    for key in (
-        AttributeKey("profile_private_messages_enabled", "boolean", 1),
-        AttributeKey("profile_private_messages_notification_enabled", "boolean", 2),
-    )
-}
+PAGE_ATTRIBUTE_KEYS: dict[str, AttributeKey] = _by_handle(
+    AttributeKey("meta_title", "text", 1),
+    AttributeKey("meta_description", "textarea", 2),
+    AttributeKey("meta_keywords", "textarea", 3),
+    AttributeKey("desktop_priority", "number", 4),
+    AttributeKey("header_extra_content", "textarea", 5),
+    AttributeKey("exclude_nav", "boolean", 6),
+    AttributeKey("exclude_page_list", "boolean", 7),
+    AttributeKey("exclude_search_index", "boolean", 8),
+    AttributeKey("exclude_sitemapxml", "boolean", 9),
+    AttributeKey("exclude_subpages_from_nav", "boolean", 10),
+    AttributeKey("is_featured", "boolean", 11),
+    AttributeKey("tags", "select", 12),
+    AttributeKey("thumbnail", "image_file", 13),
+    AttributeKey("blog_entry_topics", "topics", 14),
+)
+
+FILE_ATTRIBUTE_KEYS: dict[str, AttributeKey] = _by_handle(
+    AttributeKey("width", "number", 1),
+    AttributeKey("height", "number", 2),
+    AttributeKey("duration", "number", 3),
+)
+
+USER_ATTRIBUTE_KEYS: dict[str, AttributeKey] = _by_handle(
+    AttributeKey("profile_private_messages_enabled", "boolean", 1),
+    AttributeKey("profile_private_messages_notification_enabled", "boolean", 2),
+)
 
 #: Page type handle -> display name (the name appears in a permission message).
 #: ``core_stack`` is the type of stacks (stacks.jsonl: ``POST /pages`` of that type only lacks a template).
