@@ -36,6 +36,13 @@ def _file_or_404(ctx: Ctx, message: str) -> sqlite3.Row:
     return row
 
 
+def _fresh_file(ctx: Ctx, num_id: int) -> Response:
+    """The answer to a change of a file: the file as stored after it."""
+    fresh = ctx.store.one("SELECT * FROM files WHERE num_id = ?", num_id)
+    assert fresh is not None
+    return envelope.item(ctx, ctx.render.file(fresh, includes=ctx.includes))
+
+
 def _is_form(request: Request) -> bool:
     return request.headers.get("content-type", "").split(";")[0].strip().lower() in _FORM_TYPES
 
@@ -133,9 +140,7 @@ async def update(ctx: Ctx) -> Response:
         # An update makes a new file version, dated now: the file moves to the top of GET /files
         # (lists.jsonl, feed.files.after_file_update).
         ctx.store.db.execute("UPDATE files SET date_added = ? WHERE num_id = ?", (ctx.now, row["num_id"]))
-    fresh = ctx.store.one("SELECT * FROM files WHERE num_id = ?", row["num_id"])
-    assert fresh is not None
-    return envelope.item(ctx, ctx.render.file(fresh, includes=ctx.includes))
+    return _fresh_file(ctx, row["num_id"])
 
 
 async def move(ctx: Ctx) -> Response:
@@ -154,9 +159,7 @@ async def move(ctx: Ctx) -> Response:
     folder_id = _folder(ctx, folder, default_root=False)
     with ctx.store.transaction():
         ctx.store.db.execute("UPDATE files SET folder_id = ? WHERE num_id = ?", (folder_id, row["num_id"]))
-    fresh = ctx.store.one("SELECT * FROM files WHERE num_id = ?", row["num_id"])
-    assert fresh is not None
-    return envelope.item(ctx, ctx.render.file(fresh, includes=ctx.includes))
+    return _fresh_file(ctx, row["num_id"])
 
 
 async def delete(ctx: Ctx) -> Response:
