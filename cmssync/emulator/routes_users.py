@@ -31,6 +31,13 @@ def _user(ctx: Ctx, message: str) -> sqlite3.Row:
     return row
 
 
+def _fresh_user(ctx: Ctx, user_id: int) -> Response:
+    """The answer of a user route: the user as stored now."""
+    row = userstore.get(ctx.store, user_id)
+    assert row is not None
+    return envelope.item(ctx, ctx.render.user(row, ctx.includes))
+
+
 async def list_users(ctx: Ctx) -> Response:
     limit = envelope.limit(ctx)
     if not ctx.caller.is_super_admin:
@@ -60,9 +67,7 @@ async def read(ctx: Ctx) -> Response:
 async def account(ctx: Ctx) -> Response:
     if ctx.caller.user_id is None:
         raise PhpError("RuntimeException", "There is no user associated with request")
-    row = userstore.get(ctx.store, ctx.caller.user_id)
-    assert row is not None
-    return envelope.item(ctx, ctx.render.user(row, ctx.includes))
+    return _fresh_user(ctx, ctx.caller.user_id)
 
 
 def _string(data: dict[str, Any], key: str) -> str:
@@ -90,9 +95,7 @@ async def create(ctx: Ctx) -> Response:
         user_id = userstore.create(
             ctx.store, username=username, email=email, password=password, ts=ctx.now, language=language or None
         )
-    row = userstore.get(ctx.store, user_id)
-    assert row is not None
-    return envelope.item(ctx, ctx.render.user(row, ctx.includes))
+    return _fresh_user(ctx, user_id)
 
 
 async def update(ctx: Ctx) -> Response:
@@ -151,9 +154,7 @@ async def change_password(ctx: Ctx) -> Response:
             "UPDATE users SET password = ?, date_password_last_changed = ? WHERE id = ?",
             (userstore.hash_password(password), ctx.now, row["id"]),
         )
-    fresh = userstore.get(ctx.store, int(row["id"]))
-    assert fresh is not None
-    return envelope.item(ctx, ctx.render.user(fresh, ctx.includes))
+    return _fresh_user(ctx, int(row["id"]))
 
 
 async def delete(ctx: Ctx) -> Response:
