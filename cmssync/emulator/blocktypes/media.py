@@ -166,6 +166,15 @@ _YOUTUBE_FLAGS = (
     "showCaptions",
 )
 
+#: The button columns of the hero image and the feature link: its link (through :func:`_button_save`), its look.
+_BUTTON_LINK = (
+    ("buttonText", ""),
+    ("buttonExternalLink", ""),
+    ("buttonInternalLinkCID", "0"),
+    ("buttonFileLinkID", "0"),
+)
+_BUTTON_LOOK = (("buttonColor", ""), ("buttonStyle", ""), ("buttonSize", ""))
+
 TYPES = (
     BlockType(
         "image",
@@ -213,14 +222,9 @@ TYPES = (
             ("image", ""),
             ("title", ""),
             ("body", ""),
-            ("buttonText", ""),
-            ("buttonExternalLink", ""),
-            ("buttonInternalLinkCID", "0"),
-            ("buttonFileLinkID", "0"),
+            *_BUTTON_LINK,
             ("height", "0"),
-            ("buttonColor", ""),
-            ("buttonStyle", ""),
-            ("buttonSize", ""),
+            *_BUTTON_LOOK,
             ("titleFormat", "h1"),
             ("icon", ""),
         ),
@@ -250,13 +254,8 @@ TYPES = (
         (
             ("title", ""),
             ("body", ""),
-            ("buttonText", ""),
-            ("buttonExternalLink", ""),
-            ("buttonInternalLinkCID", "0"),
-            ("buttonFileLinkID", "0"),
-            ("buttonColor", ""),
-            ("buttonStyle", ""),
-            ("buttonSize", ""),
+            *_BUTTON_LINK,
+            *_BUTTON_LOOK,
             ("titleFormat", "h2"),
             ("icon", ""),
             ("fID", "0"),
