@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
@@ -251,20 +251,24 @@ class EventTracker:
         events: list[Event] = []
         actions = plan.by_id()
         if run.mode == "report":
-            drift = {a.id: drift_mark(a) for a in plan.actions if a.drift}
-            news = self.drifted.update(drift, run.scope)
-            if news:
-                objects = _objects(actions[i] for i in news)
-                total = len(self.drifted.current)
-                summary = f"Drift found: {total} object{_s(total)} changed on the site ({len(news)} new): {_ids(news)}"
-                events.append(self._event(run, "drift_found", summary, objects=objects, total=total))
-            pending = {a.id: a.op for a in plan.actions if not a.drift}
-            news = self.pending.update(pending, run.scope)
-            if news:
-                objects = _objects(actions[i] for i in news)
-                total = len(self.pending.current)
-                summary = f"{total} content change{_s(total)} not applied (report mode): {_ids(news)}"
-                events.append(self._event(run, "changes_pending", summary, objects=objects, total=total))
+            events += self._reported(
+                run,
+                self.drifted,
+                {a.id: drift_mark(a) for a in plan.actions if a.drift},
+                actions,
+                "drift_found",
+                lambda total, news: (
+                    f"Drift found: {total} object{_s(total)} changed on the site ({len(news)} new): {_ids(news)}"
+                ),
+            )
+            events += self._reported(
+                run,
+                self.pending,
+                {a.id: a.op for a in plan.actions if not a.drift},
+                actions,
+                "changes_pending",
+                lambda total, news: f"{total} content change{_s(total)} not applied (report mode): {_ids(news)}",
+            )
         else:
             done = {o.action.id: drift_mark(o.action) for o in run.outcomes if o.status == "ok" and o.action.drift}
             news = self.reverted.update(done, run.scope)
@@ -283,6 +287,23 @@ class EventTracker:
         if run.scope is None:
             events += self._blocked(run, plan)
         return events
+
+    def _reported(
+        self,
+        run: RunFacts,
+        state: ObjectState,
+        marks: Mapping[str, str],
+        actions: Mapping[str, Action],
+        type_: EventType,
+        summary: Callable[[int, list[str]], str],
+    ) -> list[Event]:
+        """One event when ``marks`` (report mode: action id -> mark) name objects ``state`` had not seen yet; its
+        total counts every object ``state`` holds now."""
+        news = state.update(marks, run.scope)
+        if not news:
+            return []
+        total = len(state.current)
+        return [self._event(run, type_, summary(total, news), objects=_objects(actions[i] for i in news), total=total)]
 
     def _held(self, run: RunFacts, plan: Plan) -> list[Event]:
         entries = {entry.id: entry for entry in plan.held if entry.reason != "conflict"}
