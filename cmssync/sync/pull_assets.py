@@ -347,13 +347,20 @@ def _merged_entries(
     return merged
 
 
-def _users_clean(state: State) -> Callable[[Path], bool]:
-    """``users.yaml`` holds exactly the users the state records, each as last applied or pulled."""
+def _list_clean(holds: Callable[[list[Any]], bool]) -> Callable[[Path], bool]:
+    """A ``clean`` check of a list file (``users.yaml``, ``groups.yaml``): it is a list and ``holds``."""
 
     def clean(target: Path) -> bool:
         data = writer.read_plain(target)
-        if not isinstance(data, list):
-            return False
+        return isinstance(data, list) and holds(data)
+
+    return clean
+
+
+def _users_clean(state: State) -> Callable[[Path], bool]:
+    """``users.yaml`` holds exactly the users the state records, each as last applied or pulled."""
+
+    def holds(data: list[Any]) -> bool:
         try:
             specs = [UserSpec.model_validate(item) for item in data]
         except ValidationError:
@@ -363,18 +370,15 @@ def _users_clean(state: State) -> Callable[[Path], bool]:
             records[s.username].digest == user_digest(s) for s in specs
         )
 
-    return clean
+    return _list_clean(holds)
 
 
 def _groups_clean(state: State) -> Callable[[Path], bool]:
-    def clean(target: Path) -> bool:
-        data = writer.read_plain(target)
-        if not isinstance(data, list):
-            return False
+    def holds(data: list[Any]) -> bool:
         names = {item.get("name") for item in data if isinstance(item, dict)}
         return len(names) == len(data) and names == set(state.groups)
 
-    return clean
+    return _list_clean(holds)
 
 
 def escape(text: str) -> str:
