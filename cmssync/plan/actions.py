@@ -114,9 +114,18 @@ class Precondition(_Frozen):
     """The object did not exist at plan time (creates): a plan file is stale if it exists now."""
 
 
-class Action(_Frozen):
+class _Object(_Frozen):
+    """Something the plan speaks of about one object: its kind, its key (path, username, name) and so its id."""
+
     kind: Kind
     key: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.kind}:{self.key}"
+
+
+class Action(_Object):
     op: Operation
     changes: tuple[FieldChange, ...] = ()
     blocks: tuple[BlockChange, ...] = ()
@@ -128,16 +137,12 @@ class Action(_Frozen):
     page: PageForm | None = None
     """A page create, update or publish: the page as the content wants it (what apply writes and records)."""
 
-    @property
-    def id(self) -> str:
-        return f"{self.kind}:{self.key}"
-
 
 Resolution = Literal["content_wins", "site_wins", "fail"]
 """How a conflicted field is settled: the content's value is written, the site's is kept, or the object is refused."""
 
 
-class FieldConflict(_Frozen):
+class FieldConflict(_Object):
     """One field changed both in the content and on the site since cmssync last applied it (a three-way conflict).
 
     ``base`` is the value cmssync last applied (``base_known`` False when the state does not hold it: states written
@@ -145,18 +150,12 @@ class FieldConflict(_Frozen):
     values. ``resolution`` is the policy that settled it; ``fail`` means the object was refused (see ``Plan.held``).
     """
 
-    kind: Kind
-    key: str
     field: str
     base: Any = None
     base_known: bool = False
     content: Any = None
     site: Any = None
     resolution: Resolution = "fail"
-
-    @property
-    def id(self) -> str:
-        return f"{self.kind}:{self.key}"
 
 
 class DraftInfo(_Frozen):
@@ -176,7 +175,7 @@ class DraftInfo(_Frozen):
 HeldReason = Literal["conflict", "foreign_draft", "unreadable"]
 
 
-class HeldObject(_Frozen):
+class HeldObject(_Object):
     """An object whose changes the plan holds back: nothing is written to it, and ``apply`` says so.
 
     ``fails`` makes ``apply`` exit 1 (a conflict under policy ``fail``, a foreign draft under ``on_foreign_draft:
@@ -185,18 +184,12 @@ class HeldObject(_Frozen):
     reason), or the action needs one that did (``cmssync.plan.unreadable``); it is never created again.
     """
 
-    kind: Kind
-    key: str
     reason: HeldReason
     message: str
     fails: bool = True
     draft: DraftInfo | None = None
     action: Action | None = None
     """What would have been applied, for review (``--force`` or a policy applies it)."""
-
-    @property
-    def id(self) -> str:
-        return f"{self.kind}:{self.key}"
 
 
 Guard = Literal["max_deletes", "max_fraction", "empty_content"]
