@@ -144,14 +144,8 @@ class Sandbox:
     def reset(self, seed: str | None = None, dialect: str | None = None, generate: str | None = None) -> None:
         """Reseed and clear faults, stats and tokens. ``seed`` and ``dialect`` default to the current ones;
         nothing is generated unless ``generate`` is given."""
-        body: dict[str, Any] = {}
-        if seed is not None:
-            body["seed"] = seed
-        if dialect is not None:
-            body["dialect"] = dialect
-        if generate is not None:
-            body["generate"] = generate
-        self._control("POST", "/reset", body)
+        given = (("seed", seed), ("dialect", dialect), ("generate", generate))
+        self._control("POST", "/reset", {key: value for key, value in given if value is not None})
 
     def set_faults(self, rules: list[str], seed: int | None = None) -> None:
         """Replace the fault rules (``KIND:PROBABILITY[:key=value…]``); ``seed`` makes the dice repeatable."""
