@@ -50,48 +50,36 @@ def subareas_seed(exchanges: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def stacks_seed(exchanges: list[dict[str, Any]]) -> dict[str, Any]:
-    probed = [
-        e["response"]["body"]["data"]
-        for e in exchanges
-        if e["step"].startswith("discover.probe.") and e["response"]["status"] == 200
-    ]
-    paths = {p["path"]: p["id"] for p in probed if p["path"]}
-    read = {p["id"]: p for p in (step(exchanges, "discover.home_areas"), step(exchanges, "read.live"))}
-    pages = []
-    for page in sorted(probed, key=_depth):
-        entry = _entry(page)
-        if page["id"] == 1:
-            entry["path"] = "/"
-        if page["id"] in read:
-            entry["areas"] = _areas(read[page["id"]], paths)
-        pages.append(entry)
+    read = [step(exchanges, "discover.home_areas"), step(exchanges, "read.live")]
     shown = step(exchanges, "read.live")["name"]  # the stack whose edit the public pages show
-    return {"site": {"name": "Concrete Real Test"}, "pages": pages, "global_areas": [shown]}
+    return {"site": {"name": "Concrete Real Test"}, "pages": _probed_pages(exchanges, read), "global_areas": [shown]}
 
 
 def type_defaults_seed(exchanges: list[dict[str, Any]]) -> dict[str, Any]:
     """Every probed page (system pages and page-type defaults included), the ``blog_entry`` defaults pages with the
     blocks their reads show (ids pinned: a created page gets those very blocks)."""
+    read = [e["response"]["body"]["data"] for e in exchanges if e["step"].startswith("discover.defaults.")]
+    return {"site": {"name": "Concrete Real Test"}, "pages": _probed_pages(exchanges, read)}
+
+
+def _probed_pages(exchanges: list[dict[str, Any]], read: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every page the recording's id probe found, parents first, with the areas of the pages in ``read``."""
     probed = [
         e["response"]["body"]["data"]
         for e in exchanges
         if e["step"].startswith("discover.probe.") and e["response"]["status"] == 200
     ]
     paths = {p["path"]: p["id"] for p in probed if p["path"]}
-    read = {
-        e["response"]["body"]["data"]["id"]: e["response"]["body"]["data"]
-        for e in exchanges
-        if e["step"].startswith("discover.defaults.")
-    }
+    areas_of = {page["id"]: page for page in read}
     pages = []
     for page in sorted(probed, key=_depth):
         entry = _entry(page)
         if page["id"] == 1:
             entry["path"] = "/"
-        if page["id"] in read:
-            entry["areas"] = _areas(read[page["id"]], paths)
+        if page["id"] in areas_of:
+            entry["areas"] = _areas(areas_of[page["id"]], paths)
         pages.append(entry)
-    return {"site": {"name": "Concrete Real Test"}, "pages": pages}
+    return pages
 
 
 def _depth(page: dict[str, Any]) -> tuple[int, int]:
