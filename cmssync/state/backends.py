@@ -14,7 +14,7 @@ released); ``try_lock`` takes the lock or raises ``StateLockedError`` naming the
 ``pull`` and tests), :func:`holding_lock` awaits (for ``apply`` and the daemon, whose event loop also serves
 ``/healthz`` while it waits).
 
-The password key (:class:`~cmssync.state.records.KeyRing`) never travels with the state: from ``CMSSYNC_STATE_KEY``
+The password key (:class:`~cmssync.state.keyring.KeyRing`) never travels with the state: from ``CMSSYNC_STATE_KEY``
 (hex, a CI secret) when it is set, whatever the backend; otherwise from the file ``<path>.key`` on this machine —
 for ``http`` that file is lost with a CI runner, and every password then counts as changed once per run (set again,
 harmlessly), which a warning says. The key is registered as a secret, so no log line or message can print it.
@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 from cmssync.errors import ConfigError, StateError, StateLockedError
 from cmssync.secrets import register_secret
-from cmssync.state.records import KeyRing, State
+from cmssync.state.keyring import KeyRing
+from cmssync.state.records import State
 from cmssync.state.store import LockHolder, StateStore, read_lock_holder
 
 if TYPE_CHECKING:

@@ -52,7 +52,6 @@ from cmssync import __version__
 from cmssync.errors import StateError, StateLockedError
 from cmssync.secrets import url_without_credentials
 from cmssync.state.backends import FixedKeyRing, WarningKeyRing
-from cmssync.state.journal import KINDS
 from cmssync.state.records import State, migrate_document, validated_state
 from cmssync.state.spool import Spool
 from cmssync.state.store import LockHolder, current_user
@@ -176,7 +175,7 @@ class HttpStateBackend:
             ) from None
 
     def _upload(self, state: State) -> None:
-        ordered = state.model_copy(update={kind: dict(sorted(getattr(state, kind).items())) for kind in KINDS})
+        ordered = state.sorted_copy()
         # ``serial`` (GitLab refuses a document without one and keeps one version per serial): one more than the
         # document loaded, the same for every upload of this store, so a run leaves one version, updated in place.
         document = {"serial": self._serial + 1, **ordered.model_dump(mode="json")}

@@ -13,6 +13,7 @@ belong to); each following line is one change, an absolute value, never a delta:
     {"kind": "pages", "key": "/about", "record": {...}}   set a record
     {"kind": "pages", "key": "/about", "record": null}    forget it
     {"kind": "site", "record": {...}}                     the site binding
+    {"kind": "kinds.team", "key": "X", "record": {...}}   a record of a registered kind (State.kinds["team"])
 
 Because entries are absolute, replaying a journal twice gives the same state: a crash between writing the new
 snapshot and emptying the journal is harmless.
@@ -45,8 +46,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from cmssync.errors import StateError
+from cmssync.state.records import KIND_PREFIX, RECORD_MAPS
 
-KINDS: Final = ("pages", "files", "users", "groups", "retired_files")
 SYNC_INTERVAL: Final = 0.25
 """Seconds between two fdatasync calls of the journal (the grouped commit)."""
 
@@ -94,7 +95,12 @@ def _entry(path: Path, number: int, raw: Any) -> Entry:
     kind = raw.get("kind") if isinstance(raw, dict) else None
     record = raw.get("record") if isinstance(raw, dict) else None
     key = raw.get("key", "") if isinstance(raw, dict) else None
-    if kind not in (*KINDS, "site") or not isinstance(key, str) or not (record is None or isinstance(record, dict)):
+    if (
+        not isinstance(kind, str)
+        or not (kind in (*RECORD_MAPS, "site") or kind.startswith(KIND_PREFIX))
+        or not isinstance(key, str)
+        or not (record is None or isinstance(record, dict))
+    ):
         raise StateError(f"{path}:{number}: not a state journal entry")
     return kind, key, record
 
@@ -105,11 +111,15 @@ def replay(raw: dict[str, Any], entries: Iterable[Entry]) -> dict[str, Any]:
         if kind == "site":
             raw["site"] = record
             continue
-        records = raw.setdefault(kind, {})
+        holder = raw.setdefault("kinds", {}) if kind.startswith(KIND_PREFIX) else raw
+        name = kind.removeprefix(KIND_PREFIX)
+        records = holder.setdefault(name, {}) if isinstance(holder, dict) else None
         if not isinstance(records, dict):
             continue  # the snapshot's own validation reports it
         if record is None:
             records.pop(key, None)
+            if holder is not raw and not records:
+                del holder[name]  # as State.forget leaves it
         else:
             records[key] = record
     return raw

@@ -15,7 +15,7 @@ from cmssync.errors import StateLockedError
 from cmssync.state import http_backend
 from cmssync.state.backends import LocalStateBackend, StateBackend, force_unlock, waiting_lock
 from cmssync.state.http_backend import HttpStateBackend
-from cmssync.state.records import FileRecord, PageRecord, State
+from cmssync.state.records import FileRecord, KindRecord, PageRecord, State
 from tests.state.state_server import StateServer
 
 DIGEST = "sha256:" + "cd" * 32
@@ -70,6 +70,32 @@ def test_what_a_run_saves_the_next_run_loads(opened: Open) -> None:
         bigger = _recorded(3)
         store.save(bigger)
     assert opened().load() == bigger
+
+
+def test_a_registered_kinds_records_are_saved_loaded_and_forgotten(opened: Open) -> None:
+    """A kind registered with cmssync.sync.kinds keeps its records in the state like the built-in kinds: saved
+    (journaled by the file backend) and loaded by every backend; forgetting the last one leaves no trace."""
+    store = opened()
+    with store.try_lock("cmssync apply"):
+        state = store.load()
+        state.record("team", "Team B", KindRecord(id=7, digest=DIGEST, values={"members": 3}))
+        state.record("team", "Team A", KindRecord(id=6))
+        store.save(state)
+        loaded = opened().load()  # before the end of the run: from the journal, or what was uploaded
+        assert loaded.records_of("team")["Team B"] == KindRecord(id=7, digest=DIGEST, values={"members": 3})
+    assert opened().load() == state
+    plain = _recorded(1)
+    with store.try_lock("cmssync apply"):
+        state = store.load()
+        state.forget("team", "Team A")
+        state.forget("team", "Team B")
+        state.bind_site("http://cms.example", "/ccm/api/1.0")
+        state.record_page("/p1", plain.pages["/p1"])
+        store.save(state)
+    again = opened().load()
+    assert again.records_of("team") == {}
+    assert again == state
+    assert "kinds" not in again.model_dump(mode="json")  # written as a state without registered kinds
 
 
 def test_compact_makes_the_saves_durable_while_the_run_goes_on(opened: Open) -> None:

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from cmssync.errors import StateError, StateLockedError
 from cmssync.state import records as state_module
 from cmssync.state import store as store_module
-from cmssync.state.records import FileRecord, GroupRecord, PageRecord, State, UserRecord
+from cmssync.state.records import FileRecord, GroupRecord, KindRecord, PageRecord, State, UserRecord
 from cmssync.state.store import StateStore, read_lock_holder
 
 REPO = Path(__file__).resolve().parents[2]
@@ -395,6 +395,28 @@ def test_a_save_after_load_appends_only_the_changed_records(store: StateStore) -
     loaded = StateStore(store.path).load()  # another process replays the journal over the snapshot
     assert loaded == state
     assert "/about" not in loaded.pages
+
+
+def test_a_registered_kinds_records_are_journaled_and_leave_no_trace_when_gone(store: StateStore) -> None:
+    store.save(sample_state(store.load()))
+    snapshot = store.path.read_bytes()
+    with store.lock("cmssync apply"):
+        state = store.load()
+        state.record("team", "Team A", KindRecord(id=6))
+        store.save(state)
+        assert json.loads(store.journal_path.read_text().splitlines()[1]) == {
+            "kind": "kinds.team",
+            "key": "Team A",
+            "record": {"id": 6, "digest": None, "values": {}},
+        }
+        assert StateStore(store.path).load().records_of("team") == {"Team A": KindRecord(id=6)}
+    assert json.loads(store.path.read_text())["kinds"] == {"team": {"Team A": {"id": 6, "digest": None, "values": {}}}}
+    with store.lock("cmssync apply"):
+        state = store.load()
+        state.forget("team", "Team A")
+        store.save(state)
+        assert StateStore(store.path).load() == state  # the journal's removal leaves no empty map behind
+    assert store.path.read_bytes() == snapshot  # byte for byte the state without registered kinds
 
 
 def test_the_end_of_a_locked_run_folds_the_journal_into_the_snapshot(store: StateStore) -> None:
