@@ -343,4 +343,6 @@ def describe_scope(scope: Scope | None) -> Any:
         described["users"] = "all"
     if scope.all_groups:
         described["groups"] = "all"
+    if scope.kinds:
+        described["kinds"] = sorted(scope.kinds)
     return described

@@ -36,6 +36,7 @@ from watchdog.observers.polling import PollingObserver
 
 from cmssync.content.paths import CONTENT_DIRS
 from cmssync.errors import ConfigError
+from cmssync.sync.kinds import scope_rules
 
 log = structlog.get_logger("cmssync.daemon")
 
@@ -66,6 +67,8 @@ def matters(relative: str) -> bool:
         return False
     if parts[0] == "files" and len(parts) > 1:
         return True  # assets have any name
+    if any(rule(relative) is not None for rule in scope_rules()):
+        return True  # a registered kind's file (cmssync.sync.kinds)
     return relative.endswith((".yaml", ".yml"))  # pages, users, groups, cmssync.yaml; stray YAML is reported
 
 

@@ -83,6 +83,9 @@ class PlanOptions:
     """The content owns its managed areas (``areas: owned``): blocks editors add are deleted, not kept."""
     silenced_warnings: frozenset[str] = frozenset()
     """Kinds of warnings left out of the plan (``warnings:`` in the settings; :mod:`cmssync.plan.warnings`)."""
+    known_ids: frozenset[str] = frozenset()
+    """``KIND:KEY`` of the objects of kinds registered with ``cmssync.sync.kinds`` (planned by their own modules):
+    what targets and excludes may name besides the objects this planner knows."""
     content_empty: bool | None = None
     """Whether the whole content is empty, when the planner is given a part of it (a ``--target`` run plans its
     scope): the empty-content guard is about the whole content. None: judged from the content planned."""
@@ -136,8 +139,9 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
     kept: list[KeptObjects] = []
     deletes = _deletes(options, moved_from, warnings, blocked, kept, context)
     actions = [*groups, *files.actions, *page_actions, *users, *deletes]
+    known = object_ids(content, state) | options.known_ids
     if options.targets:
-        check_targets(options.targets, object_ids(content, state) | {a.id for a in actions})
+        check_targets(options.targets, known | {a.id for a in actions})
         actions = targeted(actions, options.targets)
         blocked = [b for b in blocked if any(matches(f"{b.kind}:{key}", options.targets) for key in b.keys)]
         kept = [k for k in kept if any(matches(f"{k.kind}:{key}", options.targets) for key in k.keys)]
@@ -145,7 +149,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         held = [h for h in held if matches(h.id, options.targets)]
         additions = [a for a in additions if matches(f"page:{a.key}", options.targets)]
     if options.excludes:
-        check_targets(options.excludes, object_ids(content, state) | {a.id for a in actions}, flag="--exclude")
+        check_targets(options.excludes, known | {a.id for a in actions}, flag="--exclude")
         actions, dependents = excluded(actions, options.excludes)
         if dependents:
             warnings.append(f"left out with the excluded objects they need: {', '.join(dependents)}")

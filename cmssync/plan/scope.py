@@ -16,7 +16,7 @@ A targeted file whose bytes changed is replaced, and its old copy deleted: the p
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -44,6 +44,8 @@ class Scope:
     deletes: bool = False
     """The scope holds every object a targeted delete depends on (``--target`` of a file or user to delete, pruning
     on): the observation may plan deletes. Never set for incremental runs."""
+    kinds: frozenset[str] = field(default_factory=frozenset)
+    """``KIND:KEY`` patterns of registered kinds' objects an incremental run plans (their scope rules' answers)."""
 
     def restrict(self, content: SiteContent) -> SiteContent:
         """The content with only the objects in scope (every user when ``all_users``, and so on)."""
@@ -57,7 +59,9 @@ class Scope:
 
     @property
     def empty(self) -> bool:
-        return not (self.pages or self.files or self.users or self.groups or self.all_users or self.all_groups)
+        return not (
+            self.pages or self.files or self.users or self.groups or self.all_users or self.all_groups or self.kinds
+        )
 
     def __or__(self, other: Scope) -> Scope:
         return Scope(
@@ -69,22 +73,28 @@ class Scope:
             self.all_groups or other.all_groups,
             self.lookups | other.lookups,
             self.deletes or other.deletes,
+            self.kinds | other.kinds,
         )
 
 
-def scope_for_paths(changed: Iterable[str]) -> Scope | None:
-    """The scope that covers changed content files (paths relative to the content directory, POSIX).
+def scope_for_paths(changed: Iterable[str], rules: Sequence[Callable[[str], str | None]] = ()) -> Scope | None:
+    """The scope that covers changed content files (paths relative to the content directory, POSIX); ``rules``:
+    the registered kinds' scope rules (``cmssync.sync.kinds.scope_rules``), each asked first.
 
     ``None`` means a full run is needed (``cmssync.yaml`` changed, or a path cmssync cannot map).
     """
     pages: set[str] = set()
     files: set[str] = set()
+    kinds: set[str] = set()
     all_users = all_groups = False
     for name in changed:
         if not name or is_hidden(name):
             continue
         top = name.split("/", 1)[0]
-        if top in ("pages", "stacks"):
+        claimed = {pattern for rule in rules if (pattern := rule(name)) is not None}
+        if claimed:
+            kinds |= claimed
+        elif top in ("pages", "stacks"):
             try:
                 pages.add(page_path_of(name))
             except ValueError:
@@ -97,7 +107,7 @@ def scope_for_paths(changed: Iterable[str]) -> Scope | None:
             all_groups = True
         else:
             return None
-    return Scope(frozenset(pages), frozenset(files), all_users=all_users, all_groups=all_groups)
+    return Scope(frozenset(pages), frozenset(files), all_users=all_users, all_groups=all_groups, kinds=frozenset(kinds))
 
 
 def with_parents(scope: Scope) -> frozenset[str]:
@@ -133,6 +143,7 @@ def object_ids(content: SiteContent, state: State) -> set[str]:
         ("file", [*content.files, *state.files]),
         ("user", [*content.users, *state.users]),
         ("group", [*content.groups, *state.groups]),
+        *state.kinds.items(),
     ):
         ids.update(f"{kind}:{key}" for key in keys)
     return ids

@@ -1,18 +1,22 @@
-"""The managed kinds: for each, how apply executes its actions, and for a kind added later how it is observed and
-planned. The one registry of kinds (their names and order are ``cmssync.plan.actions.KIND_ORDER``).
+"""The managed kinds: for each, how apply executes its actions, and for a kind added later how it is observed,
+planned, checked in a saved plan and scoped. The one registry of kinds (their names and order are
+``cmssync.plan.actions.KIND_ORDER``).
 
 The built-in kinds (groups, files, pages, users) are planned by ``cmssync.plan.planner`` and observed by
 ``cmssync.sync.observe``; a kind added with :func:`register` brings its own :attr:`ManagedKind.observe` (the live
-objects, read through the client) and :attr:`ManagedKind.plan` (pure: the content directory, what was observed and
-the state → actions), runs in full plans (``--target`` and the daemon's file-change scopes plan the built-in kinds
-only), and is applied by its :attr:`ManagedKind.apply`. A new kind is one module that calls :func:`register`; see
+objects, read through the client), :attr:`ManagedKind.plan` (pure: the content directory, what was observed and
+the state → actions), :attr:`ManagedKind.stale` (its precondition check when a saved plan is applied) and
+optionally :attr:`ManagedKind.keys` (what ``--target``/``--exclude`` may name besides its state records) and
+:attr:`ManagedKind.scope` (which changed content files are its, for the daemon's file-change runs); it keeps its
+records in ``State.kinds`` (``State.record``/``forget``) and is applied by its :attr:`ManagedKind.apply`. Its
+actions come after the built-in kinds'. A new kind is one module that calls :func:`register`; see
 ``docs/architecture.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +31,14 @@ Observer = Callable[[ConcreteClient, Path, State], Awaitable[Any]]
 """Reads what the site holds of the kind: (client, content directory, state) → the kind's observed objects."""
 Planner = Callable[[Path, Any, State], list[Action]]
 """Pure: (content directory, what the observer read, state) → the kind's actions."""
+Stale = Callable[[Action, Any, State], str | None]
+"""A saved plan's action of the kind against what the observer reads now and the state: why its precondition no
+longer holds (``"exists on the site now"``), or None."""
+Keys = Callable[[Path], Iterable[str]]
+"""The keys of the kind's objects that the content directory names (targets may name them, and the state's)."""
+ScopeRule = Callable[[str], str | None]
+"""A changed content file (POSIX path relative to the content directory) → the ``KIND:KEY`` pattern of the kind's
+objects it changes (``team:*``), or None when the file is not the kind's."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,9 @@ class ManagedKind:
     apply: Handler
     observe: Observer | None = None
     plan: Planner | None = None
+    stale: Stale | None = None
+    keys: Keys | None = None
+    scope: ScopeRule | None = None
 
 
 KINDS: dict[str, ManagedKind] = {
@@ -50,8 +65,8 @@ KINDS: dict[str, ManagedKind] = {
 
 def register(kind: ManagedKind) -> None:
     """Manage one more kind (its actions come after the built-in kinds')."""
-    if kind.observe is None or kind.plan is None:
-        raise ValueError(f"kind {kind.name!r}: a registered kind brings its observer and its planner")
+    if kind.observe is None or kind.plan is None or kind.stale is None:
+        raise ValueError(f"kind {kind.name!r}: a registered kind brings its observer, planner and precondition check")
     KINDS[kind.name] = kind
     if kind.name not in KIND_ORDER:
         KIND_ORDER.append(kind.name)
@@ -68,11 +83,58 @@ def handlers() -> dict[str, Handler]:
     return {name: kind.apply for name, kind in KINDS.items()}
 
 
-async def plan_added_kinds(directory: Path, client: ConcreteClient, state: State) -> list[Action]:
-    """The actions of the registered kinds (none for the built-in ones, which the planner plans)."""
+def added_kinds(names: Collection[str] | None = None) -> list[ManagedKind]:
+    """The registered kinds (not the built-in ones), in plan order; only those in ``names`` when given."""
+    return [kind for kind in KINDS.values() if kind.plan is not None and (names is None or kind.name in names)]
+
+
+@dataclass(frozen=True)
+class AddedPlan:
+    """What the registered kinds plan: their actions, and the ids (``KIND:KEY``) of every object of theirs that the
+    content or the state names or the plan touches (what a ``--target`` or ``--exclude`` may name)."""
+
+    actions: list[Action] = field(default_factory=list)
+    ids: frozenset[str] = frozenset()
+
+
+async def plan_added_kinds(
+    directory: Path, client: ConcreteClient, state: State, patterns: Iterable[str] | None = None
+) -> AddedPlan:
+    """Observe and plan the registered kinds: every one, or with ``patterns`` (``KIND:KEY``: targets, or a
+    file-change scope's) only the kinds they name. The actions are not yet restricted to the patterns."""
+    names = None if patterns is None else {pattern.partition(":")[0] for pattern in patterns}
     actions: list[Action] = []
-    for kind in KINDS.values():
-        if kind.observe is not None and kind.plan is not None:
-            observed = await kind.observe(client, directory, state)
-            actions += kind.plan(directory, observed, state)
-    return actions
+    ids: set[str] = set()
+    for kind in added_kinds(names):
+        assert kind.observe is not None
+        assert kind.plan is not None
+        planned = kind.plan(directory, await kind.observe(client, directory, state), state)
+        actions += planned
+        keys = [*state.records_of(kind.name), *(kind.keys(directory) if kind.keys is not None else ())]
+        ids.update({f"{kind.name}:{key}" for key in keys} | {action.id for action in planned})
+    return AddedPlan(actions, frozenset(ids))
+
+
+async def observe_planned_kinds(
+    actions: Iterable[Action], directory: Path, client: ConcreteClient, state: State
+) -> dict[str, Any]:
+    """What the registered kinds with an action in a saved plan read now (for :func:`stale_added`)."""
+    named = {action.kind for action in actions}
+    return {kind.name: await kind.observe(client, directory, state) for kind in added_kinds(named) if kind.observe}
+
+
+def stale_added(action: Action, observed: Mapping[str, Any], state: State) -> str | None:
+    """Why a registered kind's action in a saved plan no longer holds (its own check), or None."""
+    check = KINDS[action.kind].stale
+    assert check is not None
+    return check(action, observed[action.kind], state)
+
+
+def is_added(kind: str) -> bool:
+    """Whether ``kind`` is a registered kind (planned and checked by its own module, not the planner)."""
+    return KINDS[kind].plan is not None
+
+
+def scope_rules() -> list[ScopeRule]:
+    """The registered kinds' rules of which changed content files are theirs (``scope_for_paths``)."""
+    return [kind.scope for kind in added_kinds() if kind.scope is not None]

@@ -38,6 +38,7 @@ Objects that exist but could not be read (``Snapshot.unreadable``) are held, wit
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -67,11 +68,11 @@ from cmssync.plan.scope import (
     with_changed_users,
     with_references,
 )
-from cmssync.plan.selection import check_targets
+from cmssync.plan.selection import check_targets, excluded, targeted
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.unreadable import hold_unreadable
 from cmssync.state.records import State
-from cmssync.sync.kinds import plan_added_kinds
+from cmssync.sync.kinds import AddedPlan, is_added, observe_planned_kinds, plan_added_kinds, stale_added
 from cmssync.sync.observe import observe, read_pages_alone
 from cmssync.sync.workspace import Workspace
 
@@ -93,11 +94,12 @@ async def plan_site(
     workspace: Workspace, request: PlanRequest, *, client: ConcreteClient, state: State
 ) -> tuple[Plan, Snapshot]:
     """Observe what ``request`` covers and plan it, with a client and state the caller holds open."""
-    options = workspace.plan_options(state, request)
+    added = await _plan_added(workspace, request, client, state)
+    options = dataclasses.replace(workspace.plan_options(state, request), known_ids=added.ids)
     header: dict[str, Any] = {"header": _header(workspace, request)}
     companions: list[str] = []
     if request.targets:
-        check_targets(options.targets, object_ids(workspace.content, state))
+        check_targets(options.targets, object_ids(workspace.content, state) | added.ids)
         companions = replace_companions(workspace.content, state, options.targets)
         if companions:
             options = dataclasses.replace(options, targets=(*options.targets, *(f"page:{p}" for p in companions)))
@@ -112,7 +114,7 @@ async def plan_site(
             plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
             plan = _with_companions(plan, workspace.content, state, request.targets, companions)
             update = {**header, "content_digest": whole.digest(), "tie_reads": dict(snapshot.tie_reads)}
-            return plan.model_copy(update=update), snapshot
+            return plan.model_copy(update={**update, "actions": (*plan.actions, *added.actions)}), snapshot
     scope = request.scope
     if scope is not None:
         scope = with_changed_users(scope, workspace.content, state, options.passwords_changed)
@@ -120,10 +122,20 @@ async def plan_site(
     content = scope.restrict(workspace.content) if scope is not None else workspace.content
     plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
     plan = _with_companions(plan, workspace.content, state, request.targets, companions)
-    if scope is None and not request.targets:  # a full plan: the registered kinds too (cmssync.sync.kinds)
-        added = await plan_added_kinds(workspace.directory, client, state)
-        header["actions"] = (*plan.actions, *added)
+    header["actions"] = (*plan.actions, *added.actions)
     return plan.model_copy(update={**header, "tie_reads": dict(snapshot.tie_reads)}), snapshot
+
+
+async def _plan_added(workspace: Workspace, request: PlanRequest, client: ConcreteClient, state: State) -> AddedPlan:
+    """The registered kinds' part of the plan (``cmssync.sync.kinds``): in a full plan every registered kind, with
+    targets or a file-change scope the kinds they name; restricted to the targets, the scope and the excludes as
+    the planner restricts the built-in kinds' actions."""
+    patterns = request.scope.kinds if request.scope is not None else request.targets or None
+    added = await plan_added_kinds(workspace.directory, client, state, patterns)
+    actions = added.actions if patterns is None else targeted(added.actions, patterns)
+    if request.excludes:
+        actions, _dependents = excluded(actions, request.excludes)
+    return dataclasses.replace(added, actions=actions)
 
 
 async def _observe_incremental(
@@ -249,7 +261,8 @@ async def load_plan_file(
     plan = read_plan_file(path)
     snapshot = await observe(client, workspace.content, state)
     snapshot = await read_pages_alone(client, snapshot, pages_to_write(plan, snapshot, state))
-    check_fresh(plan, workspace.content, snapshot, state)
+    added = await observe_planned_kinds(plan.actions, workspace.directory, client, state)
+    check_fresh(plan, workspace.content, snapshot, state, added)
     return plan, snapshot
 
 
@@ -266,20 +279,27 @@ def read_plan_file(path: Path) -> Plan:
         raise PlanError(f"{path}: not a cmssync plan file ({reason})") from None
 
 
-def check_fresh(plan: Plan, content: SiteContent, snapshot: Snapshot, state: State) -> None:
+def check_fresh(
+    plan: Plan, content: SiteContent, snapshot: Snapshot, state: State, added: Mapping[str, Any] | None = None
+) -> None:
     """Refuse a plan file whose content changed, or one of whose preconditions no longer holds on the site.
 
     Every action's precondition is checked against ``snapshot`` (the site now) and ``state``: an object the action
     changes or deletes must still exist (a page also still at the live version the plan saw), and an object the
     action creates must still be absent (``Precondition.absent``). A plan file applied twice, say by a re-run CI
-    job, is so refused instead of creating ``/news-1``, a second group and second copies of every file.
+    job, is so refused instead of creating ``/news-1``, a second group and second copies of every file. An action of
+    a registered kind is checked by the kind's own check against what its observer read now (``added``, by kind:
+    ``cmssync.sync.kinds.observe_planned_kinds``).
     """
     if plan.content_digest != content.digest():
         raise PlanError("the plan file is stale: the content changed since it was made; run `cmssync plan` again")
     if plan.site.rstrip("/") != snapshot.site_url.rstrip("/"):
         raise PlanError(f"the plan file was made for {plan.site}, not {snapshot.site_url}")
     for action in plan.actions:
-        problem = _stale(action, content, snapshot, state)
+        if is_added(action.kind):
+            problem = stale_added(action, added or {}, state)
+        else:
+            problem = _stale(action, content, snapshot, state)
         if problem is not None:
             raise PlanError(f"the plan file is stale: {action.kind} {action.key} {problem}; run `cmssync plan` again")
 
