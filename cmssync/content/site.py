@@ -52,21 +52,39 @@ class SiteContent:
     _digest: str | None = field(default=None, init=False, repr=False, compare=False)
     """:meth:`digest`, once computed (see the module docstring)."""
 
-    def canonical(self) -> dict[str, Any]:
-        """A JSON-ready normal form of the content (sorted keys, written forms of texts)."""
-        return {
+    def canonical(self, *, pages: bool = True) -> dict[str, Any]:
+        """A JSON-ready normal form of the content (sorted keys, written forms of texts); ``pages=False``: all but
+        the pages (:meth:`digest` adds them one at a time)."""
+        canonical: dict[str, Any] = {
             "version": DIGEST_VERSION,
-            "pages": {path: spec.model_dump(mode="json") for path, spec in sorted(self.pages.items())},
             "files": {path: spec.canonical() for path, spec in sorted(self.files.items())},
             "users": {name: spec.model_dump(mode="json") for name, spec in sorted(self.users.items())},
             "groups": sorted(self.groups),
         }
+        if pages:
+            canonical["pages"] = {path: spec.model_dump(mode="json") for path, spec in sorted(self.pages.items())}
+        return canonical
 
     def digest(self) -> str:
-        """SHA-256 of :meth:`canonical` as compact JSON; computed on the first call and kept (module docstring)."""
+        """SHA-256 of :meth:`canonical` as compact JSON; computed on the first call and kept (module docstring).
+
+        The JSON is hashed page by page as it is made, the same text as one dump of :meth:`canonical`: a dump of
+        the whole content at once held every spec a second time as plain data (~3 KiB a page) and its text."""
         if self._digest is None:
-            text = json.dumps(self.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            object.__setattr__(self, "_digest", hashlib.sha256(text.encode("utf-8")).hexdigest())
+            hashed = hashlib.sha256()
+            others = self.canonical(pages=False)
+            for index, key in enumerate(sorted([*others, "pages"])):
+                hashed.update(f"{',' if index else '{'}{_compact(key)}:".encode())
+                if key == "pages":
+                    hashed.update(b"{")
+                    for number, (path, spec) in enumerate(sorted(self.pages.items())):
+                        entry = f"{',' if number else ''}{_compact(path)}:{_compact(spec.model_dump(mode='json'))}"
+                        hashed.update(entry.encode())
+                    hashed.update(b"}")
+                else:
+                    hashed.update(_compact(others[key]).encode())
+            hashed.update(b"}")
+            object.__setattr__(self, "_digest", hashed.hexdigest())
         assert self._digest is not None
         return self._digest
 
@@ -80,6 +98,10 @@ class SiteContent:
             (len(self.groups), "group"),
         )
         return ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def resolve_password(user: UserSpec, environ: Mapping[str, str] | None = None) -> str | None:

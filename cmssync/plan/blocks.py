@@ -47,7 +47,7 @@ BlockValue = Mapping[str, str]
 ValueMatcher = Callable[[BlockValue, BlockValue], bool]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LiveBlock:
     """A block as observed in the area of the page version being changed."""
 

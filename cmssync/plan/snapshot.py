@@ -22,7 +22,7 @@ from typing import Any
 from cmssync.plan.blocks import LiveBlock
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LivePage:
     id: int
     path: str

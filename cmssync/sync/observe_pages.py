@@ -44,7 +44,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PendingDeletion
@@ -199,22 +199,46 @@ async def _read_parent_only(
     index.add(to_live_page(page, live_version_id, base_url, batched=True))
 
 
+class _Child(NamedTuple):
+    """A child of a children list, as the walk needs it: its id and path, and the page made of it when it is one
+    the walk takes (wanted or known) and has a live version (``None`` otherwise)."""
+
+    id: int
+    path: str
+    live: LivePage | None
+
+
 class _ChildLists:
     """Children lists (with areas and attributes) by parent id, each requested once; :meth:`prefetch` starts
-    requests before the walk has confirmed the parent's id, :meth:`close` waits for those it never used."""
+    requests before the walk has confirmed the parent's id, :meth:`close` waits for those it never used.
 
-    def __init__(self, client: ConcreteClient) -> None:
+    Each list is converted as it arrives (``take`` says which children the walk takes): the API's answer, blocks
+    and all, is dropped at once, so only the planner's view of the taken pages is held while other lists are read,
+    not every list of the level in full."""
+
+    def __init__(self, client: ConcreteClient, base_url: str, take: Callable[[int, str], bool]) -> None:
         self.client = client
-        self.tasks: dict[int, asyncio.Task[list[Page]]] = {}
+        self.base_url = base_url
+        self.take = take
+        self.tasks: dict[int, asyncio.Task[list[_Child]]] = {}
 
-    def prefetch(self, page_id: int) -> asyncio.Future[list[Page]]:
+    def prefetch(self, page_id: int) -> asyncio.Future[list[_Child]]:
         if page_id not in self.tasks:
-            self.tasks[page_id] = asyncio.ensure_future(self.client.page_children(page_id, includes=PAGE_INCLUDES))
+            self.tasks[page_id] = asyncio.ensure_future(self._read(page_id))
         return self.tasks[page_id]
 
+    async def _read(self, page_id: int) -> list[_Child]:
+        children = await self.client.page_children(page_id, includes=PAGE_INCLUDES)
+        return [self._child(page) for page in children]
+
+    def _child(self, page: Page) -> _Child:
+        version = page.version
+        if version is None or not version.is_approved or not self.take(page.id, page.url_path):
+            return _Child(page.id, page.url_path, None)
+        return _Child(page.id, page.url_path, to_live_page(page, version.id, self.base_url, batched=True))
+
     def release(self, page_id: int) -> None:
-        """Forget a list the walk has used: its pages (the API's answer, blocks and all) are not held to the end
-        of the walk, only what the walk made of them."""
+        """Forget a list the walk has used: only what the walk made of it is held to the end of the walk."""
         self.tasks.pop(page_id, None)
 
     async def close(self) -> None:
@@ -245,7 +269,7 @@ async def _walk_levels(
     """
     ids: dict[str, int] = {"/": home_id, **{path: page.id for path, page in index.by_path.items()}}
     pending = sorted(path for path in wanted if path.startswith("/") and path != "/" and path not in index.by_path)
-    lists = _ChildLists(client)
+    lists = _ChildLists(client, base_url, lambda page_id, path: path in wanted or page_id in known)
     parents_wanted = {ancestor for path in pending for ancestor in _ancestors(path)}
     try:
         for page_id, path in known.items():
@@ -259,15 +283,14 @@ async def _walk_levels(
             alone: dict[int, str] = {}
             found = 0
             for child in children:
-                path = child.url_path
+                path = child.path
                 ids.setdefault(path, child.id)
                 if path in index.by_path or (path not in wanted and child.id not in known):
                     continue
-                version = child.version
-                if version is None or not version.is_approved:
+                if child.live is None:  # no live version (never approved)
                     alone[child.id] = path
                     continue
-                index.add(to_live_page(child, version.id, base_url, batched=True))
+                index.add(child.live)
                 found += 1
             progress.done(found)
             await _read_alone(client, alone, index, base_url, progress)
@@ -312,7 +335,7 @@ async def read_pages_alone(
 
 async def _children_of(
     lists: _ChildLists, parents: set[int], ids: Mapping[str, int], pending: list[str], unreadable: dict[str, str]
-) -> list[Page]:
+) -> list[_Child]:
     """The children of ``parents``; a parent whose list cannot be read makes the pending paths below it unreadable
     (not absent: creating them could duplicate them)."""
     pids = sorted(parents)
