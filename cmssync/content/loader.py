@@ -57,6 +57,23 @@ def load_content(
     return loader.load()
 
 
+def load_page(root: Path, path: str, target: Path) -> PageSpec:
+    """The spec of page (or stack) ``path`` from its file ``target`` as :func:`load_content` reads it, without the
+    rest of the content (``cmssync pull`` records the pages it wrote one at a time); ``ContentError`` when the file
+    is not a valid page (checks across files are :func:`load_content`'s)."""
+    name = target.relative_to(root).as_posix()
+    text = read_text(target, name)
+    if isinstance(text, Problem):
+        raise ContentError([text])
+    source = Source(name, text)
+    result = read_file("stack" if is_stack_path(path) else "page", source)
+    if result.problems or not result.specs:
+        raise ContentError(result.problems or [Problem(source.name, 0, 0, "not a page file")])
+    spec = result.specs[0].spec
+    assert isinstance(spec, PageSpec | StackSpec)
+    return spec.as_page() if isinstance(spec, StackSpec) else spec
+
+
 class _Loader:
     def __init__(
         self,

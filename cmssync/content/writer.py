@@ -30,13 +30,12 @@ from cmssync.content.files import FileSpec
 from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
 from cmssync.content.paths import page_file_names
 from cmssync.content.site import SiteContent
+from cmssync.content.yaml_emit import dump_fresh, layout, literal_block_safe
 from cmssync.fileio import write_atomically
 
 
 def _yaml() -> YAML:
-    yaml = YAML(typ="rt")
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.width = 4096
+    yaml = layout(YAML(typ="rt"))
     yaml.preserve_quotes = True
     return yaml
 
@@ -114,12 +113,15 @@ def write_yaml(target: Path, data: Any) -> None:
 
 def render_yaml(target: Path, data: Any) -> str:
     """The text :func:`write_yaml` would write to ``target`` (nothing is written): ``data`` as an edit of the
-    existing file's round-trip tree when it holds YAML, else a fresh document."""
+    existing file's round-trip tree when it holds YAML, else a fresh document (the same text, written by
+    :func:`~cmssync.content.yaml_emit.dump_fresh` where it can)."""
     yaml = _yaml()
     tree: Any = None
     if target.is_file():
         with contextlib.suppress(OSError, UnicodeDecodeError, YAMLError):
             tree = yaml.load(target.read_text(encoding="utf-8"))
+    if tree is None and (text := dump_fresh(data)) is not None:
+        return text
     tree = merge(tree, data) if tree is not None else fresh(data)
     buffer = io.StringIO()
     yaml.dump(tree, buffer)
@@ -184,16 +186,6 @@ def fresh(value: Any) -> Any:
         return node
     if isinstance(value, list | tuple):
         return CommentedSeq(fresh(item) for item in value)
-    if isinstance(value, str) and _literal_block_safe(value):
+    if isinstance(value, str) and literal_block_safe(value):
         return LiteralScalarString(value)
     return value
-
-
-def _literal_block_safe(text: str) -> bool:
-    """A literal block keeps ``text`` exactly only without trailing spaces, tabs, odd line breaks or leading
-    blank/indented first lines."""
-    if "\n" not in text.rstrip("\n") or text.startswith((" ", "\n")) or text.endswith("\n\n"):
-        return False
-    if any(ch in text for ch in "\r\t\x85\u2028\u2029") or not text.replace("\n", "").isprintable():
-        return False
-    return all(line == line.rstrip() for line in text.split("\n"))

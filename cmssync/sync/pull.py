@@ -38,18 +38,16 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Page
 from cmssync.config import CONFIG_VARIABLE, Settings, load_settings
 from cmssync.content import writer
-from cmssync.content.loader import load_content
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import STACKS_PREFIX, check_page_path, is_stack_path
 from cmssync.errors import ConfigError
-from cmssync.plan.assets import file_digest, file_hash
-from cmssync.plan.conflicts import field_matches, live_area_digest, page_base
+from cmssync.plan.conflicts import field_matches, live_area_digest
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.plan.page_form import DesiredPage, page_form, render_desired
 from cmssync.plan.snapshot import LivePage
 from cmssync.plan.subareas import hidden_sub_areas, is_sub_area
 from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
-from cmssync.state.records import FileRecord, PageRecord, State
+from cmssync.state.records import PageRecord, State
 from cmssync.sync.observe_pages import PageProgress, observe_progress
 from cmssync.sync.page_read import to_live_page
 from cmssync.sync.pull_assets import pull_files, pull_users_and_groups
@@ -63,6 +61,7 @@ from cmssync.sync.pull_page_form import (
     placeholder_note,
     stack_data,
 )
+from cmssync.sync.pull_record import record_pulled
 from cmssync.sync.pull_scope import PullScope, pull_scope
 from cmssync.sync.pull_stacks import find_stacks
 from cmssync.sync.pull_tree import read_tree
@@ -124,7 +123,7 @@ async def pull(
     if dry_run:
         return result
     before = state.model_dump()
-    _record(root, state, client.base_url, result)
+    record_pulled(root, state, client.base_url, result)
     if state.model_dump() != before:
         store.save(state)
     return result
@@ -339,59 +338,3 @@ def _page_clean(path: str, state: State, resolve: Resolver, base_url: str) -> Ca
         return desired.digest == record.digest
 
     return clean
-
-
-def _record(root: Path, state: State, base_url: str, result: Pulled) -> None:
-    """Record what was written (or already held) as managed; a kept local edit leaves its record as it was."""
-    kept_files = result.settled.not_written("file") | result.settled.not_written("sidecar") | set(result.local_files)
-    for path, (file, file_spec) in result.files.items():
-        if path in kept_files:
-            continue
-        record = FileRecord(
-            id=file.id.lower(),
-            hash=file_hash(file_spec),
-            url=file.url or "",
-            folder=file.folder,
-            digest=file_digest(file_spec),
-        )
-        for other in [p for p, r in state.files.items() if p != path and str(r.id).lower() == record.id]:
-            state.forget_file(other)
-            result.notes.append(f"file {other}: bound to the same site file as {path}; that binding is dropped")
-        state.record_file(path, record)
-    if not result.settled.not_written("users"):
-        for username, user_record in result.user_records.items():
-            known = state.users.get(username)
-            if known is not None and known.id == user_record.id:  # its password digest stays (pull reads none)
-                user_record = known.model_copy(update={"digest": user_record.digest})
-            state.record_user(username, user_record)
-    if not result.settled.not_written("groups"):
-        for name, group_record in result.group_records.items():
-            state.record_group(name, group_record)
-    # Pages and stacks kept as local edits keep the record they have.
-    kept_pages = result.settled.not_written("page") | result.settled.not_written("stack") | set(result.local_edits)
-    pages = {path: read for path, read in result.pages.items() if path not in kept_pages}
-    if not pages:
-        return
-    # Record after writing, from the content as it loads back, so digests are exactly what the planner computes.
-    content = load_content(root)
-    file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
-    resolve = Resolver(
-        file_urls=file_urls,
-        file_ids={p: f.id for p, (f, _) in result.files.items()},
-        page_ids=result.page_ids,
-        strict=False,
-    )
-    for path, page in pages.items():
-        desired = render_desired(page_form(content.pages[path]), path, resolve, base_url=base_url)
-        version = page.live_version_id
-        base = page_base(desired.fields, desired.areas, desired.end_date)  # the three-way base: site == content
-        page_record = PageRecord(id=page.id, digest=desired.digest, live_version_id=version, base=base)
-        recorded = state.pages.get(path)
-        if recorded is not None and recorded.id == page.id:  # what pull does not read (a draft cmssync started) stays
-            page_record = recorded.model_copy(
-                update={"digest": desired.digest, "live_version_id": version, "base": base}
-            )
-        for other in [p for p, r in state.pages.items() if p != path and r.id == page.id]:
-            state.forget_page(other)
-            result.notes.append(f"page {other}: bound to the same site page as {path}; that binding is dropped")
-        state.record_page(path, page_record)

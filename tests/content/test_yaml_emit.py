@@ -1,0 +1,97 @@
+"""The fast writer of new YAML files (cmssync/content/yaml_emit.py) against ruamel's round-trip dumper: whatever
+the fast path writes is byte for byte what ruamel writes for the same data; what it cannot say it leaves to ruamel.
+Every page of the every-block-type site: tests/e2e/test_pull_yaml_emit.py."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cmssync.content import writer
+from cmssync.content.yaml_emit import dump_fresh
+
+
+def ruamel_text(data: Any) -> str:
+    buffer = io.StringIO()
+    writer._yaml().dump(writer.fresh(data), buffer)
+    return buffer.getvalue()
+
+
+TRICKY = [
+    'plain text', '', ' leading', 'trailing ', "it's", 'say "hi"', 'a: b', 'a #b', '#c', '- x', '-x', '? q', ': v',
+    '123', '1.5', '0x1f', '1e3', 'true', 'True', 'yes', 'no', 'null', '~', 'NULL', '.inf', '.nan', '2020-01-01',
+    '12:30', '<p>Block 1 of page 3.</p>', '${env:PASSWORD}', '$${literal}', 'x\ny\n', 'x\ny', 'x\n\ny\n',
+    'x\ny\n\n', ' x\ny', 'x \ny', 'a\tb', 'tab\tin\nlines\n', 'back\\slash', 'café', '\xa0nbsp', 'emoji 😀',
+    'bell\x07', 'nul\x00', 'bom\ufeff', 'line\u2028sep', 'nel\x85x', 'cr\rlf', '{a: b}', '[1, 2]', '*alias',
+    '&anchor', '!tag', '%percent', '@at', '`tick', '|pipe', '>gt', 'a,b', 'a[b]', 'https://example.com/a?b=c#d',
+    "'", '"', '\\', '<<', '=',
+    "x" * 300, "word " * 900, "y" * 5000, "multi\n" + "z" * 4200 + "\n",
+]  # fmt: skip
+
+
+def test_every_tricky_string_as_key_value_list_item_and_placeholder_field() -> None:
+    taken = 0
+    for text in TRICKY:
+        for data in (
+            {"name": text},
+            {text: "value"} if text else {"x": text},
+            {"areas": {"Main": [text, {"type": "content", "value": {"content": text}}]}},
+            {"areas": {"Main": [{"keep": {"type": text or "x", "id": 3}}]}},
+            [{"username": text, "email": "a@b.c"}],
+        ):
+            fast = dump_fresh(data)
+            if fast is not None:
+                taken += 1
+                assert fast == ruamel_text(data), (text, data)
+    assert taken >= 4 * len(TRICKY) - 40  # the fast path writes nearly all of them
+
+
+def test_the_shapes_of_a_page_file() -> None:
+    page = {
+        "name": "About",
+        "type": "page",
+        "template": "full",
+        "public": True,
+        "sort": 3,
+        "attributes": {"meta_title": "About us", "exclude_nav": False, "empty": None, "tags": []},
+        "areas": {
+            "Main": [
+                {"type": "content", "value": {"content": "<p>One</p>\n<p>Two</p>\n"}},
+                {"keep": {"type": "gallery", "id": 104}},
+                {"type": "image", "value": {"fID": "${file:images/logo.png}", "width": 0, "extra": {}}},
+                None,
+                {},
+                "text",
+            ],
+            "Sidebar": [],
+        },
+    }
+    assert dump_fresh(page) == ruamel_text(page)
+
+
+def test_what_the_fast_path_leaves_to_ruamel() -> None:
+    for data in ({"ratio": 1.5}, {"nested": [[1, 2]]}, {"k" * 200: 1}, {"long": "x " * 3000}, {}, [], "text"):
+        assert dump_fresh(data) is None
+        ruamel_text(data) if isinstance(data, dict | list) and data else None  # ruamel still writes it
+
+
+keys = st.text(min_size=0, max_size=12)
+texts = st.one_of(st.sampled_from(TRICKY), st.text(max_size=40), st.text(alphabet="ab \n:#'\"-", max_size=20))
+scalars = st.one_of(texts, st.integers(-(10**12), 10**12), st.booleans(), st.none())
+placeholders = st.fixed_dictionaries({"keep": st.fixed_dictionaries({"type": texts, "id": st.integers(0, 10**6)})})
+values = st.recursive(
+    st.one_of(scalars, placeholders),
+    lambda inner: st.one_of(st.lists(st.one_of(scalars, st.dictionaries(keys, inner, max_size=3)), max_size=4),
+                            st.dictionaries(keys, inner, max_size=4)),
+    max_leaves=20,
+)  # fmt: skip
+
+
+@given(st.one_of(st.dictionaries(keys, values, min_size=1, max_size=5), st.lists(values, min_size=1, max_size=4)))
+def test_generated_data_is_written_as_ruamel_writes_it(data: Any) -> None:
+    fast = dump_fresh(data)
+    if fast is not None:
+        assert fast == ruamel_text(data)
