@@ -5,7 +5,7 @@ endpoint that echoes the client secret in its ``hint``, a server error page quot
 exception message built from a value. So every secret is also *registered* the moment cmssync learns it —
 settings' credentials when the token source is built (``cmssync.api.client.token_source``), tokens when the token
 endpoint hands them out (``cmssync.api.auth``), user passwords when the content's environment variables are read
-(``cmssync.content.site.resolve_password``), passwords of basic authentication and of URLs also as the
+(``cmssync.content.passwords.resolve_password``), passwords of basic authentication and of URLs also as the
 ``user:password`` pair and its base64 (:func:`register_credentials`, :func:`register_url_credentials`) — and
 :func:`mask` replaces each registered value, and its URL-encoded and JSON-escaped forms, with :data:`MASK`. The
 edges call it: the log processor, every ``CmsSyncError`` message (so reports, plan outcomes and the daemon's

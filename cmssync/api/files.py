@@ -1,4 +1,4 @@
-"""Files: list, read, upload (streamed from disk), update, move, delete, and download to a path.
+"""Files: list, read, upload (streamed from disk, or bytes a saved plan carries), update, move, delete, download.
 
 Uploads are multipart with the file object handed to httpx, which reads and sends it in 64 KiB chunks: a file of any
 size never sits in memory (tests/api check the peak). The file is reopened for each attempt. An upload is a create:
@@ -74,19 +74,22 @@ class FilesApi(Endpoints):
 
     async def upload_file(
         self,
-        path: Path,
+        source: Path | bytes,
         *,
         folder_id: int | None = None,
         filename: str | None = None,
         content_type: str | None = None,
     ) -> File:
-        """Upload ``path`` (streamed) into a file-manager folder (``None``: the root folder)."""
-        name = filename or path.name
+        """Upload ``source`` (a path, streamed; or bytes a saved plan carries, with their ``filename``) into a
+        file-manager folder (``None``: the root folder)."""
+        name = filename or (source.name if isinstance(source, Path) else "")
+        if not name:
+            raise ValueError("an upload of bytes needs its filename")
         mime = content_type or mimetypes.guess_type(name)[0] or "application/octet-stream"
 
         @contextlib.contextmanager
         def files() -> Iterator[Mapping[str, tuple[str, IO[bytes], str]]]:
-            with path.open("rb") as handle:
+            with source.open("rb") if isinstance(source, Path) else io.BytesIO(source) as handle:
                 yield {"file": (name, handle, mime)}
 
         form = {"folder": str(folder_id)} if folder_id is not None else None

@@ -141,7 +141,7 @@ def apply(
     lock_timeout: float | None,
     **options: Any,
 ) -> int:
-    """Make the site match the content (with PLAN_FILE: exactly that plan, refused if stale)."""
+    """Make the site match the content (with PLAN_FILE: exactly that plan, refused if stale; DIR may be absent)."""
     from cmssync.commands.apply import run_apply
     from cmssync.sync.applying import ApplyRequest
 
@@ -152,7 +152,10 @@ def apply(
         return click.confirm("Apply these changes?", default=False)
 
     with sigterm_interrupts(), site_overrides(directory, sandbox) as overrides:
-        workspace = open_site_workspace(directory, overrides, lock_timeout=lock_timeout)
+        # A saved plan carries what it writes: its content directory may be gone (CI applies the artifact).
+        workspace = open_site_workspace(
+            directory, overrides, lock_timeout=lock_timeout, missing_ok=plan_file is not None
+        )
         return asyncio.run(
             run_apply(
                 workspace,

@@ -58,8 +58,14 @@ def _start_sandbox(sandbox_class: type[Sandbox], home: Path) -> Sandbox:
 
 
 def open_site_workspace(
-    directory: Path, overrides: dict[str, Any] | None, *, lock_timeout: float | None = None
+    directory: Path, overrides: dict[str, Any] | None, *, lock_timeout: float | None = None, missing_ok: bool = False
 ) -> Workspace:
     from cmssync.sync.workspace import open_workspace
 
-    return open_workspace(directory, overrides=overrides, any_site=overrides is not None, lock_timeout=lock_timeout)
+    return open_workspace(
+        directory,
+        overrides=overrides,
+        any_site=overrides is not None,
+        lock_timeout=lock_timeout,
+        missing_ok=missing_ok,
+    )

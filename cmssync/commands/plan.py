@@ -28,7 +28,8 @@ from cmssync.errors import PlanError
 from cmssync.logs import note
 from cmssync.plan.actions import plan_exit_code
 from cmssync.render.text import render_compact, render_json, render_text
-from cmssync.sync.planning import make_plan, write_plan_file
+from cmssync.sync.plan_files import write_plan_file
+from cmssync.sync.planning import make_plan
 
 if TYPE_CHECKING:
     from cmssync.plan.actions import Plan
@@ -123,7 +124,7 @@ async def run_plan(
         run = await make_plan(workspace, request)
     out.write(render(run.plan, output_format, color=color, content_dir=workspace.directory, compact=compact))
     if plan_file is not None:
-        write_plan_file(run.plan, plan_file)
+        write_plan_file(run.plan, plan_file, workspace.content)
     if step_summary:
         append_step_summary(run.plan, notes)
     return plan_exit_code(run.plan, detailed=detailed_exitcode)

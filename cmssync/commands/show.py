@@ -13,7 +13,7 @@ from typing import TextIO
 
 from cmssync.commands.plan import OutputFormat, render
 from cmssync.errors import EXIT_OK
-from cmssync.sync.planning import read_plan_file
+from cmssync.sync.plan_files import read_plan_file
 
 
 def run_show(

@@ -1,4 +1,4 @@
-"""The loaded content: :class:`SiteContent`, its digest and summary, and password resolution.
+"""The loaded content: :class:`SiteContent`, its digest and summary (passwords: ``cmssync.content.passwords``).
 
 ``digest()`` is a SHA-256 over a canonical JSON form of everything the content asks of the site (pages, file
 hashes and metadata, users, groups), not of how it is written: reformatting a file or reordering keys keeps the
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,10 +26,8 @@ from typing import Any
 
 from cmssync.config import Settings
 from cmssync.content.files import FileSpec
-from cmssync.content.models import GroupSpec, Location, PageSpec, UserSpec
+from cmssync.content.models import GroupSpec, PageSpec, UserSpec
 from cmssync.content.paths import is_stack_path
-from cmssync.errors import ContentError, Problem
-from cmssync.secrets import register_secret
 
 DIGEST_VERSION = 1
 
@@ -102,29 +99,3 @@ class SiteContent:
 
 def _compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def resolve_password(user: UserSpec, environ: Mapping[str, str] | None = None) -> str | None:
-    """The user's password from the environment (``None`` when the content gives none).
-
-    Not checked at validate time, so ``validate`` runs in CI without secrets; an unset variable is reported here,
-    where the password is needed, as a located ``ContentError``.
-    """
-    if user.password is None:
-        return None
-    env = os.environ if environ is None else environ
-    value = env.get(user.password.name)
-    if value is None:
-        where = user.source or Location(file="users.yaml", line=0, column=0)
-        raise ContentError(
-            [
-                Problem(
-                    where.file,
-                    where.line,
-                    where.column,
-                    f"user {user.username!r}: environment variable {user.password.name} is not set",
-                )
-            ]
-        )
-    register_secret(value)  # masked by value wherever text leaves the process (cmssync.secrets)
-    return value

@@ -18,9 +18,11 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
+from cmssync.plan.asset_forms import FileForm, UserForm
 from cmssync.plan.page_form import BlockForm, PageForm
 
-PLAN_FORMAT_VERSION = 1
+PLAN_FORMAT_VERSION = 2
+"""2: actions carry what apply writes (pages, files, users) and the plan file the bytes of its uploads."""
 
 
 def _registered(kind: str) -> str:
@@ -100,7 +102,7 @@ class BlockChange(_Frozen):
 class Precondition(_Frozen):
     """What the action relies on; ``apply`` with a plan file refuses to run when it no longer holds.
 
-    Every action has one (``cmssync.sync.planning.check_fresh`` checks them against the site as it is now): an
+    Every action has one (``cmssync.sync.plan_files.check_fresh`` checks them against the site as it is now): an
     action on an existing object names it (``remote_id``, for pages also the ``live_version_id`` it saw), and a
     create says the object was ``absent`` when the plan was made — a page at its path, a group or user of its name,
     a file of its path (neither the state's file nor a site file with its bytes). Without that, a plan file applied
@@ -136,6 +138,10 @@ class Action(_Object):
     note: str | None = None
     page: PageForm | None = None
     """A page create, update or publish: the page as the content wants it (what apply writes and records)."""
+    file: FileForm | None = None
+    """A file upload, update or move: the file as the content wants it (``cmssync.plan.asset_forms``)."""
+    user: UserForm | None = None
+    """A user create or update: the user as the content wants it, its password as a variable's name."""
 
 
 Resolution = Literal["content_wins", "site_wins", "fail"]

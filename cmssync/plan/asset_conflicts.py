@@ -33,6 +33,7 @@ from typing import Any
 
 from cmssync.content.models import UserSpec
 from cmssync.plan.actions import Action, FieldChange, FieldConflict, Kind
+from cmssync.plan.asset_forms import UserForm
 from cmssync.plan.normalize import digest, normalize_attribute, normalize_text
 from cmssync.plan.snapshot import LiveFile, LiveUser
 
@@ -144,7 +145,7 @@ def user_base(spec: UserSpec, live: LiveUser, recorded: str) -> dict[str, Any] |
 
 
 def applied_user_digest(
-    spec: UserSpec, action: Action, live: LiveUser | None, old: str | None, new: str, same: Callable[..., bool]
+    spec: UserForm, action: Action, live: LiveUser | None, old: str | None, new: str, same: Callable[..., bool]
 ) -> str:
     """The digest to record after applying ``action`` to a user: ``new`` (the content's), unless a managed field
     the action did not write still differs on the site (a ``site_wins`` conflict): then ``old`` stays."""

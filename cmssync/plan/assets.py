@@ -33,12 +33,12 @@ from typing import Any
 
 from cmssync.config.values import folder_path
 from cmssync.content.files import FileSpec
-from cmssync.content.models import UserSpec
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import Action, FieldChange, FieldConflict, HeldObject, Operation, Precondition
 from cmssync.plan.asset_conflicts import compare, file_base, folder_by_path, live_file_fields, user_base
+from cmssync.plan.asset_forms import desired_file_meta, file_form, file_hash, user_digest, user_form
 from cmssync.plan.conflicts import ConflictPolicies, settle
-from cmssync.plan.normalize import digest, normalize_attribute, normalize_tags, normalize_text
+from cmssync.plan.normalize import digest
 from cmssync.plan.snapshot import LiveFile, LiveUser, Snapshot
 from cmssync.state.records import FileRecord, State, UserRecord
 
@@ -145,6 +145,7 @@ def _settled_file(
         precondition=Precondition(remote_id=live.id),
         drift=sides.drift,
         note=_file_note(_file_op(changes), adopted),
+        file=file_form(spec),
     )
     settled = settling.settle(action, sides.conflicts)
     if settled is None:
@@ -231,42 +232,8 @@ def _create_file(path: str, spec: FileSpec, observed: Snapshot, managed: set[str
         precondition=Precondition(absent=True),
         drift=drift,
         note=note,
+        file=file_form(spec),
     )
-
-
-def file_hash(spec: FileSpec) -> str:
-    """The content hash in the state's form, ``sha256:<hex>``."""
-    return spec.sha256 if spec.sha256.startswith("sha256:") else f"sha256:{spec.sha256}"
-
-
-def file_digest(spec: FileSpec) -> str:
-    """The digest the state records for a file's metadata: the content's, as applied (one rule for apply and pull)."""
-    return digest(desired_file_meta(spec))
-
-
-def user_digest(spec: UserSpec) -> str:
-    """The digest the state records for a user: the content's email and language, as applied (apply and pull)."""
-    return digest({"email": spec.email, "language": spec.language})
-
-
-def desired_file_meta(spec: FileSpec) -> dict[str, Any]:
-    """The metadata the content manages for a file, in comparable form."""
-    meta = spec.meta
-    wanted: dict[str, Any] = {}
-    if meta.title is not None:
-        wanted["title"] = normalize_text(meta.title.plain if meta.title.plain is not None else meta.title.source)
-    if meta.description is not None:
-        text = meta.description.plain if meta.description.plain is not None else meta.description.source
-        wanted["description"] = normalize_text(text)
-    if meta.tags:
-        wanted["tags"] = normalize_tags(meta.tags)
-    if spec.folder_id is not None:
-        wanted["folder"] = spec.folder_id
-    for name in ("width", "height", "duration"):
-        value = getattr(meta.attributes, name)
-        if value is not None:
-            wanted[f"attributes.{name}"] = normalize_attribute(value, attribute_type="number")
-    return wanted
 
 
 def _file_changes(spec: FileSpec, live: LiveFile) -> list[FieldChange]:
@@ -333,6 +300,7 @@ def plan_users(
                     precondition=Precondition(absent=True),
                     drift=record is not None,
                     note="managed before, but deleted outside cmssync" if record is not None else None,
+                    user=user_form(spec),
                 )
             )
             continue
@@ -363,6 +331,7 @@ def plan_users(
             changes=tuple(changes),
             precondition=Precondition(remote_id=str(live.id)),
             drift=sides.drift,
+            user=user_form(spec),
         )
         settled = settling.settle(action, sides.conflicts)
         if settled is not None:

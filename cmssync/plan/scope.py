@@ -26,7 +26,7 @@ from cmssync.content.paths import asset_path_of, is_hidden, page_path_of, parent
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.actions import KIND_ORDER
-from cmssync.plan.assets import file_hash, user_digest
+from cmssync.plan.asset_forms import file_hash, user_digest
 from cmssync.state.records import State
 
 

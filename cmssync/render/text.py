@@ -89,8 +89,9 @@ def render_json(plan: Plan) -> str:
 
 
 def _action_json(action: Action) -> dict[str, Any]:
-    """An action as the report shows it: what changes, not what apply sends (the page's and blocks' write forms)."""
-    data = action.model_dump(mode="json", exclude={"page"})
+    """An action as the report shows it: what changes, not what apply sends (the write forms of pages, blocks,
+    files and users)."""
+    data = action.model_dump(mode="json", exclude={"page", "file", "user"})
     data["id"] = action.id
     data["changes"] = [_change_json(change) for change in action.changes]
     data["blocks"] = [

@@ -12,20 +12,22 @@ that referenced it have been re-pointed (``delete_retired_files``).
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import PurePosixPath
+from typing import Any, TypeVar
 
 from cmssync.api.errors import NotFound
 from cmssync.api.models import File, Group, User
-from cmssync.content.files import FileSpec
-from cmssync.content.layout import link_problem
-from cmssync.content.site import resolve_password
-from cmssync.errors import ApplyError, ContentError, Problem
+from cmssync.content.passwords import env_password
+from cmssync.errors import ApplyError
 from cmssync.plan.actions import Action
 from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest
-from cmssync.plan.assets import desired_file_meta, file_digest, file_hash, same_user_field, user_digest
+from cmssync.plan.asset_forms import FileForm, UserForm
+from cmssync.plan.assets import same_user_field
 from cmssync.state.records import FileRecord, GroupRecord, RetiredFileRecord, UserRecord
 from cmssync.sync.engine import ApplyContext, Outcome, create_verified
 from cmssync.sync.file_adoption import uploaded_copy
+
+F = TypeVar("F", FileForm, UserForm)
 
 # --- groups -------------------------------------------------------------------------------------------------------
 
@@ -52,7 +54,7 @@ async def apply_file(action: Action, context: ApplyContext) -> str:
     path = action.key
     if action.op == "delete":
         return await _delete_file(action, context)
-    spec = context.content.files[path]
+    form = _planned(action, action.file)
     if action.op in ("create", "replace"):
         old = context.state.files.get(path)
         if action.op == "replace" and old is not None:
@@ -60,51 +62,56 @@ async def apply_file(action: Action, context: ApplyContext) -> str:
             # later apply deletes it, instead of the old bytes staying public at the old URL forever.
             context.state.retire_file(str(old.id), RetiredFileRecord(path=path))
             context.save()
-        uploaded = await _upload(context, spec)
-        _record_file(context, spec, uploaded)
-        await _set_metadata(context, spec, uploaded, set(desired_file_meta(spec)) - {"folder"})
+        uploaded = await _upload(context, path, form)
+        _record_file(context, path, form, uploaded)
+        await _set_metadata(context, form, uploaded, set(form.meta) - {"folder"})
         verb = "uploaded" if action.op == "create" else "uploaded the new bytes"
         return f"{verb} (id {uploaded.id})"
     file_id = action.precondition.remote_id or context.file_ids[path]
     fields = {change.field for change in action.changes}
     current: File | None = None
-    if "folder" in fields and spec.folder_id is not None:
-        current = await context.client.move_file(file_id, spec.folder_id)
+    if "folder" in fields and form.folder_id is not None:
+        current = await context.client.move_file(file_id, form.folder_id)
     if fields - {"folder"}:
-        current = await _set_metadata(context, spec, None, fields - {"folder"}, file_id=file_id)
+        current = await _set_metadata(context, form, None, fields - {"folder"}, file_id=file_id)
     if current is None:  # adopted as it is
         current = await context.client.get_file(file_id)
     old = context.state.files.get(path)
     live = context.snapshot.files.get(file_id.lower())
-    kept = applied_file_digest(desired_file_meta(spec), action, live, old.digest if old else None, file_digest(spec))
-    _record_file(context, spec, current, kept)  # a site_wins field left on the site keeps the recorded digest
+    kept = applied_file_digest(form.meta, action, live, old.digest if old else None, form.digest)
+    _record_file(context, path, form, current, kept)  # a site_wins field left on the site keeps the recorded digest
     return "updated"
 
 
-async def _upload(context: ApplyContext, spec: FileSpec) -> File:
-    local = context.content.root / "files" / spec.path
-    refused = link_problem(context.content.root, local)  # again: the tree may have changed since validation
-    if refused is not None:
-        raise ContentError([Problem(f"files/{spec.path}", 0, 0, f"{refused}; not uploaded")])
+def _planned(action: Action, form: F | None) -> F:
+    """What the action writes, as the plan carries it (a plan file of an older cmssync does not: planned again)."""
+    if form is None:
+        raise ApplyError(f"{action.kind} {action.key}: the plan does not say what to write; run `cmssync plan` again")
+    return form
+
+
+async def _upload(context: ApplyContext, path: str, form: FileForm) -> File:
+    source = context.uploads.source(path, form)
+    name = PurePosixPath(path).name
     return await create_verified(
-        lambda: context.client.upload_file(local, folder_id=spec.folder_id), lambda: _uploaded_copy(context, spec)
+        lambda: context.client.upload_file(source, folder_id=form.folder_id, filename=name),
+        lambda: _uploaded_copy(context, path, form),
     )
 
 
-async def _uploaded_copy(context: ApplyContext, spec: FileSpec) -> File | None:
+async def _uploaded_copy(context: ApplyContext, path: str, form: FileForm) -> File | None:
     """After an ambiguous upload: the one new site file with this name, folder, size and bytes, if the upload
     happened (``cmssync.sync.file_adoption.uploaded_copy``). Files the site had when the run observed it, and ids
     the state or this run already gave to a content path, are never taken for it."""
     claimed = {str(record.id).lower() for record in context.state.files.values()}
     claimed |= {file_id.lower() for file_id in context.file_ids.values()}
-    return await uploaded_copy(context.client, spec, claimed=claimed, existed=set(context.snapshot.files))
+    return await uploaded_copy(context.client, path, form, claimed=claimed, existed=set(context.snapshot.files))
 
 
 async def _set_metadata(
-    context: ApplyContext, spec: FileSpec, uploaded: File | None, fields: set[str], *, file_id: str | None = None
+    context: ApplyContext, form: FileForm, uploaded: File | None, fields: set[str], *, file_id: str | None = None
 ) -> File | None:
-    meta = desired_file_meta(spec)
-    wanted = {name: meta[name] for name in fields if name in meta}
+    wanted = {name: form.meta[name] for name in fields if name in form.meta}
     if not wanted:
         return uploaded
     attributes = {
@@ -121,19 +128,19 @@ async def _set_metadata(
     )
 
 
-def _record_file(context: ApplyContext, spec: FileSpec, file: File, digest: str | None = None) -> None:
+def _record_file(context: ApplyContext, path: str, form: FileForm, file: File, digest: str | None = None) -> None:
     context.state.record_file(
-        spec.path,
+        path,
         FileRecord(
             id=file.id.lower(),
-            hash=file_hash(spec),
+            hash=form.sha256,
             url=file.url or "",
-            folder=file.folder if file.folder is not None else spec.folder_id,
-            digest=digest or file_digest(spec),
+            folder=file.folder if file.folder is not None else form.folder_id,
+            digest=digest or form.digest,
         ),
     )
-    context.file_urls[spec.path] = file.url or ""
-    context.file_ids[spec.path] = file.id.lower()
+    context.file_urls[path] = file.url or ""
+    context.file_ids[path] = file.id.lower()
     context.save()
 
 
@@ -191,9 +198,9 @@ async def apply_user(action: Action, context: ApplyContext) -> str:
     username = action.key
     if action.op == "delete":
         return await _delete_user(action, context)
-    spec = context.content.users[username]
+    form = _planned(action, action.user)
     fields = {change.field for change in action.changes}
-    password = resolve_password(spec) if "password" in fields else None
+    password = env_password(username, form.password, form.source) if "password" in fields else None
     if action.op == "create":
         if password is None:
             raise ApplyError(f"user {username}: a new user needs a password (password: ${{env:NAME}} in users.yaml)")
@@ -202,27 +209,27 @@ async def apply_user(action: Action, context: ApplyContext) -> str:
         async def create() -> User:
             nonlocal created
             new = await context.client.create_user(
-                username=username, email=spec.email, password=password, language=spec.language
+                username=username, email=form.email, password=password, language=form.language
             )
             created = True
             return new
 
-        user = await create_verified(create, lambda: _user_named(context, username, spec.email))
+        user = await create_verified(create, lambda: _user_named(context, username, form.email))
         if not created:  # found after an ambiguous create: make sure it has the password we meant to give it
             await context.client.change_password(user.id, password)
-        _record_user(context, username, user.id, password)
+        _record_user(context, username, form, user.id, password)
         return f"created (id {user.id})"
     user_id = int(action.precondition.remote_id or context.state.users[username].id)
     changed: dict[str, Any] = {}
     if "email" in fields:
-        changed["email"] = spec.email
+        changed["email"] = form.email
     if "language" in fields:
-        changed["language"] = spec.language
+        changed["language"] = form.language
     if changed:
         await context.client.update_user(user_id, **changed)
     if password is not None:
         await context.client.change_password(user_id, password)
-    _record_user(context, username, user_id, password, action)
+    _record_user(context, username, form, user_id, password, action)
     return "updated" + (" (password changed)" if password is not None else "")
 
 
@@ -239,14 +246,18 @@ async def _user_named(context: ApplyContext, username: str, email: str) -> User 
 
 
 def _record_user(
-    context: ApplyContext, username: str, user_id: int, password: str | None, action: Action | None = None
+    context: ApplyContext,
+    username: str,
+    form: UserForm,
+    user_id: int,
+    password: str | None,
+    action: Action | None = None,
 ) -> None:
     old = context.state.users.get(username)
-    spec = context.content.users[username]
-    digest = user_digest(spec)
+    digest = form.digest
     if action is not None:  # a site_wins field left on the site keeps the recorded digest (plan.asset_conflicts)
         live = context.snapshot.users.get(username)
-        digest = applied_user_digest(spec, action, live, old.digest if old else None, digest, same_user_field)
+        digest = applied_user_digest(form, action, live, old.digest if old else None, digest, same_user_field)
     password_digest = context.state.password_digest(username, password) if password is not None else None
     context.state.record_user(
         username,

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cmssync.content.passwords import password_problems
-from cmssync.content.site import SiteContent
+from cmssync.config.model import PasswordSettings
+from cmssync.content.passwords import problems_of
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, StateError
 from cmssync.plan.actions import Plan
 from cmssync.plan.request import PlanRequest
@@ -24,7 +24,9 @@ from cmssync.sync.apply_assets import delete_retired_files
 from cmssync.sync.deadline import RunDeadline
 from cmssync.sync.engine import STOPPED, ApplyContext, Outcome, Status, execute
 from cmssync.sync.kinds import handlers
-from cmssync.sync.planning import load_plan_file, plan_site
+from cmssync.sync.plan_files import load_plan_file
+from cmssync.sync.planning import plan_site
+from cmssync.sync.uploads import ContentFiles, Uploads
 from cmssync.sync.workspace import Workspace
 
 
@@ -87,11 +89,16 @@ async def apply_site(
     return report
 
 
-def check_passwords(plan: Plan, content: SiteContent) -> None:
+def check_passwords(plan: Plan, rules: PasswordSettings) -> None:
     """Before the first write: every password the plan sets is there and as long as the site accepts, or
     ``ContentError`` naming each one (instead of the site refusing it after the changes ahead of it)."""
-    setting = {a.key for a in plan.actions if a.kind == "user" and any(c.field == "password" for c in a.changes)}
-    problems = password_problems(content, users=setting) if setting else []
+    setting = [
+        (a.key, a.user.password, a.user.source)
+        for a in plan.actions
+        if a.kind == "user" and a.user is not None and a.user.password is not None
+        if any(c.field == "password" for c in a.changes)
+    ]
+    problems = problems_of(setting, rules)
     if problems:
         raise ContentError(problems)
 
@@ -107,13 +114,14 @@ async def _apply_locked(
     state = workspace.load_state()
     async with workspace.client() as client:
         async with deadline.planning():
+            uploads: Uploads = ContentFiles(workspace.content)
             if request.plan_file is not None:
-                plan, snapshot = await load_plan_file(request.plan_file, workspace, client=client, state=state)
+                plan, snapshot, uploads = await load_plan_file(request.plan_file, workspace, client=client, state=state)
             else:
                 plan, snapshot = await plan_site(workspace, request.plan, client=client, state=state)
         context = ApplyContext(
             client=client,
-            content=workspace.content,
+            uploads=uploads,
             snapshot=snapshot,
             state=state,
             store=workspace.store,
@@ -123,7 +131,7 @@ async def _apply_locked(
         if not plan.writes:
             # Only the replaced files an interrupted run left (the plan warns of them) are finished off.
             return ApplyReport(plan, [], await delete_retired_files(context, []), client.stats.total)
-        check_passwords(plan, workspace.content)
+        check_passwords(plan, workspace.settings.passwords)
         if confirm is not None and not confirm(plan):
             return ApplyReport(plan, [], [], client.stats.total, declined=True)
         outcomes = await execute(plan, context, handlers(), on_outcome=on_outcome, stop=deadline.halt)

@@ -25,7 +25,6 @@ from typing import Literal, TypeVar
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import CreateUnconfirmed, OutcomeUnknown
-from cmssync.content.site import SiteContent
 from cmssync.errors import CmsSyncError, ContentError, printable
 from cmssync.plan.actions import Action, Plan
 from cmssync.plan.desired import Resolver
@@ -34,6 +33,7 @@ from cmssync.state.backends import StateBackend
 from cmssync.state.records import State
 from cmssync.sync.file_numbers import FileNumbers
 from cmssync.sync.page_type_numbers import PageTypeNumbers
+from cmssync.sync.uploads import Uploads
 
 Status = Literal["ok", "failed", "skipped"]
 
@@ -51,10 +51,11 @@ class Outcome:
 
 @dataclass
 class ApplyContext:
-    """What every action handler needs: the client, the desired content, what was observed, and the state."""
+    """What every action handler needs: the client, what was observed, the state, and the bytes of the uploads
+    (the plan carries everything else it writes)."""
 
     client: ConcreteClient
-    content: SiteContent
+    uploads: Uploads
     snapshot: Snapshot
     state: State
     store: StateBackend

@@ -32,10 +32,9 @@ from pathlib import PurePosixPath
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.models import File
-from cmssync.content.files import FileSpec
 from cmssync.content.site import SiteContent
 from cmssync.errors import ApiError, ApplyError
-from cmssync.plan.assets import file_hash
+from cmssync.plan.asset_forms import FileForm
 from cmssync.plan.snapshot import LiveFile, adoption_candidates
 from cmssync.state.records import State
 
@@ -88,46 +87,49 @@ async def _sha256(client: ConcreteClient, file: LiveFile) -> tuple[str | None, s
     return f"sha256:{hexdigest}", ""
 
 
-async def uploaded_copy(client: ConcreteClient, spec: FileSpec, *, claimed: Set[str], existed: Set[str]) -> File | None:
-    """After an ambiguous upload of ``spec``: the one site file the upload made, or None if it made none.
+async def uploaded_copy(
+    client: ConcreteClient, path: str, form: FileForm, *, claimed: Set[str], existed: Set[str]
+) -> File | None:
+    """After an ambiguous upload of the content file ``path`` (``form``: what the plan uploads): the one site file
+    the upload made, or None if it made none.
 
-    A candidate has the stored name, folder and size of ``spec``, did not exist when the run observed the site
+    A candidate has the stored name, folder and size of ``form``, did not exist when the run observed the site
     (``existed``: an editor's file, or one another content path adopts, is never ours), is not ``claimed`` (ids the
     state or this run already gave to a content path), and serves the content's bytes. Exactly one is adopted; with
     several, or a candidate whose bytes cannot be read, the upload is left for the next run (``ApplyError``) —
     returning None would let the caller send the upload again.
     """
-    name = PurePosixPath(spec.path).name
+    name = PurePosixPath(path).name
     candidates: list[File] = []
     async for found in client.iter_files():
         file_id = found.id.lower()
         url_name = PurePosixPath((found.url or "").split("?")[0]).name
         size = found.size.exact if found.size else None
-        folder_ok = spec.folder_id is None or found.folder == spec.folder_id
-        if file_id in claimed or file_id in existed or url_name != name or size != spec.size or not folder_ok:
+        folder_ok = form.folder_id is None or found.folder == form.folder_id
+        if file_id in claimed or file_id in existed or url_name != name or size != form.size or not folder_ok:
             continue
         candidates.append(found)
     if not candidates:
         return None
-    wanted = file_hash(spec)
+    wanted = form.sha256
     same: list[File] = []
     for candidate in candidates:
         if not candidate.url:
-            raise _undecided(spec, f"the new site file {candidate.id} has no URL to compare its bytes")
+            raise _undecided(path, f"the new site file {candidate.id} has no URL to compare its bytes")
         try:
             hexdigest, _size = await client.sha256_at(candidate.url)
         except ApiError as exc:
-            raise _undecided(spec, f"the bytes of the new site file {candidate.id} could not be read ({exc})") from exc
+            raise _undecided(path, f"the bytes of the new site file {candidate.id} could not be read ({exc})") from exc
         if f"sha256:{hexdigest}" == wanted:
             same.append(candidate)
     if len(same) > 1:
-        raise _undecided(spec, f"{len(same)} new site files hold its bytes ({_ids(same)}) and none is adopted")
+        raise _undecided(path, f"{len(same)} new site files hold its bytes ({_ids(same)}) and none is adopted")
     return same[0] if same else None
 
 
-def _undecided(spec: FileSpec, reason: str) -> ApplyError:
+def _undecided(path: str, reason: str) -> ApplyError:
     return ApplyError(
-        f"file {spec.path}: the upload's outcome is unknown and {reason}; it is left for the next run, which "
+        f"file {path}: the upload's outcome is unknown and {reason}; it is left for the next run, which "
         "adopts a site file only if it holds these bytes"
     )
 

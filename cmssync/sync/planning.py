@@ -1,7 +1,7 @@
 """The one planning path: observe the site, restrict to the request's scope, plan (used by every command).
 
-``plan``, ``apply``, ``status`` and the daemon all call :func:`plan_site`; a saved plan file is read and checked
-here too (:func:`load_plan_file`), so "what would apply do" has exactly one answer.
+``plan``, ``apply``, ``status`` and the daemon all call :func:`plan_site`, so "what would apply do" has exactly one
+answer; a saved plan file is written, read and checked by ``cmssync.sync.plan_files``.
 
 Planning runs in two phases, because the API's batched page reads (a tree level with areas and attributes in one
 request, ``cmssync.sync.observe``) show only the live version of each page, never a pending draft:
@@ -38,23 +38,18 @@ Objects that exist but could not be read (``Snapshot.unreadable``) are held, wit
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
 from typing import Any
 
 import structlog
-from pydantic import ValidationError
 
 from cmssync import __version__
 from cmssync.api.client import ConcreteClient
 from cmssync.content.site import SiteContent
-from cmssync.errors import PlanError
-from cmssync.fileio import write_atomically
+from cmssync.errors import ConfigError
 from cmssync.plan import planner
-from cmssync.plan.actions import Action, Plan, PlanHeader, markup_free_json
-from cmssync.plan.assets import file_hash
+from cmssync.plan.actions import Plan, PlanHeader
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import (
@@ -72,7 +67,7 @@ from cmssync.plan.selection import check_targets, excluded, targeted
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.unreadable import hold_unreadable
 from cmssync.state.records import State
-from cmssync.sync.kinds import AddedPlan, is_added, observe_planned_kinds, plan_added_kinds, stale_added
+from cmssync.sync.kinds import AddedPlan, plan_added_kinds
 from cmssync.sync.observe import observe, read_pages_alone
 from cmssync.sync.workspace import Workspace
 
@@ -94,6 +89,8 @@ async def plan_site(
     workspace: Workspace, request: PlanRequest, *, client: ConcreteClient, state: State
 ) -> tuple[Plan, Snapshot]:
     """Observe what ``request`` covers and plan it, with a client and state the caller holds open."""
+    if not workspace.has_content:  # planned from nothing, every managed object would be deleted
+        raise ConfigError(f"content directory {workspace.directory} does not exist")
     added = await _plan_added(workspace, request, client, state)
     options = dataclasses.replace(workspace.plan_options(state, request), known_ids=added.ids)
     header: dict[str, Any] = {"header": _header(workspace, request)}
@@ -252,118 +249,3 @@ async def make_plan(workspace: Workspace, request: PlanRequest | None = None) ->
     async with workspace.client() as client:
         plan, snapshot = await plan_site(workspace, request or PlanRequest(), client=client, state=state)
         return PlanRun(plan, snapshot, state, client.stats.total)
-
-
-async def load_plan_file(
-    path: Path, workspace: Workspace, *, client: ConcreteClient, state: State
-) -> tuple[Plan, Snapshot]:
-    """A saved plan and the site as it is now; refused when the plan went stale (see :func:`check_fresh`)."""
-    plan = read_plan_file(path)
-    snapshot = await observe(client, workspace.content, state)
-    snapshot = await read_pages_alone(client, snapshot, pages_to_write(plan, snapshot, state))
-    added = await observe_planned_kinds(plan.actions, workspace.directory, client, state)
-    check_fresh(plan, workspace.content, snapshot, state, added)
-    return plan, snapshot
-
-
-def write_plan_file(plan: Plan, path: Path) -> None:
-    """The plan as JSON, markup escaped (:func:`markup_free_json`), written atomically."""
-    write_atomically(path, markup_free_json(plan.model_dump_json(indent=2)))
-
-
-def read_plan_file(path: Path) -> Plan:
-    try:
-        return Plan.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError) as exc:
-        reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-        raise PlanError(f"{path}: not a cmssync plan file ({reason})") from None
-
-
-def check_fresh(
-    plan: Plan, content: SiteContent, snapshot: Snapshot, state: State, added: Mapping[str, Any] | None = None
-) -> None:
-    """Refuse a plan file whose content changed, or one of whose preconditions no longer holds on the site.
-
-    Every action's precondition is checked against ``snapshot`` (the site now) and ``state``: an object the action
-    changes or deletes must still exist (a page also still at the live version the plan saw), and an object the
-    action creates must still be absent (``Precondition.absent``). A plan file applied twice, say by a re-run CI
-    job, is so refused instead of creating ``/news-1``, a second group and second copies of every file. An action of
-    a registered kind is checked by the kind's own check against what its observer read now (``added``, by kind:
-    ``cmssync.sync.kinds.observe_planned_kinds``).
-    """
-    if plan.content_digest != content.digest():
-        raise PlanError("the plan file is stale: the content changed since it was made; run `cmssync plan` again")
-    if plan.site.rstrip("/") != snapshot.site_url.rstrip("/"):
-        raise PlanError(f"the plan file was made for {plan.site}, not {snapshot.site_url}")
-    for action in plan.actions:
-        if is_added(action.kind):
-            problem = stale_added(action, added or {}, state)
-        else:
-            problem = _stale(action, content, snapshot, state)
-        if problem is not None:
-            raise PlanError(f"the plan file is stale: {action.kind} {action.key} {problem}; run `cmssync plan` again")
-
-
-def _stale(action: Action, content: SiteContent, snapshot: Snapshot, state: State) -> str | None:
-    """Why ``action``'s precondition no longer holds, or None."""
-    if action.id in snapshot.unreadable:  # its precondition cannot be checked: never written blind
-        return f"cannot be read now: {snapshot.unreadable[action.id]}"
-    condition = action.precondition
-    if condition.absent:
-        found = _present(action, content, snapshot, state)
-        return f"exists on the site now ({found}), and the plan was made to create it" if found else None
-    if condition.remote_id is None:
-        return None
-    remote = condition.remote_id
-    if action.kind == "page":
-        live = snapshot.pages_by_id.get(int(remote))
-        if live is None:
-            return f"(id {remote}) no longer exists on the site"
-        expected = condition.live_version_id
-        if expected is not None and live.live_version_id != expected:
-            return f"was published since (live version {live.live_version_id}, the plan expected {expected})"
-        return None
-    if action.kind == "file":
-        return _stale_file(action, remote.lower(), content, snapshot, state)
-    if action.kind == "user" and not any(str(user.id) == remote for user in snapshot.users.values()):
-        return f"(user id {remote}) no longer exists on the site"
-    return None
-
-
-def _stale_file(action: Action, remote: str, content: SiteContent, snapshot: Snapshot, state: State) -> str | None:
-    """A file action's site file must still exist; an adoption's (the state does not know the path yet) must still
-    be one that holds the content's bytes and that nothing else claims (observe hashed it again just now)."""
-    live = snapshot.files.get(remote)
-    if live is None:
-        return f"(site file {remote}) no longer exists on the site"
-    spec = content.files.get(action.key)
-    if action.op == "delete" or spec is None or action.key in state.files:
-        return None
-    if live.sha256 != file_hash(spec):
-        return f"was to adopt site file {remote}, which no longer holds its bytes or is now managed as another file"
-    return None
-
-
-def _present(action: Action, content: SiteContent, snapshot: Snapshot, state: State) -> str | None:
-    """What now stands where ``action`` was planned to create something, described; None if it is still absent."""
-    key = action.key
-    if action.kind == "page":
-        page = snapshot.pages.get(key)
-        return f"page id {page.id}" if page is not None else None
-    if action.kind == "group":
-        group = snapshot.groups.get(key)
-        return f"group id {group.id}" if group is not None else None
-    if action.kind == "user":
-        user = snapshot.users.get(key)
-        return f"user id {user.id}" if user is not None else None
-    record = state.files.get(key)
-    if record is not None and str(record.id).lower() in snapshot.files:
-        return f"site file {str(record.id).lower()}, recorded in the state"
-    spec = content.files.get(key)
-    if spec is None:
-        return None
-    managed = {str(r.id).lower() for r in state.files.values()}
-    adoptable, _same = snapshot.file_to_adopt(
-        PurePosixPath(key).name, spec.folder_id, spec.size, file_hash(spec), managed
-    )
-    return f"site file {adoptable.id} with the same bytes" if adoptable is not None else None

@@ -27,7 +27,7 @@ from cmssync.content import writer
 from cmssync.content.files import FileSpec, HashCache
 from cmssync.content.models import FileSidecar, Location, UserSpec
 from cmssync.errors import one_line
-from cmssync.plan.assets import desired_file_meta, file_digest, user_digest
+from cmssync.plan.asset_forms import desired_file_meta, file_digest, user_digest
 from cmssync.state.records import GroupRecord, State, UserRecord
 from cmssync.sync.observe import unreliable_list_warning
 from cmssync.sync.pull_scope import PullScope

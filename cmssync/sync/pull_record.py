@@ -12,7 +12,7 @@ from pathlib import Path
 
 from cmssync.content.loader import load_page
 from cmssync.errors import ContentError
-from cmssync.plan.assets import file_digest, file_hash
+from cmssync.plan.asset_forms import file_digest, file_hash
 from cmssync.plan.conflicts import page_base
 from cmssync.plan.desired import Resolver
 from cmssync.plan.page_form import page_form, render_desired

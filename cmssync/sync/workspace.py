@@ -17,7 +17,8 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.retry import RetryPolicy
 from cmssync.config import Settings, load_settings
 from cmssync.content.loader import load_content
-from cmssync.content.site import SiteContent, resolve_password
+from cmssync.content.passwords import resolve_password
+from cmssync.content.site import SiteContent
 from cmssync.content.yamlsource import ParseCache
 from cmssync.errors import ConfigError, ContentError, StateError
 from cmssync.plan.conflicts import ConflictPolicies
@@ -38,6 +39,8 @@ class Workspace:
     """Accept a state recorded for another URL (the sandbox listens on a new port every run)."""
     retry: RetryPolicy | None = None
     """How hard the clients try (None: the client's default; ``status`` is more patient)."""
+    has_content: bool = True
+    """False: the directory does not exist (``content`` is empty): only a saved plan can be applied."""
 
     def client(self) -> ConcreteClient:
         return ConcreteClient.from_settings(self.settings, base_dir=self.directory, retry=self.retry)
@@ -107,13 +110,17 @@ def open_workspace(
     any_site: bool = False,
     parse_cache: ParseCache | None = None,
     lock_timeout: float | None = None,
+    missing_ok: bool = False,
 ) -> Workspace:
     """Load and validate the content (raises ``ContentError`` with every problem) and the settings.
 
     ``lock_timeout`` (``--lock-timeout``) overrides the ``lock_timeout`` setting: how long an apply waits for the
-    state lock another run holds."""
+    state lock another run holds. ``missing_ok`` (applying a saved plan, which carries what it writes): a directory
+    that does not exist gives a workspace without content, its settings from the environment and ``overrides``."""
     if not directory.is_dir():
-        raise ConfigError(f"content directory {directory} does not exist")
+        if not missing_ok:
+            raise ConfigError(f"content directory {directory} does not exist")
+        return _without_content(directory, overrides, any_site, lock_timeout)
     derived = derived_cache_dir(directory)  # never inside the content or the state (usercache.py)
     cache = derived / "file-hashes.json" if derived is not None else None
     if parse_cache is None and derived is not None:
@@ -125,6 +132,17 @@ def open_workspace(
         raise ConfigError(f"no site to talk to: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
     store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
     return Workspace(directory=directory, content=content, settings=content.settings, store=store, any_site=any_site)
+
+
+def _without_content(
+    directory: Path, overrides: Mapping[str, Any] | None, any_site: bool, lock_timeout: float | None
+) -> Workspace:
+    settings = load_settings(directory, overrides=overrides)
+    if not settings.site.url:
+        raise ConfigError(f"no site to talk to: {directory} does not exist; set CMSSYNC_URL")
+    content = SiteContent(root=directory, settings=settings, pages={}, files={}, users={}, groups={})
+    store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
+    return Workspace(directory, content, settings, store, any_site=any_site, has_content=False)
 
 
 def open_state(

@@ -9,7 +9,7 @@ import pytest
 from cmssync.content.files import HashCache
 from cmssync.content.loader import load_content
 from cmssync.content.models import RawBlock, block_model
-from cmssync.content.site import resolve_password
+from cmssync.content.passwords import resolve_password
 from cmssync.content.text import FileUrlRef
 from cmssync.errors import ContentError
 

@@ -17,7 +17,7 @@ from cmssync.plan.scope import Scope, scope_for_paths
 from cmssync.state.records import KindRecord, State
 from cmssync.sync.engine import ApplyContext
 from cmssync.sync.kinds import ManagedKind, register, scope_rules, unregister
-from cmssync.sync.planning import write_plan_file
+from cmssync.sync.plan_files import write_plan_file
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site
 

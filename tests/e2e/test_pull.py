@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
-from cmssync.plan.assets import file_digest, user_digest
+from cmssync.plan.asset_forms import file_digest, user_digest
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site
 

@@ -28,6 +28,7 @@ from cmssync.api.models import File
 from cmssync.content.site import SiteContent
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import ApplyError
+from cmssync.plan.asset_forms import file_form
 from cmssync.state.records import State
 from cmssync.sync.file_adoption import uploaded_copy
 from tests.reliability.conftest import ReliabilityReport
@@ -184,20 +185,20 @@ async def test_the_lookup_after_an_ambiguous_upload_needs_exactly_one_byte_ident
     sandbox: Sandbox, tmp_path: Path, reliability_report: ReliabilityReport
 ) -> None:
     site = new_site(tmp_path, sandbox, {"x.txt": OURS})
-    spec = site.content().files["x.txt"]
+    form = file_form(site.content().files["x.txt"])
     before = {f.id.lower() for f in await _all_files(site)}
     theirs = await editor_upload(site, tmp_path, "x.txt", THEIRS)
     async with site.workspace().client() as client:
-        assert await uploaded_copy(client, spec, claimed=set(), existed=before) is None  # other bytes only
+        assert await uploaded_copy(client, "x.txt", form, claimed=set(), existed=before) is None  # other bytes only
         first = await editor_upload(site, tmp_path, "x.txt", OURS)
-        found = await uploaded_copy(client, spec, claimed=set(), existed=before)
+        found = await uploaded_copy(client, "x.txt", form, claimed=set(), existed=before)
         assert found is not None
         assert found.id == first.id
-        assert await uploaded_copy(client, spec, claimed={first.id.lower()}, existed=before) is None
-        assert await uploaded_copy(client, spec, claimed=set(), existed=before | {first.id.lower()}) is None
+        assert await uploaded_copy(client, "x.txt", form, claimed={first.id.lower()}, existed=before) is None
+        assert await uploaded_copy(client, "x.txt", form, claimed=set(), existed=before | {first.id.lower()}) is None
         second = await editor_upload(site, tmp_path, "x.txt", OURS)
         with pytest.raises(ApplyError) as refused:
-            await uploaded_copy(client, spec, claimed=set(), existed=before)
+            await uploaded_copy(client, "x.txt", form, claimed=set(), existed=before)
     reliability_report.add(cases_tried=1)
     message = str(refused.value)
     assert "file x.txt: the upload's outcome is unknown and 2 new site files hold its bytes" in message

@@ -12,7 +12,8 @@ import pytest
 
 from cmssync.cli import main
 from cmssync.emulator.embedded import Sandbox
-from cmssync.sync.planning import make_plan, read_plan_file, write_plan_file
+from cmssync.sync.plan_files import read_plan_file, write_plan_file
+from cmssync.sync.planning import make_plan
 from tests.report.browser import Browser, attributes
 from tests.report.scenario import hostile_page, workspace
 from tests.support.sites import set_sandbox_environment
@@ -55,14 +56,15 @@ def test_the_plan_file_and_the_json_report_hold_no_markup(
 def test_no_content_script_runs_in_a_plan_file_a_browser_takes_for_html(
     hostile_root: Path, sandbox: Sandbox, tmp_path: Path, browser: Browser
 ) -> None:
-    plan = asyncio.run(make_plan(workspace(hostile_root, sandbox))).plan
+    planned = workspace(hostile_root, sandbox)
+    plan = asyncio.run(make_plan(planned)).plan
     control = tmp_path / "control.html"  # the plan file as it was written before: the script must run
     control.write_text(plan.model_dump_json(indent=2), encoding="utf-8")
     browser.open(control.as_uri())
     assert browser.wait_for("document.documentElement.getAttribute('data-pwned-script')") == "1"
 
     saved = tmp_path / "saved-as.html"
-    write_plan_file(plan, saved)  # what any path that writes a plan file writes
+    write_plan_file(plan, saved, planned.content)  # what any path that writes a plan file writes
     browser.open(saved.as_uri())
     assert browser.evaluate("document.readyState") == "complete"
     assert not [name for node in browser.dom_nodes() for name in attributes(node) if name.startswith("data-pwned")]

@@ -13,7 +13,8 @@ from cmssync.commands.apply import run_apply
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan
 from cmssync.sync.applying import ApplyRequest
-from cmssync.sync.planning import make_plan, write_plan_file
+from cmssync.sync.plan_files import write_plan_file
+from cmssync.sync.planning import make_plan
 from tests.report.markup import read
 from tests.report.scenario import png, workspace
 
@@ -95,9 +96,10 @@ async def test_a_saved_plan_applies_without_asking(tmp_path: Path, sandbox: Sand
     root = tmp_path / "site"
     (root / "pages").mkdir(parents=True)
     (root / "pages/reviewed.yaml").write_text("name: Reviewed\n")
-    plan = (await make_plan(workspace(root, sandbox))).plan
+    planned = workspace(root, sandbox)
+    plan = (await make_plan(planned)).plan
     saved = tmp_path / "plan.json"
-    write_plan_file(plan, saved)
+    write_plan_file(plan, saved, planned.content)
 
     out = io.StringIO()
     asked: list[bool] = []

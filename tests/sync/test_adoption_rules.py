@@ -23,7 +23,7 @@ from cmssync.plan.actions import Plan
 from cmssync.plan.planner import PlanOptions, plan
 from cmssync.plan.snapshot import LiveFile, LiveGroup, LiveUser, Snapshot
 from cmssync.state.records import FileRecord, PageRecord, State, UserRecord
-from cmssync.sync.planning import check_fresh
+from cmssync.sync.plan_files import check_fresh
 from tests.sync.sitebuilder import BASE, page, snapshot, write_content
 
 OURS = b"ours: price list\n"

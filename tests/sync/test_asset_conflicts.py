@@ -12,7 +12,8 @@ from cmssync.config import ConflictRule
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import Action, FieldChange, Plan
 from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest
-from cmssync.plan.assets import desired_file_meta, file_digest, file_hash, same_user_field, user_digest
+from cmssync.plan.asset_forms import desired_file_meta, file_digest, file_hash, user_digest, user_form
+from cmssync.plan.assets import same_user_field
 from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.planner import PlanOptions, plan
 from cmssync.plan.snapshot import LiveFile, LiveUser, Snapshot
@@ -105,7 +106,7 @@ def test_site_wins_still_sets_a_changed_password(tmp_path: Path) -> None:
     old = state.users["jane"].digest
     new = user_digest(content.users["jane"])
     live = observed.users["jane"]
-    assert applied_user_digest(content.users["jane"], action, live, old, new, same_user_field) == old
+    assert applied_user_digest(user_form(content.users["jane"]), action, live, old, new, same_user_field) == old
 
 
 def test_only_the_site_changed_is_drift_and_the_content_wins(tmp_path: Path) -> None:

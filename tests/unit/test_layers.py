@@ -53,8 +53,9 @@ def test_the_package_keeps_its_contracts() -> None:
         ("plan/actions.py", "from cmssync.plan import pages\n", "The plan model imports no planner"),
         ("sync/apply_pages.py", "from cmssync.sync import applying\n", "Execution steps do not import"),
         ("emulator/app.py", "from cmssync.api.models import Page\n", "The sandbox shares no code"),
-        ("sync/apply_pages.py", "from cmssync.content.models import PageSpec\n", "Page apply executes the plan"),
-        ("sync/apply_pages.py", "from cmssync.plan import pages\n", "Page apply executes the plan"),
+        ("sync/apply_pages.py", "from cmssync.content.models import PageSpec\n", "Apply executes the plan"),
+        ("sync/apply_pages.py", "from cmssync.plan import pages\n", "Apply executes the plan"),
+        ("sync/apply_assets.py", "from cmssync.content.site import SiteContent\n", "Apply executes the plan"),
         ("content/blocktypes/image.py", "import pydantic\n", "Block type descriptors are plain data"),
     ],
 )

@@ -1,0 +1,217 @@
+"""Saved plans (``plan -o FILE``, ``apply DIR FILE``, ``show FILE``): writing, reading, and the freshness check.
+
+A plan file is the plan's JSON plus ``blobs``, the bytes of its uploads (``cmssync.sync.uploads``), so it carries
+everything apply writes: pages' and files' write forms, users' password *variables*, the bytes. ``apply`` of a plan
+file reads no content directory:
+
+* the site is observed for what the plan names (:func:`planned_objects`: its actions' objects, the pages its pages
+  link to, and, as for any plan, everything the state manages), not for what a content directory holds;
+* the content's digest is compared only when the directory exists: a directory that holds other content than the
+  plan was made from is a stale plan (CI plans a pull request and applies it on merge), and with no directory the
+  plan is applied as saved, which apply says in one line;
+* every precondition is checked as before (:func:`check_fresh`), from the plan: a file adoption against the
+  SHA-256 the plan carries, a create against what now stands at its key.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import Field, ValidationError
+
+from cmssync.api.client import ConcreteClient
+from cmssync.config import Settings
+from cmssync.content.fields import Location
+from cmssync.content.files import FileSpec
+from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
+from cmssync.content.site import SiteContent
+from cmssync.content.text import PageIdRef, PageLinkRef, Text
+from cmssync.errors import PlanError
+from cmssync.fileio import write_atomically
+from cmssync.logs import note
+from cmssync.plan.actions import PLAN_FORMAT_VERSION, Action, Plan, markup_free_json
+from cmssync.plan.snapshot import Snapshot
+from cmssync.state.records import State
+from cmssync.sync.kinds import is_added, observe_planned_kinds, stale_added
+from cmssync.sync.observe import observe, read_pages_alone
+from cmssync.sync.planning import pages_to_write
+from cmssync.sync.uploads import SavedBlobs, decode_blobs, encode_blobs
+from cmssync.sync.workspace import Workspace
+
+
+class PlanFile(Plan):
+    """The document of a plan file: the plan and the bytes of its uploads (base64, keyed by ``sha256:<hex>``)."""
+
+    blobs: dict[str, str] = Field(default_factory=dict)
+
+
+def write_plan_file(plan: Plan, path: Path, content: SiteContent | None = None) -> None:
+    """The plan as JSON, markup escaped (:func:`markup_free_json`), with the bytes of its uploads read from
+    ``content`` (the plan's content directory; None only for a plan that uploads nothing), written atomically."""
+    saved = PlanFile.model_construct(**dict(plan), blobs=encode_blobs(plan, content))
+    write_atomically(path, markup_free_json(saved.model_dump_json(indent=2)))
+
+
+def read_plan_file(path: Path) -> Plan:
+    """The plan a plan file holds (``show``: its bytes are not read)."""
+    return _read(path)[0]
+
+
+def _read(path: Path) -> tuple[Plan, dict[str, str]]:
+    try:
+        saved = PlanFile.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as exc:
+        reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        raise PlanError(f"{path}: not a cmssync plan file ({reason})") from None
+    if saved.format_version != PLAN_FORMAT_VERSION:
+        raise PlanError(
+            f"{path}: a plan file of format {saved.format_version}, and this cmssync reads format "
+            f"{PLAN_FORMAT_VERSION}; run `cmssync plan` again"
+        )
+    plan = Plan.model_construct(**{name: getattr(saved, name) for name in Plan.model_fields})
+    return plan, saved.blobs
+
+
+async def load_plan_file(
+    path: Path, workspace: Workspace, *, client: ConcreteClient, state: State
+) -> tuple[Plan, Snapshot, SavedBlobs]:
+    """A saved plan, the site as it is now and the plan's bytes (checked before anything is read from the site);
+    refused when the plan went stale (:func:`check_fresh`)."""
+    plan, encoded = _read(path)
+    blobs = decode_blobs(plan, encoded, path)
+    content = workspace.content if workspace.has_content else None
+    if content is None:
+        message = f"the content directory {workspace.directory} does not exist: the plan is applied as saved"
+        note(message, level=logging.WARNING)
+    snapshot = await observe(client, planned_objects(plan, workspace.settings, workspace.directory), state)
+    snapshot = await read_pages_alone(client, snapshot, pages_to_write(plan, snapshot, state))
+    added = await observe_planned_kinds(plan.actions, workspace.directory, client, state)
+    check_fresh(plan, content, snapshot, state, added)
+    return plan, snapshot, blobs
+
+
+def planned_objects(plan: Plan, settings: Settings, root: Path) -> SiteContent:
+    """The objects a saved plan names, in the form observe reads them (keys, pinned ids, a file's size and folder
+    for adoption candidates); not a content directory: nothing is planned from it. Pages the plan's pages link to
+    by path are looked up like ``existing_pages`` (an unmanaged page has no state record to find it by)."""
+    pages: dict[str, PageSpec] = {}
+    files: dict[str, FileSpec] = {}
+    users: dict[str, UserSpec] = {}
+    linked: set[str] = set()
+    for action in plan.actions:
+        if action.kind == "page" and action.op != "delete":
+            remote = action.precondition.remote_id
+            pages[action.key] = PageSpec(name=action.key, id=int(remote) if remote is not None else None)
+            linked |= _linked_pages(action)
+        elif action.kind == "file" and action.file is not None:
+            form = action.file
+            source = Location(file=f"files/{action.key}")
+            files[action.key] = FileSpec(action.key, form.size, form.sha256, FileSidecar(), form.folder_id, source)
+        elif action.kind == "user" and action.user is not None:
+            users[action.key] = UserSpec(username=action.key, email=action.user.email)
+    groups = {a.key: GroupSpec(name=a.key) for a in plan.actions if a.kind == "group"}
+    existing = sorted(set(settings.existing_pages) | (linked - set(pages)))
+    looked_up = settings.model_copy(update={"existing_pages": existing})
+    return SiteContent(root=root, settings=looked_up, pages=pages, files=files, users=users, groups=groups)
+
+
+def _linked_pages(action: Action) -> set[str]:
+    if action.page is None:
+        return set()
+    texts = [value for value in action.page.fields.values() if isinstance(value, Text)]
+    references = [ref for text in texts for ref in text.references]
+    references += [ref for blocks in action.page.areas.values() for block in blocks for ref in block.references()]
+    return {ref.path for ref in references if isinstance(ref, PageLinkRef | PageIdRef)}
+
+
+def check_fresh(
+    plan: Plan,
+    content: SiteContent | None,
+    snapshot: Snapshot,
+    state: State,
+    added: Mapping[str, Any] | None = None,
+) -> None:
+    """Refuse a plan file whose content changed, or one of whose preconditions no longer holds on the site.
+
+    ``content`` is the content directory as it is now, None when there is none (the plan is applied as saved).
+    Every action's precondition is checked against ``snapshot`` (the site now) and ``state``: an object the action
+    changes or deletes must still exist (a page also still at the live version the plan saw), and an object the
+    action creates must still be absent (``Precondition.absent``). A plan file applied twice, say by a re-run CI
+    job, is so refused instead of creating ``/news-1``, a second group and second copies of every file. An action of
+    a registered kind is checked by the kind's own check against what its observer read now (``added``, by kind:
+    ``cmssync.sync.kinds.observe_planned_kinds``).
+    """
+    if content is not None and plan.content_digest != content.digest():
+        raise PlanError("the plan file is stale: the content changed since it was made; run `cmssync plan` again")
+    if plan.site.rstrip("/") != snapshot.site_url.rstrip("/"):
+        raise PlanError(f"the plan file was made for {plan.site}, not {snapshot.site_url}")
+    for action in plan.actions:
+        problem = stale_added(action, added or {}, state) if is_added(action.kind) else _stale(action, snapshot, state)
+        if problem is not None:
+            raise PlanError(f"the plan file is stale: {action.kind} {action.key} {problem}; run `cmssync plan` again")
+
+
+def _stale(action: Action, snapshot: Snapshot, state: State) -> str | None:
+    """Why ``action``'s precondition no longer holds, or None."""
+    if action.id in snapshot.unreadable:  # its precondition cannot be checked: never written blind
+        return f"cannot be read now: {snapshot.unreadable[action.id]}"
+    condition = action.precondition
+    if condition.absent:
+        found = _present(action, snapshot, state)
+        return f"exists on the site now ({found}), and the plan was made to create it" if found else None
+    if condition.remote_id is None:
+        return None
+    remote = condition.remote_id
+    if action.kind == "page":
+        live = snapshot.pages_by_id.get(int(remote))
+        if live is None:
+            return f"(id {remote}) no longer exists on the site"
+        expected = condition.live_version_id
+        if expected is not None and live.live_version_id != expected:
+            return f"was published since (live version {live.live_version_id}, the plan expected {expected})"
+        return None
+    if action.kind == "file":
+        return _stale_file(action, remote.lower(), snapshot, state)
+    if action.kind == "user" and not any(str(user.id) == remote for user in snapshot.users.values()):
+        return f"(user id {remote}) no longer exists on the site"
+    return None
+
+
+def _stale_file(action: Action, remote: str, snapshot: Snapshot, state: State) -> str | None:
+    """A file action's site file must still exist; an adoption's (the state does not know the path yet) must still
+    be one that holds the plan's bytes and that nothing else claims (observe hashed it again just now)."""
+    live = snapshot.files.get(remote)
+    if live is None:
+        return f"(site file {remote}) no longer exists on the site"
+    if action.op == "delete" or action.file is None or action.key in state.files:
+        return None
+    if live.sha256 != action.file.sha256:
+        return f"was to adopt site file {remote}, which no longer holds its bytes or is now managed as another file"
+    return None
+
+
+def _present(action: Action, snapshot: Snapshot, state: State) -> str | None:
+    """What now stands where ``action`` was planned to create something, described; None if it is still absent."""
+    key = action.key
+    if action.kind == "page":
+        page = snapshot.pages.get(key)
+        return f"page id {page.id}" if page is not None else None
+    if action.kind == "group":
+        group = snapshot.groups.get(key)
+        return f"group id {group.id}" if group is not None else None
+    if action.kind == "user":
+        user = snapshot.users.get(key)
+        return f"user id {user.id}" if user is not None else None
+    record = state.files.get(key)
+    if record is not None and str(record.id).lower() in snapshot.files:
+        return f"site file {str(record.id).lower()}, recorded in the state"
+    form = action.file
+    if form is None:
+        return None
+    managed = {str(r.id).lower() for r in state.files.values()}
+    name = PurePosixPath(key).name
+    adoptable, _same = snapshot.file_to_adopt(name, form.folder_id, form.size, form.sha256, managed)
+    return f"site file {adoptable.id} with the same bytes" if adoptable is not None else None
