@@ -73,7 +73,8 @@ def force_unlock(lock_id: str, directory: Path, yes: bool) -> int:
     "--content",
     "content_dir",
     type=click.Path(file_okay=False, exists=True, path_type=Path),
-    help="The content directory the plan was made from: the HTML report inlines its new images.",
+    help="The content directory the plan was made from: the HTML report inlines its new images from there "
+    "(default: from the bytes the plan file carries).",
 )
 def show(plan_file: Path, output_format: str, content_dir: Path | None) -> int:
     """Render a saved plan file (from plan -o) again; reads no site and needs no credentials."""

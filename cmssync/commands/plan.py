@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
@@ -69,9 +70,16 @@ def check_plan_file_name(directory: Path, plan_file: Path | None, output_format:
 
 
 def render(
-    plan: Plan, output_format: OutputFormat, *, color: bool, content_dir: Path | None = None, compact: bool = False
+    plan: Plan,
+    output_format: OutputFormat,
+    *,
+    color: bool,
+    content_dir: Path | None = None,
+    compact: bool = False,
+    uploads: Mapping[str, bytes] | None = None,
 ) -> str:
-    """The plan in ``output_format``; ``content_dir`` lets the HTML report inline the images of new files."""
+    """The plan in ``output_format``; ``content_dir``, or else ``uploads`` (a plan file's bytes), lets the HTML
+    report inline the images of new files."""
     if output_format == "json":
         return render_json(plan)
     # The markdown and HTML renderers (and the HTML report's templates) are imported only when asked for: most
@@ -83,7 +91,7 @@ def render(
     if output_format == "html":
         from cmssync.render.html_file import html_report
 
-        return html_report(plan, content_dir)
+        return html_report(plan, content_dir, uploads)
     return render_compact(plan, color=color) if compact else render_text(plan, color=color)
 
 

@@ -1,12 +1,14 @@
 """The HTML plan report with the images it inlines.
 
 The renderer (:mod:`cmssync.render.html`) takes the bytes of the images; this reads them. Images of files a plan
-uploads are read from the content directory (``files/PATH``), never from outside it, and only up to the renderer's
-size limit; a missing or refused file shows as a named placeholder in the report.
+uploads are read from the content directory (``files/PATH``), never from outside it, or taken from the bytes a
+saved plan carries, and only up to the renderer's size limit; a missing or refused file shows as a named
+placeholder in the report.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from cmssync.plan.actions import Plan
@@ -34,6 +36,12 @@ def report_files(plan: Plan, content_dir: Path) -> dict[str, bytes]:
     return found
 
 
-def html_report(plan: Plan, content_dir: Path | None) -> str:
-    """The report of ``plan``, with the new images of ``content_dir`` inlined when it is given."""
-    return render_html(plan, files=report_files(plan, content_dir) if content_dir is not None else None)
+def html_report(plan: Plan, content_dir: Path | None, uploads: Mapping[str, bytes] | None = None) -> str:
+    """The report of ``plan``, with the new images of ``content_dir`` inlined when it is given, else those of
+    ``uploads`` (the bytes a plan file carries, by content path)."""
+    if content_dir is not None:
+        return render_html(plan, files=report_files(plan, content_dir))
+    if uploads is not None:
+        wanted = set(files_wanted(plan))
+        return render_html(plan, files={p: b for p, b in uploads.items() if p in wanted and len(b) <= MAX_IMAGE_BYTES})
+    return render_html(plan, files=None)

@@ -28,7 +28,8 @@ from cmssync.sync.apply_pages import apply_page
 from cmssync.sync.engine import Handler
 
 Observer = Callable[[ConcreteClient, Path, State], Awaitable[Any]]
-"""Reads what the site holds of the kind: (client, content directory, state) → the kind's observed objects."""
+"""Reads what the site holds of the kind: (client, content directory, state) → the kind's observed objects. For a
+saved plan's freshness check the directory may not exist (``cmssync.sync.plan_files``): read the site, not it."""
 Planner = Callable[[Path, Any, State], list[Action]]
 """Pure: (content directory, what the observer read, state) → the kind's actions."""
 Stale = Callable[[Action, Any, State], str | None]

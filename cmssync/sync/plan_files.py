@@ -15,6 +15,7 @@ file reads no content directory:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -38,7 +39,7 @@ from cmssync.state.records import State
 from cmssync.sync.kinds import is_added, observe_planned_kinds, stale_added
 from cmssync.sync.observe import observe, read_pages_alone
 from cmssync.sync.planning import pages_to_write
-from cmssync.sync.uploads import SavedBlobs, decode_blobs, encode_blobs
+from cmssync.sync.uploads import SavedBlobs, decode_blob, decode_blobs, encode_blobs, uploads
 from cmssync.sync.workspace import Workspace
 
 
@@ -56,8 +57,19 @@ def write_plan_file(plan: Plan, path: Path, content: SiteContent | None = None) 
 
 
 def read_plan_file(path: Path) -> Plan:
-    """The plan a plan file holds (``show``: its bytes are not read)."""
+    """The plan a plan file holds, without its bytes."""
     return _read(path)[0]
+
+
+def read_plan_uploads(path: Path) -> tuple[Plan, dict[str, bytes]]:
+    """The plan a plan file holds and the bytes it uploads by content path (``show`` inlines new images from
+    them); bytes that do not match the plan's hash are left out, never shown."""
+    plan, encoded = _read(path)
+    found: dict[str, bytes] = {}
+    for key, form in uploads(plan):
+        with contextlib.suppress(PlanError):
+            found[key] = decode_blob(key, form, encoded, path)
+    return plan, found
 
 
 def _read(path: Path) -> tuple[Plan, dict[str, str]]:

@@ -21,7 +21,7 @@ from typing import Protocol
 from cmssync.content.layout import link_problem
 from cmssync.content.site import SiteContent
 from cmssync.errors import ContentError, PlanError, Problem
-from cmssync.plan.actions import Action, Plan
+from cmssync.plan.actions import Plan
 from cmssync.plan.asset_forms import FileForm
 
 UPLOADS = ("create", "replace")
@@ -58,9 +58,9 @@ class SavedBlobs:
         return self.blobs[form.sha256]
 
 
-def uploads(plan: Plan) -> list[Action]:
-    """The plan's file actions that send bytes."""
-    return [a for a in plan.actions if a.kind == "file" and a.op in UPLOADS and a.file is not None]
+def uploads(plan: Plan) -> list[tuple[str, FileForm]]:
+    """The content paths and forms of the plan's file actions that send bytes."""
+    return [(a.key, a.file) for a in plan.actions if a.kind == "file" and a.op in UPLOADS and a.file is not None]
 
 
 def sha256_of(data: bytes) -> str:
@@ -71,39 +71,38 @@ def encode_blobs(plan: Plan, content: SiteContent | None) -> dict[str, str]:
     """The plan file's ``blobs``: the bytes of each upload, base64, keyed by their SHA-256, read from ``content``
     and checked against the hash the plan was made with (a file changed since is refused, not saved)."""
     blobs: dict[str, str] = {}
-    for action in uploads(plan):
-        assert action.file is not None
+    for path, form in uploads(plan):
         if content is None:
-            raise ValueError(f"file {action.key}: a plan that uploads bytes is saved with its content")
-        files = ContentFiles(content)
-        if action.file.sha256 in blobs:
+            raise ValueError(f"file {path}: a plan that uploads bytes is saved with its content")
+        if form.sha256 in blobs:
             continue
-        data = files.source(action.key, action.file).read_bytes()
-        if sha256_of(data) != action.file.sha256:
-            raise PlanError(f"files/{action.key} changed while the plan was made; run `cmssync plan` again")
-        blobs[action.file.sha256] = base64.b64encode(data).decode("ascii")
+        data = ContentFiles(content).source(path, form).read_bytes()
+        if sha256_of(data) != form.sha256:
+            raise PlanError(f"files/{path} changed while the plan was made; run `cmssync plan` again")
+        blobs[form.sha256] = base64.b64encode(data).decode("ascii")
     return blobs
 
 
 def decode_blobs(plan: Plan, encoded: Mapping[str, str], where: Path) -> SavedBlobs:
-    """The bytes of every upload of ``plan`` from a plan file's ``blobs``, each checked against its SHA-256;
-    ``PlanError`` naming the file when one is missing, not base64, or not the bytes the plan was made with."""
-    blobs: dict[str, bytes] = {}
-    for action in uploads(plan):
-        assert action.file is not None
-        wanted = action.file.sha256
-        text = encoded.get(wanted)
-        if text is None:
-            raise PlanError(f"{where}: the plan file holds no bytes for file {action.key} ({wanted}); nothing applied")
-        try:
-            data = base64.b64decode(text, validate=True)
-        except (binascii.Error, ValueError):
-            raise PlanError(f"{where}: the bytes of file {action.key} are not base64; nothing applied") from None
-        found = sha256_of(data)
-        if found != wanted:
-            raise PlanError(
-                f"{where}: the bytes of file {action.key} do not match the plan ({wanted}, the bytes hash to "
-                f"{found}): the plan file was altered or damaged; nothing applied"
-            )
-        blobs[wanted] = data
-    return SavedBlobs(blobs)
+    """The bytes of every upload of ``plan`` from a plan file's ``blobs``, each checked (:func:`decode_blob`)."""
+    return SavedBlobs({form.sha256: decode_blob(path, form, encoded, where) for path, form in uploads(plan)})
+
+
+def decode_blob(path: str, form: FileForm, encoded: Mapping[str, str], where: Path) -> bytes:
+    """The bytes the plan uploads for the content file ``path``, from a plan file's ``blobs``; ``PlanError`` naming
+    the file when they are missing, not base64, or not the bytes the plan was made with (``form.sha256``)."""
+    wanted = form.sha256
+    text = encoded.get(wanted)
+    if text is None:
+        raise PlanError(f"{where}: the plan file holds no bytes for file {path} ({wanted}); nothing applied")
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise PlanError(f"{where}: the bytes of file {path} are not base64; nothing applied") from None
+    found = sha256_of(data)
+    if found != wanted:
+        raise PlanError(
+            f"{where}: the bytes of file {path} do not match the plan ({wanted}, the bytes hash to "
+            f"{found}): the plan file was altered or damaged; nothing applied"
+        )
+    return data

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from cmssync.cli import main
 from cmssync.commands.apply import run_apply
+from cmssync.content.loader import load_content
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan
+from cmssync.plan.asset_forms import FileForm
 from cmssync.sync.applying import ApplyRequest
 from cmssync.sync.plan_files import write_plan_file
 from cmssync.sync.planning import make_plan
+from cmssync.sync.uploads import sha256_of
 from tests.report.markup import read
 from tests.report.scenario import png, workspace
 
@@ -83,6 +88,29 @@ def test_show_html_inlines_new_images_from_the_content_dir(
     assert main(["show", str(plan_file), "--format", "html", "--content", str(content)]) == 0
     inlined = read(capsys.readouterr().out).data["images"]
     assert inlined["images/new.png"].startswith("data:image/png;base64,")
+
+
+def test_show_html_inlines_new_images_from_the_plan_file_s_own_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    image = png(4, 4, (0, 128, 0))
+    form = FileForm(sha256=sha256_of(image), size=len(image))
+    upload = Action(kind="file", key="images/new.png", op="create", file=form)
+    plan = PLAN.model_copy(update={"actions": (upload, *PLAN.actions[1:])})
+    content = tmp_path / "site"
+    (content / "files/images").mkdir(parents=True)
+    (content / "files/images/new.png").write_bytes(image)
+    (content / "cmssync.yaml").write_text("site: {url: 'https://www.example.org'}\n")
+    saved = tmp_path / "plan.json"
+    write_plan_file(plan, saved, load_content(content))
+    shutil.rmtree(content)
+    assert main(["show", str(saved), "--format", "html"]) == 0
+    assert read(capsys.readouterr().out).data["images"]["images/new.png"].startswith("data:image/png;base64,")
+    document = json.loads(saved.read_text())
+    document["blobs"][form.sha256] = base64.b64encode(png(4, 4, (255, 0, 0))).decode()  # not the reviewed bytes
+    saved.write_text(json.dumps(document))
+    assert main(["show", str(saved), "--format", "html"]) == 0
+    assert read(capsys.readouterr().out).data["images"]["images/new.png"].startswith("data:image/svg+xml")
 
 
 def test_show_refuses_what_is_not_a_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
