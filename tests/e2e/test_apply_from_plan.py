@@ -131,3 +131,14 @@ def test_a_tampered_upload_is_refused_before_anything_is_written(
     assert "the plan file was altered or damaged; nothing applied" in str(refused.value)
     assert len(raw.all("/files")) == files
     assert raw.page_by_path("/news") is None
+
+
+def test_an_unset_password_variable_is_refused_as_in_a_plain_apply(
+    example: Site, planned: Path, raw: RawSite, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.rmtree(example.root)
+    monkeypatch.delenv("LEE_PASSWORD")
+    assert main(["apply", str(example.root), str(planned)]) == 1
+    err = capsys.readouterr().err
+    assert "users.yaml:9:3: user 'lee.writer': environment variable LEE_PASSWORD is not set" in err
+    assert raw.page_by_path("/news") is None  # checked before the first write
