@@ -10,6 +10,7 @@ equality, so a spec loaded from a reformatted file equals the one loaded before.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import (
@@ -26,6 +27,7 @@ from pydantic import (
 from cmssync.content.paths import HANDLE, MAX_NAME, check_username
 from cmssync.content.text import EnvRef, Text
 from cmssync.errors import Problem
+from cmssync.memory import SharedFieldsModel
 
 
 def _handle(value: str) -> str:
@@ -114,10 +116,10 @@ AttributeValue = Annotated[
 ]
 
 
-class Location(BaseModel):
-    """Where a spec is written: a content-relative POSIX path and a 1-based position (1:1 for a whole file)."""
-
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a spec is written: a content-relative POSIX path and a 1-based position (1:1 for a whole file). A slotted
+    dataclass, not a model: every page holds one (~70 bytes instead of ~470)."""
 
     file: str
     line: int = 1
@@ -130,8 +132,9 @@ class Location(BaseModel):
         return f"{self.file}:{self.line}:{self.column}"
 
 
-class Spec(BaseModel):
-    """Base of the content models: unknown keys are errors, values are frozen, equality ignores the source."""
+class Spec(SharedFieldsModel):
+    """Base of the content models: unknown keys are errors, values are frozen, equality ignores the source; equal
+    sets of given fields are one object (:mod:`cmssync.memory`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 

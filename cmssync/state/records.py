@@ -34,11 +34,13 @@ Not thread-safe for mutation: change a ``State`` and save it from one thread (th
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Final, Literal, Self
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -51,6 +53,7 @@ from pydantic import (
 )
 
 from cmssync.errors import StateError
+from cmssync.memory import SharedFieldsModel, shared
 from cmssync.secrets import url_without_credentials
 from cmssync.state.keyring import KeyRing, keyed_digest
 
@@ -88,7 +91,9 @@ def migrate_document(raw: dict[str, Any], where: str) -> dict[str, Any]:
     return raw
 
 
-class _Record(BaseModel):
+class _Record(SharedFieldsModel):
+    """A frozen record; equal sets of given fields are one object (:mod:`cmssync.memory`)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     def evolve(self, **changes: Any) -> Self:
@@ -105,7 +110,8 @@ class AreaBase(_Record):
     for a kept block), and the digest of those values. The live area projected on the same shape gives the same
     digest until someone edits it (``cmssync.plan.conflicts``)."""
 
-    shape: tuple[tuple[str, ...], ...] = ()
+    shape: Annotated[tuple[tuple[str, ...], ...], AfterValidator(shared)] = ()
+    """One object for equal shapes (most areas of a site are alike: :func:`cmssync.memory.shared`)."""
     digest: Digest
 
 
@@ -334,7 +340,16 @@ def _canonical_url(url: str) -> str:
 
 def validated_state(raw: dict[str, Any], where: str) -> State:
     """A migrated state document as a :class:`State` (every backend reads through this), or a ``StateError`` naming
-    ``where`` and the first five problems."""
+    ``where`` and the first five problems.
+
+    The page records are validated first, one at a time, each taking its plain dict's place in ``raw`` as it is
+    made: the document's dicts are freed as the records grow, instead of the whole document and all the records
+    being held at once. A record that is not valid stays a dict, for the whole document's validation to report."""
+    pages = raw.get("pages")
+    if isinstance(pages, dict):
+        for path, record in pages.items():
+            with contextlib.suppress(ValidationError):
+                pages[path] = PageRecord.model_validate(record)
     try:
         return State.model_validate(raw)
     except ValidationError as exc:

@@ -27,6 +27,7 @@ from typing import Any
 
 from cmssync.errors import StateError, StateLockedError
 from cmssync.fileio import TEMP_SUFFIX, write_atomically
+from cmssync.memory import give_back_freed_memory
 from cmssync.state.journal import Entry, JournalWriter, journal_path, read_journal, replay
 from cmssync.state.keyring import KeyRing
 from cmssync.state.records import FORMAT_VERSION, KIND_PREFIX, State, migrate_document, validated_state
@@ -134,6 +135,7 @@ class StateStore:
             self._journal_lines = len(entries)
             self._snapshot_written = data is not None
             state = State() if data is None and not entries else self._parse(data, entries)
+            give_back_freed_memory()  # what parsing the document took (cmssync.memory)
             state._keyring = KeyRing(self.key_path)
             state._changes.clear()
             self._tracked = state

@@ -13,6 +13,8 @@ block values normalized against the site's address so they compare with the cont
 
 from __future__ import annotations
 
+import sys
+
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PendingDeletion
 from cmssync.api.models import Page
@@ -59,13 +61,15 @@ async def read_page(
 
 def to_live_page(page: Page, live_version_id: int | None, base_url: str, *, batched: bool = False) -> LivePage:
     """The planner's view of a page read, every area listed: sub-areas of layouts and containers
-    (``Main : 10 : Title``) are areas like the others (:mod:`cmssync.plan.subareas` says which can be written)."""
+    (``Main : 10 : Title``) are areas like the others (:mod:`cmssync.plan.subareas` says which can be written).
+
+    The strings that most pages share (block types, page type and template, version dates) are interned: a
+    10,000-page site held ~80,000 copies of them."""
     areas = {
         area.name: tuple(
-            LiveBlock(
-                block.id, block.type or "", normalize_block_value(block.type or "", block.value, base_url=base_url)
-            )
+            LiveBlock(block.id, kind, normalize_block_value(kind, block.value, base_url=base_url))
             for block in area.blocks
+            for kind in (sys.intern(block.type or ""),)
         )
         for area in page.areas or []
     }
@@ -77,14 +81,18 @@ def to_live_page(page: Page, live_version_id: int | None, base_url: str, *, batc
         path=page.url_path,
         name=page.name or "",
         description=page.description or "",
-        type=page.type,
-        template=page.template,
+        type=_interned(page.type),
+        template=_interned(page.template),
         attributes=attributes,
         attribute_types=types,
         areas=areas,
         live_version_id=live_version_id,
         recent_version_id=version.id if version else None,
-        publish_end_date=normalize_date(version.publish_end_date) if version else None,
-        recent_version_created=normalize_date(version.date_created) if version else None,
+        publish_end_date=_interned(normalize_date(version.publish_end_date)) if version else None,
+        recent_version_created=_interned(normalize_date(version.date_created)) if version else None,
         batched=batched,
     )
+
+
+def _interned(text: str | None) -> str | None:
+    return None if text is None else sys.intern(text)

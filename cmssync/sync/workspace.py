@@ -21,6 +21,7 @@ from cmssync.content.passwords import resolve_password
 from cmssync.content.site import SiteContent
 from cmssync.content.yamlsource import ParseCache
 from cmssync.errors import ConfigError, ContentError, StateError
+from cmssync.memory import give_back_freed_memory
 from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
@@ -121,12 +122,8 @@ def open_workspace(
         if not missing_ok:
             raise ConfigError(f"content directory {directory} does not exist")
         return _without_content(directory, overrides, any_site, lock_timeout)
-    derived = derived_cache_dir(directory)  # never inside the content or the state (usercache.py)
-    cache = derived / "file-hashes.json" if derived is not None else None
-    if parse_cache is None and derived is not None:
-        key = cache_key()
-        parse_cache = ParseCache(directory=derived, key=key) if key is not None else None
-    content = load_content(directory, hash_cache=cache, overrides=overrides, parse_cache=parse_cache)
+    content = _load_content(directory, overrides, parse_cache)
+    give_back_freed_memory()  # the load's working set, the parse cache's entries included (cmssync.memory)
     settings = content.settings
     if not settings.site.url:
         raise ConfigError(f"no site to talk to: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
@@ -143,6 +140,15 @@ def _without_content(
     content = SiteContent(root=directory, settings=settings, pages={}, files={}, users={}, groups={})
     store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
     return Workspace(directory, content, settings, store, any_site=any_site, has_content=False)
+
+
+def _load_content(directory: Path, overrides: Mapping[str, Any] | None, parse_cache: ParseCache | None) -> SiteContent:
+    derived = derived_cache_dir(directory)  # never inside the content or the state (usercache.py)
+    cache = derived / "file-hashes.json" if derived is not None else None
+    if parse_cache is None and derived is not None:
+        key = cache_key()
+        parse_cache = ParseCache(directory=derived, key=key) if key is not None else None
+    return load_content(directory, hash_cache=cache, overrides=overrides, parse_cache=parse_cache)
 
 
 def open_state(

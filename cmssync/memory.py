@@ -1,0 +1,72 @@
+"""Memory held per object on a large site: one object for equal immutable parts, and freed memory given back.
+
+pydantic gives every model instance a set of the field names it was given (``__pydantic_fields_set__``, 216 bytes
+even for one name); a site of 10,000 pages holds some 150,000 of them (the page specs with their blocks, the
+state's records), nearly all equal. A frozen model never changes its set in place (pydantic refuses the assignment
+first, and a copy gets a set of its own), so equal sets can be one object: :func:`share_fields_set`, applied when a
+model is validated or unpickled (:class:`SharedFieldsModel`). :func:`shared` does the same for any equal hashable
+immutable values (the state's area shapes: ten strings in six tuples a page, all alike). Both tables keep what they
+were given for the life of the process: one entry per distinct value, which a site has few of, not one per object.
+
+:func:`give_back_freed_memory`: loading the content and the state frees a working set as large as what they keep
+(the parse cache's entries, the state's text parsed by pydantic-core). The C allocator keeps such memory for later
+``malloc`` calls, but Python's objects come from arenas of their own, so the rest of a run could not reuse it and
+the process's peak grew by it; glibc's ``malloc_trim`` returns it to the system (a few milliseconds).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from collections.abc import Callable, Hashable
+from typing import Any, Self, TypeVar
+
+from pydantic import BaseModel, model_validator
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+_VALUES: dict[Hashable, Any] = {}
+
+T = TypeVar("T", bound=Hashable)
+
+
+def shared(value: T) -> T:
+    """The one object equal to the hashable, immutable ``value`` (``value`` itself the first time)."""
+    found: T = _VALUES.setdefault(value, value)
+    return found
+
+
+def share_fields_set(model: BaseModel) -> None:
+    """Give the frozen ``model`` the one set of field names equal to its own."""
+    names = model.__pydantic_fields_set__
+    found = _FIELDS_SETS.setdefault(frozenset(names), names)
+    if found is not names:
+        object.__setattr__(model, "__pydantic_fields_set__", found)
+
+
+class SharedFieldsModel(BaseModel):
+    """A frozen model whose set of given field names is shared with its equals (see the module docstring)."""
+
+    @model_validator(mode="after")
+    def _share_fields_set(self) -> Self:
+        share_fields_set(self)
+        return self
+
+    def __setstate__(self, state: dict[Any, Any]) -> None:
+        super().__setstate__(state)
+        share_fields_set(self)
+
+
+def give_back_freed_memory() -> None:
+    """Return the C allocator's free memory to the system (glibc; elsewhere nothing)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim  # the process's own symbols: libc's
+    except (OSError, AttributeError, TypeError):  # not glibc (musl, macOS): nothing to do
+        return None
+    return trim
