@@ -15,6 +15,7 @@ thread-safe); ``tempfile.mkstemp`` would make every file 0600, unreadable to a c
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import shutil
@@ -44,6 +45,29 @@ def copy_atomically(source: Path, path: Path, *, durable: bool = True) -> None:
     """Replace ``path`` with a copy of ``source`` (streamed), with the permissions :func:`write_atomically` gives."""
     with source.open("rb") as reader:
         _replace(path, lambda handle: shutil.copyfileobj(reader, handle, 1 << 20), mode=None, durable=durable)
+
+
+def move_atomically(source: Path, path: Path, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``source`` by a rename (no byte is copied; ``source`` is gone), with the permissions
+    :func:`write_atomically` gives; by a copy when they are on different file systems (``source`` then stays)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        fd, temp = _create_temp(path)  # the mode the umask gives a new file, without reading the umask
+        mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        os.close(fd)
+        os.unlink(temp)
+    os.chmod(source, mode)
+    try:
+        os.replace(source, path)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        copy_atomically(source, path, durable=durable)
+        return
+    if durable:
+        fsync_directory(path.parent)
 
 
 def _replace(path: Path, fill: Callable[[BinaryIO], object], *, mode: int | None, durable: bool) -> None:

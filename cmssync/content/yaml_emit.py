@@ -14,6 +14,7 @@ every page of the every-block-type site.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -25,6 +26,11 @@ WIDTH = 4096
 _ROOM = WIDTH - 96
 """A line this fast path writes stays below this column, where ruamel would start to fold a scalar."""
 _STR_TAG = "tag:yaml.org,2002:str"
+_PLAIN = re.compile(r"(?:<[A-Za-z/]|[a-eg-mp-su-xzA-EG-MP-SU-XZ])[ -\"$-9;-~]*(?<! )")
+"""Strings ruamel writes plain in block context: printable ASCII without ``#`` or ``:``, not ending with a space,
+starting with a letter no implicit type begins with (``true``, ``null``, ``no``, ``on``…; YAML 1.1's too) or with an
+HTML tag (``<`` alone matters only as the merge key ``<<``). ``tests/content/test_yaml_emit.py`` checks it against
+ruamel's own analysis."""
 _BREAKS = "\n\r\x85\u2028\u2029"
 _ESCAPES = {
     "\0": "0", "\x07": "a", "\x08": "b", "\t": "t", "\n": "n", "\x0b": "v", "\x0c": "f", "\r": "r", "\x1b": "e",
@@ -171,6 +177,8 @@ def _string(value: str, *, key: bool, flow: bool) -> str:
     else single-quoted, else double-quoted (``Emitter.choose_scalar_style`` for an unstyled ``str`` scalar)."""
     if value == "":
         return "''"
+    if not key and not flow and _PLAIN.fullmatch(value):
+        return value  # most texts: what ruamel's analysis and resolver would find, without asking them
     analysis = _ANALYZE(value)
     plain = str(_RESOLVE(ScalarNode, value, (True, False))) == _STR_TAG
     if (

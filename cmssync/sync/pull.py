@@ -26,6 +26,7 @@ one), select and file attributes (the API sets them by numeric option or file id
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from collections.abc import Callable, Collection, Mapping
@@ -50,7 +51,7 @@ from cmssync.state.backends import StateBackend, holding_lock, open_state_backen
 from cmssync.state.records import PageRecord, State
 from cmssync.sync.observe_pages import PageProgress, observe_progress
 from cmssync.sync.page_read import to_live_page
-from cmssync.sync.pull_assets import pull_files, pull_users_and_groups
+from cmssync.sync.pull_assets import pull_files
 from cmssync.sync.pull_config import starter_config
 from cmssync.sync.pull_merge import keep_explicit, merge_page
 from cmssync.sync.pull_page_form import (
@@ -61,10 +62,11 @@ from cmssync.sync.pull_page_form import (
     placeholder_note,
     stack_data,
 )
-from cmssync.sync.pull_record import record_pulled
+from cmssync.sync.pull_record import record_pulled, staged_form
 from cmssync.sync.pull_scope import PullScope, pull_scope
 from cmssync.sync.pull_stacks import find_stacks
-from cmssync.sync.pull_tree import read_tree
+from cmssync.sync.pull_tree import read_page_map, read_tree
+from cmssync.sync.pull_users import pull_users_and_groups
 from cmssync.sync.pull_writes import Kind, Pulled, PulledPage, Staged, discard_staging, settle, staging_directory
 
 
@@ -138,64 +140,73 @@ async def _read_site(
     only: tuple[str, ...],
     scope: PullScope,
 ) -> None:
-    base_url = client.base_url
-    if not only:
-        await pull_files(client, root, settings, state, result, scope)
-        await pull_users_and_groups(client, root, state, result, scope)
-    file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
-    links = FileLinks(base_url, file_urls)  # once: per page it cost pages x files
-    uuids = {file.id.lower(): path for path, (file, _spec) in result.files.items()}
-    ids = result.page_ids  # filled by the walk
-    resolve = Resolver(
-        file_urls=file_urls, file_ids={p: f.id for p, (f, _) in result.files.items()}, page_ids=ids, strict=False
-    )
-    wanted = set(only)
-    to_merge: list[Page] = []
-    not_taken: list[str] = []
+    # Read while files and users are: the flat page list (a chain of list pages) and the site's home page id.
+    page_map = None if only else asyncio.ensure_future(read_page_map(client))
+    site = asyncio.ensure_future(client.default_site(includes=()))
+    try:
+        base_url = client.base_url
+        if not only:
+            await pull_files(client, root, settings, state, result, scope)
+            await pull_users_and_groups(client, root, state, result, scope)
+        file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
+        links = FileLinks(base_url, file_urls)  # once: per page it cost pages x files
+        uuids = {file.id.lower(): path for path, (file, _spec) in result.files.items()}
+        ids = result.page_ids  # filled by the walk
+        resolve = Resolver(
+            file_urls=file_urls, file_ids={p: f.id for p, (f, _) in result.files.items()}, page_ids=ids, strict=False
+        )
+        wanted = set(only)
+        to_merge: list[Page] = []
+        not_taken: list[str] = []
 
-    pages_read = PageProgress(observe_progress.get())  # the command's display: pages read so far
+        pages_read = PageProgress(observe_progress.get())  # the command's display: pages read so far
 
-    def stage(pages: list[Page]) -> None:
-        pages_read.done(len(pages))
-        for page in pages:
-            path = page.url_path
-            if wanted and path not in wanted:
-                continue
-            if not writer.page_file(root, path).is_file():
-                if not wanted and not scope.takes("page"):
-                    not_taken.append(path)
+        def stage(pages: list[Page]) -> None:
+            pages_read.done(len(pages))
+            for page in pages:
+                path = page.url_path
+                if wanted and path not in wanted:
                     continue
-                _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope)
-            else:
-                to_merge.append(page)
+                if not writer.page_file(root, path).is_file():
+                    if not wanted and not scope.takes("page"):
+                        not_taken.append(path)
+                        continue
+                    _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope)
+                else:
+                    to_merge.append(page)
 
-    home_id = (await client.default_site(includes=())).home_page_id or 1
-    tree = await read_tree(client, home_id, stage, wanted=wanted)
-    pages_read.finish()
-    ids.update(tree.ids)
-    result.notes += _moved_on_the_site(root, state, tree.ids, wanted)
-    result.read_alone = dict(tree.alone)
-    if not_taken:
-        result.not_taken["page"] = not_taken
-    if not wanted or any(is_stack_path(path) for path in wanted):
-        named = [record.id for path, record in state.pages.items() if is_stack_path(path)]
-        probe = scope.takes("stack") or bool(wanted)
-        stacks, unread = await find_stacks(client, set(ids.values()), named, probe=probe)
-        result.skipped += unread
-        for stack in stacks:
-            path = stack.url_path
-            ids[path] = stack.id
-            if wanted and path not in wanted:
-                continue
-            if writer.page_file(root, path).is_file():
-                to_merge.append(stack)
-            elif wanted or scope.takes("stack"):
-                _stage_page(stack, root, state, result, resolve, base_url, links, uuids, scope)
-            else:
-                result.not_taken.setdefault("stack", []).append(path)
-    result.skipped += [f"page {path}: not found on the site" for path in sorted(wanted - set(ids))]
-    for page in to_merge:
-        _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope)
+        home_id = (await site).home_page_id or 1
+        tree = await read_tree(client, home_id, stage, wanted=wanted, page_map=page_map)
+        pages_read.finish()
+        ids.update(tree.ids)
+        result.notes += _moved_on_the_site(root, state, tree.ids, wanted)
+        result.read_alone = dict(tree.alone)
+        if not_taken:
+            result.not_taken["page"] = not_taken
+        if not wanted or any(is_stack_path(path) for path in wanted):
+            named = [record.id for path, record in state.pages.items() if is_stack_path(path)]
+            probe = scope.takes("stack") or bool(wanted)
+            stacks, unread = await find_stacks(client, set(ids.values()), named, probe=probe)
+            result.skipped += unread
+            for stack in stacks:
+                path = stack.url_path
+                ids[path] = stack.id
+                if wanted and path not in wanted:
+                    continue
+                if writer.page_file(root, path).is_file():
+                    to_merge.append(stack)
+                elif wanted or scope.takes("stack"):
+                    _stage_page(stack, root, state, result, resolve, base_url, links, uuids, scope)
+                else:
+                    result.not_taken.setdefault("stack", []).append(path)
+        result.skipped += [f"page {path}: not found on the site" for path in sorted(wanted - set(ids))]
+        for page in to_merge:
+            _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope)
+    finally:
+        early = [task for task in (page_map, site) if task is not None]
+        for task in early:
+            task.cancel()
+        await asyncio.gather(*early, return_exceptions=True)
 
 
 def _stage_page(
@@ -244,7 +255,7 @@ def _stage_page(
             result.local_edits[path] = pending
         notes, placeholders = _written_placeholders(path, data, notes, placeholders)
     try:
-        PageSpec.model_validate(data)
+        spec = PageSpec.model_validate(data)
     except ValidationError as exc:
         result.skipped.append(f"page {path}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}")
         return
@@ -262,7 +273,8 @@ def _stage_page(
     clean = _page_clean(path, state, resolve, base_url)
     kind: Kind = "stack" if is_stack_path(path) else "page"
     result.staged.append(Staged(kind, path, target, text=writer.render_yaml(target, data), clean=clean))
-    result.pages[path] = PulledPage(page.id, page.version.id if page.version else None)
+    form = staged_form(spec, path, resolve, base_url)
+    result.pages[path] = PulledPage(page.id, page.version.id if page.version else None, form)
 
 
 def _moved_on_the_site(root: Path, state: State, ids: Mapping[str, int], wanted: set[str]) -> list[str]:

@@ -1,19 +1,20 @@
-"""``cmssync pull`` of files, users and groups: read from the site and staged (``cmssync.sync.pull_writes``).
+"""``cmssync pull`` of files: read from the site and staged (``cmssync.sync.pull_writes``).
 
-Files are downloaded into ``.cmssync/pull-staging/`` and hashed there; the asset and its sidecar are staged for the
-content directory. A file whose bytes cannot be downloaded (its public URL answers 404, 403 or something that is not
-the file) is skipped with a note, and the rest of the site is pulled. Folders are written by path, known only for the
-ids ``folders:`` in cmssync.yaml names (the API shows ids alone); files in other folders get no ``folder:`` (an
-existing sidecar's ``folder:`` is kept), so their folder is left alone rather than pinned to an id. An existing
-sidecar keeps its explicit ``description: ""`` and ``tags: []``. Users (never the super admin, never a password) go
-to ``users.yaml``, groups to ``groups.yaml``; their state records are handed back, to be recorded only when the file
-is written.
+Files are downloaded into ``.cmssync/pull-staging/`` and hashed there — the downloads started at once, as many in
+flight as the client's concurrency allows (:class:`_Downloads`), each file's outcome taken in the site's order — and
+the asset and its sidecar are staged for the content directory. A file whose bytes cannot be downloaded (its public
+URL answers 404, 403 or something that is not the file) is skipped with a note, and the rest of the site is pulled.
+Folders are written by path, known only for the ids ``folders:`` in cmssync.yaml names (the API shows ids alone);
+files in other folders get no ``folder:`` (an existing sidecar's ``folder:`` is kept), so their folder is left alone
+rather than pinned to an id. An existing sidecar keeps its explicit ``description: ""`` and ``tags: []``. Users and
+groups: ``cmssync.sync.pull_users``.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -21,14 +22,15 @@ from pydantic import ValidationError
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PermissionDenied, UnexpectedResponse
+from cmssync.api.limiter import deferred
 from cmssync.api.models import File
 from cmssync.config import Settings, folder_path
 from cmssync.content import writer
 from cmssync.content.files import FileSpec, HashCache
-from cmssync.content.models import FileSidecar, Location, UserSpec
+from cmssync.content.models import FileSidecar, Location
 from cmssync.errors import one_line
-from cmssync.plan.asset_forms import desired_file_meta, file_digest, user_digest
-from cmssync.state.records import GroupRecord, State, UserRecord
+from cmssync.plan.asset_forms import desired_file_meta, file_digest
+from cmssync.state.records import State
 from cmssync.sync.observe import unreliable_list_warning
 from cmssync.sync.pull_scope import PullScope
 from cmssync.sync.pull_writes import Pulled, Staged, sha256_of
@@ -37,7 +39,6 @@ from cmssync.sync.pull_writes import Pulled, Staged, sha256_of
 async def pull_files(
     client: ConcreteClient, root: Path, settings: Settings, state: State, result: Pulled, scope: PullScope
 ) -> None:
-    folder_paths = {folder_id: path for path, folder_id in settings.folders.items()}
     listed = [file async for file in client.iter_files()]
     warning = unreliable_list_warning("files", [file.date_added for file in listed])
     if warning is not None:
@@ -49,30 +50,88 @@ async def pull_files(
         state.files.items(), key=lambda item: PurePosixPath(item[0]).name != names.get(str(item[1].id).lower())
     ):
         bound.setdefault(str(record.id).lower(), bound_path)
-    seen = set(bound.values())
     # Bound files first, so that a free name is never one a bound file holds.
-    for number, file in sorted(enumerate(listed), key=lambda item: item[1].id.lower() not in bound):
+    order = sorted(enumerate(listed), key=lambda item: item[1].id.lower() not in bound)
+    assert result.staging is not None
+    async with _Downloads(client) as downloads:
+        for number, file in order:  # every download the walk below is sure to make, started at once
+            url_name = PurePosixPath((file.url or "").split("?")[0]).name
+            if url_name and one_line(url_name) == url_name and (file.id.lower() in bound or scope.takes("file")):
+                downloads.start(file, result.staging / f"{number}-{url_name}")
+        walk = _FileWalk(root, settings, state, result, scope, downloads, bound)
+        for number, file in order:
+            await walk.stage(number, file)
+    _note_unnamed_folders(result)
+
+
+class _Downloads:
+    """Downloads started ahead of the walk that uses them (as many in flight as the client's limiter allows); a
+    download not started ahead is made when asked for. Leaving the block waits for (or cancels) what is left."""
+
+    def __init__(self, client: ConcreteClient) -> None:
+        self.client = client
+        self.started: dict[Path, asyncio.Future[int]] = {}
+
+    async def __aenter__(self) -> _Downloads:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for task in self.started.values():
+            task.cancel()
+        await asyncio.gather(*self.started.values(), return_exceptions=True)
+
+    def start(self, file: File, staged: Path) -> None:
+        with deferred():  # behind the list walks read meanwhile (the page list: ``cmssync.sync.pull``)
+            self.started[staged] = asyncio.ensure_future(self.client.download_file(file, staged))
+
+    async def fetch(self, file: File, staged: Path) -> None:
+        """``file``'s bytes in ``staged`` (a started download's failure is raised here)."""
+        task = self.started.pop(staged, None)
+        await (task if task is not None else self.client.download_file(file, staged))
+
+
+@dataclass
+class _FileWalk:
+    """What staging the site's files one by one shares: paths bound to site files and paths taken so far."""
+
+    root: Path
+    settings: Settings
+    state: State
+    result: Pulled
+    scope: PullScope
+    downloads: _Downloads
+    bound: dict[str, str]
+    seen: set[str] = field(init=False)
+    folder_paths: dict[int, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.seen = set(self.bound.values())
+        self.folder_paths = {folder_id: path for path, folder_id in self.settings.folders.items()}
+
+    async def stage(self, number: int, file: File) -> None:
+        """Stage one listed file (its asset and sidecar), or say why not."""
+        root, settings, state, result, scope = self.root, self.settings, self.state, self.result, self.scope
         url_name = PurePosixPath((file.url or "").split("?")[0]).name
         if not url_name:
             result.skipped.append(f"file {file.id}: it has no public URL")
-            continue
+            return
         if one_line(url_name) != url_name:  # the content cannot hold that name (the loader refuses it)
             result.skipped.append(f"file {one_line(url_name)} (id {file.id}): its name holds a control character")
-            continue
-        folder = folder_paths.get(file.folder) if file.folder is not None else None
+            return
+        folder = self.folder_paths.get(file.folder) if file.folder is not None else None
         named = f"{folder.strip('/')}/{url_name}" if folder and folder != "/" else url_name
         assert result.staging is not None
         staged = result.staging / f"{number}-{url_name}"
-        path = bound.get(file.id.lower())
+        path = self.bound.get(file.id.lower())
         was = PurePosixPath(state.files[path].url.split("?")[0]).name if path is not None else url_name
         if was and was != url_name:
             result.notes.append(f"file {path}: renamed on the site, from {was} to {url_name}; still bound to {path}")
         if path is None:
-            path = await _free_path(client, file, staged, root, named, seen, result, scope)
+            path = await _free_path(self.downloads, file, staged, root, named, self.seen, result, scope)
             if path is None:
-                continue
-        elif not await _download(client, file, staged, path, result):
-            continue
+                return
+        elif not await _download(self.downloads, file, staged, path, result):
+            return
         if file.folder is not None and folder is None:
             result.unnamed_folders[file.folder] = result.unnamed_folders.get(file.folder, 0) + 1
         target = root / "files" / path
@@ -113,6 +172,9 @@ async def pull_files(
             source=Location(file=path),
         )
         result.files[path] = (file, spec)
+
+
+def _note_unnamed_folders(result: Pulled) -> None:
     if result.unnamed_folders:
         ids = ", ".join(
             f"{folder_id} ({count} file{'s' if count > 1 else ''})"
@@ -126,7 +188,7 @@ async def pull_files(
 
 
 async def _free_path(
-    client: ConcreteClient,
+    downloads: _Downloads,
     file: File,
     staged: Path,
     root: Path,
@@ -141,7 +203,7 @@ async def _free_path(
     local = root / "files" / named
     downloaded = named not in seen and local.is_file()
     if downloaded:
-        if not await _download(client, file, staged, named, result):
+        if not await _download(downloads, file, staged, named, result):
             return None
         if sha256_of(local) == sha256_of(staged):
             seen.add(named)
@@ -152,16 +214,16 @@ async def _free_path(
         )
         return None
     path = _unique(named, seen, root)
-    if not downloaded and not await _download(client, file, staged, path, result):
+    if not downloaded and not await _download(downloads, file, staged, path, result):
         seen.discard(path)
         return None
     return path
 
 
-async def _download(client: ConcreteClient, file: File, staged: Path, path: str, result: Pulled) -> bool:
+async def _download(downloads: _Downloads, file: File, staged: Path, path: str, result: Pulled) -> bool:
     """Download ``file`` to ``staged``; a file whose bytes the site does not serve is skipped with a note."""
     try:
-        await client.download_file(file, staged)
+        await downloads.fetch(file, staged)
     except (NotFound, PermissionDenied, UnexpectedResponse) as exc:  # this file's bytes, not the whole site
         result.skipped.append(f"file {path} (id {file.id}): not downloaded, {exc}; the rest is pulled without it")
         return False
@@ -254,131 +316,6 @@ def _asset_clean(state: State, path: str) -> Callable[[Path], bool]:
         return record is not None and record.hash == f"sha256:{sha256_of(target)}"
 
     return clean
-
-
-async def pull_users_and_groups(
-    client: ConcreteClient, root: Path, state: State, result: Pulled, scope: PullScope
-) -> None:
-    """``users.yaml`` and ``groups.yaml`` merged: the file's entries in its order, each with the site's email and
-    language where they differ (its password reference and other keys kept); the site's others appended when taken
-    in, listed otherwise; entries the site lacks stay (apply creates them)."""
-    site_users: dict[str, dict[str, Any]] = {}
-    ids: dict[str, int] = {}
-    for user in await client.all_users():
-        if user.id == 1 or not user.username:
-            continue  # the super admin is never managed
-        data = {"username": user.username, "email": user.email or ""}
-        if user.language:
-            data["language"] = user.language
-        try:
-            UserSpec.model_validate(data)
-        except ValidationError as exc:
-            result.skipped.append(f"user {user.username}: {exc.errors()[0]['msg']}")
-            continue
-        site_users[user.username], ids[user.username] = data, user.id
-    target = root / "users.yaml"
-    # a user the site still holds as last applied or pulled: a difference in users.yaml is a local edit, kept
-    untouched = {
-        name
-        for name, data in site_users.items()
-        if (record := state.users.get(name)) is not None
-        and record.id == ids[name]
-        and record.digest == user_digest(UserSpec.model_validate(data))
-    }
-    entries = _merged_entries(writer.read_plain(target), site_users, "username", "user", result, scope, untouched)
-    for entry in entries:
-        name = entry.get("username")
-        if name in ids:
-            with contextlib.suppress(ValidationError):
-                spec = UserSpec.model_validate(entry)
-                if user_digest(spec) != user_digest(UserSpec.model_validate(site_users[name])):
-                    result.local_users.append(name)  # not applied yet: its record stays as it is
-                    continue
-                result.user_records[name] = UserRecord(id=ids[name], digest=user_digest(spec))
-    if entries:
-        text = writer.render_yaml(target, entries)
-        result.staged.append(Staged("users", "users.yaml", target, text=text, clean=_users_clean(state)))
-    groups = {group.name or "": group async for group in client.iter_groups()}
-    target = root / "groups.yaml"
-    site_groups = {name: {"name": name} for name in sorted(groups, key=lambda n: groups[n].id)}
-    entries = _merged_entries(writer.read_plain(target), site_groups, "name", "group", result, scope)
-    if entries:
-        text = writer.render_yaml(target, entries)
-        result.staged.append(Staged("groups", "groups.yaml", target, text=text, clean=_groups_clean(state)))
-        result.group_records = {
-            str(entry["name"]): GroupRecord(id=groups[entry["name"]].id)
-            for entry in entries
-            if entry.get("name") in groups
-        }
-
-
-def _merged_entries(
-    existing: Any,
-    site: dict[str, dict[str, Any]],
-    key: str,
-    kind: str,
-    result: Pulled,
-    scope: PullScope,
-    untouched: set[str] | frozenset[str] = frozenset(),
-) -> list[dict[str, Any]]:
-    """The file's entries (by ``key``) with the site's differing values (not for the ``untouched`` ones, which the
-    site still holds as last applied: the file's differences are local edits), then the site's others if taken
-    in."""
-    local = [item for item in existing if isinstance(item, dict)] if isinstance(existing, list) else []
-    names = {item.get(key) for item in local}
-    merged = []
-    for item in local:
-        remote = site.get(item.get(key))  # type: ignore[arg-type]
-        if remote is None or item.get(key) in untouched:
-            merged.append(item)
-            continue
-        entry = dict(item)
-        for field_name, value in remote.items():
-            if (field_name in entry or scope.take_all) and entry.get(field_name) != value:
-                entry[field_name] = value
-        if "language" in entry and "language" not in remote:
-            del entry["language"]
-        merged.append(entry)
-    others = [name for name in site if name not in names]
-    if scope.takes(kind):
-        merged += [site[name] for name in (sorted(others) if kind == "user" else others)]
-    else:
-        result.not_taken.setdefault(kind, []).extend(sorted(others))
-    return merged
-
-
-def _list_clean(holds: Callable[[list[Any]], bool]) -> Callable[[Path], bool]:
-    """A ``clean`` check of a list file (``users.yaml``, ``groups.yaml``): it is a list and ``holds``."""
-
-    def clean(target: Path) -> bool:
-        data = writer.read_plain(target)
-        return isinstance(data, list) and holds(data)
-
-    return clean
-
-
-def _users_clean(state: State) -> Callable[[Path], bool]:
-    """``users.yaml`` holds exactly the users the state records, each as last applied or pulled."""
-
-    def holds(data: list[Any]) -> bool:
-        try:
-            specs = [UserSpec.model_validate(item) for item in data]
-        except ValidationError:
-            return False
-        records = state.users
-        return {s.username for s in specs} == set(records) and all(
-            records[s.username].digest == user_digest(s) for s in specs
-        )
-
-    return _list_clean(holds)
-
-
-def _groups_clean(state: State) -> Callable[[Path], bool]:
-    def holds(data: list[Any]) -> bool:
-        names = {item.get("name") for item in data if isinstance(item, dict)}
-        return len(names) == len(data) and names == set(state.groups)
-
-    return _list_clean(holds)
 
 
 def escape(text: str) -> str:

@@ -1,28 +1,91 @@
 """What ``cmssync pull`` records in the state once its files are written: every file, user, group and page it wrote
 (or found already holding the site's data) as managed, with the digests the planner computes from the content.
 
-Page digests come from each written file as it loads back (:func:`cmssync.content.loader.load_page`), one page at a
-time: the whole content is never held (at 10,000 pages loading it back was pull's memory peak), and a page bound
-to the same site page under another path is found through an index by id, not a scan of every record per page.
+A page's digest and three-way base are computed when its file is staged, from the data written (which loads back as
+the same spec: ``tests/content/test_content_roundtrip.py``), unless its desired form looks up a page id — the walk
+does not know every page's id yet — in which case it is computed here from the written file as it loads back
+(:func:`cmssync.content.loader.load_page`), one page at a time. Either way the whole content is never loaded back (at
+10,000 pages that was pull's memory peak). A path bound to the same site object as a pulled one is found through an
+index by id, not a scan of every record per object.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from cmssync.content.loader import load_page
+from cmssync.content.models import PageSpec
+from cmssync.content.paths import is_stack_path
 from cmssync.errors import ContentError
 from cmssync.plan.asset_forms import file_digest, file_hash
 from cmssync.plan.conflicts import page_base
 from cmssync.plan.desired import Resolver
 from cmssync.plan.page_form import page_form, render_desired
-from cmssync.state.records import FileRecord, PageRecord, State
-from cmssync.sync.pull_writes import Pulled
+from cmssync.state.records import FileRecord, PageBase, PageRecord, State
+from cmssync.sync.pull_writes import Pulled, PulledPage
+
+
+def staged_form(spec: PageSpec, path: str, resolve: Resolver, base_url: str) -> tuple[str, PageBase] | None:
+    """The digest and base of page ``path`` staged as ``spec``; None when its desired form looks up a page id (known
+    only once the walk is done) and for a stack (the loader reads its file as a stack)."""
+    if is_stack_path(path):
+        return None
+    watched = _Watched(resolve.page_ids)
+    desired = render_desired(
+        page_form(spec), path, replace(resolve, page_ids=watched, pending=set()), base_url=base_url
+    )
+    if watched.asked:
+        return None
+    return desired.digest, page_base(desired.fields, desired.areas, desired.end_date)
+
+
+class _Watched(Mapping[str, int]):
+    """A mapping that notes whether it was asked anything."""
+
+    def __init__(self, ids: Mapping[str, int]) -> None:
+        self.ids = ids
+        self.asked = False
+
+    def __getitem__(self, key: str) -> int:
+        self.asked = True
+        return self.ids[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self.asked = True
+        return iter(self.ids)
+
+    def __len__(self) -> int:
+        self.asked = True
+        return len(self.ids)
+
+
+class _Bindings:
+    """Paths by the site id their record holds, kept as records are written."""
+
+    def __init__(self, records: Mapping[str, FileRecord] | Mapping[str, PageRecord]) -> None:
+        self.of = {path: str(record.id).lower() for path, record in records.items()}
+        self.paths: dict[str, set[str]] = {}
+        for path, key in self.of.items():
+            self.paths.setdefault(key, set()).add(path)
+
+    def bind(self, path: str, site_id: object) -> list[str]:
+        """Bind ``path`` to ``site_id``; the other paths bound to it, which the caller forgets."""
+        key = str(site_id).lower()
+        if (old := self.of.get(path)) is not None:
+            self.paths[old].discard(path)
+        others = sorted(self.paths.get(key, set()) - {path})
+        for other in others:
+            del self.of[other]
+        self.paths[key], self.of[path] = {path}, key
+        return others
 
 
 def record_pulled(root: Path, state: State, base_url: str, result: Pulled) -> None:
     """Record what was written (or already held) as managed; a kept local edit leaves its record as it was."""
     kept_files = result.settled.not_written("file") | result.settled.not_written("sidecar") | set(result.local_files)
+    files = _Bindings(state.files)
     for path, (file, file_spec) in result.files.items():
         if path in kept_files:
             continue
@@ -33,7 +96,7 @@ def record_pulled(root: Path, state: State, base_url: str, result: Pulled) -> No
             folder=file.folder,
             digest=file_digest(file_spec),
         )
-        for other in [p for p, r in state.files.items() if p != path and str(r.id).lower() == record.id]:
+        for other in files.bind(path, record.id):
             state.forget_file(other)
             result.notes.append(f"file {other}: bound to the same site file as {path}; that binding is dropped")
         state.record_file(path, record)
@@ -49,8 +112,11 @@ def record_pulled(root: Path, state: State, base_url: str, result: Pulled) -> No
     # Pages and stacks kept as local edits keep the record they have.
     kept_pages = result.settled.not_written("page") | result.settled.not_written("stack") | set(result.local_edits)
     pages = {path: read for path, read in result.pages.items() if path not in kept_pages}
-    if not pages:
-        return
+    if pages:
+        _record_pages(root, state, base_url, result, pages)
+
+
+def _record_pages(root: Path, state: State, base_url: str, result: Pulled, pages: Mapping[str, PulledPage]) -> None:
     file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
     resolve = Resolver(
         file_urls=file_urls,
@@ -58,31 +124,24 @@ def record_pulled(root: Path, state: State, base_url: str, result: Pulled) -> No
         page_ids=result.page_ids,
         strict=False,
     )
-    bound: dict[int, set[str]] = {}  # page id -> paths whose record holds it (one pass, not one per page)
-    for held, held_record in state.pages.items():
-        bound.setdefault(held_record.id, set()).add(held)
+    bindings = _Bindings(state.pages)
     targets = {staged.key: staged.target for staged in result.staged if staged.kind in ("page", "stack")}
     for path, page in pages.items():
-        # Recorded from each file as it loads back, one at a time (the whole content is never held), so digests
-        # are exactly what the planner computes.
-        try:
-            spec = load_page(root, path, targets[path])
-        except ContentError:
-            continue  # not recorded: the next plan shows the file's problem
-        desired = render_desired(page_form(spec), path, resolve, base_url=base_url)
+        form = page.form
+        if form is None:
+            try:
+                spec = load_page(root, path, targets[path])
+            except ContentError:
+                continue  # not recorded: the next plan shows the file's problem
+            desired = render_desired(page_form(spec), path, resolve, base_url=base_url)
+            form = desired.digest, page_base(desired.fields, desired.areas, desired.end_date)
+        digest, base = form  # the base is the three-way base: site == content
         version = page.live_version_id
-        base = page_base(desired.fields, desired.areas, desired.end_date)  # the three-way base: site == content
-        page_record = PageRecord(id=page.id, digest=desired.digest, live_version_id=version, base=base)
+        page_record = PageRecord(id=page.id, digest=digest, live_version_id=version, base=base)
         recorded = state.pages.get(path)
         if recorded is not None and recorded.id == page.id:  # what pull does not read (a draft cmssync started) stays
-            page_record = recorded.model_copy(
-                update={"digest": desired.digest, "live_version_id": version, "base": base}
-            )
-        for other in sorted(bound.get(page.id, set()) - {path}):
+            page_record = recorded.model_copy(update={"digest": digest, "live_version_id": version, "base": base})
+        for other in bindings.bind(path, page.id):
             state.forget_page(other)
-            bound[page.id].discard(other)
             result.notes.append(f"page {other}: bound to the same site page as {path}; that binding is dropped")
-        if recorded is not None and recorded.id != page.id:
-            bound[recorded.id].discard(path)
-        bound.setdefault(page.id, set()).add(path)
         state.record_page(path, page_record)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from cmssync.api.client import ConcreteClient
@@ -55,7 +55,7 @@ class TreeRead:
 
 
 @dataclass(frozen=True)
-class _Map:
+class PageMap:
     """What the flat page list says: paths with children, ids it shows, and whether to believe it."""
 
     parents: set[str]
@@ -64,14 +64,23 @@ class _Map:
 
 
 async def read_tree(
-    client: ConcreteClient, home_id: int, on_pages: Callable[[list[Page]], None], *, wanted: Collection[str] = ()
+    client: ConcreteClient,
+    home_id: int,
+    on_pages: Callable[[list[Page]], None],
+    *,
+    wanted: Collection[str] = (),
+    page_map: Awaitable[PageMap] | None = None,
 ) -> TreeRead:
     """Walk the tree from the home page (module docstring), calling ``on_pages`` with each batch of pages read.
-    ``wanted`` (paths; empty: every page): only the children lists on the way to them are read."""
+    ``wanted`` (paths; empty: every page): only the children lists on the way to them are read. ``page_map``: the
+    flat list's map (:func:`read_page_map`) when the caller started reading it earlier."""
     read = TreeRead()
     home_task = asyncio.ensure_future(client.get_page(home_id, includes=PULL_INCLUDES))
     try:
-        known = await _page_map(client) if not wanted else _Map(_ancestors(wanted), set(), trusted=True)
+        if wanted:
+            known = PageMap(_ancestors(wanted), set(), trusted=True)
+        else:
+            known = await (page_map if page_map is not None else read_page_map(client))
     finally:
         home = await home_task
     read.alone[HOME] += 1
@@ -108,7 +117,7 @@ def _shell(page: Page) -> Page:
     return page.model_copy(update={"areas": None, "custom_attributes": []})
 
 
-def _has_children(page: Page, known: _Map, read: TreeRead, *, targeted: bool) -> bool:
+def _has_children(page: Page, known: PageMap, read: TreeRead, *, targeted: bool) -> bool:
     """Whether to ask for ``page``'s children list (and count why, when the list alone would not have)."""
     path = page.url_path or "/"
     if path in known.parents or path == "/":
@@ -124,14 +133,14 @@ def _has_children(page: Page, known: _Map, read: TreeRead, *, targeted: bool) ->
     return False
 
 
-async def _page_map(client: ConcreteClient) -> _Map:
+async def read_page_map(client: ConcreteClient) -> PageMap:
     """The flat list's view of the tree (see the module docstring for when it is trusted)."""
     listed: dict[str, int] = {}
     dates: list[object] = []
     async for page in client.iter_pages():
         listed[page.url_path] = page.id
         dates.append(page.date_last_updated)
-    return _Map(_ancestors(listed), set(listed.values()), trusted=unreliable_list_warning("pages", dates) is None)
+    return PageMap(_ancestors(listed), set(listed.values()), trusted=unreliable_list_warning("pages", dates) is None)
 
 
 def _ancestors(paths: Iterable[str]) -> set[str]:

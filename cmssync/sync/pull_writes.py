@@ -1,7 +1,7 @@
 """How ``cmssync pull`` puts what it read into the content directory without losing local work.
 
 Pull first *stages* everything — page, sidecar, ``users.yaml``/``groups.yaml`` texts rendered by the content writer,
-assets downloaded into ``.cmssync/pull-staging/`` and installed by an atomic copy — and only then
+assets downloaded into ``.cmssync/pull-staging/`` and moved into place (a rename) — and only then
 decides, file by file (:func:`settle`):
 
 * **new**: no file there → written;
@@ -38,8 +38,8 @@ from ruamel.yaml.error import YAMLError
 from cmssync.api.models import File
 from cmssync.content.files import FileSpec
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, Problem
-from cmssync.fileio import copy_atomically, write_atomically
-from cmssync.state.records import GroupRecord, UserRecord
+from cmssync.fileio import move_atomically, write_atomically
+from cmssync.state.records import GroupRecord, PageBase, UserRecord
 
 MANIFEST = Path(".cmssync") / "pulled.json"
 STAGING = Path(".cmssync") / "pull-staging"
@@ -101,6 +101,8 @@ class PulledPage:
 
     id: int
     live_version_id: int | None
+    form: tuple[str, PageBase] | None = None
+    """Its digest and three-way base when known at staging (``cmssync.sync.pull_record.staged_form``)."""
 
 
 @dataclass
@@ -208,9 +210,8 @@ def settle(staged: list[Staged], root: Path, *, force: bool, dry_run: bool) -> S
                 result.previews.append(_preview(item, root, decision))
             continue
         if decision in WRITES:
+            manifest[relative_name(item.target, root)] = item.payload_sha()  # before an asset's source moves
             _install(item)
-        if decision in WRITES:
-            manifest[relative_name(item.target, root)] = item.payload_sha()
     if not dry_run and manifest != before:
         payload = {"version": 1, "files": dict(sorted(manifest.items()))}
         write_atomically(root / MANIFEST, json.dumps(payload, indent=1) + "\n", durable=False)
@@ -256,7 +257,7 @@ def _install(item: Staged) -> None:
         write_atomically(item.target, item.text, durable=False)
         return
     assert item.source is not None
-    copy_atomically(item.source, item.target, durable=False)
+    move_atomically(item.source, item.target, durable=False)  # from the staging area, removed after the run
 
 
 def _preview(item: Staged, root: Path, decision: Decision) -> Preview:

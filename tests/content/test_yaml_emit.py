@@ -9,8 +9,9 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from ruamel.yaml.nodes import ScalarNode
 
-from cmssync.content import writer
+from cmssync.content import writer, yaml_emit
 from cmssync.content.yaml_emit import dump_fresh
 
 
@@ -95,3 +96,12 @@ def test_generated_data_is_written_as_ruamel_writes_it(data: Any) -> None:
     fast = dump_fresh(data)
     if fast is not None:
         assert fast == ruamel_text(data)
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=30))
+def test_a_text_taken_as_plain_at_sight_is_plain_for_ruamel(text: str) -> None:
+    for candidate in (text, "<p>" + text, "a" + text, text + " x"):
+        if yaml_emit._PLAIN.fullmatch(candidate):
+            analysis = yaml_emit._ANALYZE(candidate)
+            assert analysis.allow_block_plain, candidate
+            assert str(yaml_emit._RESOLVE(ScalarNode, candidate, (True, False))) == yaml_emit._STR_TAG, candidate

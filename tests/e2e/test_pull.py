@@ -6,8 +6,10 @@ import io
 from pathlib import Path
 
 from cmssync.commands.pull import run_pull
+from cmssync.content.writer import read_plain, write_yaml
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.asset_forms import file_digest, user_digest
+from tests.e2e.test_pull_yaml_emit import recorded_as_loaded
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site
 
@@ -71,3 +73,21 @@ async def test_pull_records_the_digests_apply_records(tmp_path: Path, sandbox: S
         assert record.digest == user_digest(content.users[username]), username
     for path, file_record in state.files.items():
         assert file_record.digest == file_digest(content.files[path]), path
+    assert recorded_as_loaded(site)[True] == len(state.pages)  # pages: from what pull staged
+
+
+async def test_a_page_linking_to_a_page_is_recorded_from_its_file_read_back(tmp_path: Path, sandbox: Sandbox) -> None:
+    """A page whose content refers to a page (an id the walk may not know yet when it stages the page) is recorded
+    from its file as it loads back; the others from what pull staged; both as the loaded content gives."""
+    site = _pulled_site(tmp_path, sandbox)
+    await _pull(site)
+    team = site.root / "pages/about/team.yaml"
+    data = read_plain(team)
+    block = next(b for blocks in data["areas"].values() for b in blocks if b.get("type") == "content")
+    block["value"]["content"] += '<p><a href="${page-link:/about}">About</a></p>'
+    write_yaml(team, data)
+    await site.apply()
+    await _pull(site)
+    ways = recorded_as_loaded(site)
+    assert ways[False] == 1
+    assert ways[True] == len(site.workspace().load_state().pages) - 1
