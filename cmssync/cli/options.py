@@ -54,8 +54,8 @@ def plan_options(command: F) -> F:
             multiple=True,
             metavar="KIND:KEY",
             help="Limit to these objects and what they need (repeatable), e.g. page:/about, 'page:/services/*', "
-            "file:images/logo.png, 'file:*.pdf', user:jane.editor, 'group:Content Team' (* matches any characters, "
-            "/ included; ? one).",
+            "stack:footer-column-1, file:images/logo.png, 'file:*.pdf', user:jane.editor, 'group:Content Team' "
+            "(* matches any characters, / included; ? one).",
         ),
         click.option(
             "--exclude",

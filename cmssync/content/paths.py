@@ -123,7 +123,8 @@ CONTENT_DIRS = ("pages", "stacks", "files", "users", "groups")
 """The top-level directories of the content."""
 STACKS_PREFIX = "/!stacks/"
 """Where a site keeps its stacks (global areas such as a footer column): ``/!stacks/footer-column-1``, whose file
-is ``stacks/footer-column-1.yaml``. Internally a stack is a page at that path (cmssync.content.models.StackSpec)."""
+is ``stacks/footer-column-1.yaml``. Internally a stack is a page at that path (cmssync.content.models.StackSpec), and
+the state records it there; plans, targets and output name it ``stack:footer-column-1`` (:func:`page_object`)."""
 YAML_SUFFIX = ".yaml"
 """The one extension of content YAML files; ``.yml`` is reported wherever it appears (one spelling, one rule)."""
 LIST_FILES = {"users.yaml": "users", "groups.yaml": "groups"}
@@ -168,6 +169,23 @@ def page_file_names(path: str) -> tuple[str, ...]:
 def is_stack_path(path: str) -> bool:
     """A stack's path (``/!stacks/footer-column-1``), as the content and the site name it."""
     return path.startswith(STACKS_PREFIX)
+
+
+def page_object(path: str) -> tuple[str, str]:
+    """The kind and key the plan names the page at ``path`` by: ``("stack", "footer")`` for ``/!stacks/footer``
+    (a stack is its own kind in plans, targets and output), else ``("page", path)``."""
+    return ("stack", path[len(STACKS_PREFIX) :]) if is_stack_path(path) else ("page", path)
+
+
+def page_object_id(path: str) -> str:
+    """``stack:footer`` for the stack ``/!stacks/footer``, else ``page:<path>`` (see :func:`page_object`)."""
+    kind, key = page_object(path)
+    return f"{kind}:{key}"
+
+
+def object_page_path(kind: str, key: str) -> str | None:
+    """The page path of a ``page`` or ``stack`` object (the inverse of :func:`page_object`); None for other kinds."""
+    return key if kind == "page" else STACKS_PREFIX + key if kind == "stack" else None
 
 
 def asset_path_of(name: str) -> str:

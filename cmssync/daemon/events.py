@@ -38,6 +38,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 from cmssync.config.daemon import NotifyEvent
+from cmssync.content.paths import object_page_path
 from cmssync.plan.actions import Action, Plan
 from cmssync.plan.scope import Scope
 from cmssync.sync.engine import Outcome
@@ -112,8 +113,9 @@ class RunFacts:
 
 def in_scope(scope: Scope, object_id: str) -> bool:
     kind, _, key = object_id.partition(":")
-    if kind == "page":
-        return key in scope.pages
+    path = object_page_path(kind, key)
+    if path is not None:  # a page or a stack
+        return path in scope.pages
     if kind == "file":
         return key in scope.files
     if kind == "user":

@@ -36,7 +36,7 @@ Kind = Annotated[str, AfterValidator(_registered)]
 Operation = Literal["create", "update", "delete", "move", "replace", "publish"]
 BlockOperation = Literal["add", "update", "delete"]
 
-KIND_ORDER: list[str] = ["group", "file", "page", "user"]
+KIND_ORDER: list[str] = ["group", "file", "page", "stack", "user"]
 """The managed kinds in plan order: the one list of them (``cmssync.sync.kinds.register`` appends a kind)."""
 
 
@@ -253,8 +253,9 @@ class SiteAdditions(_Frozen):
     def describe(self) -> str:
         listed = ", ".join(f"{block_type} {block_id}" for block_type, block_id in self.blocks)
         count = len(self.blocks)
+        blocks = "blocks" if count != 1 else "block"
         return (
-            f"page {self.key}, area {self.area}: {count} block{'s' if count != 1 else ''} added on the site, kept "
+            f"{self.kind} {self.key}, area {self.area}: {count} {blocks} added on the site, kept "
             f"({listed}); areas: owned in cmssync.yaml (or areas_owned: true in the page file) deletes them"
         )
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
+from cmssync.content.paths import page_object
 from cmssync.plan.actions import SiteAdditions
 from cmssync.plan.blocks import DesiredBlock, LiveBlock, values_match
 from cmssync.plan.snapshot import LivePage
@@ -37,7 +38,9 @@ def without_additions(
         if added:
             ids = {block.id for block in added}
             areas[area] = tuple(block for block in live.blocks(area) if block.id not in ids)
-            found.append(SiteAdditions(key=path, area=area, blocks=tuple((block.type, block.id) for block in added)))
+            kind, key = page_object(path)
+            blocks = tuple((block.type, block.id) for block in added)
+            found.append(SiteAdditions(kind=kind, key=key, area=area, blocks=blocks))
     return (dataclasses.replace(live, areas=areas) if found else live), found
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from cmssync.content.paths import page_object_id
 from cmssync.content.text import FileIdRef, FileLinkRef, FileUrlRef, PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.normalize import normalize_attribute
 from cmssync.plan.references import (
@@ -66,7 +67,7 @@ class Resolver:
     def _resolve(self, ref: Reference, *, column: bool) -> str:
         found: str | None
         if isinstance(ref, PageIdRef | PageLinkRef):
-            action = f"page:{ref.path}"
+            action = page_object_id(ref.path)
             page_id = self.page_ids.get(ref.path)
             found = None if page_id is None else self._page(ref, page_id, column=column)
         else:

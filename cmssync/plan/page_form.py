@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidat
 from cmssync.content.blocktypes import BlockType, block_type
 from cmssync.content.blocktypes.descriptor import COLUMN_KINDS
 from cmssync.content.models import Block, KeepBlock, ModelledBlock, PageSpec, RawBlock
-from cmssync.content.paths import is_stack_path
+from cmssync.content.paths import is_stack_path, page_object_id
 from cmssync.content.text import Reference, Text
 from cmssync.plan.blocks import DesiredBlock
 from cmssync.plan.desired import Render, render
@@ -198,7 +198,7 @@ def render_desired(form: PageForm, path: str, resolve: Any, *, base_url: str) ->
     :class:`~cmssync.plan.desired.Resolver`) knows them; what it could not resolve is in ``depends_on``."""
     fields = {} if is_stack_path(path) else write_fields(form, resolve)  # a stack: only its blocks are managed
     areas = {area: desired_blocks(blocks, resolve, base_url=base_url) for area, blocks in form.areas.items()}
-    return DesiredPage(fields, areas, form.end_date, frozenset(resolve.pending - {f"page:{path}"}))
+    return DesiredPage(fields, areas, form.end_date, frozenset(resolve.pending - {page_object_id(path)}))
 
 
 def desired_blocks(blocks: tuple[BlockForm, ...], resolve: Render, *, base_url: str) -> list[DesiredBlock]:

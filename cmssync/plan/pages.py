@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
 from cmssync.content.blocktypes import block_type
-from cmssync.content.paths import dropped_words, is_stack_path, parent_path
+from cmssync.content.paths import dropped_words, is_stack_path, page_object, parent_path
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import (
     Action,
@@ -104,7 +104,8 @@ def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResul
     live = observed.pages_by_id.get(spec.id) if spec.id is not None else observed.pages.get(path)
     if spec.id is not None and live is None:
         why = "; a stack cannot be created through the API" if is_stack_path(path) else ""
-        warnings.append(f"page {path}: pinned id {spec.id} does not exist on the site{why}; nothing planned for it")
+        named = " ".join(page_object(path))
+        warnings.append(f"{named}: pinned id {spec.id} does not exist on the site{why}; nothing planned for it")
         return result
     conflict = identity_conflict(path, live, context.state, observed) if spec.id is None else None
     if conflict is not None:
@@ -192,6 +193,7 @@ def _update(
     result: PageResult,
 ) -> Action | None:
     spec = context.content.pages[path]
+    kind, key = page_object(path)  # a stack is its own kind in the plan
     rules = page_ignore(path, spec.ignore, context.ignore_rules)  # cmssync.plan.ignore: hidden from both sides
     seen = visible_live_page(live, rules)
     wanted = desired
@@ -222,7 +224,7 @@ def _update(
         note = f"the page has an {draft.describe()}, not made by cmssync"
         policy = spec.on_foreign_draft or context.on_foreign_draft
         if (changes or blocks) and policy != "merge":
-            action = Action(kind="page", key=path, op="update", changes=tuple(changes), blocks=tuple(blocks), note=note)
+            action = Action(kind=kind, key=key, op="update", changes=tuple(changes), blocks=tuple(blocks), note=note)
             verb = "refused" if policy == "fail" else "skipped"
             message = (
                 f"{verb}: the page has an {draft.describe()}; cmssync neither writes into nor approves someone "
@@ -230,8 +232,8 @@ def _update(
             )
             result.held.append(
                 HeldObject(
-                    kind="page",
-                    key=path,
+                    kind=kind,
+                    key=key,
                     reason="foreign_draft",
                     message=message,
                     fails=policy == "fail",
@@ -248,8 +250,8 @@ def _update(
         if context.publish == "draft":
             note = (note + "; " if note else "") + "left as an unapproved draft for review"
         action = Action(
-            kind="page",
-            key=path,
+            kind=kind,
+            key=key,
             op="update",
             changes=tuple(changes),
             blocks=tuple(blocks),
@@ -261,7 +263,7 @@ def _update(
         )
         if record is None:
             return action
-        sides = PageSides("page", path, seen, record, desired.digest, wanted.areas)
+        sides = PageSides(kind, key, seen, record, desired.digest, wanted.areas)
         found, site_only = find_conflicts(sides, changes, blocks)
         if ours and record.draft_target == desired.digest:
             # The pending draft is cmssync's own, left half written by a run aiming at this very content: what
@@ -277,8 +279,8 @@ def _update(
     if context.publish == "approve" and live.has_draft:
         if ours:
             return Action(
-                kind="page",
-                key=path,
+                kind=kind,
+                key=key,
                 op="publish",
                 precondition=precondition,
                 page=form,

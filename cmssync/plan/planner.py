@@ -43,8 +43,7 @@ from cmssync.plan.actions import (
 from cmssync.plan.assets import Settling, plan_files, plan_groups, plan_users
 from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.pages import PageContext, plan_page
-from cmssync.plan.scope import object_ids
-from cmssync.plan.selection import check_targets, excluded, matches, targeted, without_keys
+from cmssync.plan.selection import check_targets, excluded, matches, object_ids, targeted, without_keys
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.warnings import shown
 from cmssync.state.records import State
@@ -147,7 +146,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         kept = [k for k in kept if any(matches(f"{k.kind}:{key}", options.targets) for key in k.keys)]
         conflicts = [c for c in conflicts if matches(c.id, options.targets)]
         held = [h for h in held if matches(h.id, options.targets)]
-        additions = [a for a in additions if matches(f"page:{a.key}", options.targets)]
+        additions = [a for a in additions if matches(f"{a.kind}:{a.key}", options.targets)]
     if options.excludes:
         check_targets(options.excludes, known | {a.id for a in actions}, flag="--exclude")
         actions, dependents = excluded(actions, options.excludes)
@@ -157,7 +156,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         kept = [k for k in (without_keys(k, options.excludes) for k in kept) if k.keys]
         conflicts = [c for c in conflicts if not matches(c.id, options.excludes)]
         held = [h for h in held if not matches(h.id, options.excludes)]
-        additions = [a for a in additions if not matches(f"page:{a.key}", options.excludes)]
+        additions = [a for a in additions if not matches(f"{a.kind}:{a.key}", options.excludes)]
     return Plan(
         site=observed.site_url,
         publish=options.publish,

@@ -22,11 +22,19 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel
 
-from cmssync.content.paths import asset_path_of, is_hidden, page_path_of, parent_path
+from cmssync.content.paths import (
+    STACKS_PREFIX,
+    asset_path_of,
+    is_hidden,
+    object_page_path,
+    page_path_of,
+    parent_path,
+)
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.actions import KIND_ORDER
 from cmssync.plan.asset_forms import file_hash, user_digest
+from cmssync.plan.selection import object_ids
 from cmssync.state.records import State
 
 
@@ -135,20 +143,6 @@ class WholeSite:
     reason: str
 
 
-def object_ids(content: SiteContent, state: State) -> set[str]:
-    """``KIND:KEY`` of every object of the content or the state (what a target may name)."""
-    ids: set[str] = set()
-    for kind, keys in (
-        ("page", [*content.pages, *state.pages]),
-        ("file", [*content.files, *state.files]),
-        ("user", [*content.users, *state.users]),
-        ("group", [*content.groups, *state.groups]),
-        *state.kinds.items(),
-    ):
-        ids.update(f"{kind}:{key}" for key in keys)
-    return ids
-
-
 def with_changed_users(scope: Scope, content: SiteContent, state: State, passwords_changed: Iterable[str]) -> Scope:
     """An incremental run's "every user" (``users.yaml`` changed) narrowed to the users it can change: those the
     state does not know, those whose email or language differ from what was last applied (``user_digest``), and
@@ -223,6 +217,7 @@ def scope_for_targets(
     """
     targeted = {i for i in object_ids(content, state) if any(fnmatch.fnmatchcase(i, t) for t in targets)}
     keys = {kind: {i.split(":", 1)[1] for i in targeted if i.startswith(kind + ":")} for kind in KIND_ORDER}
+    keys["page"] |= {STACKS_PREFIX + handle for handle in keys["stack"]}  # a stack is planned as its page
     page_orphans = set(state.pages) - set(content.pages)
     file_orphans = set(state.files) - set(content.files)
     user_orphans = set(state.users) - set(content.users)
@@ -294,7 +289,7 @@ def scope_after_observation(
     although the state knows them (deleted outside cmssync: they are created again, so they need what a new page
     needs, see :func:`scope_for_targets`). Equal to ``scope`` when nothing is missing (the common case). Pages
     that could not be read (``unreadable``: ``page:PATH`` ids) are not missing: they are never created again."""
-    found = set(pages_found) | {object_id[5:] for object_id in unreadable if object_id.startswith("page:")}
+    found = set(pages_found) | {p for object_id in unreadable if (p := object_page_path(*object_id.split(":", 1)))}
     missing = sorted(
         p
         for p in scope.pages

@@ -6,7 +6,7 @@ Pure.
 
 from __future__ import annotations
 
-from cmssync.content.paths import is_stack_path
+from cmssync.content.paths import is_stack_path, page_object
 from cmssync.plan.snapshot import LivePage
 
 DRAFTS_SHOW = (
@@ -22,11 +22,12 @@ def stack_warnings(path: str, name: str, live: LivePage, *, changes: bool, draft
     if not is_stack_path(path):
         return []
     found = []
+    named = " ".join(page_object(path))
     if name and name != live.name:
         found.append(
-            f"page {path}: the stack's name is {live.name!r} on the site; name {name!r} is not written (a theme "
+            f"{named}: the stack's name is {live.name!r} on the site; name {name!r} is not written (a theme "
             "finds a global area's stack by its name): rename it in the dashboard if it must change"
         )
     if changes and draft:
-        found.append(f"page {path}: {DRAFTS_SHOW}")
+        found.append(f"{named}: {DRAFTS_SHOW}")
     return found

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from cmssync.content.paths import object_page_path
 from cmssync.plan.actions import KIND_ORDER, Action, HeldObject, Plan
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
@@ -135,7 +136,9 @@ def _close_over_dependencies(actions: tuple[Action, ...], unreadable: Mapping[st
         for action in actions:
             if action.id in why or action.kind != "file" or action.op != "replace":
                 continue
-            linking = sorted(a.key for a in actions if a.id in why and a.kind == "page" and action.id in a.depends_on)
+            linking = sorted(
+                a.key for a in actions if a.id in why and object_page_path(a.kind, a.key) and action.id in a.depends_on
+            )
             if linking:
                 why[action.id] = (
                     f"page {', '.join(linking)} links to it and is held back, and replacing the file deletes the "

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from cmssync.api.errors import NotFound
 from cmssync.api.models import File, Group, User
 from cmssync.content.passwords import env_password
+from cmssync.content.paths import object_page_path
 from cmssync.errors import ApplyError
 from cmssync.plan.actions import Action
 from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest
@@ -173,7 +174,7 @@ async def delete_retired_files(context: ApplyContext, outcomes: list[Outcome]) -
     retired = context.state.retired_files
     if not retired:
         return []
-    if any(o.action.kind == "page" and o.status != "ok" for o in outcomes):
+    if any(object_page_path(o.action.kind, o.action.key) and o.status != "ok" for o in outcomes):  # pages, stacks
         return [f"kept {len(retired)} replaced file(s) for the next apply: some pages were not updated"]
     current = {str(record.id).lower() for record in context.state.files.values()}
     problems = []

@@ -2,7 +2,7 @@
 planned, checked in a saved plan and scoped. The one registry of kinds (their names and order are
 ``cmssync.plan.actions.KIND_ORDER``).
 
-The built-in kinds (groups, files, pages, users) are planned by ``cmssync.plan.planner`` and observed by
+The built-in kinds (groups, files, pages, stacks, users) are planned by ``cmssync.plan.planner`` and observed by
 ``cmssync.sync.observe``; a kind added with :func:`register` brings its own :attr:`ManagedKind.observe` (the live
 objects, read through the client), :attr:`ManagedKind.plan` (pure: the content directory, what was observed and
 the state → actions), :attr:`ManagedKind.stale` (its precondition check when a saved plan is applied) and
@@ -25,6 +25,7 @@ from cmssync.plan.actions import KIND_ORDER, Action
 from cmssync.state.records import State
 from cmssync.sync.apply_assets import apply_file, apply_group, apply_user
 from cmssync.sync.apply_pages import apply_page
+from cmssync.sync.apply_stacks import apply_stack
 from cmssync.sync.engine import Handler
 
 Observer = Callable[[ConcreteClient, Path, State], Awaitable[Any]]
@@ -59,6 +60,7 @@ KINDS: dict[str, ManagedKind] = {
         ManagedKind("group", apply_group),
         ManagedKind("file", apply_file),
         ManagedKind("page", apply_page),
+        ManagedKind("stack", apply_stack),
         ManagedKind("user", apply_user),
     )
 }

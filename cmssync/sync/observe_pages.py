@@ -49,7 +49,7 @@ from typing import NamedTuple, TypeVar
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PendingDeletion
 from cmssync.api.models import Page
-from cmssync.content.paths import parent_path
+from cmssync.content.paths import page_object_id, parent_path
 from cmssync.content.site import SiteContent
 from cmssync.plan.snapshot import LivePage, Snapshot
 from cmssync.state.records import State
@@ -181,7 +181,7 @@ async def _read_alone(
     for page in await all_settled(reads):
         if page is not None:
             index.add(page)
-            index.unreadable.pop(f"page:{page.path}", None)  # found by id after all (below an unreadable list)
+            index.unreadable.pop(page_object_id(page.path), None)  # found by id after all (below an unreadable list)
 
 
 async def _read_parent_only(
@@ -323,7 +323,7 @@ async def read_pages_alone(
     by_path = dict(snapshot.pages)
     by_id = dict(snapshot.pages_by_id)
     for path, page in zip(targets, pages, strict=True):
-        if f"page:{path}" in unreadable:
+        if page_object_id(path) in unreadable:
             continue  # listed but not readable on its own: the batched view stays, and the plan holds the page
         old = by_path.pop(path)
         by_id.pop(old.id, None)
@@ -350,7 +350,7 @@ async def _children_of(
 
 
 def _readable(path: str, index: PageIndex) -> bool:
-    return f"page:{path}" not in index.unreadable
+    return page_object_id(path) not in index.unreadable
 
 
 def _ancestors(path: str) -> list[str]:

@@ -28,6 +28,7 @@ from cmssync.config import Settings
 from cmssync.content.fields import Location
 from cmssync.content.files import FileSpec
 from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
+from cmssync.content.paths import object_page_path
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Text
 from cmssync.errors import PlanError
@@ -114,9 +115,10 @@ def planned_objects(plan: Plan, settings: Settings, root: Path) -> SiteContent:
     users: dict[str, UserSpec] = {}
     linked: set[str] = set()
     for action in plan.actions:
-        if action.kind == "page" and action.op != "delete":
+        path = object_page_path(action.kind, action.key)  # a page, or a stack at its page's path
+        if path is not None and action.op != "delete":
             remote = action.precondition.remote_id
-            pages[action.key] = PageSpec(name=action.key, id=int(remote) if remote is not None else None)
+            pages[path] = PageSpec(name=action.key, id=int(remote) if remote is not None else None)
             linked |= _linked_pages(action)
         elif action.kind == "file" and action.file is not None:
             form = action.file
@@ -177,7 +179,7 @@ def _stale(action: Action, snapshot: Snapshot, state: State) -> str | None:
     if condition.remote_id is None:
         return None
     remote = condition.remote_id
-    if action.kind == "page":
+    if object_page_path(action.kind, action.key) is not None:  # a page or a stack
         live = snapshot.pages_by_id.get(int(remote))
         if live is None:
             return f"(id {remote}) no longer exists on the site"
@@ -208,8 +210,9 @@ def _stale_file(action: Action, remote: str, snapshot: Snapshot, state: State) -
 def _present(action: Action, snapshot: Snapshot, state: State) -> str | None:
     """What now stands where ``action`` was planned to create something, described; None if it is still absent."""
     key = action.key
-    if action.kind == "page":
-        page = snapshot.pages.get(key)
+    path = object_page_path(action.kind, key)
+    if path is not None:
+        page = snapshot.pages.get(path)
         return f"page id {page.id}" if page is not None else None
     if action.kind == "group":
         group = snapshot.groups.get(key)

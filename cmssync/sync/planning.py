@@ -46,6 +46,7 @@ import structlog
 
 from cmssync import __version__
 from cmssync.api.client import ConcreteClient
+from cmssync.content.paths import object_page_path, page_object_id
 from cmssync.content.site import SiteContent
 from cmssync.errors import ConfigError
 from cmssync.plan import planner
@@ -55,7 +56,6 @@ from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import (
     Scope,
     WholeSite,
-    object_ids,
     replace_companions,
     replaced_files,
     scope_after_observation,
@@ -63,7 +63,7 @@ from cmssync.plan.scope import (
     with_changed_users,
     with_references,
 )
-from cmssync.plan.selection import check_targets, excluded, targeted
+from cmssync.plan.selection import check_targets, excluded, object_ids, targeted
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.unreadable import hold_unreadable
 from cmssync.state.records import State
@@ -99,7 +99,7 @@ async def plan_site(
         check_targets(options.targets, object_ids(workspace.content, state) | added.ids)
         companions = replace_companions(workspace.content, state, options.targets)
         if companions:
-            options = dataclasses.replace(options, targets=(*options.targets, *(f"page:{p}" for p in companions)))
+            options = dataclasses.replace(options, targets=(*options.targets, *map(page_object_id, companions)))
     if request.targets and request.scope is None:
         targeted = await _observe_targets(workspace, options, client=client, state=state)
         if targeted is not None:
@@ -160,7 +160,7 @@ def _with_companions(
     files = [path for path in replaced_files(content, state, targets) if path in replacing]
     if not files:
         return plan
-    planned = sorted({a.key for a in plan.actions if a.kind == "page" and a.key in companions})
+    planned = sorted({path for a in plan.actions if (path := object_page_path(a.kind, a.key)) in companions})
     pages = ", ".join(planned) if planned else "none needs a change"
     note = (
         f"file {', '.join(files)} is replaced and its old copy deleted: the pages that link to it are planned too "
@@ -219,8 +219,8 @@ def _planned_part(scope: Scope, content: SiteContent, state: State, snapshot: Sn
 def pages_to_write(plan: Plan, snapshot: Snapshot, state: State) -> list[str]:
     """Batched pages whose drafts the plan needs to see (the module docstring's second phase): pages with an
     action or held, and pages with a draft of cmssync's on record."""
-    keys = {action.key for action in plan.actions if action.kind == "page"}
-    keys |= {held.key for held in plan.held if held.kind == "page"}
+    keys = {path for action in plan.actions if (path := object_page_path(action.kind, action.key))}
+    keys |= {path for held in plan.held if (path := object_page_path(held.kind, held.key))}
     keys |= {path for path, record in state.pages.items() if record.draft_version_id is not None}
     return snapshot.batched_pages(keys)
 

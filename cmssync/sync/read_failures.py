@@ -26,6 +26,7 @@ from cmssync.api.errors import (
     RateLimited,
     TransportError,
 )
+from cmssync.content.paths import page_object_id
 from cmssync.errors import ApiError
 
 SITE_WIDE: tuple[type[ApiError], ...] = (
@@ -53,7 +54,7 @@ def note_unreadable_page(
     if not fails_the_object(exc):
         raise exc
     where = "the page tree lists it but " if listed else ""
-    unreadable[f"page:{path}"] = (
+    unreadable[page_object_id(path)] = (
         f"page {path} (id {page_id}): {where}it cannot be read ({exc}); {_CONSEQUENCE}: let the API user read it, or "
         "move it out of the way"
     )
@@ -68,7 +69,7 @@ def note_unreadable_children(
         raise exc
     for path in pending:
         if parent == "/" or path.startswith(parent + "/"):
-            unreadable[f"page:{path}"] = (
+            unreadable[page_object_id(path)] = (
                 f"page {path}: the children of {parent} (id {parent_id}) cannot be read ({exc}); {_CONSEQUENCE}"
             )
 

@@ -1,5 +1,6 @@
 """Stacks (global areas) as content: found by pull although the API lists none, written as ``stacks/<handle>.yaml``,
-edited, applied and published like pages; the edit shows on every public page; the next plan is empty.
+edited, applied and published like pages; the edit shows on every public page; the next plan is empty. A stack is
+its own kind in plans, targets and output (``stack:footer``), recorded in the state as its page ``/!stacks/footer``.
 
 The sandbox site has the stacks a theme's global areas show on every page (``/!stacks/footer``, shown as the global
 area "Footer") and one no page shows, as the recorded sample site has them
@@ -9,6 +10,7 @@ area "Footer") and one no page shows, as the recorded sample site has them
 from __future__ import annotations
 
 import io
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,11 @@ from ruamel.yaml import YAML
 
 from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
+from cmssync.errors import PlanError
 from cmssync.plan.scope import scope_for_paths
+from cmssync.sync.applying import ApplyRequest, apply_site
+from cmssync.sync.plan_files import write_plan_file
+from cmssync.sync.workspace import open_workspace
 from tests.support.editors import Editor
 from tests.support.sites import Site
 
@@ -82,7 +88,7 @@ async def test_a_stack_is_pulled_edited_applied_and_shown_on_every_page(site: Si
 
     site.edit(FOOTER, "Footer text", "Footer text, edited")
     plan = await site.plan()
-    assert [(a.kind, a.key, a.op) for a in plan.actions] == [("page", "/!stacks/footer", "update")]
+    assert [(a.kind, a.key, a.op) for a in plan.actions] == [("stack", "footer", "update")]
     report = await site.apply()
     assert report.exit_code == 0, site.last_output
     for path in ("/", "/about"):
@@ -99,9 +105,9 @@ async def test_what_a_stack_cannot_do_is_said(site: Site) -> None:
     settings = (site.root / "cmssync.yaml").read_text(encoding="utf-8")
     site.write("cmssync.yaml", settings + "publish: draft\n")  # the starter file pull wrote sets no publish mode
     plan = await site.plan(prune=True)
-    assert [(a.key, a.op) for a in plan.actions] == [("/!stacks/footer", "update")]  # the sidebar is never deleted
+    assert [(a.id, a.op) for a in plan.actions] == [("stack:footer", "update")]  # the sidebar is never deleted
     warned = "\n".join(plan.warnings)
-    assert "page /!stacks/gone: pinned id 99 does not exist on the site; a stack cannot be created" in warned
+    assert "stack gone: pinned id 99 does not exist on the site; a stack cannot be created" in warned
     assert "a stack's unapproved draft shows on the site's pages at once" in warned
     assert "the stack's name is 'Footer' on the site; name 'Site footer' is not written" in warned
 
@@ -115,8 +121,8 @@ async def test_a_stack_edited_on_the_site_and_in_the_content_is_a_conflict(site:
     assert [a.drift for a in plan.actions] == [True]  # changed on the site only: drift, the content wins
     site.edit(FOOTER, "Footer text", "Footer text, edited")
     plan = await site.plan()
-    assert [(c.key, c.field) for c in plan.conflicts] == [("/!stacks/footer", "area:Main")]
-    assert [h.key for h in plan.held] == ["/!stacks/footer"]  # refused by default: nothing is overwritten
+    assert [(c.id, c.field) for c in plan.conflicts] == [("stack:footer", "area:Main")]
+    assert [h.id for h in plan.held] == ["stack:footer"]  # refused by default: nothing is overwritten
 
 
 async def test_a_page_id_the_server_cannot_read_is_said_and_the_others_are_pulled(site: Site) -> None:
@@ -136,5 +142,48 @@ async def test_a_changed_stack_file_plans_in_an_incremental_run(site: Site) -> N
     assert scope is not None
     site.sandbox.clear_stats()
     plan = await site.plan(scope=scope)
-    assert [(a.key, a.op) for a in plan.actions] == [("/!stacks/footer", "update")]
+    assert [(a.id, a.op) for a in plan.actions] == [("stack:footer", "update")]
     assert site.sandbox.stats()["total"] < 10, site.sandbox.stats()["by_route"]
+
+
+async def test_a_stack_is_targeted_applied_and_recorded_by_its_handle(site: Site) -> None:
+    await _pull(site)
+    site.edit(FOOTER, "Footer text", "Footer text, edited")
+    plan = await site.plan(targets=("stack:footer",))
+    assert [(a.id, a.op) for a in plan.actions] == [("stack:footer", "update")]
+    assert not (await site.plan(targets=("page:/*",))).actions  # pages only: a stack is not a page of the plan
+    with pytest.raises(PlanError, match="'stack:nowhere' matches no stack"):
+        await site.plan(targets=("stack:nowhere",))
+    report = await site.apply(targets=("stack:footer",))
+    assert report.exit_code == 0, site.last_output
+    assert "~ stack footer: update" in site.last_output
+    assert "/!stacks/footer" in site.workspace().load_state().pages  # as states of earlier versions hold it
+    assert not (await site.plan()).actions
+
+
+async def test_a_saved_plan_of_a_stack_is_refused_once_the_stack_was_published(site: Site, tmp_path: Path) -> None:
+    await _pull(site)
+    site.edit(FOOTER, "Footer text", "Footer text, edited")
+    plan_file = tmp_path / "plan.json"
+    write_plan_file(await site.plan(), plan_file)
+    editor = Editor(site.sandbox)
+    editor.edit_block("/!stacks/footer", "Main", 0, "<p>Footer text, by an editor</p>", page_id=7)
+    editor.close()
+    with pytest.raises(PlanError, match="stale: stack footer was published since"):
+        await site.apply(plan_file)
+
+
+async def test_a_saved_plan_of_a_stack_applies_without_the_content_directory(site: Site, tmp_path: Path) -> None:
+    await _pull(site)
+    site.edit(FOOTER, "Footer text", "Footer text, edited")
+    plan_file = tmp_path / "plan.json"
+    write_plan_file(await site.plan(), plan_file)
+    kept = tmp_path / "content-kept"
+    shutil.move(site.root, kept)
+    workspace = open_workspace(site.root, overrides=site.overrides(), missing_ok=True)
+    report = await apply_site(workspace, ApplyRequest(plan_file=plan_file))
+    assert report.exit_code == 0, report.problems
+    assert [(o.action.id, o.status) for o in report.outcomes] == [("stack:footer", "ok")]
+    assert "Footer text, edited" in _public(site, "/about")
+    shutil.move(kept, site.root)
+    assert not (await site.plan()).actions
