@@ -22,6 +22,8 @@ from typing import Any
 
 from cmssync.api.client import ConcreteClient
 from cmssync.plan.actions import KIND_ORDER, Action
+from cmssync.plan.preconditions import stale_file, stale_group, stale_page, stale_user
+from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 from cmssync.sync.apply_assets import apply_file, apply_group, apply_user
 from cmssync.sync.apply_pages import apply_page
@@ -57,11 +59,11 @@ class ManagedKind:
 KINDS: dict[str, ManagedKind] = {
     kind.name: kind
     for kind in (
-        ManagedKind("group", apply_group),
-        ManagedKind("file", apply_file),
-        ManagedKind("page", apply_page),
-        ManagedKind("stack", apply_stack),
-        ManagedKind("user", apply_user),
+        ManagedKind("group", apply_group, stale=stale_group),
+        ManagedKind("file", apply_file, stale=stale_file),
+        ManagedKind("page", apply_page, stale=stale_page),
+        ManagedKind("stack", apply_stack, stale=stale_page),
+        ManagedKind("user", apply_user, stale=stale_user),
     )
 }
 
@@ -121,21 +123,20 @@ async def plan_added_kinds(
 async def observe_planned_kinds(
     actions: Iterable[Action], directory: Path, client: ConcreteClient, state: State
 ) -> dict[str, Any]:
-    """What the registered kinds with an action in a saved plan read now (for :func:`stale_added`)."""
+    """What the registered kinds with an action in a saved plan read now (for :func:`stale_now`)."""
     named = {action.kind for action in actions}
     return {kind.name: await kind.observe(client, directory, state) for kind in added_kinds(named) if kind.observe}
 
 
-def stale_added(action: Action, observed: Mapping[str, Any], state: State) -> str | None:
-    """Why a registered kind's action in a saved plan no longer holds (its own check), or None."""
-    check = KINDS[action.kind].stale
-    assert check is not None
-    return check(action, observed[action.kind], state)
-
-
-def is_added(kind: str) -> bool:
-    """Whether ``kind`` is a registered kind (planned and checked by its own module, not the planner)."""
-    return KINDS[kind].plan is not None
+def stale_now(action: Action, snapshot: Snapshot, added: Mapping[str, Any], state: State) -> str | None:
+    """Why a saved plan's action no longer holds (None: it holds), by its kind's own check (:attr:`ManagedKind.stale`)
+    against the site now: the snapshot for the built-in kinds, what its observer read for a registered kind
+    (``added``: :func:`observe_planned_kinds`). An object that cannot be read now is never written blind."""
+    if action.id in snapshot.unreadable:
+        return f"cannot be read now: {snapshot.unreadable[action.id]}"
+    kind = KINDS[action.kind]
+    assert kind.stale is not None
+    return kind.stale(action, added[kind.name] if kind.observe is not None else snapshot, state)
 
 
 def scope_rules() -> list[ScopeRule]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field, ValidationError
@@ -37,7 +37,7 @@ from cmssync.logs import note
 from cmssync.plan.actions import PLAN_FORMAT_VERSION, Action, Plan, markup_free_json
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
-from cmssync.sync.kinds import is_added, observe_planned_kinds, stale_added
+from cmssync.sync.kinds import observe_planned_kinds, stale_now
 from cmssync.sync.observe import observe, read_pages_alone
 from cmssync.sync.planning import pages_to_write
 from cmssync.sync.uploads import SavedBlobs, decode_blob, decode_blobs, encode_blobs, uploads
@@ -154,79 +154,15 @@ def check_fresh(
     Every action's precondition is checked against ``snapshot`` (the site now) and ``state``: an object the action
     changes or deletes must still exist (a page also still at the live version the plan saw), and an object the
     action creates must still be absent (``Precondition.absent``). A plan file applied twice, say by a re-run CI
-    job, is so refused instead of creating ``/news-1``, a second group and second copies of every file. An action of
-    a registered kind is checked by the kind's own check against what its observer read now (``added``, by kind:
-    ``cmssync.sync.kinds.observe_planned_kinds``).
+    job, is so refused instead of creating ``/news-1``, a second group and second copies of every file. Each kind
+    checks its own actions (``ManagedKind.stale``: the built-in kinds' in ``cmssync.plan.preconditions``), a
+    registered kind against what its observer read now (``added``, by kind: ``observe_planned_kinds``).
     """
     if content is not None and plan.content_digest != content.digest():
         raise PlanError("the plan file is stale: the content changed since it was made; run `cmssync plan` again")
     if plan.site.rstrip("/") != snapshot.site_url.rstrip("/"):
         raise PlanError(f"the plan file was made for {plan.site}, not {snapshot.site_url}")
     for action in plan.actions:
-        problem = stale_added(action, added or {}, state) if is_added(action.kind) else _stale(action, snapshot, state)
+        problem = stale_now(action, snapshot, added or {}, state)
         if problem is not None:
             raise PlanError(f"the plan file is stale: {action.kind} {action.key} {problem}; run `cmssync plan` again")
-
-
-def _stale(action: Action, snapshot: Snapshot, state: State) -> str | None:
-    """Why ``action``'s precondition no longer holds, or None."""
-    if action.id in snapshot.unreadable:  # its precondition cannot be checked: never written blind
-        return f"cannot be read now: {snapshot.unreadable[action.id]}"
-    condition = action.precondition
-    if condition.absent:
-        found = _present(action, snapshot, state)
-        return f"exists on the site now ({found}), and the plan was made to create it" if found else None
-    if condition.remote_id is None:
-        return None
-    remote = condition.remote_id
-    if object_page_path(action.kind, action.key) is not None:  # a page or a stack
-        live = snapshot.pages_by_id.get(int(remote))
-        if live is None:
-            return f"(id {remote}) no longer exists on the site"
-        expected = condition.live_version_id
-        if expected is not None and live.live_version_id != expected:
-            return f"was published since (live version {live.live_version_id}, the plan expected {expected})"
-        return None
-    if action.kind == "file":
-        return _stale_file(action, remote.lower(), snapshot, state)
-    if action.kind == "user" and not any(str(user.id) == remote for user in snapshot.users.values()):
-        return f"(user id {remote}) no longer exists on the site"
-    return None
-
-
-def _stale_file(action: Action, remote: str, snapshot: Snapshot, state: State) -> str | None:
-    """A file action's site file must still exist; an adoption's (the state does not know the path yet) must still
-    be one that holds the plan's bytes and that nothing else claims (observe hashed it again just now)."""
-    live = snapshot.files.get(remote)
-    if live is None:
-        return f"(site file {remote}) no longer exists on the site"
-    if action.op == "delete" or action.file is None or action.key in state.files:
-        return None
-    if live.sha256 != action.file.sha256:
-        return f"was to adopt site file {remote}, which no longer holds its bytes or is now managed as another file"
-    return None
-
-
-def _present(action: Action, snapshot: Snapshot, state: State) -> str | None:
-    """What now stands where ``action`` was planned to create something, described; None if it is still absent."""
-    key = action.key
-    path = object_page_path(action.kind, key)
-    if path is not None:
-        page = snapshot.pages.get(path)
-        return f"page id {page.id}" if page is not None else None
-    if action.kind == "group":
-        group = snapshot.groups.get(key)
-        return f"group id {group.id}" if group is not None else None
-    if action.kind == "user":
-        user = snapshot.users.get(key)
-        return f"user id {user.id}" if user is not None else None
-    record = state.files.get(key)
-    if record is not None and str(record.id).lower() in snapshot.files:
-        return f"site file {str(record.id).lower()}, recorded in the state"
-    form = action.file
-    if form is None:
-        return None
-    managed = {str(r.id).lower() for r in state.files.values()}
-    name = PurePosixPath(key).name
-    adoptable, _same = snapshot.file_to_adopt(name, form.folder_id, form.size, form.sha256, managed)
-    return f"site file {adoptable.id} with the same bytes" if adoptable is not None else None
