@@ -5,7 +5,10 @@ A sandbox generates the site (``pages`` x ``blocks`` in sections of 100, ``files
 dated N a second, as a site built through the API; default: every row in one second, as the issue's figures) and
 injects ``--latency-ms``. For each code tree (``--baseline DIR``, e.g. ``git worktree add /tmp/base 0bb34d4``, then
 this checkout): ``cmssync pull`` into an empty directory, a warm-up plan (fills the parse cache), then ``--runs``
-no-op plans — each a process reaped with ``os.wait4`` (wall, CPU, peak RSS), its requests counted by the sandbox.
+no-op plans — each a process reaped with ``os.wait4`` (wall, CPU, peak RSS), its requests counted by the sandbox,
+and the sandbox's own CPU over it (it runs in the bench's process, on the same cores). ``--keep-site DIR`` keeps the
+generated site's database there and reuses it on a later run with the same sizes (generating 10,000 pages takes a
+while).
 The table also splits the requests by route family: page lists (``/pages``), children lists, single pages, file and
 user lists, files and users read one by one (the tie reads), and file downloads (static files, not API requests:
 ``requests`` counts them, ``API requests`` does not).
@@ -62,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--baseline", type=Path, help="Another checkout of cmssync, measured first.")
     parser.add_argument("--skip-baseline-pull", action="store_true", help="Baseline: plan only (pull with this tree).")
+    parser.add_argument(
+        "--keep-site", type=Path, help="Keep the generated site in this directory and reuse it on later runs."
+    )
     options = parser.parse_args(argv)
     trees = [("this checkout", REPO)]
     if options.baseline is not None:
@@ -71,7 +77,14 @@ def main(argv: list[str] | None = None) -> int:
         spec += f",rate={options.rate}"
     print(f"sandbox: generate {spec}; latency {options.latency_ms} ms", flush=True)
     rows: list[list[object]] = []
-    with tempfile.TemporaryDirectory(prefix="cmssync-scale-bench-") as temp, Sandbox(seed="empty", generate=spec) as sb:
+    db = None
+    if options.keep_site is not None:  # one SQLite file per site: a later run with the same sizes reuses it
+        options.keep_site.mkdir(parents=True, exist_ok=True)
+        db = str(options.keep_site / f"scale-{spec.replace(',', '-').replace('=', '')}.sqlite3")
+    with (
+        tempfile.TemporaryDirectory(prefix="cmssync-scale-bench-") as temp,
+        Sandbox(seed="empty", generate=spec, db=db) as sb,
+    ):
         faults = httpx.post(sb.url + "/__emulator/faults", json={"rules": [], "latency_ms": options.latency_ms})
         faults.raise_for_status()
         work = Path(temp)
@@ -93,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             ]
             rows.append(_row(f"{label}: no-op plan", plans))
             shutil.rmtree(root, ignore_errors=True)
-    headers = ["command", "wall s (min-max)", "CPU s", "peak RSS MiB", "requests", "API requests", "by family", "exit"]
+    headers = ["command", "wall s (min-max)", "CPU s", "sandbox CPU s", "peak RSS MiB", "requests", "API requests"]
+    headers += ["by family", "exit"]
     print()
     print(f"{spec}, {options.latency_ms} ms latency, concurrency {environment(sb)['CMSSYNC_CONCURRENCY']}")
     print(table(headers, rows))
@@ -116,6 +130,7 @@ def _row(label: str, runs: list[Measurement]) -> list[object]:
         label,
         f"{statistics.median(walls):.1f}" + (f" ({min(walls):.1f}-{max(walls):.1f})" if len(runs) > 1 else ""),
         f"{statistics.median(m.cpu for m in runs):.1f}",
+        f"{statistics.median(m.emulator_cpu for m in runs):.1f}",
         f"{max(m.rss_mib for m in runs):.0f}",
         last.requests,
         last.requests - families(last.by_route)["downloads"],
