@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cmssync.api.auth import write_secret_file
-from cmssync.fileio import TEMP_SUFFIX, write_atomically
+from cmssync.fileio import TEMP_SUFFIX, move_atomically, write_atomically
 from cmssync.state.records import State
 from cmssync.state.store import StateStore
 
@@ -45,6 +45,22 @@ def test_an_existing_file_keeps_its_mode(tmp_path: Path, umask: None) -> None:
     target.chmod(0o664)
     write_atomically(target, "new\n")
     assert (_mode(target), target.read_text()) == (0o664, "new\n")
+
+
+def test_a_moved_file_gets_the_mode_a_written_one_would(tmp_path: Path, umask: None) -> None:
+    staged = tmp_path / ".cmssync" / "staging" / "1-logo.png"
+    staged.parent.mkdir(parents=True)
+    staged.write_bytes(b"new")
+    staged.chmod(0o600)  # as a download's temporary file is made
+    target = tmp_path / "files" / "logo.png"
+    move_atomically(staged, target, durable=False)
+    assert (_mode(target), target.read_bytes(), staged.exists()) == (0o644, b"new", False)
+    again = staged.parent / "2-logo.png"
+    again.write_bytes(b"newer")
+    target.chmod(0o664)
+    move_atomically(again, target)
+    assert (_mode(target), target.read_bytes()) == (0o664, b"newer")
+    assert not list(target.parent.glob(f"*{TEMP_SUFFIX}"))
 
 
 def test_an_explicit_mode_wins_and_no_temporary_file_is_left(tmp_path: Path, umask: None) -> None:
