@@ -54,7 +54,7 @@ class LivePage:
         return tuple(self.areas.get(area, ()))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LiveFile:
     id: str
     """The file's UUID (lower case)."""
@@ -72,7 +72,7 @@ class LiveFile:
     see :meth:`Snapshot.adoption_candidates`); ``None``: not downloaded."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LiveUser:
     id: int
     username: str
@@ -80,7 +80,7 @@ class LiveUser:
     language: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LiveGroup:
     id: int
     name: str
