@@ -64,7 +64,7 @@ def live_user_fields(live: LiveUser) -> dict[str, Any]:
 
 
 def live_file_fields(live: LiveFile) -> dict[str, Any]:
-    """The live file's metadata in the form of ``cmssync.plan.assets.desired_file_meta``."""
+    """The live file's metadata in the form of ``cmssync.plan.asset_forms.desired_file_meta``."""
     current: dict[str, Any] = {
         "title": normalize_text(live.title),
         "description": normalize_text(live.description),
@@ -194,3 +194,11 @@ def folder_by_path(change: FieldChange, folders: Mapping[int, str]) -> FieldChan
         return folders.get(value, f"folder {value}") if isinstance(value, int) else value
 
     return change.model_copy(update={"before": name(change.before), "after": name(change.after)})
+
+
+def same_user_field(name: str, a: Any, b: Any) -> bool:
+    """Whether two values of a user's field are the same: addresses are stored as given, but compare as the same
+    mailbox regardless of case."""
+    if name == "email":
+        return str(a or "").lower() == str(b or "").lower()
+    return bool(a == b)

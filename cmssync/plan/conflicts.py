@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from cmssync.config import ConflictPolicy, ConflictRule
@@ -291,3 +291,20 @@ def applied_base(
         if live_area_digest(live.blocks(area), base.shape) != base.digest:
             kept_areas[area] = old.areas[area]
     return PageBase(fields=kept_fields, areas=kept_areas)
+
+
+@dataclass
+class Settling:
+    """Three-way conflicts of users and files (``cmssync.plan.asset_conflicts``): found, settled and collected."""
+
+    policies: ConflictPolicies = field(default_factory=ConflictPolicies)
+    conflicts: list[FieldConflict] = field(default_factory=list)
+    held: list[HeldObject] = field(default_factory=list)
+
+    def settle(self, action: Action, conflicts: Sequence[FieldConflict]) -> Action | None:
+        """The action to plan (``site_wins`` fields dropped), or None (held, or nothing left to write)."""
+        settled = settle(action, conflicts, self.policies, None)
+        self.conflicts.extend(settled.conflicts)
+        if settled.held is not None:
+            self.held.append(settled.held)
+        return settled.action

@@ -40,11 +40,13 @@ from cmssync.plan.actions import (
     Precondition,
     SiteAdditions,
 )
-from cmssync.plan.assets import Settling, plan_files, plan_groups, plan_users
-from cmssync.plan.conflicts import ConflictPolicies
+from cmssync.plan.conflicts import ConflictPolicies, Settling
+from cmssync.plan.files import plan_files
+from cmssync.plan.groups import plan_groups
 from cmssync.plan.pages import PageContext, plan_page
 from cmssync.plan.selection import check_targets, excluded, matches, object_ids, targeted, without_keys
 from cmssync.plan.snapshot import Snapshot
+from cmssync.plan.users import plan_users
 from cmssync.plan.warnings import shown
 from cmssync.state.records import State
 

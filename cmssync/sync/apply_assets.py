@@ -21,9 +21,8 @@ from cmssync.content.passwords import env_password
 from cmssync.content.paths import object_page_path
 from cmssync.errors import ApplyError
 from cmssync.plan.actions import Action
-from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest
+from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest, same_user_field
 from cmssync.plan.asset_forms import FileForm, UserForm
-from cmssync.plan.assets import same_user_field
 from cmssync.state.records import FileRecord, GroupRecord, RetiredFileRecord, UserRecord
 from cmssync.sync.engine import ApplyContext, Outcome, create_verified
 from cmssync.sync.file_adoption import uploaded_copy

@@ -1,16 +1,17 @@
-"""The managed kinds: for each, how apply executes its actions, and for a kind added later how it is observed,
-planned, checked in a saved plan and scoped. The one registry of kinds (their names and order are
+"""The managed kinds: for each, how apply executes its actions and how a saved plan's action is checked, and for a
+kind added later how it is observed, planned and scoped. The one registry of kinds (their names and order are
 ``cmssync.plan.actions.KIND_ORDER``).
 
-The built-in kinds (groups, files, pages, stacks, users) are planned by ``cmssync.plan.planner`` and observed by
-``cmssync.sync.observe``; a kind added with :func:`register` brings its own :attr:`ManagedKind.observe` (the live
-objects, read through the client), :attr:`ManagedKind.plan` (pure: the content directory, what was observed and
-the state → actions), :attr:`ManagedKind.stale` (its precondition check when a saved plan is applied) and
-optionally :attr:`ManagedKind.keys` (what ``--target``/``--exclude`` may name besides its state records) and
-:attr:`ManagedKind.scope` (which changed content files are its, for the daemon's file-change runs); it keeps its
-records in ``State.kinds`` (``State.record``/``forget``) and is applied by its :attr:`ManagedKind.apply`. Its
-actions come after the built-in kinds'. A new kind is one module that calls :func:`register`; see
-``docs/architecture.md``.
+The built-in kinds (groups, files, pages, stacks, users) are planned one module each (``cmssync.plan.pages``,
+``files``, ``users``, ``groups``), joined by ``cmssync.plan.planner``, observed by ``cmssync.sync.observe`` and
+checked by ``cmssync.plan.preconditions``. A kind added with :func:`register` brings its own
+:attr:`ManagedKind.observe` (the live objects, read through the client), :attr:`ManagedKind.plan` (pure: the
+content directory, what was observed and the state → actions), :attr:`ManagedKind.stale` (its precondition check
+when a saved plan is applied) and optionally :attr:`ManagedKind.keys` (what ``--target``/``--exclude`` may name
+besides its state records) and :attr:`ManagedKind.scope` (which changed content files are its, for the daemon's
+file-change runs); it keeps its records in ``State.kinds`` (``State.record``/``forget``) and is applied by its
+:attr:`ManagedKind.apply`. Its actions come after the built-in kinds'. A new kind is one module that calls
+:func:`register`; see ``docs/architecture.md``.
 """
 
 from __future__ import annotations

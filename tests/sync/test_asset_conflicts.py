@@ -11,9 +11,8 @@ import pytest
 from cmssync.config import ConflictRule
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import Action, FieldChange, Plan
-from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest
+from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest, same_user_field
 from cmssync.plan.asset_forms import desired_file_meta, file_digest, file_hash, user_digest, user_form
-from cmssync.plan.assets import same_user_field
 from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.planner import PlanOptions, plan
 from cmssync.plan.snapshot import LiveFile, LiveUser, Snapshot

@@ -1,4 +1,4 @@
-"""Planning files, users and groups (pure).
+"""Planning the file kind (pure): the files under ``files/``, each keyed by its path there.
 
 Files are identified by their path under ``files/`` and found through the state (their UUID). When the state does
 not know a file, a live file with the same stored name, folder, size *and bytes* (SHA-256, downloaded by observe:
@@ -8,19 +8,10 @@ a new file is uploaded. New bytes (a different SHA-256 from the one last uploade
 file, re-point the pages that reference it, then delete the old one. Only metadata the content states is managed:
 a sidecar's ``title`` or ``description`` left out, or no tags written, leaves the live value alone.
 
-Users are identified by username, but a site user cmssync does not manage (or whose id is not the one the state
-recorded) is adopted only when its email is the content's too: otherwise it is someone else's account, and the
-plan reports a conflict (a warning starting ``conflict:``) and plans nothing for it: neither an update that would
-take the account over, nor a create that the site would refuse. Passwords are compared as keyed digests only; the
-plan says that a password changes, never what it is. Groups can only be created through the API: a group on the
-site that the content does not name is reported, never an error; a group of the content's name is that group
-(Concrete keeps group names unique).
-
-A user's email and language and a file's managed metadata changed both in the content and on the site since cmssync
-last applied them are three-way conflicts (``cmssync.plan.asset_conflicts``), settled like a page's by the conflict
-policies (:class:`Settling`); changed on the site only, the update is marked drift.
-
-Every create carries ``Precondition(absent=True)``: a plan file applied after the object appeared is refused.
+A file's managed metadata changed both in the content and on the site since cmssync last applied it is a three-way
+conflict (``cmssync.plan.asset_conflicts``), settled like a page's by the conflict policies
+(:class:`cmssync.plan.conflicts.Settling`); changed on the site only, the update is marked drift. Every create
+carries ``Precondition(absent=True)``: a plan file applied after the object appeared is refused.
 """
 
 from __future__ import annotations
@@ -29,35 +20,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import PurePosixPath
-from typing import Any
 
 from cmssync.config.values import folder_path
 from cmssync.content.files import FileSpec
 from cmssync.content.site import SiteContent
-from cmssync.plan.actions import Action, FieldChange, FieldConflict, HeldObject, Operation, Precondition
-from cmssync.plan.asset_conflicts import compare, file_base, folder_by_path, live_file_fields, user_base
-from cmssync.plan.asset_forms import desired_file_meta, file_form, file_hash, user_digest, user_form
-from cmssync.plan.conflicts import ConflictPolicies, settle
+from cmssync.plan.actions import Action, FieldChange, HeldObject, Operation, Precondition
+from cmssync.plan.asset_conflicts import compare, file_base, folder_by_path, live_file_fields
+from cmssync.plan.asset_forms import desired_file_meta, file_form, file_hash
+from cmssync.plan.conflicts import Settling
 from cmssync.plan.normalize import digest
-from cmssync.plan.snapshot import LiveFile, LiveUser, Snapshot
-from cmssync.state.records import FileRecord, State, UserRecord
-
-
-@dataclass
-class Settling:
-    """Three-way conflicts of users and files (``cmssync.plan.asset_conflicts``): found, settled and collected."""
-
-    policies: ConflictPolicies = field(default_factory=ConflictPolicies)
-    conflicts: list[FieldConflict] = field(default_factory=list)
-    held: list[HeldObject] = field(default_factory=list)
-
-    def settle(self, action: Action, conflicts: Sequence[FieldConflict]) -> Action | None:
-        """The action to plan (``site_wins`` fields dropped), or None (held, or nothing left to write)."""
-        settled = settle(action, conflicts, self.policies, None)
-        self.conflicts.extend(settled.conflicts)
-        if settled.held is not None:
-            self.held.append(settled.held)
-        return settled.action
+from cmssync.plan.snapshot import LiveFile, Snapshot
+from cmssync.state.records import FileRecord, State
 
 
 @dataclass
@@ -243,126 +216,3 @@ def _file_changes(spec: FileSpec, live: LiveFile) -> list[FieldChange]:
         for name, value in desired_file_meta(spec).items()
         if current.get(name) != value
     ]
-
-
-def plan_groups(content: SiteContent, observed: Snapshot, warnings: list[str]) -> list[Action]:
-    actions = [
-        Action(
-            kind="group",
-            key=name,
-            op="create",
-            changes=(FieldChange(field="name", after=name),),
-            precondition=Precondition(absent=True),
-        )
-        for name in sorted(content.groups)
-        if name not in observed.groups
-    ]
-    unmanaged = sorted(set(observed.groups) - set(content.groups))
-    if unmanaged and observed.complete:
-        warnings.append(f"groups on the site but not in the content (left alone): {', '.join(unmanaged)}")
-    return actions
-
-
-def plan_users(
-    content: SiteContent,
-    observed: Snapshot,
-    state: State,
-    passwords_changed: frozenset[str],
-    passwords_unset: frozenset[str],
-    warnings: list[str],
-    settling: Settling | None = None,
-) -> list[Action]:
-    settling = settling if settling is not None else Settling()
-    actions: list[Action] = []
-    for username, spec in sorted(content.users.items()):
-        live = observed.users.get(username)
-        record = state.users.get(username)
-        if live is not None and not _same_user(live, record, spec.email):
-            warnings.append(_user_conflict(username, live, spec.email, record))
-            continue
-        if spec.password is not None and username in passwords_unset:
-            warnings.append(
-                f"user {username}: its password comes from {spec.password.name}, which is not set; apply cannot set it"
-            )
-        desired: dict[str, Any] = {"email": spec.email}
-        if spec.language is not None:
-            desired["language"] = spec.language
-        if live is None:
-            changes = [FieldChange(field="username", after=username)]
-            changes += [FieldChange(field=name, after=value) for name, value in desired.items()]
-            changes.append(FieldChange(field="password", sensitive=True))
-            actions.append(
-                Action(
-                    kind="user",
-                    key=username,
-                    op="create",
-                    changes=tuple(changes),
-                    precondition=Precondition(absent=True),
-                    drift=record is not None,
-                    note="managed before, but deleted outside cmssync" if record is not None else None,
-                    user=user_form(spec),
-                )
-            )
-            continue
-        current = {"email": live.email, "language": live.language}
-        changes = [
-            FieldChange(field=name, before=current[name], after=value)
-            for name, value in desired.items()
-            if not same_user_field(name, current[name], value)
-        ]
-        recorded = record.digest if record is not None else None
-        sides = compare(
-            "user",
-            username,
-            changes,
-            recorded,
-            user_digest(spec),
-            partial(user_base, spec, live, recorded or ""),
-            same_user_field,
-        )
-        if spec.password is not None and username in passwords_changed:
-            changes.append(FieldChange(field="password", sensitive=True))
-        if not changes:
-            continue
-        action = Action(
-            kind="user",
-            key=username,
-            op="update",
-            changes=tuple(changes),
-            precondition=Precondition(remote_id=str(live.id)),
-            drift=sides.drift,
-            user=user_form(spec),
-        )
-        settled = settling.settle(action, sides.conflicts)
-        if settled is not None:
-            actions.append(settled)
-    return actions
-
-
-def same_user_field(name: str, a: Any, b: Any) -> bool:
-    """Whether two values of a user's field are the same: addresses are stored as given, but compare as the same
-    mailbox regardless of case."""
-    if name == "email":
-        return str(a or "").lower() == str(b or "").lower()
-    return bool(a == b)
-
-
-def _same_user(live: LiveUser, record: UserRecord | None, email: str) -> bool:
-    """Whether the site's user of this username is provably the one the content means: the one the state manages
-    (same id), or else one whose email is the content's too (compared as one mailbox, case aside)."""
-    if record is not None and record.id == live.id:
-        return True
-    return live.email.lower() == email.lower()
-
-
-def _user_conflict(username: str, live: LiveUser, email: str, record: UserRecord | None) -> str:
-    why = (
-        f"the state manages user id {record.id}, but the site's {username} is user {live.id}"
-        if record is not None
-        else "cmssync does not manage it"
-    )
-    return (
-        f"conflict: user {username}: the site has a user {username} (id {live.id}) with email "
-        f"{live.email or '(none)'}, not {email}, and {why}; a user is adopted only when username and email both "
-        "match, so nothing is planned for it (make the emails agree, or use another username in the content)"
-    )
