@@ -16,8 +16,9 @@ of the whole site (a minute or more); this bench builds the site in seconds and 
    change in the machine's load hits both alike): ``--runs`` no-op plans as processes (``python -m cmssync plan
    --detailed-exitcode``: wall, CPU, requests counted by the sandbox), and ``--runs`` child processes timing the
    phases in-process: imports, content load (``open_workspace``), state load, observe
-   (``cmssync.sync.observe.observe``), plan (``cmssync.plan.planner.plan``), wall and CPU each. The median of the
-   runs is printed.
+   (``cmssync.sync.observe.observe``), plan (``cmssync.plan.planner.plan``), wall and CPU each, and the child's
+   peak RSS at the end of each phase (what the process held at most so far). The median of the runs is printed
+   (the largest peak).
 
 ``--profile N`` also prints the N heaviest functions (cumulative and own time) of observe + plan in one more child
 per code tree. The sandbox runs in this process; the measured commands are separate processes on the same cores.
@@ -31,6 +32,7 @@ import io
 import json
 import os
 import pstats
+import resource
 import shutil
 import statistics
 import subprocess
@@ -53,7 +55,8 @@ def phases(root: Path, profile_top: int) -> dict[str, Any]:
 
     def lap(name: str, started: tuple[float, float]) -> tuple[float, float]:
         now = (time.perf_counter(), time.process_time())
-        timings[name] = {"wall": now[0] - started[0], "cpu": now[1] - started[1]}
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+        timings[name] = {"wall": now[0] - started[0], "cpu": now[1] - started[1], "peak_mib": peak}
         return now
 
     mark = (time.perf_counter(), time.process_time())
@@ -225,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
             walls = [m.seconds for m in measured_runs[label]]
             runs = phase_runs[label]
             phase_cells = [f"{_median(runs, p, 'wall'):.2f} / {_median(runs, p, 'cpu'):.2f}" for p in PHASES]
+            peaks = " / ".join(f"{max(r[p]['peak_mib'] for r in runs):.0f}" for p in PHASES)
             total = statistics.median(sum(r[p]["wall"] for p in PHASES) for r in runs)
             rows.append(
                 [
@@ -235,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"({max(tie_reads(m.by_route) for m in measured_runs[label])})",
                     *phase_cells,
                     f"{total:.2f} s",
+                    peaks,
                 ]
             )
             if options.profile:
@@ -247,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         "requests (tie reads)",
         *[f"{p} wall/CPU s" for p in PHASES],
         "in-process total",
+        "peak RSS MiB after each phase",
     ]
     print()
     print(f"no-op plan, {spec}, {options.latency_ms} ms latency, median of {options.runs} runs")

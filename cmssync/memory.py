@@ -5,8 +5,9 @@ even for one name); a site of 10,000 pages holds some 150,000 of them (the page 
 state's records), nearly all equal. A frozen model never changes its set in place (pydantic refuses the assignment
 first, and a copy gets a set of its own), so equal sets can be one object: :func:`share_fields_set`, applied when a
 model is validated or unpickled (:class:`SharedFieldsModel`). :func:`shared` does the same for any equal hashable
-immutable values (the state's area shapes: ten strings in six tuples a page, all alike). Both tables keep what they
-were given for the life of the process: one entry per distinct value, which a site has few of, not one per object.
+immutable values (the state's area shapes: ten strings in six tuples a page, all alike). Both tables hold one entry
+per distinct value, which a site has few of, not one per object; a long-lived process (the daemon) that has seen
+more than :data:`MAX_DISTINCT` of them starts its table anew (what holds the old objects keeps them).
 
 :func:`give_back_freed_memory`: loading the content and the state frees a working set as large as what they keep
 (the parse cache's entries, the state's text parsed by pydantic-core). The C allocator keeps such memory for later
@@ -26,11 +27,14 @@ from pydantic import BaseModel, model_validator
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 _VALUES: dict[Hashable, Any] = {}
 
+MAX_DISTINCT = 65_536
 T = TypeVar("T", bound=Hashable)
 
 
 def shared(value: T) -> T:
     """The one object equal to the hashable, immutable ``value`` (``value`` itself the first time)."""
+    if len(_VALUES) >= MAX_DISTINCT and value not in _VALUES:
+        _VALUES.clear()
     found: T = _VALUES.setdefault(value, value)
     return found
 
@@ -38,7 +42,10 @@ def shared(value: T) -> T:
 def share_fields_set(model: BaseModel) -> None:
     """Give the frozen ``model`` the one set of field names equal to its own."""
     names = model.__pydantic_fields_set__
-    found = _FIELDS_SETS.setdefault(frozenset(names), names)
+    key = frozenset(names)
+    if len(_FIELDS_SETS) >= MAX_DISTINCT and key not in _FIELDS_SETS:
+        _FIELDS_SETS.clear()
+    found = _FIELDS_SETS.setdefault(key, names)
     if found is not names:
         object.__setattr__(model, "__pydantic_fields_set__", found)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from cmssync import memory
 from cmssync.content.loader import load_content
 from cmssync.content.models import Location, PageSpec
 from cmssync.errors import StateError
@@ -100,3 +101,12 @@ def test_the_content_digest_hashed_page_by_page_is_that_of_the_whole_dump(pages:
         content = replace(content, pages={"/über": next(iter(content.pages.values()))})
     text = json.dumps(content.canonical(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert content.digest() == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_the_tables_of_shared_values_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory, "MAX_DISTINCT", 3)
+    monkeypatch.setattr(memory, "_VALUES", {})
+    kept = [shared(("shape", str(n))) for n in range(10)]
+    assert len(memory._VALUES) <= 3
+    assert shared(("shape", "9")) is kept[9]
+    assert kept == [("shape", str(n)) for n in range(10)]
