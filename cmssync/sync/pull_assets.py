@@ -39,27 +39,28 @@ from cmssync.sync.pull_writes import Pulled, Staged, sha256_of
 async def pull_files(
     client: ConcreteClient, root: Path, settings: Settings, state: State, result: Pulled, scope: PullScope
 ) -> None:
-    listed = [file async for file in client.iter_files()]
-    warning = unreliable_list_warning("files", [file.date_added for file in listed])
-    if warning is not None:
-        result.skipped.append(warning)
-    names = {file.id.lower(): PurePosixPath((file.url or "").split("?")[0]).name for file in listed}
-    bound: dict[str, str] = {}
-    # one path per site file: of two bound to it, the one with its name (else the first), the other is dropped
-    for bound_path, record in sorted(
-        state.files.items(), key=lambda item: PurePosixPath(item[0]).name != names.get(str(item[1].id).lower())
-    ):
-        bound.setdefault(str(record.id).lower(), bound_path)
-    # Bound files first, so that a free name is never one a bound file holds.
-    order = sorted(enumerate(listed), key=lambda item: item[1].id.lower() not in bound)
     assert result.staging is not None
+    bound_ids = {str(record.id).lower() for record in state.files.values()}
+    listed: list[File] = []
     async with _Downloads(client) as downloads:
-        for number, file in order:  # every download the walk below is sure to make, started at once
+        async for file in client.iter_files():  # each download the walk below is sure to make starts as it is listed
             url_name = PurePosixPath((file.url or "").split("?")[0]).name
-            if url_name and one_line(url_name) == url_name and (file.id.lower() in bound or scope.takes("file")):
-                downloads.start(file, result.staging / f"{number}-{url_name}")
+            if url_name and one_line(url_name) == url_name and (file.id.lower() in bound_ids or scope.takes("file")):
+                downloads.start(file, result.staging / f"{len(listed)}-{url_name}")
+            listed.append(file)
+        warning = unreliable_list_warning("files", [file.date_added for file in listed])
+        if warning is not None:
+            result.skipped.append(warning)
+        names = {file.id.lower(): PurePosixPath((file.url or "").split("?")[0]).name for file in listed}
+        bound: dict[str, str] = {}
+        # one path per site file: of two bound to it, the one with its name (else the first), the other is dropped
+        for bound_path, record in sorted(
+            state.files.items(), key=lambda item: PurePosixPath(item[0]).name != names.get(str(item[1].id).lower())
+        ):
+            bound.setdefault(str(record.id).lower(), bound_path)
         walk = _FileWalk(root, settings, state, result, scope, downloads, bound)
-        for number, file in order:
+        # Bound files first, so that a free name is never one a bound file holds.
+        for number, file in sorted(enumerate(listed), key=lambda item: item[1].id.lower() not in bound):
             await walk.stage(number, file)
     _note_unnamed_folders(result)
 
