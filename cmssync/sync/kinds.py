@@ -3,7 +3,8 @@ kind added later how it is observed, planned and scoped. The one registry of kin
 ``cmssync.plan.actions.KIND_ORDER``).
 
 The built-in kinds (groups, files, pages, stacks, users) are planned one module each (``cmssync.plan.pages``,
-``files``, ``users``, ``groups``), joined by ``cmssync.plan.planner``, observed by ``cmssync.sync.observe`` and
+``files``, ``users``, ``groups``), joined by ``cmssync.plan.planner``, observed one module each
+(``cmssync.sync.observe_pages``, ``observe_files``, ``observe_users``), joined by ``cmssync.sync.observe``, and
 checked by ``cmssync.plan.preconditions``. A kind added with :func:`register` brings its own
 :attr:`ManagedKind.observe` (the live objects, read through the client), :attr:`ManagedKind.plan` (pure: the
 content directory, what was observed and the state → actions), :attr:`ManagedKind.stale` (its precondition check

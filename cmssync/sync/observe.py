@@ -6,17 +6,17 @@ again on their own by :func:`read_pages_alone` (``cmssync.sync.planning.plan_sit
 of a site whose pages sit under P parents costs P + 1 page requests, plus the lists below and a constant (token,
 default site).
 
-Files, users and groups are listed (``limit=100``) only when the content or the state names objects of that kind,
-and only for the kinds in scope in an incremental run. Their lists have the tied-dates weakness of every list
-(concrete-api.md §13), so objects the state knows but a list walk missed are read by id (none when the dates are
-distinct). A group that fits a list page is read whole by the walk (a cursor before the group,
-``cmssync.api.pagination.next_cursor``), users a walk skipped a list page at a time (``UsersApi.users_below``); only
-a group longer than a page costs one request per object, counted in ``Snapshot.tie_reads``. Such a read that answers
-"not found" means the object is gone; any other answer about that object (a permission refused, a persistent server
-error) makes it *unreadable* (``Snapshot.unreadable``, with the server's reason; ``cmssync.sync.read_failures``):
-the plan holds it and never creates it again. Site files that a content file unknown to the state could adopt (same
-name, folder and size) are downloaded and hashed, because only the same bytes prove it is ours
-(``cmssync.sync.file_adoption``).
+Files (``cmssync.sync.observe_files``), users (``observe_users``) and groups are listed (``limit=100``) only when
+the content or the state names objects of that kind, and only for the kinds in scope in an incremental run. Their
+lists have the tied-dates weakness of every list (concrete-api.md §13), so objects the state knows but a list walk
+missed are read by id (none when the dates are distinct). A group that fits a list page is read whole by the walk (a
+cursor before the group, ``cmssync.api.pagination.next_cursor``), users a walk skipped a list page at a time
+(``UsersApi.users_below``); only a group longer than a page costs one request per object, counted in
+``Snapshot.tie_reads``. Such a read that answers "not found" means the object is gone; any other answer about that
+object (a permission refused, a persistent server error) makes it *unreadable* (``Snapshot.unreadable``, with the
+server's reason; ``cmssync.sync.read_failures``): the plan holds it and never creates it again. Site files that a
+content file unknown to the state could adopt (same name, folder and size) are downloaded and hashed, because only
+the same bytes prove it is ours (``cmssync.sync.file_adoption``).
 
 Concurrency is bounded by the client; here every independent read is started at once. The by-id reads of what a
 list walk skipped are *deferred* (``cmssync.api.limiter.deferred``): they wait behind the requests of the other
@@ -28,42 +28,34 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Iterable
-from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
-from typing import TypeVar
+from dataclasses import replace
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.errors import NotFound
-from cmssync.api.limiter import deferred
-from cmssync.api.models import File, Group, User
+from cmssync.api.models import Group
 from cmssync.content.site import SiteContent
-from cmssync.plan.normalize import normalize_tags
 from cmssync.plan.scope import Scope, with_parents
-from cmssync.plan.snapshot import LiveFile, LiveGroup, LiveUser, Snapshot
+from cmssync.plan.snapshot import LiveGroup, LiveUser, Snapshot
 from cmssync.secrets import url_without_credentials
 from cmssync.state.records import State
 from cmssync.sync.file_adoption import hash_adoption_candidates
+from cmssync.sync.observe_files import observe_files
+from cmssync.sync.observe_known import unreliable_list_warning
 from cmssync.sync.observe_pages import (
     ObserveProgress,
     PageProgress,
-    all_settled,
     observe_pages,
     observe_progress,
     read_pages_alone,
 )
-from cmssync.sync.read_failures import note_unreadable
+from cmssync.sync.observe_users import observe_users
 
 __all__ = [
     "ObserveProgress",
     "observe",
     "observe_progress",
     "read_pages_alone",
-    "to_live_file",
     "unreliable_list_warning",
 ]
-
-T = TypeVar("T")
 
 
 async def observe(
@@ -96,7 +88,7 @@ async def observe(
     want_groups = bool(content.groups or state.groups or content.users) and (scope is None or scope.all_groups)
     pages, files, users, groups = await asyncio.gather(
         observe_pages(client, content, state, home_id, base_url, pages_read, scoped=scope is not None),
-        _observe_files(
+        observe_files(
             client,
             state,
             list_all=want_files and (scope is None or bool(set(content.files) - set(state.files))),
@@ -104,10 +96,10 @@ async def observe(
             unreadable=unreadable,
             ties=ties,
         ),
-        _observe_users(client, state, content.users, unreadable, ties, listed=scope is None or scope.all_users)
+        observe_users(client, state, content.users, unreadable, ties, listed=scope is None or scope.all_users)
         if want_users
         else _no_users(),
-        _gather_list(client.iter_groups()) if want_groups else _no_groups(),
+        _observe_groups(client) if want_groups else _no_groups(),
         return_exceptions=True,  # every read finishes before a failure is raised (see all_settled)
     )
     if isinstance(pages, BaseException):
@@ -164,139 +156,6 @@ async def _no_groups() -> list[Group]:
     return []
 
 
-# --- files, users -------------------------------------------------------------------------------------------------
-
-
-def unreliable_list_warning(kind: str, dates: list[object]) -> str | None:
-    """A warning when a list walk cannot have returned everything.
-
-    The server's cursor skips items whose sort dates tie across a page boundary (concrete-api.md §13); a group of
-    ties larger than half a page (a bulk import, the sample content of an install) cannot be walked completely.
-    """
-    if len(dates) < 100:
-        return None
-    largest = max(Counter(dates).values())
-    if largest < 50:
-        return None
-    return (
-        f"the site's {kind} list cannot be read completely: {largest} {kind} share the same date, and the API skips "
-        f"some of them; {kind} it did not return look absent (a content {kind[:-1]} not yet in the state may be "
-        "created again)"
-    )
-
-
-async def _observe_files(
-    client: ConcreteClient,
-    state: State,
-    *,
-    list_all: bool,
-    warnings: list[str],
-    unreadable: dict[str, str],
-    ties: Counter[str],
-) -> dict[str, LiveFile]:
-    files: dict[str, File] = {}
-    if list_all:
-        files = {f.id.lower(): f for f in await _gather_list(client.iter_files(includes=("custom_attributes",)))}
-        warning = unreliable_list_warning("files", [f.date_added for f in files.values()])
-        if warning is not None:
-            warnings.append(warning)
-    unseen = {path: str(r.id) for path, r in state.files.items() if str(r.id).lower() not in files}
-    if list_all:
-        ties["files"] += len(unseen)
-    reads = (
-        _maybe(client.get_file(file_id, includes=("custom_attributes",)), f"file:{path}", f"file {path} ({file_id})")
-        for path, file_id in unseen.items()
-    )
-    with deferred():  # behind the other list walks and the page tree, which wait on their requests one by one
-        found = await all_settled(reads)
-    for extra in found:
-        if isinstance(extra, _Unreadable):
-            note_unreadable(extra.error, extra.object_id, extra.what, unreadable)
-        elif extra is not None:
-            files[extra.id.lower()] = extra
-    return {file_id: to_live_file(f) for file_id, f in files.items()}
-
-
-def to_live_file(file: File) -> LiveFile:
-    url = file.url or ""
-    return LiveFile(
-        id=file.id.lower(),
-        name=PurePosixPath(url.split("?")[0]).name,
-        url=url,
-        title=file.title or "",
-        description=file.description or "",
-        tags=tuple(normalize_tags(file.tags)),
-        folder=file.folder,
-        size=file.size.exact if file.size else None,
-        attributes={a.handle: a.value for a in file.custom_attributes if a.handle},
-    )
-
-
-async def _observe_users(
-    client: ConcreteClient,
-    state: State,
-    wanted: Iterable[str],
-    unreadable: dict[str, str],
-    ties: Counter[str],
-    *,
-    listed: bool = True,
-) -> dict[str, LiveUser]:
-    """The users: the list, plus the known users it skipped, read by id. Not ``listed`` (a scope naming users the
-    state knows): only those, by id; if one of the ``wanted`` names is then not found (a new user, one deleted or
-    renamed on the site), the list is read after all, as only the list shows who holds that name now."""
-    walked, complete = await client.list_users() if listed else ([], True)
-    users: dict[int, User] = {u.id: u for u in walked}
-    unseen = {name: r.id for name, r in state.users.items() if r.id not in users}
-    if unseen and not complete:
-        with deferred():  # the walk skipped users whose dates tie: a list page reads a group that fits one
-            users.update({u.id: u for u in await client.users_below(set(users), set(unseen.values()))})
-        unseen = {name: user_id for name, user_id in unseen.items() if user_id not in users}
-        ties["users"] += len(unseen)
-    reads = (_maybe(client.get_user(i), f"user:{name}", f"user {name} (id {i})") for name, i in unseen.items())
-    with deferred():
-        found = await all_settled(reads)
-    for extra in found:
-        if isinstance(extra, _Unreadable):
-            note_unreadable(extra.error, extra.object_id, extra.what, unreadable)
-        elif extra is not None:
-            users[extra.id] = extra
-    names = {u.username for u in users.values()}
-    if not listed and any(name not in names for name in wanted):
-        return await _observe_users(client, state, wanted, unreadable, ties)
-    if not complete and any(name not in names for name in wanted):
-        # A content user is neither known nor listed: it may be one a multi-page walk skipped (tied dates), so
-        # read the ids the walk did not return before planning to create it. A one-page list is complete.
-        with deferred():
-            missed = await client.find_missed_users(set(users))
-        users.update({u.id: u for u in missed})
-    return {
-        u.username: LiveUser(id=u.id, username=u.username, email=u.email or "", language=u.language)
-        for u in users.values()
-        if u.username
-    }
-
-
-# --- helpers ------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Unreadable:
-    """A read of a known object that failed with something other than "not found" (sorted out by the caller)."""
-
-    error: Exception
-    object_id: str
-    what: str
-
-
-async def _maybe(awaitable: Awaitable[T], object_id: str, what: str) -> T | _Unreadable | None:
-    """The object, None when the server says it does not exist, or the failure to sort out."""
-    try:
-        return await awaitable
-    except NotFound:
-        return None
-    except Exception as exc:
-        return _Unreadable(exc, object_id, what)
-
-
-async def _gather_list(iterator: AsyncIterator[T]) -> list[T]:
-    return [item async for item in iterator]
+async def _observe_groups(client: ConcreteClient) -> list[Group]:
+    """The group kind: the whole group list (only the list shows a group by name; groups are few)."""
+    return [group async for group in client.iter_groups()]
