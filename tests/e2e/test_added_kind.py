@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from cmssync.api.client import ConcreteClient
+from cmssync.daemon.runner import describe_scope
+from cmssync.daemon.watch import matters
 from cmssync.errors import PlanError
 from cmssync.plan.actions import KIND_ORDER, Action, Precondition
 from cmssync.plan.scope import Scope, scope_for_paths
@@ -106,8 +108,10 @@ async def test_a_target_of_a_registered_kind_plans_it_alone(example: Site, teams
 
 async def test_a_change_to_a_registered_kinds_file_plans_it_alone(example: Site, teams: None) -> None:
     (example.root / LIST).write_text("Translators\n")
+    assert matters(LIST)  # the daemon's watcher hands a change of it on
     scope = scope_for_paths([LIST], scope_rules())
     assert scope == Scope(kinds=frozenset({"team:*"}))
+    assert describe_scope(scope) == {"kinds": ["team:*"]}
     plan = await example.plan(scope=scope)
     assert [a.id for a in plan.actions] == ["team:Team Translators"]
     assert [a.kind for a in (await example.plan(scope=scope_for_paths(["pages/about.yaml"]))).actions] != ["team"]
