@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cmssync.config import ConflictPolicy, ConflictRule
+from cmssync.content.paths import object_page_path
 from cmssync.plan.actions import Action, BlockChange, FieldChange, FieldConflict, HeldObject, Kind, Resolution
 from cmssync.plan.blocks import DesiredBlock, LiveBlock
 from cmssync.plan.canonical_html import comparable
@@ -61,8 +62,10 @@ class ConflictPolicies:
             found = own.get(field) or own.get("*")
             if found is not None:
                 return found
+        # A stack also answers to its page's id (page:/!stacks/<handle>), as rules written before it was a kind name it.
+        ids = [f"{kind}:{key}", *([f"page:{object_page_path(kind, key)}"] if kind == "stack" else [])]
         for rule in self.rules:
-            if not fnmatch.fnmatchcase(f"{kind}:{key}", rule.match):
+            if not any(fnmatch.fnmatchcase(object_id, rule.match) for object_id in ids):
                 continue
             if not rule.fields or any(fnmatch.fnmatchcase(field, pattern) for pattern in rule.fields):
                 return rule.policy
