@@ -5,6 +5,7 @@ Every page of the every-block-type site: tests/e2e/test_pull_yaml_emit.py."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given
@@ -105,3 +106,30 @@ def test_a_text_taken_as_plain_at_sight_is_plain_for_ruamel(text: str) -> None:
             analysis = yaml_emit._ANALYZE(candidate)
             assert analysis.allow_block_plain, candidate
             assert str(yaml_emit._RESOLVE(ScalarNode, candidate, (True, False))) == yaml_emit._STR_TAG, candidate
+
+
+def ruamel_edit(text: str, data: Any) -> str:
+    """What ``writer.render_yaml`` wrote before its shortcut: ``data`` merged into the round-trip tree of ``text``."""
+    yaml = writer._yaml()
+    buffer = io.StringIO()
+    yaml.dump(writer.merge(yaml.load(text), data), buffer)
+    return buffer.getvalue()
+
+
+@given(st.one_of(st.dictionaries(keys, values, min_size=1, max_size=5), st.lists(values, min_size=1, max_size=4)))
+def test_a_file_holding_the_fresh_text_of_the_data_is_given_back_by_the_round_trip_edit(data: Any) -> None:
+    """``render_yaml`` returns such a file's text as it is (a pull over unchanged content parses nothing)."""
+    fast = dump_fresh(data)
+    if fast is not None:
+        assert ruamel_edit(fast, data) == fast
+
+
+def test_render_yaml_edits_a_file_whose_data_or_text_differs(tmp_path: Path) -> None:
+    target = tmp_path / "page.yaml"
+    data = {"name": "About", "areas": {"Main": [{"type": "content", "value": {"content": "<p>x</p>"}}]}}
+    target.write_text(dump_fresh(data) or "")
+    assert writer.render_yaml(target, data) == target.read_text()
+    target.write_text("# kept\n" + target.read_text())
+    assert writer.render_yaml(target, data) == target.read_text()  # the comment keeps the round-trip edit
+    changed = {**data, "name": "About us"}
+    assert writer.render_yaml(target, changed) == "# kept\n" + (dump_fresh(changed) or "")
