@@ -47,6 +47,7 @@ from cmssync.errors import (
     printable,
 )
 from cmssync.logs import configure_notes, note, notes_as_json
+from cmssync.plan.kinds import PULLED
 
 __all__ = ["cli", "main", "site_overrides"]
 
@@ -182,7 +183,7 @@ def apply(
     "--kind",
     "kinds",
     multiple=True,
-    type=click.Choice(["page", "stack", "file", "user", "group"]),
+    type=click.Choice(PULLED),
     help="Also take in the site's objects of this kind the content does not manage yet.",
 )
 @LOCK_TIMEOUT

@@ -65,8 +65,8 @@ def check(directory: Path, *, secrets: bool = True) -> Validation:
 def _state_warnings(directory: Path, content: SiteContent) -> Iterable[str]:
     """What a local state file says about the content; nothing for a remote state (no network here)."""
     from cmssync.errors import StateError
+    from cmssync.plan.kinds import DELETED, shared_bindings
     from cmssync.state.backends import open_state_backend
-    from cmssync.state.records import shared_bindings
 
     settings = content.settings
     if settings.state_settings.backend != "local" or not settings.state_path(directory).is_file():
@@ -76,12 +76,9 @@ def _state_warnings(directory: Path, content: SiteContent) -> Iterable[str]:
     if shared:
         raise StateError("; ".join(shared))
     prune = settings.prune
-    for kind, managed, present in (
-        ("page", set(state.pages), set(content.pages)),
-        ("file", set(state.files), set(content.files)),
-        ("user", set(state.users), set(content.users)),
-    ):
-        gone = sorted(managed - present)
+    for facts in DELETED:
+        kind, managed = facts.name, set(facts.records_in(state))
+        gone = sorted(managed - set(facts.keys_in(content)))
         if not gone:
             continue
         listed = ", ".join(gone[:5]) + (" …" if len(gone) > 5 else "")

@@ -40,7 +40,7 @@ from typing import Any, Literal, get_args
 from cmssync.config.daemon import NotifyEvent
 from cmssync.content.paths import object_page_path
 from cmssync.plan.actions import Action, Plan
-from cmssync.plan.scope import Scope
+from cmssync.plan.scope_model import Scope
 from cmssync.sync.engine import Outcome
 
 EventType = NotifyEvent

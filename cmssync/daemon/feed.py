@@ -37,7 +37,7 @@ import structlog
 
 from cmssync.api.client import ConcreteClient
 from cmssync.config import Settings
-from cmssync.plan.scope import Scope
+from cmssync.plan.scope_model import Scope
 from cmssync.state.backends import open_state_backend
 from cmssync.state.records import State
 

@@ -26,7 +26,7 @@ from typing import Literal
 
 import structlog
 
-from cmssync.plan.scope import Scope
+from cmssync.plan.scope_model import Scope
 
 log = structlog.get_logger("cmssync.daemon")
 

@@ -46,7 +46,7 @@ from cmssync.daemon.reconciler import PERMANENT, Batch
 from cmssync.daemon.run_reports import save_run_report
 from cmssync.errors import CmsSyncError, ContentError, printable
 from cmssync.plan.request import PlanRequest
-from cmssync.plan.scope import Scope
+from cmssync.plan.scope_model import Scope
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
 from cmssync.sync.workspace import Workspace, open_workspace
 

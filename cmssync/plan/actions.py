@@ -19,6 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from cmssync.plan.asset_forms import FileForm, UserForm
+from cmssync.plan.kinds import KIND_FACTS
 from cmssync.plan.page_form import BlockForm, PageForm
 
 PLAN_FORMAT_VERSION = 2
@@ -36,8 +37,9 @@ Kind = Annotated[str, AfterValidator(_registered)]
 Operation = Literal["create", "update", "delete", "move", "replace", "publish"]
 BlockOperation = Literal["add", "update", "delete"]
 
-KIND_ORDER: list[str] = ["group", "file", "page", "stack", "user"]
-"""The managed kinds in plan order: the one list of them (``cmssync.sync.kinds.register`` appends a kind)."""
+KIND_ORDER: list[str] = [kind.name for kind in KIND_FACTS]
+"""The managed kinds' names in plan order: the built-in ones (``cmssync.plan.kinds``), then those
+``cmssync.sync.kinds.register`` appends."""
 
 
 SYMBOLS: dict[str, str] = {

@@ -35,7 +35,6 @@ from cmssync.plan.actions import (
     Guard,
     HeldObject,
     KeptObjects,
-    Kind,
     Plan,
     Precondition,
     SiteAdditions,
@@ -43,14 +42,13 @@ from cmssync.plan.actions import (
 from cmssync.plan.conflicts import ConflictPolicies, Settling
 from cmssync.plan.files import plan_files
 from cmssync.plan.groups import plan_groups
+from cmssync.plan.kinds import DELETED, FACTS, object_ids
 from cmssync.plan.pages import PageContext, plan_page
-from cmssync.plan.selection import check_targets, excluded, matches, object_ids, targeted, without_keys
+from cmssync.plan.selection import check_targets, excluded, matches, targeted, without_keys
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.users import plan_users
 from cmssync.plan.warnings import shown
 from cmssync.state.records import State
-
-DELETE_KIND_ORDER: tuple[Kind, ...] = ("page", "file", "user")
 
 
 @dataclass(frozen=True)
@@ -200,7 +198,7 @@ def _deletes(
     if empty is None:
         empty = not (content.pages or content.files or content.users or content.groups)
     if empty:
-        for kind in DELETE_KIND_ORDER:
+        for kind in (facts.name for facts in DELETED):
             if candidates[kind]:
                 keys = tuple(a.key for a in candidates[kind])
                 managed = _managed_count(state, kind)
@@ -209,12 +207,12 @@ def _deletes(
     if not options.prune:
         kept.extend(
             KeptObjects(kind=kind, keys=tuple(a.key for a in candidates[kind]))
-            for kind in DELETE_KIND_ORDER
+            for kind in (facts.name for facts in DELETED)
             if candidates[kind]
         )
         return []
     result: list[Action] = []
-    for kind in DELETE_KIND_ORDER:
+    for kind in (facts.name for facts in DELETED):
         actions = candidates[kind]
         managed = _managed_count(state, kind)
         guard = None if options.allow_mass_delete else _guard_hit(len(actions), managed, options)
@@ -242,9 +240,7 @@ def _guard_hit(count: int, managed: int, options: PlanOptions) -> Guard | None:
 
 
 def _managed_count(state: State, kind: str) -> int:
-    if kind == "page":
-        return len(state.pages)
-    return len(state.files) if kind == "file" else len(state.users)
+    return len(FACTS[kind].records_in(state))
 
 
 def _delete_candidates(

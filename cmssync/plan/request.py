@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cmssync.config import ForeignDraftPolicy
-from cmssync.plan.scope import Scope
+from cmssync.plan.scope_model import Scope
 
 
 @dataclass(frozen=True)

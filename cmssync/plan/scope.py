@@ -17,105 +17,46 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from pydantic import BaseModel
 
 from cmssync.content.paths import (
     STACKS_PREFIX,
-    asset_path_of,
     is_hidden,
     object_page_path,
-    page_path_of,
     parent_path,
 )
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.actions import KIND_ORDER
 from cmssync.plan.asset_forms import file_hash, user_digest
-from cmssync.plan.selection import object_ids
+from cmssync.plan.kinds import object_ids, path_scope
+from cmssync.plan.scope_model import Scope
 from cmssync.state.records import State
 
 
-@dataclass(frozen=True)
-class Scope:
-    pages: frozenset[str] = field(default_factory=frozenset)
-    files: frozenset[str] = field(default_factory=frozenset)
-    users: frozenset[str] = field(default_factory=frozenset)
-    groups: frozenset[str] = field(default_factory=frozenset)
-    all_users: bool = False
-    all_groups: bool = False
-    lookups: frozenset[str] = field(default_factory=frozenset)
-    """Pages read although the content does not have them (``--target``): managed pages the content dropped (a
-    targeted page may have moved from one; read by their state id) and pages a targeted page refers to."""
-    deletes: bool = False
-    """The scope holds every object a targeted delete depends on (``--target`` of a file or user to delete, pruning
-    on): the observation may plan deletes. Never set for incremental runs."""
-    kinds: frozenset[str] = field(default_factory=frozenset)
-    """``KIND:KEY`` patterns of registered kinds' objects an incremental run plans (their scope rules' answers)."""
-
-    def restrict(self, content: SiteContent) -> SiteContent:
-        """The content with only the objects in scope (every user when ``all_users``, and so on)."""
-        return replace(
-            content,
-            pages={p: s for p, s in content.pages.items() if p in self.pages},
-            files={p: s for p, s in content.files.items() if p in self.files},
-            users={u: s for u, s in content.users.items() if self.all_users or u in self.users},
-            groups={g: s for g, s in content.groups.items() if self.all_groups or g in self.groups},
-        )
-
-    @property
-    def empty(self) -> bool:
-        return not (
-            self.pages or self.files or self.users or self.groups or self.all_users or self.all_groups or self.kinds
-        )
-
-    def __or__(self, other: Scope) -> Scope:
-        return Scope(
-            self.pages | other.pages,
-            self.files | other.files,
-            self.users | other.users,
-            self.groups | other.groups,
-            self.all_users or other.all_users,
-            self.all_groups or other.all_groups,
-            self.lookups | other.lookups,
-            self.deletes or other.deletes,
-            self.kinds | other.kinds,
-        )
-
-
 def scope_for_paths(changed: Iterable[str], rules: Sequence[Callable[[str], str | None]] = ()) -> Scope | None:
-    """The scope that covers changed content files (paths relative to the content directory, POSIX); ``rules``:
-    the registered kinds' scope rules (``cmssync.sync.kinds.scope_rules``), each asked first.
+    """The scope that covers changed content files (paths relative to the content directory, POSIX): each file's
+    by its kind's scope rule (``cmssync.plan.kinds``); ``rules``: the registered kinds' scope rules
+    (``cmssync.sync.kinds.scope_rules``), each asked first.
 
     ``None`` means a full run is needed (``cmssync.yaml`` changed, or a path cmssync cannot map).
     """
-    pages: set[str] = set()
-    files: set[str] = set()
-    kinds: set[str] = set()
-    all_users = all_groups = False
+    scope = Scope()
     for name in changed:
         if not name or is_hidden(name):
             continue
-        top = name.split("/", 1)[0]
-        claimed = {pattern for rule in rules if (pattern := rule(name)) is not None}
-        if claimed:
-            kinds |= claimed
-        elif top in ("pages", "stacks"):
-            try:
-                pages.add(page_path_of(name))
-            except ValueError:
-                return None  # not a valid page file: the full run reports it
-        elif top == "files" and name != "files":
-            files.add(asset_path_of(name))
-        elif top in ("users", "users.yaml"):
-            all_users = True
-        elif top in ("groups", "groups.yaml"):
-            all_groups = True
-        else:
+        claimed = frozenset(pattern for rule in rules if (pattern := rule(name)) is not None)
+        try:
+            found = Scope(kinds=claimed) if claimed else path_scope(name)
+        except ValueError:
+            return None  # not a valid file of its kind: the full run reports it
+        if found is None:
             return None
-    return Scope(frozenset(pages), frozenset(files), all_users=all_users, all_groups=all_groups, kinds=frozenset(kinds))
+        scope |= found
+    return scope
 
 
 def with_parents(scope: Scope) -> frozenset[str]:

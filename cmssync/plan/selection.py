@@ -13,31 +13,14 @@ import fnmatch
 from collections.abc import Iterable
 from typing import TypeVar
 
-from cmssync.content.paths import page_object_id
-from cmssync.content.site import SiteContent
 from cmssync.errors import PlanError
 from cmssync.plan.actions import KIND_ORDER, Action, BlockedDeletes, KeptObjects
-from cmssync.state.records import State
 
 Keyed = TypeVar("Keyed", BlockedDeletes, KeptObjects)
 
 
 def matches(object_id: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(object_id, p) for p in patterns)
-
-
-def object_ids(content: SiteContent, state: State) -> set[str]:
-    """``KIND:KEY`` of every object of the content or the state (what a target may name)."""
-    ids: set[str] = set()
-    for kind, keys in (
-        ("file", [*content.files, *state.files]),
-        ("user", [*content.users, *state.users]),
-        ("group", [*content.groups, *state.groups]),
-        *state.kinds.items(),
-    ):
-        ids.update(f"{kind}:{key}" for key in keys)
-    ids.update(page_object_id(path) for path in [*content.pages, *state.pages])  # pages and stacks
-    return ids
 
 
 def check_targets(targets: Iterable[str], known: Iterable[str], *, flag: str = "--target") -> None:

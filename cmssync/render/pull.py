@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from cmssync.sync.pull_scope import KINDS
+from cmssync.plan.kinds import PULLED
 from cmssync.sync.pull_writes import Decision, Preview, Pulled, relative_name
 
 PREVIEW_LABELS: dict[Decision, str] = {
@@ -101,7 +101,7 @@ def block_type_lines(editable: Counter[str], placeholders: list[str]) -> list[st
 def not_taken_lines(not_taken: dict[str, list[str]]) -> list[str]:
     """What the site has and the content does not manage, left out (at most 5 names per kind)."""
     lines = []
-    for kind in KINDS:
+    for kind in PULLED:
         names = not_taken.get(kind, [])
         if names:
             shown = ", ".join(names[:5]) + (f", … ({len(names) - 5} more)" if len(names) > 5 else "")

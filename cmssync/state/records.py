@@ -358,28 +358,3 @@ def validated_state(raw: dict[str, Any], where: str) -> State:
         )
         more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
         raise StateError(f"{where}: the state is invalid: {problems}{more}") from None
-
-
-def shared_bindings(state: State) -> list[str]:
-    """One line per site object the state binds to more than one path (a page id, a file, a user id), each with
-    the fix: one site object has one binding (issue 26), or an apply would rewrite it from two files and a prune
-    would delete it for the one that is gone."""
-    problems = []
-    kinds: list[tuple[str, str, Mapping[str, PageRecord | FileRecord | UserRecord]]] = [
-        ("page", "pages", state.pages),
-        ("file", "files", state.files),
-        ("user", "users", state.users),
-    ]
-    for kind, plural, records in kinds:
-        by_id: dict[str, list[str]] = {}
-        for key, record in records.items():
-            by_id.setdefault(str(record.id).lower(), []).append(key)
-        for object_id, keys in sorted(by_id.items()):
-            if len(keys) > 1:
-                named = " and ".join(sorted(keys))
-                problems.append(
-                    f"the state binds {kind} {object_id} of the site to {len(keys)} {plural}, {named}: one site "
-                    f"object has one binding. Run `cmssync pull` (it keeps the binding that matches the site and "
-                    f"lists the others), or remove the extra record from the state file"
-                )
-    return problems

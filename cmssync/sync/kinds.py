@@ -24,6 +24,7 @@ from typing import Any
 
 from cmssync.api.client import ConcreteClient
 from cmssync.plan.actions import KIND_ORDER, Action
+from cmssync.plan.kinds import FILE, GROUP, PAGE, STACK, USER
 from cmssync.plan.preconditions import stale_file, stale_group, stale_page, stale_user
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
@@ -61,11 +62,11 @@ class ManagedKind:
 KINDS: dict[str, ManagedKind] = {
     kind.name: kind
     for kind in (
-        ManagedKind("group", apply_group, stale=stale_group),
-        ManagedKind("file", apply_file, stale=stale_file),
-        ManagedKind("page", apply_page, stale=stale_page),
-        ManagedKind("stack", apply_stack, stale=stale_page),
-        ManagedKind("user", apply_user, stale=stale_user),
+        ManagedKind(GROUP.name, apply_group, stale=stale_group),
+        ManagedKind(FILE.name, apply_file, stale=stale_file),
+        ManagedKind(PAGE.name, apply_page, stale=stale_page),
+        ManagedKind(STACK.name, apply_stack, stale=stale_page),
+        ManagedKind(USER.name, apply_user, stale=stale_user),
     )
 }
 

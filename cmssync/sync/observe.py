@@ -33,7 +33,8 @@ from dataclasses import replace
 from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Group
 from cmssync.content.site import SiteContent
-from cmssync.plan.scope import Scope, with_parents
+from cmssync.plan.scope import with_parents
+from cmssync.plan.scope_model import Scope
 from cmssync.plan.snapshot import LiveGroup, LiveUser, Snapshot
 from cmssync.secrets import url_without_credentials
 from cmssync.state.records import State

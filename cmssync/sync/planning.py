@@ -51,10 +51,10 @@ from cmssync.content.site import SiteContent
 from cmssync.errors import ConfigError
 from cmssync.plan import planner
 from cmssync.plan.actions import Plan, PlanHeader
+from cmssync.plan.kinds import object_ids
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import (
-    Scope,
     WholeSite,
     replace_companions,
     replaced_files,
@@ -63,7 +63,8 @@ from cmssync.plan.scope import (
     with_changed_users,
     with_references,
 )
-from cmssync.plan.selection import check_targets, excluded, object_ids, targeted
+from cmssync.plan.scope_model import Scope
+from cmssync.plan.selection import check_targets, excluded, targeted
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.unreadable import hold_unreadable
 from cmssync.state.records import State

@@ -19,8 +19,6 @@ from pathlib import Path
 from cmssync.content.paths import CONTENT_DIRS
 from cmssync.state.records import State
 
-KINDS = ("page", "stack", "file", "user", "group")
-
 
 @dataclass(frozen=True)
 class PullScope:

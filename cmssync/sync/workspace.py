@@ -23,10 +23,11 @@ from cmssync.content.yamlsource import ParseCache
 from cmssync.errors import ConfigError, ContentError, StateError
 from cmssync.memory import give_back_freed_memory
 from cmssync.plan.conflicts import ConflictPolicies
+from cmssync.plan.kinds import shared_bindings
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import StateBackend, open_state_backend
-from cmssync.state.records import State, shared_bindings
+from cmssync.state.records import State
 from cmssync.usercache import cache_key, derived_cache_dir
 
 

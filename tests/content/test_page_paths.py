@@ -8,7 +8,8 @@ import pytest
 
 from cmssync.content.loader import load_content
 from cmssync.content.paths import page_file_names, page_path_of
-from cmssync.plan.scope import Scope, scope_for_paths
+from cmssync.plan.scope import scope_for_paths
+from cmssync.plan.scope_model import Scope
 
 PAGE = "name: A page\n"
 

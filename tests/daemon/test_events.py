@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from cmssync.daemon.events import EventTracker, RunFacts, conflicted_objects
 from cmssync.plan.actions import Action, BlockedDeletes, FieldChange, Plan
-from cmssync.plan.scope import Scope
+from cmssync.plan.scope_model import Scope
 from cmssync.sync.engine import Outcome
 
 

@@ -9,7 +9,7 @@ from typing import Literal
 import pytest
 
 from cmssync.daemon.reconciler import PERMANENT, Backoff, Batch, Reconciler, covers
-from cmssync.plan.scope import Scope
+from cmssync.plan.scope_model import Scope
 
 DEBOUNCE = 0.05
 TIMEOUT = 5.0

@@ -12,7 +12,8 @@ import pytest
 
 from cmssync.daemon.reconciler import Batch, Reconciler
 from cmssync.daemon.watch import ContentWatcher, WatchMode, matters
-from cmssync.plan.scope import Scope, scope_for_paths
+from cmssync.plan.scope import scope_for_paths
+from cmssync.plan.scope_model import Scope
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "content-example"
 TIMEOUT = 5.0

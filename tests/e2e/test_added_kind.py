@@ -15,7 +15,8 @@ from cmssync.daemon.runner import describe_scope
 from cmssync.daemon.watch import matters
 from cmssync.errors import PlanError
 from cmssync.plan.actions import KIND_ORDER, Action, Precondition
-from cmssync.plan.scope import Scope, scope_for_paths
+from cmssync.plan.scope import scope_for_paths
+from cmssync.plan.scope_model import Scope
 from cmssync.state.records import KindRecord, State
 from cmssync.sync.engine import ApplyContext
 from cmssync.sync.kinds import ManagedKind, register, scope_rules, unregister

@@ -192,7 +192,8 @@ async def test_an_incremental_run_reads_and_writes_only_what_changed(example: Si
 
 
 def test_changed_files_map_to_a_scope() -> None:
-    from cmssync.plan.scope import Scope, scope_for_paths
+    from cmssync.plan.scope import scope_for_paths
+    from cmssync.plan.scope_model import Scope
 
     assert scope_for_paths(["pages/index.yaml", "pages/about/team.yaml", "files/images/logo.png.yaml"]) == Scope(
         pages=frozenset({"/", "/about/team"}), files=frozenset({"images/logo.png"})

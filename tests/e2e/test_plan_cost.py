@@ -16,7 +16,7 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.request import PlanRequest
-from cmssync.plan.scope import Scope
+from cmssync.plan.scope_model import Scope
 from cmssync.sync.planning import make_plan
 from tests.support.rawsite import RawSite, trash_page
 from tests.support.sites import pulled_site, requests_by_route

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cmssync.plan.scope import Scope, WholeSite, scope_after_observation, scope_for_targets
+from cmssync.plan.scope import WholeSite, scope_after_observation, scope_for_targets
+from cmssync.plan.scope_model import Scope
 from cmssync.state.records import PageRecord, State
 from tests.sync.sitebuilder import write_content
 

@@ -22,7 +22,7 @@ import pytest
 from cmssync.content.site import SiteContent
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan import planner
-from cmssync.plan.scope import Scope
+from cmssync.plan.scope_model import Scope
 from cmssync.sync.planning import make_plan
 from tests.support.sites import EXAMPLE, PASSWORDS, Site
 

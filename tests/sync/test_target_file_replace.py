@@ -15,7 +15,8 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.request import PlanRequest
-from cmssync.plan.scope import Scope, scope_for_targets
+from cmssync.plan.scope import scope_for_targets
+from cmssync.plan.scope_model import Scope
 from cmssync.state.store import StateStore
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site, copy_example

@@ -1,0 +1,134 @@
+"""The built-in managed kinds' pure facts, one :class:`KindFacts` each, in plan order: the one list of them.
+
+Each kind says here what is true of it without any I/O: the keys its content and its state records name, its
+object ids (``KIND:KEY``), whether and in which order a prune deletes it, and which changed content files are its
+(its scope rule, for the daemon's file-change runs). ``cmssync.plan.actions.KIND_ORDER`` is their names;
+``cmssync.sync.kinds`` adds each kind's I/O (its applier and precondition check) and registers kinds added later.
+A stack is planned and recorded as its page (``/!stacks/<handle>``): its content and records are the page kind's,
+which names them ``stack:<handle>`` (``cmssync.content.paths.page_object_id``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cmssync.content.paths import asset_path_of, page_object_id, page_path_of
+from cmssync.plan.scope_model import Scope
+
+if TYPE_CHECKING:  # the CLI reads the kinds' names (pull --kind) without loading the content and state models
+    from cmssync.content.site import SiteContent
+    from cmssync.state.records import State
+
+PathScope = Callable[[str], Scope | None]
+"""A changed content file (POSIX, relative to the content directory) → what a run must plan for it, or None when
+the file is not the kind's; raises ``ValueError`` for a file of the kind that is not valid (a full run reports it)."""
+
+
+@dataclass(frozen=True)
+class KindFacts:
+    name: str
+    plural: str
+    content_keys: Callable[[SiteContent], Iterable[str]] | None = None
+    """The keys of the content's objects of the kind; None: they are another kind's (a stack's are its page's)."""
+    records: Callable[[State], Mapping[str, Any]] | None = None
+    """The state's records of the kind by key; None: recorded as another kind (a stack as its page)."""
+    object_id: Callable[[str], str] | None = None
+    """A key's ``KIND:KEY`` id; None: ``<name>:<key>``."""
+    delete_rank: int | None = None
+    """Where a prune deletes the kind's objects (lowest first: pages, then files, then users); None: never."""
+    pull_rank: int | None = None
+    """Where pull lists the kind (``--kind``'s choices, what it did not take in); None: pull does not take it."""
+    scope: PathScope | None = None
+
+    def keys_in(self, content: SiteContent) -> Iterable[str]:
+        return () if self.content_keys is None else self.content_keys(content)
+
+    def records_in(self, state: State) -> Mapping[str, Any]:
+        return {} if self.records is None else self.records(state)
+
+    def id_of(self, key: str) -> str:
+        return self.object_id(key) if self.object_id is not None else f"{self.name}:{key}"
+
+
+def _under(*tops: str) -> Callable[[str], bool]:
+    return lambda name: name.split("/", 1)[0] in tops
+
+
+def _page_scope(name: str) -> Scope | None:
+    return Scope(pages=frozenset({page_path_of(name)})) if _under("pages")(name) else None
+
+
+def _stack_scope(name: str) -> Scope | None:
+    return Scope(pages=frozenset({page_path_of(name)})) if _under("stacks")(name) else None
+
+
+def _file_scope(name: str) -> Scope | None:
+    return Scope(files=frozenset({asset_path_of(name)})) if _under("files")(name) and name != "files" else None
+
+
+def _user_scope(name: str) -> Scope | None:
+    return Scope(all_users=True) if _under("users", "users.yaml")(name) else None
+
+
+def _group_scope(name: str) -> Scope | None:
+    return Scope(all_groups=True) if _under("groups", "groups.yaml")(name) else None
+
+
+GROUP = KindFacts("group", "groups", lambda c: c.groups, lambda s: s.groups, pull_rank=4, scope=_group_scope)
+FILE = KindFacts("file", "files", lambda c: c.files, lambda s: s.files, delete_rank=1, pull_rank=2, scope=_file_scope)
+PAGE = KindFacts(
+    "page", "pages", lambda c: c.pages, lambda s: s.pages, page_object_id, delete_rank=0, pull_rank=0, scope=_page_scope
+)
+STACK = KindFacts("stack", "stacks", pull_rank=1, scope=_stack_scope)
+USER = KindFacts("user", "users", lambda c: c.users, lambda s: s.users, delete_rank=2, pull_rank=3, scope=_user_scope)
+
+KIND_FACTS: tuple[KindFacts, ...] = (GROUP, FILE, PAGE, STACK, USER)
+"""The built-in kinds in plan order (groups, files, pages, stacks, users)."""
+FACTS: Mapping[str, KindFacts] = {kind.name: kind for kind in KIND_FACTS}
+DELETED: tuple[KindFacts, ...] = tuple(
+    sorted((kind for kind in KIND_FACTS if kind.delete_rank is not None), key=lambda kind: kind.delete_rank or 0)
+)
+"""The kinds a prune deletes, in delete order (guarded, blocked and kept in this order)."""
+PULLED: tuple[str, ...] = tuple(
+    kind.name
+    for kind in sorted(KIND_FACTS, key=lambda kind: -1 if kind.pull_rank is None else kind.pull_rank)
+    if kind.pull_rank is not None
+)
+"""The kinds pull takes in, in its order (``pull --kind``)."""
+
+
+def object_ids(content: SiteContent, state: State) -> set[str]:
+    """``KIND:KEY`` of every object of the content or the state (what a target may name)."""
+    ids: set[str] = set()
+    for kind in KIND_FACTS:
+        ids.update(kind.id_of(key) for key in [*kind.keys_in(content), *kind.records_in(state)])
+    for name, records in state.kinds.items():
+        ids.update(f"{name}:{key}" for key in records)
+    return ids
+
+
+def path_scope(name: str) -> Scope | None:
+    """What a built-in kind's changed content file asks a run to plan (its kind's scope rule); None: no kind's."""
+    return next((scope for kind in KIND_FACTS if kind.scope and (scope := kind.scope(name)) is not None), None)
+
+
+def shared_bindings(state: State) -> list[str]:
+    """One line per site object the state binds to more than one key (a page id, a file, a user id), each with
+    the fix: one site object has one binding (issue 26), or an apply would rewrite it from two files and a prune
+    would delete it for the one that is gone."""
+    problems = []
+    for kind in DELETED:
+        by_id: dict[str, list[str]] = {}
+        for key, record in kind.records_in(state).items():
+            by_id.setdefault(str(record.id).lower(), []).append(key)
+        for object_id, keys in sorted(by_id.items()):
+            if len(keys) > 1:
+                named = " and ".join(sorted(keys))
+                problems.append(
+                    f"the state binds {kind.name} {object_id} of the site to {len(keys)} {kind.plural}, {named}: one "
+                    f"site object has one binding. Run `cmssync pull` (it keeps the binding that matches the site "
+                    f"and lists the others), or remove the extra record from the state file"
+                )
+    return problems
