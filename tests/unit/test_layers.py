@@ -2,9 +2,10 @@
 
 ``lint-imports`` runs on the package itself, then on copies of it with one forbidden import added: an upward import
 (a planner or the execution layer importing a renderer among them), the pure planner or a renderer importing the HTTP
-client, httpx outside ``api/``, the plan model importing a planner, an execution step importing an entry point, page
-apply importing a planner or the content models, a block type descriptor importing pydantic, the emulator importing
-the client, ``content`` importing ``api``. Each copy must break exactly the named contract.
+client, httpx outside ``api/``, the plan model (or the kinds' facts it is named from) importing a planner, an
+execution step importing an entry point, page apply importing a planner or the content models, a block type
+descriptor importing pydantic, the emulator importing the client, ``content`` importing ``api``. Each copy must
+break exactly the named contract.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def test_the_package_keeps_its_contracts() -> None:
         ("sync/observe.py", "import httpx\n", "Requests to the site go through api/"),
         ("commands/status.py", "import httpx\n", "Requests to the site go through api/"),
         ("plan/actions.py", "from cmssync.plan import pages\n", "The plan model imports no planner"),
+        ("plan/kinds.py", "from cmssync.plan import files\n", "The plan model imports no planner"),
         ("sync/apply_pages.py", "from cmssync.sync import applying\n", "Execution steps do not import"),
         ("emulator/app.py", "from cmssync.api.models import Page\n", "The sandbox shares no code"),
         ("sync/apply_pages.py", "from cmssync.content.models import PageSpec\n", "Apply executes the plan"),
