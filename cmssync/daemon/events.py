@@ -38,8 +38,8 @@ from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 from cmssync.config.daemon import NotifyEvent
-from cmssync.content.paths import object_page_path
 from cmssync.plan.actions import Action, Plan
+from cmssync.plan.kinds import in_scope
 from cmssync.plan.scope_model import Scope
 from cmssync.sync.engine import Outcome
 
@@ -109,20 +109,6 @@ class RunFacts:
     problems: tuple[str, ...] = ()
     plan: Plan | None = None
     outcomes: tuple[Outcome, ...] = ()
-
-
-def in_scope(scope: Scope, object_id: str) -> bool:
-    kind, _, key = object_id.partition(":")
-    path = object_page_path(kind, key)
-    if path is not None:  # a page or a stack
-        return path in scope.pages
-    if kind == "file":
-        return key in scope.files
-    if kind == "user":
-        return scope.all_users or key in scope.users
-    if kind == "group":
-        return scope.all_groups or key in scope.groups
-    return False
 
 
 class ObjectState:

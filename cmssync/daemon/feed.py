@@ -9,14 +9,15 @@ The API's page and file lists are sorted by modification, newest first, and on a
 * ``GET /users``: sorted by the date a user was *added*: an edit never moves a user. So users are not polled; their
   drift is found by full runs.
 
-Each poll asks for one list's newest ``limit`` items (pages; files every :data:`FILES_EVERY` polls instead, when the
-state manages files) and compares them with what the previous poll of that list saw: an item newer than the newest
-date seen then, or with that date but not seen with it, moved. Nothing moved: the poll cost one request. Something
-moved: the state says which of the moved objects cmssync manages, and a run of exactly those is requested (trigger
-``drift``): in ``report`` mode it plans and notifies the drift, in ``enforce`` mode it applies like any run —
-conflicts and someone else's drafts are respected by the planner as always. An object cmssync does not manage costs
-nothing beyond the poll. When every item of the window moved, the next ones are read (``after`` the last) up to
-:data:`MAX_PAGES` requests; beyond that a full run is requested instead.
+Each poll asks for one list's newest ``limit`` items (pages; files every third poll instead, when the state manages
+files: each kind's ``latest`` read and ``latest_every`` in ``cmssync.sync.kinds``) and compares them with what the
+previous poll of that list saw: an item newer than the newest date seen then, or with that date but not seen with
+it, moved. Nothing moved: the poll cost one request. Something moved: the state says which of the moved objects
+cmssync manages, and a run of exactly those is requested (trigger ``drift``): in ``report`` mode it plans and
+notifies the drift, in ``enforce`` mode it applies like any run — conflicts and someone else's drafts are respected
+by the planner as always. An object cmssync does not manage costs nothing beyond the poll. When every item of the
+window moved, the next ones are read (``after`` the last) up to :data:`MAX_PAGES` requests; beyond that a full run
+is requested instead.
 
 No poll is made while a run is going or waiting to start (it reads the site itself). cmssync's own writes move
 pages too: the pages and files a run wrote are passed to :meth:`DriftFeed.after_run`, and the first poll of each
@@ -28,29 +29,31 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import structlog
 
 from cmssync.api.client import ConcreteClient
 from cmssync.config import Settings
+from cmssync.plan.actions import Action
+from cmssync.plan.kinds import FACTS
 from cmssync.plan.scope_model import Scope
 from cmssync.state.backends import open_state_backend
 from cmssync.state.records import State
+from cmssync.sync.kinds import KINDS
 
 log = structlog.get_logger("cmssync.daemon")
 
 LIMIT = 10
 """Items a poll asks for: a poll notices up to this many changes without a second request."""
-FILES_EVERY = 3
-"""Every third poll reads the file list instead of the page list (when files are managed): one request a poll."""
 MAX_PAGES = 5
 """Requests one poll may make to find where the moved items end; more moved than that asks for a full run."""
 
-Kind = Literal["page", "file"]
+Kind = str
+"""A kind with a site list sorted by modification (``cmssync.sync.kinds.ManagedKind.latest``)."""
 Request = Callable[[str, Scope | None], None]
 
 
@@ -119,11 +122,14 @@ class DriftFeed:
         self.busy = busy
         """True while a run is going or pending: it reads the site itself, and its writes are not drift."""
         self.on_poll = on_poll
-        self.heads: dict[Kind, _Head] = {"page": _Head(), "file": _Head()}
-        self.own: dict[Kind, set[str]] = {"page": set(), "file": set()}
+        self.lists = {name: kind for name, kind in KINDS.items() if kind.latest is not None}
+        self.heads: dict[Kind, _Head] = {name: _Head() for name in self.lists}
+        self.own: dict[Kind, set[str]] = {name: set() for name in self.lists}
         """Paths the last runs wrote, not yet seen to move."""
         self.polls = 0
-        self.kind: Kind = "page"
+        self.every_poll: Kind = next(name for name, kind in self.lists.items() if kind.latest_every == 1)
+        """The list read when no rarer list's turn has come (the pages')."""
+        self.kind: Kind = self.every_poll
         """The list of the poll going on (or the last one)."""
         self._state: State | None = None
 
@@ -148,8 +154,7 @@ class DriftFeed:
         """One poll of one list (module docstring)."""
         state = await self._current_state()
         self.polls += 1
-        kind: Kind = "file" if state.files and self.polls % FILES_EVERY == 0 else "page"
-        self.kind = kind
+        kind = self.kind = self._turn(state)
         head = self.heads[kind]
         window, requests = await self._read(kind, head)
         result = PollResult(kind, requests)
@@ -170,14 +175,26 @@ class DriftFeed:
         result.managed = sorted(paths - own)
         if result.managed:
             log.info("drift feed: managed objects changed on the site", kind=kind, keys=result.managed)
-            scope = Scope(pages=frozenset(result.managed)) if kind == "page" else Scope(files=frozenset(result.managed))
-            self.request("drift", scope)
+            self.request("drift", FACTS[kind].scoped(frozenset(result.managed)))
         return result
 
-    def after_run(self, written: dict[Kind, list[str]]) -> None:
-        """A run finished having written these paths: their next move is its own (module docstring)."""
-        for kind, paths in written.items():
-            self.own[kind] |= set(paths)
+    def _turn(self, state: State) -> Kind:
+        """The list this poll reads: a rarer list on its turn when the state has records of its kind, else the list
+        read every poll."""
+        return next(
+            (
+                name
+                for name, kind in self.lists.items()
+                if kind.latest_every > 1 and self.polls % kind.latest_every == 0 and FACTS[name].records_in(state)
+            ),
+            self.every_poll,
+        )
+
+    def after_run(self, written: Iterable[Action]) -> None:
+        """A run finished having written these objects: their next move is its own (module docstring)."""
+        for action in written:
+            if action.kind in self.own:
+                self.own[action.kind].add(action.key)
         self._state = None  # the run may have recorded new objects: read the state again when needed
 
     # -- reading ----------------------------------------------------------------------------------------------------
@@ -195,11 +212,9 @@ class DriftFeed:
         return window, MAX_PAGES
 
     async def _page(self, kind: Kind, after: Any) -> list[tuple[str, dt.datetime | None]]:
-        if kind == "page":
-            pages = await self.client.latest_pages(limit=LIMIT, after=after)
-            return [(str(page.id), page.date_last_updated) for page in pages]
-        files = await self.client.latest_files(limit=LIMIT, after=after)
-        return [(file.id.lower(), file.date_added) for file in files]
+        latest = self.lists[kind].latest
+        assert latest is not None
+        return await latest(self.client, LIMIT, after)
 
     async def _current_state(self, *, reload: bool = False) -> State:
         if self._state is None or reload:
@@ -209,7 +224,5 @@ class DriftFeed:
 
 
 def _managed(kind: Kind, state: State) -> dict[str, str]:
-    """The id the list shows → managed path."""
-    if kind == "page":
-        return {str(record.id): path for path, record in state.pages.items()}
-    return {str(record.id).lower(): path for path, record in state.files.items()}
+    """The id the list shows (lowercase) → managed key."""
+    return {str(record.id).lower(): key for key, record in FACTS[kind].records_in(state).items()}

@@ -244,7 +244,7 @@ class Daemon:
         plan = record.report.plan if record.report is not None else None
         if self.feed is not None and record.report is not None:
             done = [o.action for o in record.report.outcomes if o.status == "ok"]
-            self.feed.after_run({kind: [a.key for a in done if a.kind == kind] for kind in ("page", "file")})
+            self.feed.after_run(done)
         self._notify(
             RunFacts(
                 run_id=batch.run_id,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cmssync.content.paths import asset_path_of, page_object_id, page_path_of
+from cmssync.content.paths import STACKS_PREFIX, asset_path_of, page_object_id, page_path_of
 from cmssync.plan.scope_model import Scope
 
 if TYPE_CHECKING:  # the CLI reads the kinds' names (pull --kind) without loading the content and state models
@@ -30,10 +30,8 @@ the file is not the kind's; raises ``ValueError`` for a file of the kind that is
 class KindFacts:
     name: str
     plural: str
-    content_keys: Callable[[SiteContent], Iterable[str]] | None = None
-    """The keys of the content's objects of the kind; None: they are another kind's (a stack's are its page's)."""
-    records: Callable[[State], Mapping[str, Any]] | None = None
-    """The state's records of the kind by key; None: recorded as another kind (a stack as its page)."""
+    """Also the name of the kind's objects in the content (``SiteContent.files``), the state (``State.files``) and a
+    scope (``Scope.files``), unless they are another kind's."""
     object_id: Callable[[str], str] | None = None
     """A key's ``KIND:KEY`` id; None: ``<name>:<key>``."""
     delete_rank: int | None = None
@@ -41,12 +39,24 @@ class KindFacts:
     pull_rank: int | None = None
     """Where pull lists the kind (``--kind``'s choices, what it did not take in); None: pull does not take it."""
     scope: PathScope | None = None
+    recorded_as: Callable[[str], str] | None = None
+    """A key → the key of the other kind's object it is kept as (a stack's handle → its page path); None: the kind
+    keeps its own objects."""
 
     def keys_in(self, content: SiteContent) -> Iterable[str]:
-        return () if self.content_keys is None else self.content_keys(content)
+        """The keys of the content's objects of the kind (a stack's are its page kind's)."""
+        return () if self.recorded_as is not None else getattr(content, self.plural)
 
     def records_in(self, state: State) -> Mapping[str, Any]:
-        return {} if self.records is None else self.records(state)
+        """The state's records of the kind by key (a stack's are its page kind's)."""
+        return {} if self.recorded_as is not None else getattr(state, self.plural)
+
+    def scoped(self, keys: frozenset[str]) -> Scope:
+        """The scope that plans these objects of the kind."""
+        if self.recorded_as is not None:
+            return Scope(pages=frozenset(self.recorded_as(key) for key in keys))
+        named: dict[str, Any] = {self.plural: keys}
+        return Scope(**named)
 
     def id_of(self, key: str) -> str:
         return self.object_id(key) if self.object_id is not None else f"{self.name}:{key}"
@@ -76,13 +86,11 @@ def _group_scope(name: str) -> Scope | None:
     return Scope(all_groups=True) if _under("groups", "groups.yaml")(name) else None
 
 
-GROUP = KindFacts("group", "groups", lambda c: c.groups, lambda s: s.groups, pull_rank=4, scope=_group_scope)
-FILE = KindFacts("file", "files", lambda c: c.files, lambda s: s.files, delete_rank=1, pull_rank=2, scope=_file_scope)
-PAGE = KindFacts(
-    "page", "pages", lambda c: c.pages, lambda s: s.pages, page_object_id, delete_rank=0, pull_rank=0, scope=_page_scope
-)
-STACK = KindFacts("stack", "stacks", pull_rank=1, scope=_stack_scope)
-USER = KindFacts("user", "users", lambda c: c.users, lambda s: s.users, delete_rank=2, pull_rank=3, scope=_user_scope)
+GROUP = KindFacts("group", "groups", pull_rank=4, scope=_group_scope)
+FILE = KindFacts("file", "files", delete_rank=1, pull_rank=2, scope=_file_scope)
+PAGE = KindFacts("page", "pages", page_object_id, delete_rank=0, pull_rank=0, scope=_page_scope)
+STACK = KindFacts("stack", "stacks", pull_rank=1, scope=_stack_scope, recorded_as=lambda handle: STACKS_PREFIX + handle)
+USER = KindFacts("user", "users", delete_rank=2, pull_rank=3, scope=_user_scope)
 
 KIND_FACTS: tuple[KindFacts, ...] = (GROUP, FILE, PAGE, STACK, USER)
 """The built-in kinds in plan order (groups, files, pages, stacks, users)."""
@@ -112,6 +120,13 @@ def object_ids(content: SiteContent, state: State) -> set[str]:
 def path_scope(name: str) -> Scope | None:
     """What a built-in kind's changed content file asks a run to plan (its kind's scope rule); None: no kind's."""
     return next((scope for kind in KIND_FACTS if kind.scope and (scope := kind.scope(name)) is not None), None)
+
+
+def in_scope(scope: Scope, object_id: str) -> bool:
+    """Whether ``scope`` plans the object ``KIND:KEY`` (a registered kind's: never by key)."""
+    kind, _, key = object_id.partition(":")
+    facts = FACTS.get(kind)
+    return facts is not None and scope.holds(facts.scoped(frozenset({key})))
 
 
 def shared_bindings(state: State) -> list[str]:

@@ -43,6 +43,15 @@ class Scope:
             self.pages or self.files or self.users or self.groups or self.all_users or self.all_groups or self.kinds
         )
 
+    def holds(self, other: Scope) -> bool:
+        """Whether this scope plans every object ``other`` names."""
+        return (
+            other.pages <= self.pages
+            and other.files <= self.files
+            and (self.all_users or other.users <= self.users)
+            and (self.all_groups or other.groups <= self.groups)
+        )
+
     def __or__(self, other: Scope) -> Scope:
         return Scope(
             self.pages | other.pages,

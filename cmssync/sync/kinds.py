@@ -17,6 +17,7 @@ file-change runs); it keeps its records in ``State.kinds`` (``State.record``/``f
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,9 @@ Stale = Callable[[Action, Any, State], str | None]
 longer holds (``"exists on the site now"``), or None."""
 Keys = Callable[[Path], Iterable[str]]
 """The keys of the kind's objects that the content directory names (targets may name them, and the state's)."""
+Latest = Callable[[ConcreteClient, int, Any], Awaitable[list[tuple[str, dt.datetime | None]]]]
+"""A kind's site list sorted by modification, newest first (the daemon's drift feed): (client, limit, after: the
+last id of the previous page or None) → (id as the state records it, lowercase; date of its last change)."""
 ScopeRule = Callable[[str], str | None]
 """A changed content file (POSIX path relative to the content directory) → the ``KIND:KEY`` pattern of the kind's
 objects it changes (``team:*``), or None when the file is not the kind's."""
@@ -57,14 +61,26 @@ class ManagedKind:
     stale: Stale | None = None
     keys: Keys | None = None
     scope: ScopeRule | None = None
+    latest: Latest | None = None
+    latest_every: int = 1
+    """The drift feed reads :attr:`latest` every this many polls (when the state has records of the kind), else
+    the list read every poll (the pages')."""
+
+
+async def _latest_pages(client: ConcreteClient, limit: int, after: Any) -> list[tuple[str, dt.datetime | None]]:
+    return [(str(page.id), page.date_last_updated) for page in await client.latest_pages(limit=limit, after=after)]
+
+
+async def _latest_files(client: ConcreteClient, limit: int, after: Any) -> list[tuple[str, dt.datetime | None]]:
+    return [(file.id.lower(), file.date_added) for file in await client.latest_files(limit=limit, after=after)]
 
 
 KINDS: dict[str, ManagedKind] = {
     kind.name: kind
     for kind in (
         ManagedKind(GROUP.name, apply_group, stale=stale_group),
-        ManagedKind(FILE.name, apply_file, stale=stale_file),
-        ManagedKind(PAGE.name, apply_page, stale=stale_page),
+        ManagedKind(FILE.name, apply_file, stale=stale_file, latest=_latest_files, latest_every=3),
+        ManagedKind(PAGE.name, apply_page, stale=stale_page, latest=_latest_pages),
         ManagedKind(STACK.name, apply_stack, stale=stale_page),
         ManagedKind(USER.name, apply_user, stale=stale_user),
     )

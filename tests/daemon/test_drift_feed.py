@@ -108,3 +108,31 @@ def test_report_mode_notifies_the_drift_the_feed_found_and_writes_nothing(
         writes = [e for e in daemon_site.sandbox.stats()["requests"] if e["method"] not in ("GET", "HEAD")]
         assert [e["route"] for e in writes] in ([], [TOKEN_ROUTE])
         daemon.terminate()
+
+
+def test_a_file_uploaded_on_the_site_is_seen_on_the_file_lists_turn(daemon_site: DaemonSite) -> None:
+    """Every third poll reads the file list (the state manages files): a file uploaded on the site moves there, and
+    as cmssync does not manage it no run is requested."""
+    daemon = daemon_site.start(feed=POLL)  # its startup run records the content's files
+    daemon.wait_for("run finished", trigger="startup", result="success")
+    deadline = time.monotonic() + 10
+    while file_polls(daemon) < 1:  # the file list's first poll sets where it starts
+        assert time.monotonic() < deadline, "the drift feed never read the file list"
+        time.sleep(0.05)
+    assert polls(daemon) >= 3
+    token = sandbox_token(daemon_site.sandbox, "files:read files:add")
+    with httpx.Client(base_url=daemon_site.sandbox.api_url, headers={"Authorization": f"Bearer {token}"}) as http:
+        http.post("/files", files={"file": ("uploaded.txt", b"not managed", "text/plain")}).raise_for_status()
+    key = ("cmssync_drift_feed_objects_total", (("kind", "file"), ("managed", "no")))
+    while daemon.metrics().get(key, 0) < 1:
+        assert time.monotonic() < deadline + 5, "the upload was never seen on the file list"
+        time.sleep(0.05)
+    assert daemon.runs(trigger="drift") == []
+    daemon.terminate()
+
+
+def file_polls(daemon: DaemonProcess) -> float:
+    return sum(
+        v for (name, labels), v in daemon.metrics().items()
+        if name == "cmssync_drift_feed_polls_total" and ("list", "file") in labels
+    )  # fmt: skip
