@@ -1,12 +1,13 @@
 """The managed kinds: for each, how apply executes its actions and how a saved plan's action is checked, and for a
-kind added later how it is observed, planned and scoped. The one registry of kinds (their names and order are
-``cmssync.plan.actions.KIND_ORDER``).
+kind added later how it is observed, planned and scoped. The one registry of kinds: the built-in kinds' pure facts
+(keys, ids, delete and pull order, scope rules) are ``cmssync.plan.kinds``, whose names and order are
+``cmssync.plan.actions.KIND_ORDER``; this module adds their I/O.
 
 The built-in kinds (groups, files, pages, stacks, users) are planned one module each (``cmssync.plan.pages``,
 ``files``, ``users``, ``groups``), joined by ``cmssync.plan.planner``, observed one module each
-(``cmssync.sync.observe_pages``, ``observe_files``, ``observe_users``), joined by ``cmssync.sync.observe``, and
-checked by ``cmssync.plan.preconditions``. A kind added with :func:`register` brings its own
-:attr:`ManagedKind.observe` (the live objects, read through the client), :attr:`ManagedKind.plan` (pure: the
+(``cmssync.sync.observe_pages``, ``observe_files``, ``observe_users``, ``observe_groups``), joined by
+``cmssync.sync.observe``, and checked by ``cmssync.plan.preconditions``. A kind added with :func:`register` brings
+its own :attr:`ManagedKind.observe` (the live objects, read through the client), :attr:`ManagedKind.plan` (pure: the
 content directory, what was observed and the state → actions), :attr:`ManagedKind.stale` (its precondition check
 when a saved plan is applied) and optionally :attr:`ManagedKind.keys` (what ``--target``/``--exclude`` may name
 besides its state records) and :attr:`ManagedKind.scope` (which changed content files are its, for the daemon's

@@ -6,17 +6,17 @@ again on their own by :func:`read_pages_alone` (``cmssync.sync.planning.plan_sit
 of a site whose pages sit under P parents costs P + 1 page requests, plus the lists below and a constant (token,
 default site).
 
-Files (``cmssync.sync.observe_files``), users (``observe_users``) and groups are listed (``limit=100``) only when
-the content or the state names objects of that kind, and only for the kinds in scope in an incremental run. Their
-lists have the tied-dates weakness of every list (concrete-api.md §13), so objects the state knows but a list walk
-missed are read by id (none when the dates are distinct). A group that fits a list page is read whole by the walk (a
-cursor before the group, ``cmssync.api.pagination.next_cursor``), users a walk skipped a list page at a time
-(``UsersApi.users_below``); only a group longer than a page costs one request per object, counted in
-``Snapshot.tie_reads``. Such a read that answers "not found" means the object is gone; any other answer about that
-object (a permission refused, a persistent server error) makes it *unreadable* (``Snapshot.unreadable``, with the
-server's reason; ``cmssync.sync.read_failures``): the plan holds it and never creates it again. Site files that a
-content file unknown to the state could adopt (same name, folder and size) are downloaded and hashed, because only
-the same bytes prove it is ours (``cmssync.sync.file_adoption``).
+Files (``cmssync.sync.observe_files``), users (``observe_users``) and groups (``observe_groups``) are listed
+(``limit=100``) only when the content or the state names objects of that kind, and only for the kinds in scope in an
+incremental run. Their lists have the tied-dates weakness of every list (concrete-api.md §13), so objects the state
+knows but a list walk missed are read by id (none when the dates are distinct). A group that fits a list page is
+read whole by the walk (a cursor before the group, ``cmssync.api.pagination.next_cursor``), users a walk skipped a
+list page at a time (``UsersApi.users_below``); only a group longer than a page costs one request per object,
+counted in ``Snapshot.tie_reads``. Such a read that answers "not found" means the object is gone; any other answer
+about that object (a permission refused, a persistent server error) makes it *unreadable* (``Snapshot.unreadable``,
+with the server's reason; ``cmssync.sync.read_failures``): the plan holds it and never creates it again. Site files
+that a content file unknown to the state could adopt (same name, folder and size) are downloaded and hashed, because
+only the same bytes prove it is ours (``cmssync.sync.file_adoption``).
 
 Concurrency is bounded by the client; here every independent read is started at once. The by-id reads of what a
 list walk skipped are *deferred* (``cmssync.api.limiter.deferred``): they wait behind the requests of the other
@@ -29,17 +29,18 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from dataclasses import replace
+from typing import Any
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.models import Group
 from cmssync.content.site import SiteContent
 from cmssync.plan.scope import with_parents
 from cmssync.plan.scope_model import Scope
-from cmssync.plan.snapshot import LiveGroup, LiveUser, Snapshot
+from cmssync.plan.snapshot import Snapshot
 from cmssync.secrets import url_without_credentials
 from cmssync.state.records import State
 from cmssync.sync.file_adoption import hash_adoption_candidates
 from cmssync.sync.observe_files import observe_files
+from cmssync.sync.observe_groups import observe_groups
 from cmssync.sync.observe_known import unreliable_list_warning
 from cmssync.sync.observe_pages import (
     ObserveProgress,
@@ -99,8 +100,8 @@ async def observe(
         ),
         observe_users(client, state, content.users, unreadable, ties, listed=scope is None or scope.all_users)
         if want_users
-        else _no_users(),
-        _observe_groups(client) if want_groups else _no_groups(),
+        else _nothing(),
+        observe_groups(client) if want_groups else _nothing(),
         return_exceptions=True,  # every read finishes before a failure is raised (see all_settled)
     )
     if isinstance(pages, BaseException):
@@ -119,7 +120,7 @@ async def observe(
         pages_by_id=pages.by_id,
         files=files,
         users=users,
-        groups={group.name or "": LiveGroup(group.id, group.name or "") for group in groups},
+        groups=groups,
         complete=scope is None or scope.deletes,
         warnings=tuple(warnings),
         unreadable={**pages.unreadable, **unreadable},
@@ -149,14 +150,6 @@ def _restricted_state(state: State, scope: Scope) -> State:
     )
 
 
-async def _no_users() -> dict[str, LiveUser]:
+async def _nothing() -> dict[str, Any]:
+    """What a kind that is not read observes."""
     return {}
-
-
-async def _no_groups() -> list[Group]:
-    return []
-
-
-async def _observe_groups(client: ConcreteClient) -> list[Group]:
-    """The group kind: the whole group list (only the list shows a group by name; groups are few)."""
-    return [group async for group in client.iter_groups()]
