@@ -5,10 +5,10 @@ A sandbox generates the site (``pages`` x ``blocks`` in sections of 100, ``files
 dated N a second, as a site built through the API; default: every row in one second, as the issue's figures) and
 injects ``--latency-ms``. For each code tree (``--baseline DIR``, e.g. ``git worktree add /tmp/base 0bb34d4``, then
 this checkout): ``cmssync pull`` into an empty directory, a warm-up plan (fills the parse cache), then ``--runs``
-no-op plans — each a process reaped with ``os.wait4`` (wall, CPU, peak RSS), its requests counted by the sandbox,
-and the sandbox's own CPU over it (it runs in the bench's process, on the same cores). ``--keep-site DIR`` keeps the
-generated site's database there and reuses it on a later run with the same sizes (generating 10,000 pages takes a
-while).
+no-op plans, then ``cmssync pull`` again (nothing changed: every file is there already) — each a process reaped with
+``os.wait4`` (wall, CPU, peak RSS), its requests counted by the sandbox, and the sandbox's own CPU over it (it runs in
+the bench's process, on the same cores). ``--keep-site DIR`` keeps the generated site's database there and reuses it
+on a later run with the same sizes (generating 10,000 pages takes a while).
 The table also splits the requests by route family: page lists (``/pages``), children lists, single pages, file and
 user lists, files and users read one by one (the tie reads), and file downloads (static files, not API requests:
 ``requests`` counts them, ``API requests`` does not).
@@ -105,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
                 for _ in range(options.runs)
             ]
             rows.append(_row(f"{label}: no-op plan", plans))
+            again = _measure(f"{label}: pull again", ["pull", str(root)], sb, puller, work / f"again-{index}.log")
+            rows.append(_row(f"{label}: pull again (nothing changed)", [again]))
             shutil.rmtree(root, ignore_errors=True)
     headers = ["command", "wall s (min-max)", "CPU s", "sandbox CPU s", "peak RSS MiB", "requests", "API requests"]
     headers += ["by family", "exit"]
