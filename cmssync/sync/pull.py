@@ -3,8 +3,9 @@
 The live site is read through the page tree — one children list with blocks and attributes per parent, the flat page
 list as the map of which pages are parents (``cmssync.sync.pull_tree``; pages read one request each are counted in
 the summary) — every page, or only ``--pages``; then the file, user and group lists; files are downloaded. A page
-without a file yet is converted as its children list arrives and only its id is kept, so memory does not hold the
-site; a page with a file is merged once the walk is done (its page links need every id). What is written is the
+is converted (merged into its file, if it has one) as its children list arrives and only its id, version, digest and
+base are kept, so memory does not hold the site; a page whose file refers to pages (their ids are known only once
+the walk is done) is merged after the walk. What is written is the
 content that, applied, gives the site as it is, so the next plan is empty; how a page read becomes content is
 ``cmssync.sync.pull_page_form``.
 
@@ -62,7 +63,7 @@ from cmssync.sync.pull_page_form import (
     placeholder_note,
     stack_data,
 )
-from cmssync.sync.pull_record import record_pulled, staged_form
+from cmssync.sync.pull_record import record_pulled, staged_form, watching
 from cmssync.sync.pull_scope import PullScope, pull_scope
 from cmssync.sync.pull_stacks import find_stacks
 from cmssync.sync.pull_tree import read_page_map, read_tree
@@ -172,8 +173,8 @@ async def _read_site(
                         not_taken.append(path)
                         continue
                     _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope)
-                else:
-                    to_merge.append(page)
+                elif not _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope, walking=True):
+                    to_merge.append(page)  # its merge needs every page's id: once the walk is done
 
         home_id = (await site).home_page_id or 1
         tree = await read_tree(client, home_id, stage, wanted=wanted, page_map=page_map)
@@ -219,14 +220,18 @@ def _stage_page(
     links: FileLinks,
     uuids: Mapping[str, str],
     scope: PullScope,
-) -> None:
-    """Stage one page's file, merged into the file there is; only the page's id and live version are kept."""
+    *,
+    walking: bool = False,
+) -> bool:
+    """Stage one page's file, merged into the file there is; only the page's id and live version are kept. While
+    ``walking`` (not every page's id is known yet), a page whose file's desired form needs one is not staged: False
+    (stage it once the walk is done)."""
     path = page.url_path
     try:
         check_page_path(path.replace(STACKS_PREFIX, "/", 1), existing=True)
     except ValueError as exc:
         result.skipped.append(f"page {path}: {exc}")
-        return
+        return True
     target = writer.page_file(root, path)
     existing = writer.read_plain(target)
     pinned = existing.get("id") if isinstance(existing, dict) else None
@@ -235,14 +240,17 @@ def _stage_page(
             f"page {path}: its file pins id {pinned}, but the site's page at {path} is id {page.id}; "
             "left as it is (fix the id or move the file)"
         )
-        return
+        return True
+    watched, asked = watching(resolve) if walking else (resolve, lambda: False)
+    desired = _desired(existing, path, watched, base_url)
+    if asked():
+        return False
     notes: list[str] = []
     placeholders: list[str] = []
     spec = page_spec(page, base_url, links, uuids, notes=notes, placeholders=placeholders)
     types = {a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle}
     written = stack_data(page, writer.spec_data(spec)) if is_stack_path(path) else writer.spec_data(spec)
     data = keep_explicit(existing, written, types, frozenset(PULLED_ATTRIBUTE_TYPES))
-    desired = _desired(existing, path, resolve, base_url)
     if isinstance(existing, dict) and desired is not None:
         live = to_live_page(page, None, base_url)
         pending: list[str] = []
@@ -258,7 +266,7 @@ def _stage_page(
         spec = PageSpec.model_validate(data)
     except ValidationError as exc:
         result.skipped.append(f"page {path}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}")
-        return
+        return True
     result.notes += notes
     result.placeholders += placeholders
     areas = data["areas"] if isinstance(data.get("areas"), dict) else {}
@@ -275,6 +283,7 @@ def _stage_page(
     result.staged.append(Staged(kind, path, target, text=writer.render_yaml(target, data), clean=clean))
     form = staged_form(spec, path, resolve, base_url)
     result.pages[path] = PulledPage(page.id, page.version.id if page.version else None, form)
+    return True
 
 
 def _moved_on_the_site(root: Path, state: State, ids: Mapping[str, int], wanted: set[str]) -> list[str]:

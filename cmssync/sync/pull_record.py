@@ -11,7 +11,7 @@ index by id, not a scan of every record per object.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,13 +32,18 @@ def staged_form(spec: PageSpec, path: str, resolve: Resolver, base_url: str) -> 
     only once the walk is done) and for a stack (the loader reads its file as a stack)."""
     if is_stack_path(path):
         return None
-    watched = _Watched(resolve.page_ids)
-    desired = render_desired(
-        page_form(spec), path, replace(resolve, page_ids=watched, pending=set()), base_url=base_url
-    )
-    if watched.asked:
+    watched, asked = watching(resolve)
+    desired = render_desired(page_form(spec), path, watched, base_url=base_url)
+    if asked():
         return None
     return desired.digest, page_base(desired.fields, desired.areas, desired.end_date)
+
+
+def watching(resolve: Resolver) -> tuple[Resolver, Callable[[], bool]]:
+    """``resolve`` as one that notes whether it was asked a page's id, and how to know it; what it resolves is the
+    same (its unresolved references are noted apart)."""
+    watched = _Watched(resolve.page_ids)
+    return replace(resolve, page_ids=watched, pending=set()), lambda: watched.asked
 
 
 class _Watched(Mapping[str, int]):
