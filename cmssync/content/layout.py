@@ -29,7 +29,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cmssync.content.paths import CONFIG_FILE, LIST_FILES, YAML_SUFFIX, page_path_of
+from cmssync.content.paths import CONFIG_FILE, LIST_FILES, YAML_SUFFIX, page_named, page_path_of
 from cmssync.errors import Problem, one_line
 
 
@@ -125,7 +125,7 @@ def _add_page(item: Entry, layout: Layout) -> None:
     earlier = layout.pages.get(path)
     if earlier is not None:
         first, second = sorted((earlier, item), key=lambda e: e.name)
-        layout.problems.append(Problem(second.name, 0, 0, f"page {path} is also defined by {first.name}"))
+        layout.problems.append(Problem(second.name, 0, 0, f"{page_named(path)} is also defined by {first.name}"))
         layout.pages[path] = first
         return
     layout.pages[path] = item

@@ -183,6 +183,12 @@ def page_object_id(path: str) -> str:
     return f"{kind}:{key}"
 
 
+def page_named(path: str) -> str:
+    """How messages name the page at ``path``: ``stack footer`` for ``/!stacks/footer``, else ``page /about`` (the
+    one way every warning, error and note names a page or a stack)."""
+    return " ".join(page_object(path))
+
+
 def object_page_path(kind: str, key: str) -> str | None:
     """The page path of a ``page`` or ``stack`` object (the inverse of :func:`page_object`); None for other kinds."""
     return key if kind == "page" else STACKS_PREFIX + key if kind == "stack" else None

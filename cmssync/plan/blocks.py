@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from cmssync.content.paths import page_named
 from cmssync.plan.canonical_html import same_html
 
 if TYPE_CHECKING:
@@ -290,7 +291,7 @@ def honourable(
             found = live_types.get(block.keep_id)
             reason = "is not in this area" if found is None else f"is a {found} block"
             warnings.append(
-                f"page {path}, area {area}: kept block {block.keep_id} ({block.type}) {reason}; the placeholder "
+                f"{page_named(path)}, area {area}: kept block {block.keep_id} ({block.type}) {reason}; the placeholder "
                 "is ignored (the API cannot re-create such a block)"
             )
             continue

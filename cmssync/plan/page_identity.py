@@ -9,6 +9,7 @@ shown as a move with the limit explained, and turned into "create the new page, 
 
 from __future__ import annotations
 
+from cmssync.content.paths import page_named
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import Action, FieldChange, Precondition
 from cmssync.plan.snapshot import LivePage, Snapshot
@@ -24,15 +25,16 @@ def identity_conflict(path: str, live: LivePage | None, state: State, observed: 
         return None
     if live is not None and live.id != record.id:
         return (
-            f"conflict: page {path}: the state says cmssync manages page id {record.id} at this path, but the site's "
-            f"{path} is page {live.id} (made or moved there outside cmssync); it is not taken over: pin id: "
+            f"conflict: {page_named(path)}: the state says cmssync manages page id {record.id} at this path, but the "
+            f"site's {path} is page {live.id} (made or moved there outside cmssync); it is not taken over: pin id: "
             f"{live.id} in the page file to manage it, or move it out of the way"
         )
     ours = observed.pages_by_id.get(record.id)
     if live is None and ours is not None and ours.path != path:
         return (
-            f"conflict: page {path}: cmssync's page (id {record.id}) is now at {ours.path} (moved outside cmssync); "
-            f"no second page is created: move it back in the dashboard, or pin id: {record.id} in the page file"
+            f"conflict: {page_named(path)}: cmssync's page (id {record.id}) is now at {ours.path} (moved outside "
+            f"cmssync); no second page is created: move it back in the dashboard, or pin id: {record.id} in the page "
+            "file"
         )
     return None
 

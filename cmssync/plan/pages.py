@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
 from cmssync.content.blocktypes import block_type
-from cmssync.content.paths import dropped_words, is_stack_path, page_object, parent_path
+from cmssync.content.paths import dropped_words, is_stack_path, page_named, page_object, parent_path
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import (
     Action,
@@ -104,7 +104,7 @@ def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResul
     live = observed.pages_by_id.get(spec.id) if spec.id is not None else observed.pages.get(path)
     if spec.id is not None and live is None:
         why = "; a stack cannot be created through the API" if is_stack_path(path) else ""
-        named = " ".join(page_object(path))
+        named = page_named(path)
         warnings.append(f"{named}: pinned id {spec.id} does not exist on the site{why}; nothing planned for it")
         return result
     conflict = identity_conflict(path, live, context.state, observed) if spec.id is None else None
@@ -141,21 +141,21 @@ def _create(
     depends = set(desired.depends_on)
     if parent is not None and parent not in context.observed.pages:
         if parent not in context.content.pages:
-            warnings.append(f"page {path}: its parent {parent} does not exist on the site; it cannot be created")
+            warnings.append(f"{page_named(path)}: its parent {parent} does not exist on the site; it cannot be created")
             return None
         depends.add(f"page:{parent}")
     dropped = dropped_words(path.rsplit("/", 1)[-1])
     if dropped:
         warnings.append(
-            f"page {path}: it does not exist on the site, and Concrete leaves the word {dropped[0]!r} out of the URLs "
-            "it makes, so cmssync cannot create it at this path; rename the page file"
+            f"{page_named(path)}: it does not exist on the site, and Concrete leaves the word {dropped[0]!r} out of "
+            "the URLs it makes, so cmssync cannot create it at this path; rename the page file"
         )
         return None
     kept = [b.keep_id for blocks in desired.areas.values() for b in blocks if b.keep_id is not None]
     if kept:
         warnings.append(
-            f"page {path}: it does not exist on the site, so its kept blocks ({', '.join(map(str, kept))}) cannot be "
-            "re-created; it is created without them"
+            f"{page_named(path)}: it does not exist on the site, so its kept blocks ({', '.join(map(str, kept))}) "
+            "cannot be re-created; it is created without them"
         )
     fields = {"type": DEFAULT_TYPE, "template": DEFAULT_TEMPLATE, **desired.fields}
     changes = [FieldChange(field=name, after=value) for name, value in fields.items()]
@@ -243,7 +243,7 @@ def _update(
             )
             return None
         if changes or blocks:
-            warnings.append(f"page {path}: changes go into its pending draft (on_foreign_draft: merge)")
+            warnings.append(f"{page_named(path)}: changes go into its pending draft (on_foreign_draft: merge)")
     warnings += stack_warnings(path, spec.name, live, changes=bool(changes or blocks), draft=context.publish == "draft")
     if changes or blocks:
         drift = record is not None and record.digest == desired.digest
@@ -286,7 +286,7 @@ def _update(
                 page=form,
                 note=f"approve the draft (version {live.recent_version_id}) left by an interrupted run",
             )
-        warnings.append(f"page {path}: {note}; left as it is")
+        warnings.append(f"{page_named(path)}: {note}; left as it is")
     return None
 
 
@@ -310,7 +310,7 @@ def _field_changes(path: str, live: LivePage, desired: DesiredPage, warnings: li
             continue
         if kind == "select" and not _all_ints(value):
             warnings.append(
-                f"page {path}: attribute {handle} is a select attribute; the API sets it by option id, "
+                f"{page_named(path)}: attribute {handle} is a select attribute; the API sets it by option id, "
                 f"so write the option ids (numbers) to manage it"
             )
             continue
@@ -334,15 +334,15 @@ def _block_changes(path: str, live: LivePage, desired: DesiredPage, warnings: li
         try:
             alignment = align_area(live_blocks, honoured)
         except AlignmentError as exc:
-            warnings.append(f"page {path}, area {area}: {exc}; nothing planned for this area")
+            warnings.append(f"{page_named(path)}, area {area}: {exc}; nothing planned for this area")
             continue
         found = alignment_changes(area, live_blocks, honoured, alignment)
         for change in found:
             declared = block_type(change.block_type) if change.op == "delete" else None
             if declared is not None and declared.holds_areas:
                 warnings.append(
-                    f"page {path}, area {area}: deleting {change.block_type} block {change.block_id} through the API "
-                    "leaves the blocks of its sub-areas behind (no longer shown, still in the page); remove "
+                    f"{page_named(path)}, area {area}: deleting {change.block_type} block {change.block_id} through "
+                    "the API leaves the blocks of its sub-areas behind (no longer shown, still in the page); remove "
                     "them in the page editor if they should go"
                 )
         changes += found

@@ -26,6 +26,7 @@ from cmssync.content.paths import (
     STACKS_PREFIX,
     is_hidden,
     object_page_path,
+    page_named,
     parent_path,
 )
 from cmssync.content.site import SiteContent
@@ -285,7 +286,7 @@ class _ScopeBuilder:
                         self.lookups.add(ref.path)
                     else:
                         self.problem = (
-                            f"page {current} refers to {ref.path}, which the state does not know "
+                            f"{page_named(current)} refers to {ref.path}, which the state does not know "
                             "(only existing_pages names it): finding it takes the tree walk"
                         )
                 else:

@@ -6,7 +6,7 @@ Pure.
 
 from __future__ import annotations
 
-from cmssync.content.paths import is_stack_path, page_object
+from cmssync.content.paths import is_stack_path, page_named
 from cmssync.plan.snapshot import LivePage
 
 DRAFTS_SHOW = (
@@ -22,7 +22,7 @@ def stack_warnings(path: str, name: str, live: LivePage, *, changes: bool, draft
     if not is_stack_path(path):
         return []
     found = []
-    named = " ".join(page_object(path))
+    named = page_named(path)
     if name and name != live.name:
         found.append(
             f"{named}: the stack's name is {live.name!r} on the site; name {name!r} is not written (a theme "

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from cmssync.content.blocktypes import block_type
+from cmssync.content.paths import page_named
 from cmssync.plan.snapshot import LivePage
 
 B = TypeVar("B")
@@ -107,7 +108,7 @@ def writable_areas(
         if reason is None:
             kept[area] = wanted
         elif wanted or live.blocks(area):
-            warnings.append(f"page {path}, area {area}: {reason}; nothing planned for this area")
+            warnings.append(f"{page_named(path)}, area {area}: {reason}; nothing planned for this area")
     return kept
 
 

@@ -137,11 +137,13 @@ def _close_over_dependencies(actions: tuple[Action, ...], unreadable: Mapping[st
             if action.id in why or action.kind != "file" or action.op != "replace":
                 continue
             linking = sorted(
-                a.key for a in actions if a.id in why and object_page_path(a.kind, a.key) and action.id in a.depends_on
+                _name(a.id)
+                for a in actions
+                if a.id in why and object_page_path(a.kind, a.key) and action.id in a.depends_on
             )
             if linking:
                 why[action.id] = (
-                    f"page {', '.join(linking)} links to it and is held back, and replacing the file deletes the "
+                    f"{', '.join(linking)} links to it and is held back, and replacing the file deletes the "
                     "old one its link points to"
                 )
                 changed = True

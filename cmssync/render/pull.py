@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from cmssync.content.paths import page_named
 from cmssync.plan.kinds import PULLED
 from cmssync.sync.pull_writes import Decision, Preview, Pulled, relative_name
 
@@ -64,7 +65,7 @@ def pull_summary(pulled: Pulled) -> str:
     if pulled.local_edits or pulled.local_users or pulled.local_files:
         count = len(pulled.local_edits) + len(pulled.local_users) + len(pulled.local_files)
         lines.append(f"local edits not applied yet, kept as written ({count}; apply sends them):")
-        lines += [f"  page {path}: {', '.join(names)}" for path, names in sorted(pulled.local_edits.items())]
+        lines += [f"  {page_named(path)}: {', '.join(names)}" for path, names in sorted(pulled.local_edits.items())]
         lines += [f"  user {name} (users.yaml)" for name in sorted(pulled.local_users)]
         lines += [f"  file {path} ({' and '.join(parts)})" for path, parts in sorted(pulled.local_files.items())]
     kept = settled.kept()

@@ -11,7 +11,7 @@ import re
 
 from cmssync.api.errors import NotFound, PendingDeletion
 from cmssync.api.models import Page
-from cmssync.content.paths import parent_path
+from cmssync.content.paths import page_named, parent_path
 from cmssync.errors import ApiError, ApplyError
 from cmssync.plan.actions import Action
 from cmssync.plan.page_form import (
@@ -42,7 +42,7 @@ async def _create(action: Action, context: ApplyContext) -> str:
     parent = parent_path(path) or "/"
     parent_id = context.page_ids.get(parent)
     if parent_id is None:
-        raise ApplyError(f"page {path}: its parent {parent} does not exist on the site")
+        raise ApplyError(f"{page_named(path)}: its parent {parent} does not exist on the site")
     segment = path.rstrip("/").rsplit("/", 1)[-1]
     page = await create_verified(
         lambda: context.client.create_page(
@@ -93,7 +93,7 @@ async def _update(action: Action, context: ApplyContext) -> str:
     form = _form(action)
     page_id = context.page_ids.get(path)
     if page_id is None:
-        raise ApplyError(f"page {path}: not found on the site")
+        raise ApplyError(f"{page_named(path)}: not found on the site")
     live = context.snapshot.pages.get(path)
     writer = PageWriter(
         context,
@@ -119,7 +119,9 @@ async def _update(action: Action, context: ApplyContext) -> str:
 
 def _form(action: Action) -> PageForm:
     if action.page is None:
-        raise ApplyError(f"page {action.key}: the plan does not say what to write (a plan file of an older cmssync?)")
+        raise ApplyError(
+            f"{page_named(action.key)}: the plan does not say what to write (a plan file of an older cmssync?)"
+        )
     return action.page
 
 
@@ -134,7 +136,7 @@ async def _delete(action: Action, context: ApplyContext) -> str:
         context.save()
         return "deleted (moved to the trash)"
     raise ApplyError(
-        f"page {action.key}: the server answered 'deleted' but the page is still there at {page.url_path} "
+        f"{page_named(action.key)}: the server answered 'deleted' but the page is still there at {page.url_path} "
         "(Concrete silently refuses to delete some pages, such as the home page)"
     )
 
@@ -156,11 +158,12 @@ def _wrong_path_reason(path: str, made: str, page_id: int, cleanup: str) -> str:
     such as 'the' from a URL made from a name)."""
     if re.fullmatch(re.escape(path) + r"-\d+", made):
         return (
-            f"conflict: page {path}: a page with this path already exists on the site, so Concrete created a "
+            f"conflict: {page_named(path)}: a page with this path already exists on the site, so Concrete created a "
             f"duplicate at {made} (id {page_id}); {cleanup}. cmssync did not see that page when it planned: run "
             f"`cmssync plan` to see it, and pin its id in the page file to manage it"
         )
     return (
-        f"page {path}: the site created it at {made} (id {page_id}; Concrete makes the URL from the name and drops "
-        f"words such as 'the' or 'of'); {cleanup}. Rename the page file to match, or move the page in the dashboard"
+        f"{page_named(path)}: the site created it at {made} (id {page_id}; Concrete makes the URL from the name and "
+        f"drops words such as 'the' or 'of'); {cleanup}. Rename the page file to match, or move the page in the "
+        "dashboard"
     )

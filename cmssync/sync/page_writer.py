@@ -23,6 +23,7 @@ from typing import Any
 from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Block, PageVersion
 from cmssync.content.blocktypes import block_type as block_type_of
+from cmssync.content.paths import page_named
 from cmssync.content.text import FileIdRef
 from cmssync.errors import ApplyError
 from cmssync.plan.actions import Action, BlockChange
@@ -176,15 +177,15 @@ class PageWriter:
             if unknown:
                 files = ", ".join(sorted(p for p, n in names.items() if n in unknown))
                 raise ApplyError(
-                    f"page {self.path}: the numeric id of {files} could not be learned from the site (a probe of "
-                    "download links did not find it), so links to it cannot be stored"
+                    f"{page_named(self.path)}: the numeric id of {files} could not be learned from the site (a probe "
+                    "of download links did not find it), so links to it cannot be stored"
                 )
         known = {path: numbers.known[name] for path, name in names.items() if name in numbers.known}
         template = getattr(self.context.snapshot.pages.get(self.path), "template", None)
         try:  # page-type ids (probed on a scratch page in the trash when not known yet)
             page_types = await page_type_ids(self.context.page_type_numbers, block, self.client, self.page_id, template)
         except LookupError as exc:
-            raise ApplyError(f"page {self.path}: {exc}") from None
+            raise ApplyError(f"{page_named(self.path)}: {exc}") from None
         return replace(self.context.resolver(), mode="write", file_numbers=known, page_type_numbers=page_types)
 
     async def _probe(self, html: str) -> str:

@@ -41,7 +41,7 @@ from cmssync.api.models import Page
 from cmssync.config import CONFIG_VARIABLE, Settings, load_settings
 from cmssync.content import writer
 from cmssync.content.models import PageSpec
-from cmssync.content.paths import STACKS_PREFIX, check_page_path, is_stack_path
+from cmssync.content.paths import STACKS_PREFIX, check_page_path, is_stack_path, page_named
 from cmssync.errors import ConfigError
 from cmssync.plan.conflicts import field_matches, live_area_digest
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
@@ -200,7 +200,7 @@ async def _read_site(
                     _stage_page(stack, root, state, result, resolve, base_url, links, uuids, scope)
                 else:
                     result.not_taken.setdefault("stack", []).append(path)
-        result.skipped += [f"page {path}: not found on the site" for path in sorted(wanted - set(ids))]
+        result.skipped += [f"{page_named(path)}: not found on the site" for path in sorted(wanted - set(ids))]
         for page in to_merge:
             _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope)
     finally:
@@ -230,14 +230,14 @@ def _stage_page(
     try:
         check_page_path(path.replace(STACKS_PREFIX, "/", 1), existing=True)
     except ValueError as exc:
-        result.skipped.append(f"page {path}: {exc}")
+        result.skipped.append(f"{page_named(path)}: {exc}")
         return True
     target = writer.page_file(root, path)
     existing = writer.read_plain(target)
     pinned = existing.get("id") if isinstance(existing, dict) else None
     if isinstance(pinned, int) and not isinstance(pinned, bool) and pinned != page.id:
         result.skipped.append(
-            f"page {path}: its file pins id {pinned}, but the site's page at {path} is id {page.id}; "
+            f"{page_named(path)}: its file pins id {pinned}, but the site's page at {path} is id {page.id}; "
             "left as it is (fix the id or move the file)"
         )
         return True
@@ -265,7 +265,7 @@ def _stage_page(
     try:
         spec = PageSpec.model_validate(data)
     except ValidationError as exc:
-        result.skipped.append(f"page {path}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}")
+        result.skipped.append(f"{page_named(path)}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}")
         return True
     result.notes += notes
     result.placeholders += placeholders
@@ -290,7 +290,7 @@ def _moved_on_the_site(root: Path, state: State, ids: Mapping[str, int], wanted:
     """Managed pages the site moved: their file stays where it is (one binding), said with what to do."""
     paths = {page_id: path for path, page_id in ids.items()}
     return [
-        f"page {path}: moved on the site to {paths[record.id]} (id {record.id}); its file stays at "
+        f"{page_named(path)}: moved on the site to {paths[record.id]} (id {record.id}); its file stays at "
         f"{writer.page_file(root, path).relative_to(root).as_posix()} and is not pulled: move the file to match, or "
         "move the page back in the dashboard"
         for path, record in sorted(state.pages.items())
@@ -330,8 +330,8 @@ def _written_placeholders(
         if isinstance(block, dict) and isinstance(block.get("keep"), dict)
     }
     written = [entry for entry in placeholders if int(entry.split(" ", 2)[1]) in kept_ids]
-    others = [note for note in notes if not note.startswith(f"page {path}: {PLACEHOLDER_NOTE}")]
-    return [*others, *([f"page {path}: {placeholder_note(written)}"] if written else [])], written
+    others = [note for note in notes if not note.startswith(f"{page_named(path)}: {PLACEHOLDER_NOTE}")]
+    return [*others, *([f"{page_named(path)}: {placeholder_note(written)}"] if written else [])], written
 
 
 def _desired(existing: Any, path: str, resolve: Resolver, base_url: str) -> DesiredPage | None:

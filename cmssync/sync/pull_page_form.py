@@ -21,7 +21,7 @@ from typing import Any
 from cmssync.api.models import Area, Block, Page
 from cmssync.content.blocktypes import BlockField, BlockType, block_type, block_types, keep_reason
 from cmssync.content.models import PageSpec
-from cmssync.content.paths import dropped_words
+from cmssync.content.paths import dropped_words, page_named
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES
 from cmssync.plan.references import (
     PAGE_TYPE_EXPORT,
@@ -117,9 +117,9 @@ def page_spec(
         if reason is None:
             areas[area.name] = links.area(area)
         elif notes is not None:
-            notes.append(f"page {page.url_path}: not pulled: {reason}")
+            notes.append(f"{page_named(page.url_path)}: not pulled: {reason}")
     if notes is not None:
-        notes.extend(f"page {page.url_path}: {note}" for note in links.notes())
+        notes.extend(f"{page_named(page.url_path)}: {note}" for note in links.notes())
     if placeholders is not None:
         placeholders.extend(links.kept)
     data: dict[str, Any] = {"name": page.name or ""}

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cmssync.content.loader import load_page
 from cmssync.content.models import PageSpec
-from cmssync.content.paths import is_stack_path
+from cmssync.content.paths import is_stack_path, page_named
 from cmssync.errors import ContentError
 from cmssync.plan.asset_forms import file_digest, file_hash
 from cmssync.plan.conflicts import page_base
@@ -148,5 +148,5 @@ def _record_pages(root: Path, state: State, base_url: str, result: Pulled, pages
             page_record = recorded.model_copy(update={"digest": digest, "live_version_id": version, "base": base})
         for other in bindings.bind(path, page.id):
             state.forget_page(other)
-            result.notes.append(f"page {other}: bound to the same site page as {path}; that binding is dropped")
+            result.notes.append(f"{page_named(other)}: bound to the same site page as {path}; that binding is dropped")
         state.record_page(path, page_record)

@@ -26,7 +26,7 @@ from cmssync.api.errors import (
     RateLimited,
     TransportError,
 )
-from cmssync.content.paths import page_object_id
+from cmssync.content.paths import page_named, page_object_id
 from cmssync.errors import ApiError
 
 SITE_WIDE: tuple[type[ApiError], ...] = (
@@ -55,8 +55,8 @@ def note_unreadable_page(
         raise exc
     where = "the page tree lists it but " if listed else ""
     unreadable[page_object_id(path)] = (
-        f"page {path} (id {page_id}): {where}it cannot be read ({exc}); {_CONSEQUENCE}: let the API user read it, or "
-        "move it out of the way"
+        f"{page_named(path)} (id {page_id}): {where}it cannot be read ({exc}); {_CONSEQUENCE}: let the API user read "
+        "it, or move it out of the way"
     )
 
 
@@ -70,7 +70,7 @@ def note_unreadable_children(
     for path in pending:
         if parent == "/" or path.startswith(parent + "/"):
             unreadable[page_object_id(path)] = (
-                f"page {path}: the children of {parent} (id {parent_id}) cannot be read ({exc}); {_CONSEQUENCE}"
+                f"{page_named(path)}: the children of {parent} (id {parent_id}) cannot be read ({exc}); {_CONSEQUENCE}"
             )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cmssync.content.loader import load_content
-from cmssync.content.paths import page_file_names, page_path_of
+from cmssync.content.paths import page_file_names, page_named, page_path_of
 from cmssync.plan.scope import scope_for_paths
 from cmssync.plan.scope_model import Scope
 
@@ -70,3 +70,9 @@ def test_dotfiles_are_not_content(tmp_path: Path, name: str) -> None:
 )
 def test_the_scope_of_other_files(name: str, scope: Scope | None) -> None:
     assert scope_for_paths([name]) == scope
+
+
+def test_messages_name_a_stack_by_its_handle_and_a_page_by_its_path() -> None:
+    assert page_named("/!stacks/footer") == "stack footer"
+    assert page_named("/about") == "page /about"
+    assert page_named("/") == "page /"

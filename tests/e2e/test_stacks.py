@@ -22,6 +22,7 @@ from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import PlanError
 from cmssync.plan.scope import scope_for_paths
+from cmssync.plan.warnings import kind_of
 from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.plan_files import write_plan_file
 from cmssync.sync.workspace import open_workspace
@@ -187,3 +188,17 @@ async def test_a_saved_plan_of_a_stack_applies_without_the_content_directory(sit
     assert "Footer text, edited" in _public(site, "/about")
     shutil.move(kept, site.root)
     assert not (await site.plan()).actions
+
+
+async def test_every_message_about_a_stack_names_it_by_its_handle(site: Site) -> None:
+    await _pull(site)
+    editor = Editor(site.sandbox)
+    editor.edit_block("/!stacks/footer", "Main", 0, "<p>Footer text, a draft</p>", approve=False, page_id=7)
+    editor.close()
+    settings = (site.root / "cmssync.yaml").read_text(encoding="utf-8")
+    site.write("cmssync.yaml", settings + "on_foreign_draft: merge\n")
+    site.edit(FOOTER, "Footer text", "Footer text, edited")
+    plan = await site.plan()
+    assert "stack footer: changes go into its pending draft (on_foreign_draft: merge)" in plan.warnings
+    assert kind_of("stack footer: changes go into its pending draft (on_foreign_draft: merge)") == "foreign_draft_merge"
+    assert not [w for w in plan.warnings if "/!stacks" in w]
