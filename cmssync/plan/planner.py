@@ -42,7 +42,7 @@ from cmssync.plan.actions import (
 from cmssync.plan.conflicts import ConflictPolicies, Settling
 from cmssync.plan.files import plan_files
 from cmssync.plan.groups import plan_groups
-from cmssync.plan.kinds import DELETED, FACTS, object_ids
+from cmssync.plan.kinds import DELETED, FACTS, KIND_FACTS, object_ids
 from cmssync.plan.pages import PageContext, plan_page
 from cmssync.plan.selection import check_targets, excluded, matches, targeted, without_keys
 from cmssync.plan.snapshot import Snapshot
@@ -196,7 +196,7 @@ def _deletes(
         return []  # an incremental observation cannot know what disappeared
     empty = options.content_empty
     if empty is None:
-        empty = not (content.pages or content.files or content.users or content.groups)
+        empty = not any(kind.keys_in(content) for kind in KIND_FACTS)
     if empty:
         for kind in (facts.name for facts in DELETED):
             if candidates[kind]:

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 
 from cmssync.content.paths import object_page_path
 from cmssync.plan.actions import KIND_ORDER, Action, HeldObject, Plan
+from cmssync.plan.kinds import FACTS, PAGE
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 
@@ -78,16 +79,9 @@ def _remote_ids(unreadable: Mapping[str, str], snapshot: Snapshot, state: State)
     found: dict[str, str] = {}
     for object_id in unreadable:
         kind, key = object_id.split(":", 1)
-        ids: set[str] = set()
-        if kind == "page":
-            record = state.pages.get(key)
-            live = snapshot.pages.get(key)
-            ids = {str(x.id) for x in (record, live) if x is not None}
-        elif kind == "file" and (file_record := state.files.get(key)) is not None:
-            ids = {str(file_record.id).lower()}
-        elif kind == "user" and (user_record := state.users.get(key)) is not None:
-            ids = {str(user_record.id)}
-        for remote in ids:
+        record = FACTS[kind].records_in(state).get(key) if kind in FACTS else None
+        live = snapshot.pages.get(key) if kind == PAGE.name else None  # the page tree may show another id there
+        for remote in {str(x.id).lower() for x in (record, live) if x is not None}:
             found[f"{kind}:{remote}"] = object_id
     return found
 
@@ -100,7 +94,7 @@ def _direct_cause(
         return unreadable[action.id]
     condition = action.precondition.remote_id
     if condition is not None:
-        owner = remote.get(f"{action.kind}:{condition.lower() if action.kind == 'file' else condition}")
+        owner = remote.get(f"{action.kind}:{condition.lower()}")
         if owner is not None:
             return f"it is {_name(owner)}, which cannot be read: {unreadable[owner]}"
     if action.kind != "page":

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cmssync.content.paths import CONTENT_DIRS
+from cmssync.plan.kinds import KIND_FACTS
 from cmssync.state.records import State
 
 
@@ -33,7 +34,7 @@ class PullScope:
 
 
 def pull_scope(root: Path, state: State, *, take_all: bool = False, kinds: tuple[str, ...] = ()) -> PullScope:
-    managed = bool(state.pages or state.files or state.users or state.groups) or _has_content(root)
+    managed = any(kind.records_in(state) for kind in KIND_FACTS) or _has_content(root)
     return PullScope(managed=managed, take_all=take_all, kinds=frozenset(kinds))
 
 
