@@ -216,3 +216,12 @@ def _file_changes(spec: FileSpec, live: LiveFile) -> list[FieldChange]:
         for name, value in desired_file_meta(spec).items()
         if current.get(name) != value
     ]
+
+
+def file_deletes(content: SiteContent, observed: Snapshot, state: State) -> list[Action]:
+    """The deletes of the managed files the content no longer has and the site still holds."""
+    return [
+        Action(kind="file", key=path, op="delete", precondition=Precondition(remote_id=str(record.id)))
+        for path, record in sorted(state.files.items())
+        if path not in content.files and str(record.id) in observed.files
+    ]

@@ -95,26 +95,38 @@ def desired_page(path: str, context: PageContext, form: PageForm | None = None) 
     return render_desired(form, path, context.resolver(), base_url=context.base_url)
 
 
-def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResult:
+def plan_pages(context: PageContext, warnings: list[str]) -> PageResult:
+    """The page kind's plan: every content page and stack, parents first (a new page needs its parent's id)."""
+    result = PageResult()
+    for path in sorted(context.content.pages, key=depth_then_path):
+        plan_page(path, context, warnings, result)
+    return result
+
+
+def depth_then_path(path: str) -> tuple[int, str]:
+    return (0 if path == "/" else path.count("/"), path)
+
+
+def plan_page(path: str, context: PageContext, warnings: list[str], result: PageResult) -> None:
+    """The actions, conflicts and held objects of the page at ``path`` (a content page or stack), into ``result``."""
     spec = context.content.pages[path]
     form = page_form(spec)
     desired = desired_page(path, context, form)
     observed = context.observed
-    result = PageResult()
     live = observed.pages_by_id.get(spec.id) if spec.id is not None else observed.pages.get(path)
     if spec.id is not None and live is None:
         why = "; a stack cannot be created through the API" if is_stack_path(path) else ""
         named = page_named(path)
         warnings.append(f"{named}: pinned id {spec.id} does not exist on the site{why}; nothing planned for it")
-        return result
+        return
     conflict = identity_conflict(path, live, context.state, observed) if spec.id is None else None
     if conflict is not None:
         warnings.append(conflict)
-        return result
+        return
     if live is not None and live.path != path:
         result.actions.append(pinned_move(path, live))
         result.moved_from.add(live.path)
-        return result
+        return
     if live is None:
         moved = moved_from(path, desired.digest, context.content, context.state, observed)
         if moved is not None:
@@ -123,15 +135,32 @@ def plan_page(path: str, context: PageContext, warnings: list[str]) -> PageResul
             actions = move_actions(path, moved, replace_moved=context.replace_moved, protected=protected, create=create)
             result.actions.extend(actions)
             result.moved_from.add(moved.path)
-            return result
+            return
         create = _create(path, desired, form, context, warnings)
         if create is not None:
             result.actions.append(create)
-        return result
+        return
     update = _update(path, live, desired, form, context, warnings, result)
     if update is not None:
         result.actions.append(update)
-    return result
+
+
+def page_deletes(context: PageContext, moved_from: set[str], warnings: list[str]) -> list[Action]:
+    """The deletes of the managed pages the content no longer has (and did not move), children first; a protected
+    page is said and kept."""
+    content, observed, state = context.content, context.observed, context.state
+    deletes: list[Action] = []
+    for path, record in sorted(state.pages.items(), key=lambda item: depth_then_path(item[0]), reverse=True):
+        live = observed.pages.get(path)
+        if path in content.pages or path in moved_from or live is None or live.id != record.id:
+            continue  # kept, moved, or already gone (or replaced by another page at that path): nothing to delete
+        if context.protected(path) or live.id == observed.home_page_id:
+            warnings.append(f"{page_named(path)} is protected and will not be deleted")
+            continue
+        children = tuple(f"page:{p}" for p in sorted(state.pages) if parent_path(p) == path and p not in content.pages)
+        precondition = Precondition(remote_id=str(live.id), live_version_id=live.live_version_id)
+        deletes.append(Action(kind="page", key=path, op="delete", precondition=precondition, depends_on=children))
+    return deletes
 
 
 def _create(

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
-from cmssync.content.paths import parent_path
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import (
     Action,
@@ -36,17 +35,15 @@ from cmssync.plan.actions import (
     HeldObject,
     KeptObjects,
     Plan,
-    Precondition,
-    SiteAdditions,
 )
 from cmssync.plan.conflicts import ConflictPolicies, Settling
-from cmssync.plan.files import plan_files
+from cmssync.plan.files import file_deletes, plan_files
 from cmssync.plan.groups import plan_groups
-from cmssync.plan.kinds import DELETED, FACTS, KIND_FACTS, object_ids
-from cmssync.plan.pages import PageContext, plan_page
+from cmssync.plan.kinds import DELETED, FACTS, FILE, KIND_FACTS, PAGE, USER, object_ids
+from cmssync.plan.pages import PageContext, page_deletes, plan_pages
 from cmssync.plan.selection import check_targets, excluded, matches, targeted, without_keys
 from cmssync.plan.snapshot import Snapshot
-from cmssync.plan.users import plan_users
+from cmssync.plan.users import plan_users, user_deletes
 from cmssync.plan.warnings import shown
 from cmssync.state.records import State
 
@@ -116,18 +113,10 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         protect_pages=options.protect_pages,
         areas_owned=options.areas_owned,
     )
-    page_actions: list[Action] = []
-    moved_from: set[str] = set()
-    conflicts: list[FieldConflict] = list(file_settling.conflicts)
-    held: list[HeldObject] = list(file_settling.held)
-    additions: list[SiteAdditions] = []
-    for path in sorted(content.pages, key=_depth_then_path):
-        result = plan_page(path, context, warnings)
-        page_actions.extend(result.actions)
-        moved_from |= result.moved_from
-        conflicts.extend(result.conflicts)
-        held.extend(result.held)
-        additions.extend(result.additions)
+    pages = plan_pages(context, warnings)
+    conflicts: list[FieldConflict] = [*file_settling.conflicts, *pages.conflicts]
+    held: list[HeldObject] = [*file_settling.held, *pages.held]
+    additions = pages.additions
     users = plan_users(
         content, observed, state, options.passwords_changed, options.passwords_unset, warnings, user_settling
     )
@@ -136,8 +125,8 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
 
     blocked: list[BlockedDeletes] = []
     kept: list[KeptObjects] = []
-    deletes = _deletes(options, moved_from, warnings, blocked, kept, context)
-    actions = [*groups, *files.actions, *page_actions, *users, *deletes]
+    deletes = _deletes(options, pages.moved_from, warnings, blocked, kept, context)
+    actions = [*groups, *files.actions, *pages.actions, *users, *deletes]
     known = object_ids(content, state) | options.known_ids
     if options.targets:
         check_targets(options.targets, known | {a.id for a in actions})
@@ -169,10 +158,6 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         warnings=tuple(shown(warnings, options.silenced_warnings)),
         site_additions=tuple(additions),
     )
-
-
-def _depth_then_path(path: str) -> tuple[int, str]:
-    return (0 if path == "/" else path.count("/"), path)
 
 
 # --- deletes and guards -------------------------------------------------------------------------------------------
@@ -246,47 +231,14 @@ def _managed_count(state: State, kind: str) -> int:
 def _delete_candidates(
     options: PlanOptions, moved_from: set[str], warnings: list[str], context: PageContext
 ) -> dict[str, list[Action]]:
+    """Each deleted kind's deletes of the managed objects the content no longer has (its planner's)."""
     content, observed, state = context.content, context.observed, context.state
-    pages: list[Action] = []
-    for path, record in sorted(state.pages.items(), key=lambda item: _depth_then_path(item[0]), reverse=True):
-        if path in content.pages or path in moved_from:
-            continue
-        live = observed.pages.get(path)
-        if live is None or live.id != record.id:
-            continue  # already gone (or replaced by another page at that path): nothing to delete
-        if context.protected(path) or live.id == observed.home_page_id:
-            warnings.append(f"page {path} is protected and will not be deleted")
-            continue
-        pages.append(
-            Action(
-                kind="page",
-                key=path,
-                op="delete",
-                precondition=Precondition(remote_id=str(live.id), live_version_id=live.live_version_id),
-                depends_on=tuple(f"page:{child}" for child in _managed_children(path, state, content)),
-            )
-        )
-    files = [
-        Action(kind="file", key=path, op="delete", precondition=Precondition(remote_id=str(record.id)))
-        for path, record in sorted(state.files.items())
-        if path not in content.files and str(record.id) in observed.files
-    ]
-    users: list[Action] = []
-    for username in sorted(state.users):
-        if username in content.users or username not in observed.users:
-            continue
-        live_user = observed.users[username]
-        if username in options.protect_users or live_user.id == 1 or username == options.api_username:
-            warnings.append(f"user {username} is protected and will not be deleted")
-            continue
-        users.append(
-            Action(kind="user", key=username, op="delete", precondition=Precondition(remote_id=str(live_user.id)))
-        )
-    return {"page": pages, "file": files, "user": users}
-
-
-def _managed_children(path: str, state: State, content: SiteContent) -> list[str]:
-    return sorted(p for p in state.pages if parent_path(p) == path and p not in content.pages)
+    protect_users = options.protect_users | ({options.api_username} if options.api_username else set())
+    return {
+        PAGE.name: page_deletes(context, moved_from, warnings),
+        FILE.name: file_deletes(content, observed, state),
+        USER.name: user_deletes(content, observed, state, protect_users, warnings),
+    }
 
 
 # --- targets ------------------------------------------------------------------------------------------------------

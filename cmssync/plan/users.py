@@ -121,3 +121,22 @@ def _user_conflict(username: str, live: LiveUser, email: str, record: UserRecord
         f"{live.email or '(none)'}, not {email}, and {why}; a user is adopted only when username and email both "
         "match, so nothing is planned for it (make the emails agree, or use another username in the content)"
     )
+
+
+def user_deletes(
+    content: SiteContent, observed: Snapshot, state: State, protected: frozenset[str] | set[str], warnings: list[str]
+) -> list[Action]:
+    """The deletes of the managed users the content no longer has and the site still holds; a ``protected`` user
+    (and the site's first account, id 1) is said and kept."""
+    deletes: list[Action] = []
+    for username in sorted(state.users):
+        live = observed.users.get(username)
+        if username in content.users or live is None:
+            continue
+        if username in protected or live.id == 1:
+            warnings.append(f"user {username} is protected and will not be deleted")
+            continue
+        deletes.append(
+            Action(kind="user", key=username, op="delete", precondition=Precondition(remote_id=str(live.id)))
+        )
+    return deletes

@@ -111,6 +111,7 @@ async def test_what_a_stack_cannot_do_is_said(site: Site) -> None:
     assert "stack gone: pinned id 99 does not exist on the site; a stack cannot be created" in warned
     assert "a stack's unapproved draft shows on the site's pages at once" in warned
     assert "the stack's name is 'Footer' on the site; name 'Site footer' is not written" in warned
+    assert "stack sidebar is protected and will not be deleted" in warned
 
 
 async def test_a_stack_edited_on_the_site_and_in_the_content_is_a_conflict(site: Site) -> None:
