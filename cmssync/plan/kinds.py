@@ -122,11 +122,22 @@ def path_scope(name: str) -> Scope | None:
     return next((scope for kind in KIND_FACTS if kind.scope and (scope := kind.scope(name)) is not None), None)
 
 
+def scope_of(object_ids: Iterable[str]) -> Scope:
+    """The scope that plans these objects (``KIND:KEY``) of the built-in kinds, each by its kind's rule."""
+    keys: dict[str, set[str]] = {}
+    for object_id in object_ids:
+        kind, _, key = object_id.partition(":")
+        keys.setdefault(kind, set()).add(key)
+    scope = Scope()
+    for kind, named in keys.items():
+        if kind in FACTS:
+            scope |= FACTS[kind].scoped(frozenset(named))
+    return scope
+
+
 def in_scope(scope: Scope, object_id: str) -> bool:
     """Whether ``scope`` plans the object ``KIND:KEY`` (a registered kind's: never by key)."""
-    kind, _, key = object_id.partition(":")
-    facts = FACTS.get(kind)
-    return facts is not None and scope.holds(facts.scoped(frozenset({key})))
+    return object_id.partition(":")[0] in FACTS and scope.holds(scope_of([object_id]))
 
 
 def shared_bindings(state: State) -> list[str]:

@@ -23,7 +23,6 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel
 
 from cmssync.content.paths import (
-    STACKS_PREFIX,
     is_hidden,
     object_page_path,
     page_named,
@@ -31,9 +30,8 @@ from cmssync.content.paths import (
 )
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Reference, Text
-from cmssync.plan.actions import KIND_ORDER
 from cmssync.plan.asset_forms import file_hash, user_digest
-from cmssync.plan.kinds import object_ids, path_scope
+from cmssync.plan.kinds import object_ids, path_scope, scope_of
 from cmssync.plan.scope_model import Scope
 from cmssync.state.records import State
 
@@ -136,7 +134,8 @@ def scope_for_targets(
 
     Computed from the content and the state before anything is read:
 
-    * the targeted objects (``KIND:KEY`` patterns, as the planner matches them);
+    * the targeted objects (``KIND:KEY`` patterns, as the planner matches them), each placed in the scope by its
+      kind's rule (``cmssync.plan.kinds.scope_of``: a stack as its page);
     * for every page whose plan a targeted action can depend on (a target, and pages likely to be created: not in
       the state, not pinned), the pages and files its fields, attributes and blocks refer to (``${page-link:…}``,
       ``${page-id:…}``, ``${file:…}``, ``${file-id:…}``, ``${file-link:…}``: their ids and URLs resolve the
@@ -157,22 +156,20 @@ def scope_for_targets(
     targeted page delete or replacement (guarded by, and possibly a move of, pages anywhere in the site), a
     reference whose target neither the content nor the state can place, or too many pages to read by id.
     """
-    targeted = {i for i in object_ids(content, state) if any(fnmatch.fnmatchcase(i, t) for t in targets)}
-    keys = {kind: {i.split(":", 1)[1] for i in targeted if i.startswith(kind + ":")} for kind in KIND_ORDER}
-    keys["page"] |= {STACKS_PREFIX + handle for handle in keys["stack"]}  # a stack is planned as its page
+    named = scope_of(i for i in object_ids(content, state) if any(fnmatch.fnmatchcase(i, t) for t in targets))
     page_orphans = set(state.pages) - set(content.pages)
     file_orphans = set(state.files) - set(content.files)
     user_orphans = set(state.users) - set(content.users)
-    if keys["page"] & page_orphans and (prune or replace_moved):
+    if named.pages & page_orphans and (prune or replace_moved):
         return WholeSite("a page delete is guarded by, and may be a move of, pages anywhere in the site")
     builder = _ScopeBuilder(content, state)
-    for path in sorted(keys["page"] & set(content.pages) | set(replace_companions(content, state, targets))):
+    for path in sorted(named.pages & set(content.pages) | set(replace_companions(content, state, targets))):
         builder.expand(path)
-    for path in sorted(keys["file"] & set(content.files)):
+    for path in sorted(named.files & set(content.files)):
         builder.add_file(path)
     if builder.problem is not None:
         return WholeSite(builder.problem)
-    deletes = prune and bool(keys["file"] & file_orphans or keys["user"] & user_orphans)
+    deletes = prune and bool(named.files & file_orphans or named.users & user_orphans)
     files = builder.files | (file_orphans if deletes else set())
     lookups = builder.lookups | (page_orphans if builder.creates else set())
     if len(lookups) > MAX_LOOKUPS:
@@ -180,10 +177,10 @@ def scope_for_targets(
     return Scope(
         pages=frozenset(builder.pages),
         files=frozenset(files),
-        users=frozenset(keys["user"]),
-        groups=frozenset(keys["group"]),
-        all_users=bool(keys["user"]) and (deletes or not keys["user"] <= set(state.users) & set(content.users)),
-        all_groups=bool(keys["group"]),
+        users=named.users,
+        groups=named.groups,
+        all_users=bool(named.users) and (deletes or not named.users <= set(state.users) & set(content.users)),
+        all_groups=bool(named.groups),
         lookups=frozenset(lookups - builder.pages),
         deletes=deletes,
     )
