@@ -1,0 +1,58 @@
+"""``cmssync.plan.kinds``: the built-in kinds' facts, listed once, and what reads them (ids, scopes, bindings)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cmssync.plan.actions import KIND_ORDER
+from cmssync.plan.kinds import DELETED, KIND_FACTS, PULLED, in_scope, object_ids, scope_of, shared_bindings
+from cmssync.plan.scope import scope_for_paths
+from cmssync.plan.scope_model import Scope
+from cmssync.state.records import FileRecord, PageRecord, State, UserRecord
+from cmssync.sync.kinds import KINDS
+from tests.sync.sitebuilder import write_content
+
+
+def test_the_kinds_are_listed_once_and_each_has_its_io() -> None:
+    names = [kind.name for kind in KIND_FACTS]
+    assert names == ["group", "file", "page", "stack", "user"] == KIND_ORDER[: len(names)]
+    assert list(KINDS)[: len(names)] == names  # each built-in kind's applier and precondition check
+    assert [kind.name for kind in DELETED] == ["page", "file", "user"]  # pages first, children first among them
+    assert PULLED == ("page", "stack", "file", "user", "group")
+
+
+def test_object_ids_name_a_stack_by_its_handle(tmp_path: Path) -> None:
+    content = write_content(
+        tmp_path, {"pages/index.yaml": "name: Home\n", "stacks/footer.yaml": "id: 7\nname: Footer\n"}
+    )
+    state = State(
+        files={"a.pdf": FileRecord(id="f1", hash="sha256:" + "0" * 64, url="/a.pdf")}, users={"jane": UserRecord(id=4)}
+    )
+    assert object_ids(content, state) == {"page:/", "stack:footer", "file:a.pdf", "user:jane"}
+
+
+def test_each_kind_scopes_its_own_objects() -> None:
+    scope = scope_of(["stack:footer", "page:/about", "file:a.pdf", "user:jane", "group:Editors", "team:x"])
+    assert scope == Scope(
+        pages=frozenset({"/!stacks/footer", "/about"}),
+        files=frozenset({"a.pdf"}),
+        users=frozenset({"jane"}),
+        groups=frozenset({"Editors"}),
+    )
+    assert in_scope(scope, "stack:footer")
+    assert not in_scope(scope, "stack:sidebar")
+    assert in_scope(Scope(all_users=True), "user:anyone")
+    assert not in_scope(scope, "team:x")  # a registered kind's objects are never scoped by key
+
+
+def test_a_changed_file_is_scoped_by_its_kinds_rule() -> None:
+    assert scope_for_paths(["stacks/footer.yaml", "files/a.pdf.yaml", "groups.yaml"]) == Scope(
+        pages=frozenset({"/!stacks/footer"}), files=frozenset({"a.pdf"}), all_groups=True
+    )
+    assert scope_for_paths(["stacks/nested/footer.yaml"]) is None  # not a valid stack file: a full run says so
+
+
+def test_a_site_object_bound_twice_is_said_per_kind() -> None:
+    state = State(pages={"/a": PageRecord(id=7), "/b": PageRecord(id=7)}, users={"x": UserRecord(id=1)})
+    [problem] = shared_bindings(state)
+    assert problem.startswith("the state binds page 7 of the site to 2 pages, /a and /b: one site object")
