@@ -165,8 +165,10 @@ class _Loader:
         result: FileResult | None = cache.get(kind, source.text) if cache is not None else None
         if result is None:
             result = read_file(kind, source)
-            if cache is not None and not result.problems:
-                cache.put(kind, source.text, result)
+            if not result.problems:
+                source.forget_tree()
+                if cache is not None:
+                    cache.put(kind, source.text, result)
         self.problems.extend(result.problems)
         self.values += result.values
         if self.values > MAX_CONTENT_VALUES:  # stop here: the files not read yet would only take more memory

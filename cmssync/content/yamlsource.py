@@ -19,8 +19,9 @@ keeps it on disk, ``parse-cache.pickle`` in the per-user cache directory of the 
 ended used, so it never grows beyond the content.
 
 The cache file also holds :func:`cache_version`: cmssync's, pydantic's and ruamel's versions and a digest of the
-sources that shape a result (:mod:`cmssync.yamlread`, :mod:`cmssync.content`, :mod:`cmssync.config`), so a changed
-rule or model never serves a result the new code would not give.
+sources that shape a result (:mod:`cmssync.yamlread`, :mod:`cmssync.content`, :mod:`cmssync.config`,
+:mod:`cmssync.memory`: how a spec is pickled), so a changed rule or model never serves a result the new code would
+not give.
 
 **Never code from a repository.** The cache is pickled, which means code. So it never lives where a repository can
 put files (the content directory, the state's directory), and the file is signed with this user's cache key
@@ -51,7 +52,7 @@ from cmssync.yamlread import YamlDocument, fast, parse_located, position_of, rea
 MAX_YAML_BYTES = 5 * 1024 * 1024
 LIMIT_TEXT = "a content YAML file may have at most 5 MiB"
 CACHE_FILE = "parse-cache.pickle"
-_SHAPING_SOURCES: Final = ("yamlread", "content", "config", "errors.py")
+_SHAPING_SOURCES: Final = ("yamlread", "content", "config", "errors.py", "memory.py")
 """What a cached result depends on, under the ``cmssync`` package (see the module docstring)."""
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,13 @@ class Source:
     @cached_property
     def lines(self) -> list[str]:
         return self.text.splitlines()
+
+    def forget_tree(self) -> None:
+        """Drop the located tree and the lines until something asks for them again (they are built anew): a file
+        read without a problem needs them only if a problem found across files must be placed in it, and the
+        trees of every file, held to the end of a load, were most of its peak."""
+        self.__dict__.pop("parsed", None)
+        self.__dict__.pop("lines", None)
 
     def position(self, loc: tuple[str | int, ...], *, at_key: bool = False) -> tuple[int, int]:
         """1-based position of ``loc`` (see :func:`~cmssync.yamlread.position_of`)."""

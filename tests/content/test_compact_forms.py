@@ -110,3 +110,25 @@ def test_the_tables_of_shared_values_are_bounded(monkeypatch: pytest.MonkeyPatch
     assert len(memory._VALUES) <= 3
     assert shared(("shape", "9")) is kept[9]
     assert kept == [("shape", str(n)) for n in range(10)]
+
+
+def test_a_pickled_spec_keeps_its_values_its_given_fields_and_its_source_with_the_class_field_names() -> None:
+    spec = PageSpec.model_validate({**PAGE, "protect": False})
+    spec.located(Location("pages/about.yaml", 2, 3))
+    unpickled = pickle.loads(pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL))
+
+    assert unpickled == spec
+    assert unpickled.source == Location("pages/about.yaml", 2, 3)
+    assert unpickled.model_fields_set == {"name", "type", "areas", "protect"}
+    assert unpickled.model_fields_set is PageSpec.model_validate({**PAGE, "protect": True}).model_fields_set
+    assert all(a is b for a, b in zip(unpickled.__dict__, PageSpec.model_fields, strict=True))
+    assert unpickled.model_dump(mode="json") == spec.model_dump(mode="json")
+    assert pickle.loads(pickle.dumps(PageSpec.model_validate(PAGE))).source is None
+
+
+def test_a_model_not_in_the_plain_validated_form_is_pickled_in_pydantics_form() -> None:
+    partial = PageSpec.model_construct(name="Partial")
+    object.__setattr__(partial, "__dict__", {"name": "Partial"})  # fields missing from its dict
+    unpickled = pickle.loads(pickle.dumps(partial))
+    assert unpickled.__dict__ == partial.__dict__
+    assert unpickled.model_fields_set == {"name"}
