@@ -46,7 +46,6 @@ from cmssync.daemon.watch import ContentWatcher, WatchMode
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ConfigError
 from cmssync.plan.scope import scope_for_paths
 from cmssync.secrets import mask_secrets
-from cmssync.sync.kinds import scope_rules
 
 log = structlog.get_logger("cmssync.daemon")
 
@@ -228,7 +227,7 @@ class Daemon:
         stats.reset()
 
     def _on_change(self, paths: list[str] | None, at: float) -> None:
-        scope = None if paths is None else scope_for_paths(paths, scope_rules())
+        scope = None if paths is None else scope_for_paths(paths)
         log.debug("content changed", paths=paths)
         self.reconciler.request("file", scope, debounce=True, at=at)
 

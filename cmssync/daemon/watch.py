@@ -36,7 +36,7 @@ from watchdog.observers.polling import PollingObserver
 
 from cmssync.content.paths import CONTENT_DIRS
 from cmssync.errors import ConfigError
-from cmssync.sync.kinds import scope_rules
+from cmssync.sync.kinds import added_kinds
 
 log = structlog.get_logger("cmssync.daemon")
 
@@ -67,7 +67,7 @@ def matters(relative: str) -> bool:
         return False
     if parts[0] == "files" and len(parts) > 1:
         return True  # assets have any name
-    if any(rule(relative) is not None for rule in scope_rules()):
+    if any(kind.facts.scope and kind.facts.scope(relative) is not None for kind in added_kinds()):
         return True  # a registered kind's file (cmssync.sync.kinds)
     return relative.endswith((".yaml", ".yml"))  # pages, users, groups, cmssync.yaml; stray YAML is reported
 

@@ -19,11 +19,21 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from cmssync.plan.asset_forms import FileForm, UserForm
-from cmssync.plan.kinds import KIND_FACTS
+from cmssync.plan.kinds import KIND_ORDER as KIND_ORDER
 from cmssync.plan.page_form import BlockForm, PageForm
 
 PLAN_FORMAT_VERSION = 2
 """2: actions carry what apply writes (pages, files, users) and the plan file the bytes of its uploads."""
+
+SYMBOLS: dict[str, str] = {
+    "create": "+",
+    "add": "+",
+    "update": "~",
+    "publish": "~",
+    "replace": "~",
+    "delete": "-",
+    "move": ">",
+}
 
 
 def _registered(kind: str) -> str:
@@ -36,21 +46,6 @@ Kind = Annotated[str, AfterValidator(_registered)]
 """A managed kind: one of :data:`KIND_ORDER`."""
 Operation = Literal["create", "update", "delete", "move", "replace", "publish"]
 BlockOperation = Literal["add", "update", "delete"]
-
-KIND_ORDER: list[str] = [kind.name for kind in KIND_FACTS]
-"""The managed kinds' names in plan order: the built-in ones (``cmssync.plan.kinds``), then those
-``cmssync.sync.kinds.register`` appends."""
-
-
-SYMBOLS: dict[str, str] = {
-    "create": "+",
-    "add": "+",
-    "update": "~",
-    "publish": "~",
-    "replace": "~",
-    "delete": "-",
-    "move": ">",
-}
 
 
 class _Frozen(BaseModel):

@@ -1,15 +1,19 @@
-"""The built-in managed kinds' pure facts, one :class:`KindFacts` each, in plan order: the one list of them.
+"""The managed kinds' pure facts, one :class:`KindFacts` each, in plan order: the one table of them.
 
 Each kind says here what is true of it without any I/O: the keys its content and its state records name, its
 object ids (``KIND:KEY``), whether and in which order a prune deletes it, and which changed content files are its
-(its scope rule, for the daemon's file-change runs). ``cmssync.plan.actions.KIND_ORDER`` is their names;
-``cmssync.sync.kinds`` adds each kind's I/O (its applier and precondition check) and registers kinds added later.
+(its scope rule, for the daemon's file-change runs). The built-in kinds are listed below; a kind added later
+declares its facts the same way and is added to the table (:func:`add`) when ``cmssync.sync.kinds.register``
+registers it with its I/O, so object ids, targets, scope rules and ``in_scope`` read it like a built-in kind.
+:data:`KIND_ORDER` is the table's names.
 A stack is planned and recorded as its page (``/!stacks/<handle>``): its content and records are the page kind's,
 which names them ``stack:<handle>`` (``cmssync.content.paths.page_object_id``).
 """
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -42,17 +46,27 @@ class KindFacts:
     recorded_as: Callable[[str], str] | None = None
     """A key → the key of the other kind's object it is kept as (a stack's handle → its page path); None: the kind
     keeps its own objects."""
+    keys: Callable[[SiteContent], Iterable[str]] | None = None
+    """A kind added later (:func:`add`), which ``SiteContent``, ``State`` and ``Scope`` have no field for: the keys
+    of its objects that the content names (read from ``content.root``); its records are ``State.records_of(name)``
+    and a scope names its objects in ``Scope.kinds``. None: a built-in kind."""
 
     def keys_in(self, content: SiteContent) -> Iterable[str]:
         """The keys of the content's objects of the kind (a stack's are its page kind's)."""
+        if self.keys is not None:
+            return self.keys(content)
         return () if self.recorded_as is not None else getattr(content, self.plural)
 
     def records_in(self, state: State) -> Mapping[str, Any]:
         """The state's records of the kind by key (a stack's are its page kind's)."""
+        if self.keys is not None:
+            return state.records_of(self.name)
         return {} if self.recorded_as is not None else getattr(state, self.plural)
 
     def scoped(self, keys: frozenset[str]) -> Scope:
         """The scope that plans these objects of the kind."""
+        if self.keys is not None:
+            return Scope(kinds=frozenset(map(self.id_of, keys)))
         if self.recorded_as is not None:
             return Scope(pages=frozenset(self.recorded_as(key) for key in keys))
         named: dict[str, Any] = {self.plural: keys}
@@ -92,19 +106,46 @@ PAGE = KindFacts("page", "pages", page_object_id, delete_rank=0, pull_rank=0, sc
 STACK = KindFacts("stack", "stacks", pull_rank=1, scope=_stack_scope, recorded_as=lambda handle: STACKS_PREFIX + handle)
 USER = KindFacts("user", "users", delete_rank=2, pull_rank=3, scope=_user_scope)
 
-KIND_FACTS: tuple[KindFacts, ...] = (GROUP, FILE, PAGE, STACK, USER)
+BUILT_IN: tuple[KindFacts, ...] = (GROUP, FILE, PAGE, STACK, USER)
 """The built-in kinds in plan order (groups, files, pages, stacks, users)."""
-FACTS: Mapping[str, KindFacts] = {kind.name: kind for kind in KIND_FACTS}
+KIND_FACTS: list[KindFacts] = list(BUILT_IN)
+"""Every managed kind in plan order: the built-in ones, then those added (:func:`add`)."""
+FACTS: dict[str, KindFacts] = {kind.name: kind for kind in KIND_FACTS}
+KIND_ORDER: list[str] = [kind.name for kind in KIND_FACTS]
+"""The managed kinds' names in plan order (``cmssync.plan.actions.Kind`` accepts only these)."""
 DELETED: tuple[KindFacts, ...] = tuple(
-    sorted((kind for kind in KIND_FACTS if kind.delete_rank is not None), key=lambda kind: kind.delete_rank or 0)
+    sorted((kind for kind in BUILT_IN if kind.delete_rank is not None), key=lambda kind: kind.delete_rank or 0)
 )
 """The kinds a prune deletes, in delete order (guarded, blocked and kept in this order)."""
 PULLED: tuple[str, ...] = tuple(
     kind.name
-    for kind in sorted(KIND_FACTS, key=lambda kind: -1 if kind.pull_rank is None else kind.pull_rank)
+    for kind in sorted(BUILT_IN, key=lambda kind: -1 if kind.pull_rank is None else kind.pull_rank)
     if kind.pull_rank is not None
 )
 """The kinds pull takes in, in its order (``pull --kind``)."""
+
+
+def add(kind: KindFacts) -> None:
+    """Add a kind's facts to the table, after the built-in kinds (``cmssync.sync.kinds.register``). It names its
+    content's objects (``keys``), keeps its own records, plans its own deletes and is not pulled."""
+    if kind.name in FACTS and FACTS[kind.name] != kind:
+        raise ValueError(f"kind {kind.name!r} is already managed")
+    if kind.keys is None or kind.recorded_as is not None or kind.delete_rank is not None or kind.pull_rank is not None:
+        raise ValueError(
+            f"kind {kind.name!r}: an added kind names its content's objects (keys) and keeps its own records; its "
+            "planner plans its deletes and pull does not take it in (no recorded_as, delete_rank or pull_rank)"
+        )
+    if kind.name not in FACTS:
+        KIND_FACTS.append(kind)
+        FACTS[kind.name] = kind
+        KIND_ORDER.append(kind.name)
+
+
+def remove(name: str) -> None:
+    """Forget an added kind's facts (the built-in kinds stay)."""
+    if name in FACTS and FACTS[name] not in BUILT_IN:
+        KIND_FACTS.remove(FACTS.pop(name))
+        KIND_ORDER.remove(name)
 
 
 def object_ids(content: SiteContent, state: State) -> set[str]:
@@ -117,13 +158,19 @@ def object_ids(content: SiteContent, state: State) -> set[str]:
     return ids
 
 
+def names_nothing(content: SiteContent) -> bool:
+    """Whether the content names no object of any kind (planned from it, every managed object would be deleted)."""
+    return not any(kind.keys_in(content) for kind in KIND_FACTS)
+
+
 def path_scope(name: str) -> Scope | None:
-    """What a built-in kind's changed content file asks a run to plan (its kind's scope rule); None: no kind's."""
-    return next((scope for kind in KIND_FACTS if kind.scope and (scope := kind.scope(name)) is not None), None)
+    """What a changed content file asks a run to plan (the scope rules of the kinds it is of); None: no kind's."""
+    found = [scope for kind in KIND_FACTS if kind.scope and (scope := kind.scope(name)) is not None]
+    return functools.reduce(operator.or_, found) if found else None
 
 
 def scope_of(object_ids: Iterable[str]) -> Scope:
-    """The scope that plans these objects (``KIND:KEY``) of the built-in kinds, each by its kind's rule."""
+    """The scope that plans these objects (``KIND:KEY``) of the managed kinds, each by its kind's rule."""
     keys: dict[str, set[str]] = {}
     for object_id in object_ids:
         kind, _, key = object_id.partition(":")
@@ -136,7 +183,7 @@ def scope_of(object_ids: Iterable[str]) -> Scope:
 
 
 def in_scope(scope: Scope, object_id: str) -> bool:
-    """Whether ``scope`` plans the object ``KIND:KEY`` (a registered kind's: never by key)."""
+    """Whether ``scope`` plans the object ``KIND:KEY`` of a managed kind."""
     return object_id.partition(":")[0] in FACTS and scope.holds(scope_of([object_id]))
 
 

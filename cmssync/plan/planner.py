@@ -39,7 +39,7 @@ from cmssync.plan.actions import (
 from cmssync.plan.conflicts import ConflictPolicies, Settling
 from cmssync.plan.files import file_deletes, plan_files
 from cmssync.plan.groups import plan_groups
-from cmssync.plan.kinds import DELETED, FACTS, FILE, KIND_FACTS, PAGE, USER, object_ids
+from cmssync.plan.kinds import DELETED, FACTS, FILE, PAGE, USER, names_nothing, object_ids
 from cmssync.plan.pages import PageContext, page_deletes, plan_pages
 from cmssync.plan.selection import check_targets, excluded, matches, targeted, without_keys
 from cmssync.plan.snapshot import Snapshot
@@ -181,7 +181,7 @@ def _deletes(
         return []  # an incremental observation cannot know what disappeared
     empty = options.content_empty
     if empty is None:
-        empty = not any(kind.keys_in(content) for kind in KIND_FACTS)
+        empty = names_nothing(content)
     if empty:
         for kind in (facts.name for facts in DELETED):
             if candidates[kind]:

@@ -16,7 +16,7 @@ A targeted file whose bytes changed is replaced, and its old copy deleted: the p
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
@@ -36,10 +36,9 @@ from cmssync.plan.scope_model import Scope
 from cmssync.state.records import State
 
 
-def scope_for_paths(changed: Iterable[str], rules: Sequence[Callable[[str], str | None]] = ()) -> Scope | None:
+def scope_for_paths(changed: Iterable[str]) -> Scope | None:
     """The scope that covers changed content files (paths relative to the content directory, POSIX): each file's
-    by its kind's scope rule (``cmssync.plan.kinds``); ``rules``: the registered kinds' scope rules
-    (``cmssync.sync.kinds.scope_rules``), each asked first.
+    by its kind's scope rule (``cmssync.plan.kinds.path_scope``, registered kinds' too).
 
     ``None`` means a full run is needed (``cmssync.yaml`` changed, or a path cmssync cannot map).
     """
@@ -47,9 +46,8 @@ def scope_for_paths(changed: Iterable[str], rules: Sequence[Callable[[str], str 
     for name in changed:
         if not name or is_hidden(name):
             continue
-        claimed = frozenset(pattern for rule in rules if (pattern := rule(name)) is not None)
         try:
-            found = Scope(kinds=claimed) if claimed else path_scope(name)
+            found = path_scope(name)
         except ValueError:
             return None  # not a valid file of its kind: the full run reports it
         if found is None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,8 @@ class Scope:
     """The scope holds every object a targeted delete depends on (``--target`` of a file or user to delete, pruning
     on): the observation may plan deletes. Never set for incremental runs."""
     kinds: frozenset[str] = field(default_factory=frozenset)
-    """``KIND:KEY`` patterns of registered kinds' objects an incremental run plans (their scope rules' answers)."""
+    """``KIND:KEY`` patterns of registered kinds' objects a run plans (their scope rules' answers, or
+    ``KindFacts.scoped``); :meth:`holds` matches an object's id against them."""
 
     def restrict(self, content: SiteContent) -> SiteContent:
         """The content with only the objects in scope (every user when ``all_users``, and so on)."""
@@ -50,6 +52,7 @@ class Scope:
             and other.files <= self.files
             and (self.all_users or other.users <= self.users)
             and (self.all_groups or other.groups <= self.groups)
+            and all(any(fnmatch.fnmatchcase(named, pattern) for pattern in self.kinds) for named in other.kinds)
         )
 
     def __or__(self, other: Scope) -> Scope:

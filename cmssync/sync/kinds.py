@@ -1,17 +1,17 @@
-"""The managed kinds: for each, how apply executes its actions and how a saved plan's action is checked, and for a
-kind added later how it is observed, planned and scoped. The one registry of kinds: the built-in kinds' pure facts
-(keys, ids, delete and pull order, scope rules) are ``cmssync.plan.kinds``, whose names and order are
-``cmssync.plan.actions.KIND_ORDER``; this module adds their I/O.
+"""The managed kinds' I/O: for each, how apply executes its actions and how a saved plan's action is checked, and
+for a kind added later how it is observed and planned. A kind's pure facts (keys, ids, delete and pull order, scope
+rule) are its :class:`~cmssync.plan.kinds.KindFacts` (``cmssync.plan.kinds``, the one table of them, whose names
+and order are ``KIND_ORDER``); a :class:`ManagedKind` is those facts with the kind's I/O.
 
 The built-in kinds (groups, files, pages, stacks, users) are planned one module each (``cmssync.plan.pages``,
 ``files``, ``users``, ``groups``), joined by ``cmssync.plan.planner``, observed one module each
 (``cmssync.sync.observe_pages``, ``observe_files``, ``observe_users``, ``observe_groups``), joined by
-``cmssync.sync.observe``, and checked by ``cmssync.plan.preconditions``. A kind added with :func:`register` brings
-its own :attr:`ManagedKind.observe` (the live objects, read through the client), :attr:`ManagedKind.plan` (pure: the
-content directory, what was observed and the state → actions), :attr:`ManagedKind.stale` (its precondition check
-when a saved plan is applied) and optionally :attr:`ManagedKind.keys` (what ``--target``/``--exclude`` may name
-besides its state records) and :attr:`ManagedKind.scope` (which changed content files are its, for the daemon's
-file-change runs); it keeps its records in ``State.kinds`` (``State.record``/``forget``) and is applied by its
+``cmssync.sync.observe``, and checked by ``cmssync.plan.preconditions``. A kind added with :func:`register` declares
+its facts as a built-in kind does (a ``KindFacts`` with ``keys``: the content's objects of the kind, and ``scope``:
+which changed content files are its), which :func:`register` adds to the table, and brings its own
+:attr:`ManagedKind.observe` (the live objects, read through the client), :attr:`ManagedKind.plan` (pure: the content
+directory, what was observed and the state → actions) and :attr:`ManagedKind.stale` (its precondition check when a
+saved plan is applied); it keeps its records in ``State.kinds`` (``State.record``/``forget``) and is applied by its
 :attr:`ManagedKind.apply`. Its actions come after the built-in kinds'. A new kind is one module that calls
 :func:`register`; see ``docs/architecture.md``.
 """
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from cmssync.api.client import ConcreteClient
-from cmssync.plan.actions import KIND_ORDER, Action
-from cmssync.plan.kinds import FILE, GROUP, PAGE, STACK, USER
+from cmssync.plan.actions import Action
+from cmssync.plan.kinds import FILE, GROUP, PAGE, STACK, USER, KindFacts, add, remove
 from cmssync.plan.preconditions import stale_file, stale_group, stale_page, stale_user
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
@@ -43,29 +43,26 @@ Planner = Callable[[Path, Any, State], list[Action]]
 Stale = Callable[[Action, Any, State], str | None]
 """A saved plan's action of the kind against what the observer reads now and the state: why its precondition no
 longer holds (``"exists on the site now"``), or None."""
-Keys = Callable[[Path], Iterable[str]]
-"""The keys of the kind's objects that the content directory names (targets may name them, and the state's)."""
 Latest = Callable[[ConcreteClient, int, Any], Awaitable[list[tuple[str, dt.datetime | None]]]]
 """A kind's site list sorted by modification, newest first (the daemon's drift feed): (client, limit, after: the
 last id of the previous page or None) → (id as the state records it, lowercase; date of its last change)."""
-ScopeRule = Callable[[str], str | None]
-"""A changed content file (POSIX path relative to the content directory) → the ``KIND:KEY`` pattern of the kind's
-objects it changes (``team:*``), or None when the file is not the kind's."""
 
 
 @dataclass(frozen=True)
 class ManagedKind:
-    name: str
+    facts: KindFacts
     apply: Handler
     observe: Observer | None = None
     plan: Planner | None = None
     stale: Stale | None = None
-    keys: Keys | None = None
-    scope: ScopeRule | None = None
     latest: Latest | None = None
     latest_every: int = 1
     """The drift feed reads :attr:`latest` every this many polls (when the state has records of the kind), else
     the list read every poll (the pages')."""
+
+    @property
+    def name(self) -> str:
+        return self.facts.name
 
 
 async def _latest_pages(client: ConcreteClient, limit: int, after: Any) -> list[tuple[str, dt.datetime | None]]:
@@ -79,29 +76,29 @@ async def _latest_files(client: ConcreteClient, limit: int, after: Any) -> list[
 KINDS: dict[str, ManagedKind] = {
     kind.name: kind
     for kind in (
-        ManagedKind(GROUP.name, apply_group, stale=stale_group),
-        ManagedKind(FILE.name, apply_file, stale=stale_file, latest=_latest_files, latest_every=3),
-        ManagedKind(PAGE.name, apply_page, stale=stale_page, latest=_latest_pages),
-        ManagedKind(STACK.name, apply_stack, stale=stale_page),
-        ManagedKind(USER.name, apply_user, stale=stale_user),
+        ManagedKind(GROUP, apply_group, stale=stale_group),
+        ManagedKind(FILE, apply_file, stale=stale_file, latest=_latest_files, latest_every=3),
+        ManagedKind(PAGE, apply_page, stale=stale_page, latest=_latest_pages),
+        ManagedKind(STACK, apply_stack, stale=stale_page),
+        ManagedKind(USER, apply_user, stale=stale_user),
     )
 }
 
 
 def register(kind: ManagedKind) -> None:
-    """Manage one more kind (its actions come after the built-in kinds')."""
+    """Manage one more kind: its facts join the table (``cmssync.plan.kinds.add``), its actions come after the
+    built-in kinds'."""
     if kind.observe is None or kind.plan is None or kind.stale is None:
         raise ValueError(f"kind {kind.name!r}: a registered kind brings its observer, planner and precondition check")
+    add(kind.facts)
     KINDS[kind.name] = kind
-    if kind.name not in KIND_ORDER:
-        KIND_ORDER.append(kind.name)
 
 
 def unregister(name: str) -> None:
     """Forget a registered kind (the built-in kinds stay)."""
     if KINDS.get(name) is not None and KINDS[name].plan is not None:
         del KINDS[name]
-        KIND_ORDER.remove(name)
+        remove(name)
 
 
 def handlers() -> dict[str, Handler]:
@@ -115,8 +112,8 @@ def added_kinds(names: Collection[str] | None = None) -> list[ManagedKind]:
 
 @dataclass(frozen=True)
 class AddedPlan:
-    """What the registered kinds plan: their actions, and the ids (``KIND:KEY``) of every object of theirs that the
-    content or the state names or the plan touches (what a ``--target`` or ``--exclude`` may name)."""
+    """What the registered kinds plan: their actions, and the actions' ids (``KIND:KEY``: a ``--target`` or
+    ``--exclude`` may name them besides the objects the content and the state name, ``object_ids``)."""
 
     actions: list[Action] = field(default_factory=list)
     ids: frozenset[str] = frozenset()
@@ -129,15 +126,11 @@ async def plan_added_kinds(
     file-change scope's) only the kinds they name. The actions are not yet restricted to the patterns."""
     names = None if patterns is None else {pattern.partition(":")[0] for pattern in patterns}
     actions: list[Action] = []
-    ids: set[str] = set()
     for kind in added_kinds(names):
         assert kind.observe is not None
         assert kind.plan is not None
-        planned = kind.plan(directory, await kind.observe(client, directory, state), state)
-        actions += planned
-        keys = [*state.records_of(kind.name), *(kind.keys(directory) if kind.keys is not None else ())]
-        ids.update({f"{kind.name}:{key}" for key in keys} | {action.id for action in planned})
-    return AddedPlan(actions, frozenset(ids))
+        actions += kind.plan(directory, await kind.observe(client, directory, state), state)
+    return AddedPlan(actions, frozenset(action.id for action in actions))
 
 
 async def observe_planned_kinds(
@@ -157,8 +150,3 @@ def stale_now(action: Action, snapshot: Snapshot, added: Mapping[str, Any], stat
     kind = KINDS[action.kind]
     assert kind.stale is not None
     return kind.stale(action, added[kind.name] if kind.observe is not None else snapshot, state)
-
-
-def scope_rules() -> list[ScopeRule]:
-    """The registered kinds' rules of which changed content files are theirs (``scope_for_paths``)."""
-    return [kind.scope for kind in added_kinds() if kind.scope is not None]

@@ -51,7 +51,7 @@ from cmssync.content.site import SiteContent
 from cmssync.errors import ConfigError
 from cmssync.plan import planner
 from cmssync.plan.actions import Plan, PlanHeader
-from cmssync.plan.kinds import object_ids
+from cmssync.plan.kinds import names_nothing, object_ids
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import (
@@ -105,13 +105,10 @@ async def plan_site(
         targeted = await _observe_targets(workspace, options, client=client, state=state)
         if targeted is not None:
             content, snapshot = targeted
-            whole = workspace.content
-            options = dataclasses.replace(
-                options, content_empty=not (whole.pages or whole.files or whole.users or whole.groups)
-            )
+            options = dataclasses.replace(options, content_empty=names_nothing(workspace.content))
             plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
             plan = _with_companions(plan, workspace.content, state, request.targets, companions)
-            update = {**header, "content_digest": whole.digest(), "tie_reads": dict(snapshot.tie_reads)}
+            update = {**header, "content_digest": workspace.content.digest(), "tie_reads": dict(snapshot.tie_reads)}
             return plan.model_copy(update={**update, "actions": (*plan.actions, *added.actions)}), snapshot
     scope = request.scope
     if scope is not None:

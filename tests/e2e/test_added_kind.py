@@ -1,7 +1,8 @@
-"""A kind registered from outside (``cmssync.sync.kinds.register``) is observed, planned and applied like the
-built-in ones, against the sandbox, with no other module edited (issue 24: one vocabulary of kinds): it keeps its
-records in the state, ``--target team:…`` plans it alone, a file-change run of its file plans it, and a saved plan
-of it is refused once its precondition no longer holds."""
+"""A kind registered from outside (``cmssync.sync.kinds.register``) declares its pure facts as the built-in kinds do
+(a ``KindFacts``: its content's keys and its scope rule) and is observed, planned and applied like them, against the
+sandbox, with no other module edited (issue 24: one vocabulary of kinds): it keeps its records in the state,
+``--target team:…`` plans it alone, a file-change run of its file plans it, and a saved plan of it is refused once
+its precondition no longer holds."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from cmssync.api.client import ConcreteClient
 from cmssync.daemon.runner import describe_scope
 from cmssync.daemon.watch import matters
 from cmssync.errors import PlanError
-from cmssync.plan.actions import KIND_ORDER, Action, Precondition
+from cmssync.plan.actions import Action, Precondition
+from cmssync.plan.kinds import FACTS, KIND_ORDER, KindFacts, in_scope, object_ids
 from cmssync.plan.scope import scope_for_paths
 from cmssync.plan.scope_model import Scope
 from cmssync.state.records import KindRecord, State
 from cmssync.sync.engine import ApplyContext
-from cmssync.sync.kinds import ManagedKind, register, scope_rules, unregister
+from cmssync.sync.kinds import ManagedKind, register, unregister
 from cmssync.sync.plan_files import write_plan_file
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site
@@ -32,6 +34,14 @@ def listed_teams(directory: Path) -> list[str]:
     listed = directory / LIST
     lines = listed.read_text().splitlines() if listed.exists() else []
     return [PREFIX + line.strip() for line in lines if line.strip()]
+
+
+def team_scope(name: str) -> Scope | None:
+    """A change of the list plans every team (the file says nothing of which line changed)."""
+    return Scope(kinds=frozenset({"team:*"})) if name == LIST else None
+
+
+TEAM = KindFacts("team", "teams", keys=lambda content: listed_teams(content.root), scope=team_scope)
 
 
 async def observe_teams(client: ConcreteClient, directory: Path, state: State) -> dict[str, int]:
@@ -62,20 +72,13 @@ async def apply_team(action: Action, context: ApplyContext) -> str:
 
 @pytest.fixture
 def teams() -> Iterator[None]:
-    register(
-        ManagedKind(
-            "team",
-            apply=apply_team,
-            observe=observe_teams,
-            plan=plan_teams,
-            stale=stale_team,
-            keys=listed_teams,
-            scope=lambda name: "team:*" if name == LIST else None,
-        )
-    )
+    register(ManagedKind(TEAM, apply=apply_team, observe=observe_teams, plan=plan_teams, stale=stale_team))
+    assert FACTS["team"] is TEAM  # in the one table of kinds facts, after the built-in kinds
+    assert KIND_ORDER[-1] == "team"
     yield
     unregister("team")
     assert "team" not in KIND_ORDER
+    assert "team" not in FACTS
 
 
 async def test_a_registered_kind_is_planned_applied_and_recorded(example: Site, raw: RawSite, teams: None) -> None:
@@ -99,6 +102,9 @@ async def test_a_registered_kind_is_planned_applied_and_recorded(example: Site, 
 
 async def test_a_target_of_a_registered_kind_plans_it_alone(example: Site, teams: None) -> None:
     (example.root / LIST).write_text("Translators\nReviewers\n")
+    workspace = example.workspace()
+    ids = object_ids(workspace.content, workspace.load_state())  # its facts name its content's objects
+    assert {"team:Team Translators", "team:Team Reviewers", "page:/"} <= ids
     plan = await example.plan(targets=("team:Team Translators",))
     assert [a.id for a in plan.actions] == ["team:Team Translators"]  # no page, file, user or group of the example
     excluded = await example.plan(excludes=("team:Team Translators",))
@@ -110,9 +116,11 @@ async def test_a_target_of_a_registered_kind_plans_it_alone(example: Site, teams
 async def test_a_change_to_a_registered_kinds_file_plans_it_alone(example: Site, teams: None) -> None:
     (example.root / LIST).write_text("Translators\n")
     assert matters(LIST)  # the daemon's watcher hands a change of it on
-    scope = scope_for_paths([LIST], scope_rules())
+    scope = scope_for_paths([LIST])
     assert scope == Scope(kinds=frozenset({"team:*"}))
     assert describe_scope(scope) == {"kinds": ["team:*"]}
+    assert in_scope(scope, "team:Team Translators")
+    assert not in_scope(scope, "page:/")
     plan = await example.plan(scope=scope)
     assert [a.id for a in plan.actions] == ["team:Team Translators"]
     assert [a.kind for a in (await example.plan(scope=scope_for_paths(["pages/about.yaml"]))).actions] != ["team"]

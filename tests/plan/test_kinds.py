@@ -4,11 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cmssync.plan.actions import KIND_ORDER
-from cmssync.plan.kinds import DELETED, KIND_FACTS, PULLED, in_scope, object_ids, scope_of, shared_bindings
+from cmssync.plan.kinds import (
+    DELETED,
+    KIND_FACTS,
+    PULLED,
+    KindFacts,
+    add,
+    in_scope,
+    object_ids,
+    remove,
+    scope_of,
+    shared_bindings,
+)
 from cmssync.plan.scope import scope_for_paths
 from cmssync.plan.scope_model import Scope
-from cmssync.state.records import FileRecord, PageRecord, State, UserRecord
+from cmssync.state.records import FileRecord, KindRecord, PageRecord, State, UserRecord
 from cmssync.sync.kinds import KINDS
 from tests.sync.sitebuilder import write_content
 
@@ -42,7 +55,7 @@ def test_each_kind_scopes_its_own_objects() -> None:
     assert in_scope(scope, "stack:footer")
     assert not in_scope(scope, "stack:sidebar")
     assert in_scope(Scope(all_users=True), "user:anyone")
-    assert not in_scope(scope, "team:x")  # a registered kind's objects are never scoped by key
+    assert not in_scope(scope, "team:x")  # not a managed kind's
 
 
 def test_a_changed_file_is_scoped_by_its_kinds_rule() -> None:
@@ -56,3 +69,33 @@ def test_a_site_object_bound_twice_is_said_per_kind() -> None:
     state = State(pages={"/a": PageRecord(id=7), "/b": PageRecord(id=7)}, users={"x": UserRecord(id=1)})
     [problem] = shared_bindings(state)
     assert problem.startswith("the state binds page 7 of the site to 2 pages, /a and /b: one site object")
+
+
+def test_an_added_kind_is_read_from_the_same_table(tmp_path: Path) -> None:
+    (tmp_path / "teams.txt").write_text("a\nb\n")
+    team = KindFacts(
+        "team",
+        "teams",
+        keys=lambda content: (content.root / "teams.txt").read_text().split(),
+        scope=lambda name: Scope(kinds=frozenset({"team:*"})) if name == "teams.txt" else None,
+    )
+    content = write_content(tmp_path, {"pages/index.yaml": "name: Home\n"})
+    state = State(kinds={"team": {"c": KindRecord(id=3)}})
+    add(team)
+    try:
+        assert KIND_ORDER[-1] == "team"
+        assert object_ids(content, state) == {"page:/", "team:a", "team:b", "team:c"}
+        assert scope_for_paths(["teams.txt", "groups.yaml"]) == Scope(kinds=frozenset({"team:*"}), all_groups=True)
+        assert scope_of(["team:a", "user:x"]) == Scope(users=frozenset({"x"}), kinds=frozenset({"team:a"}))
+        assert in_scope(Scope(kinds=frozenset({"team:*"})), "team:c")
+        assert not in_scope(Scope(kinds=frozenset({"team:a"})), "team:c")
+        with pytest.raises(ValueError, match="already managed"):
+            add(KindFacts("team", "teams", keys=lambda content: ()))
+    finally:
+        remove("team")
+    assert "team" not in KIND_ORDER
+    with pytest.raises(ValueError, match="pull does not take it in"):
+        add(KindFacts("team", "teams", keys=lambda content: (), pull_rank=5))
+    with pytest.raises(ValueError, match="names its content's objects"):
+        add(KindFacts("team", "teams"))
+    assert "team" not in KIND_ORDER

@@ -20,6 +20,7 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action
+from cmssync.plan.kinds import PAGE
 from cmssync.sync.engine import ApplyContext
 from cmssync.sync.kinds import KINDS, ManagedKind
 from tests.reliability.conftest import ReliabilityReport
@@ -67,7 +68,7 @@ def test_at_most_concurrency_pages_are_in_flight(
         finally:
             running -= 1
 
-    monkeypatch.setitem(KINDS, "page", ManagedKind("page", counted))
+    monkeypatch.setitem(KINDS, "page", ManagedKind(PAGE, counted))
     report = asyncio.run(generated.apply())
     reliability_report.add(cases_tried=1, applies=1)
     reliability_report.maximum(peak_pages_in_flight=peak)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
+from cmssync.plan.kinds import PAGE
 from cmssync.sync.kinds import KINDS, ManagedKind
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import take_inventory
@@ -55,7 +56,7 @@ async def test_a_replaced_files_old_id_survives_the_run_and_the_next_apply_delet
         async def kill(*args: object, **kwargs: object) -> str:
             raise Killed
 
-        monkeypatch.setitem(KINDS, "page", ManagedKind("page", kill))
+        monkeypatch.setitem(KINDS, "page", ManagedKind(PAGE, kill))
         with pytest.raises(Killed):
             await site.apply()
         monkeypatch.undo()
