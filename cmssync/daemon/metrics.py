@@ -17,7 +17,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import choose_encoder
 
 from cmssync.api.stats import RequestKey
-from cmssync.plan.actions import KIND_ORDER
+from cmssync.plan.kinds import KIND_ORDER
 
 MODES = ("enforce", "report")
 RESULTS = ("success", "failure", "interrupted")

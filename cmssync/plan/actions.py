@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from cmssync.plan.asset_forms import FileForm, UserForm
-from cmssync.plan.kinds import KIND_ORDER as KIND_ORDER
+from cmssync.plan.kinds import KIND_ORDER
 from cmssync.plan.page_form import BlockForm, PageForm
 
 PLAN_FORMAT_VERSION = 2

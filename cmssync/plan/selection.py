@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from cmssync.errors import PlanError
-from cmssync.plan.actions import KIND_ORDER, Action, BlockedDeletes, KeptObjects
+from cmssync.plan.actions import Action, BlockedDeletes, KeptObjects
+from cmssync.plan.kinds import KIND_ORDER
 
 Keyed = TypeVar("Keyed", BlockedDeletes, KeptObjects)
 

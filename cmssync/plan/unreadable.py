@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from cmssync.content.paths import object_page_path
-from cmssync.plan.actions import KIND_ORDER, Action, HeldObject, Plan
-from cmssync.plan.kinds import FACTS, PAGE
+from cmssync.plan.actions import Action, HeldObject, Plan
+from cmssync.plan.kinds import FACTS, KIND_ORDER, PAGE
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 

@@ -18,7 +18,6 @@ from rich.console import Console
 from rich.text import Text
 
 from cmssync.plan.actions import (
-    KIND_ORDER,
     SYMBOLS,
     Action,
     BlockChange,
@@ -31,6 +30,7 @@ from cmssync.plan.actions import (
     plan_exit_code,
     summary_line,
 )
+from cmssync.plan.kinds import KIND_ORDER
 from cmssync.render.textdiff import word_diff
 
 REPORT_FORMAT_VERSION = 1

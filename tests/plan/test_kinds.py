@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from cmssync.plan.actions import KIND_ORDER
 from cmssync.plan.kinds import (
     DELETED,
     KIND_FACTS,
+    KIND_ORDER,
     PULLED,
     KindFacts,
     add,
