@@ -3,7 +3,8 @@
 * ``version_to_modify`` is ``Collection::getVersionToModify``: the most recent version is reused while it is an
   unapproved "new" version; otherwise it is cloned into a new unapproved, "new" version. So a page PUT and any
   number of block adds, updates and deletes made without approval in between share one draft (recorded:
-  ``areas.consecutive.*``).
+  ``areas.consecutive.*``). A stack's draft is never reused: each write to a stack makes a version of its own
+  (stack-feed.jsonl: two page PUTs in a row, versions 4 and 5).
 * A clone places the *same* block ids in the new version (aliases). Updating a block that is also placed in another
   version duplicates it first: the update answers a **new** id and the old id is no longer in the draft
   (``areas.update.content_value`` → ``areas.update.old_block_id``). A block placed only in the draft is updated in
@@ -63,10 +64,14 @@ def version_to_modify(store: Store, page_id: int, ts: int, *, from_live: bool = 
     """The draft that a change goes into (see the module docstring)."""
     recent = recent_version(store, page_id)
     assert recent is not None, "every page has a version"
-    if not recent["is_approved"] and recent["is_new"]:
+    if not recent["is_approved"] and recent["is_new"] and not _is_stack(store, page_id):
         return recent
     source = (live_version(store, page_id) or recent) if from_live else recent
     return clone_version(store, page_id, source, ts)
+
+
+def _is_stack(store: Store, page_id: int) -> bool:
+    return store.one("SELECT 1 FROM pages WHERE id = ? AND type = 'core_stack'", page_id) is not None
 
 
 def approve(store: Store, page_id: int, version_id: int, ts: int) -> None:
