@@ -9,8 +9,15 @@ The API's page and file lists are sorted by modification, newest first, and on a
 * ``GET /users``: sorted by the date a user was *added*: an edit never moves a user. So users are not polled; their
   drift is found by full runs.
 
+Stacks (global areas) are in no list. On their turn (``latest_by_id``) one stack the state manages is read by its id,
+the managed stacks taking turns: ``GET /pages/{id}?version=recent`` shows a new version on every write to a stack and
+a new ``date_last_updated`` on an approval (``tests/conformance/concrete-9.3.1/stack-feed.jsonl``), so a mark that
+differs from the one the stack's previous read showed is a move. A stack's first read only sets its mark; a run that
+wrote a stack drops its mark.
+
 Each poll asks for one list's newest ``limit`` items (pages; files every third poll instead, when the state manages
-files: each kind's ``latest`` read and ``latest_every`` in ``cmssync.sync.kinds``) and compares them with what the
+files; a managed stack every second poll: each kind's ``latest`` read and ``latest_every`` in
+``cmssync.sync.kinds``) and compares them with what the
 previous poll of that list saw: an item newer than the newest date seen then, or with that date but not seen with
 it, moved. Nothing moved: the poll cost one request. Something moved: the state says which of the moved objects
 cmssync manages, and a run of exactly those is requested (trigger ``drift``): in ``report`` mode it plans and
@@ -53,7 +60,8 @@ MAX_PAGES = 5
 """Requests one poll may make to find where the moved items end; more moved than that asks for a full run."""
 
 Kind = str
-"""A kind with a site list sorted by modification (``cmssync.sync.kinds.ManagedKind.latest``)."""
+"""A kind the feed reads (``cmssync.sync.kinds.ManagedKind.latest``): a site list sorted by modification, or its
+objects one by one (``latest_by_id``)."""
 Request = Callable[[str, Scope | None], None]
 
 
@@ -123,8 +131,11 @@ class DriftFeed:
         """True while a run is going or pending: it reads the site itself, and its writes are not drift."""
         self.on_poll = on_poll
         self.lists = {name: kind for name, kind in KINDS.items() if kind.latest is not None}
-        self.heads: dict[Kind, _Head] = {name: _Head() for name in self.lists}
-        self.own: dict[Kind, set[str]] = {name: set() for name in self.lists}
+        self.marks: dict[Kind, dict[str, Any]] = {name: {} for name, kind in self.lists.items() if kind.latest_by_id}
+        """Of each kind read by id: the mark each object's last read showed, by managed key."""
+        self.turns: dict[Kind, int] = dict.fromkeys(self.marks, 0)
+        self.heads: dict[Kind, _Head] = {name: _Head() for name in self.lists if name not in self.marks}
+        self.own: dict[Kind, set[str]] = {name: set() for name in self.heads}
         """Paths the last runs wrote, not yet seen to move."""
         self.polls = 0
         self.every_poll: Kind = next(name for name, kind in self.lists.items() if kind.latest_every == 1)
@@ -155,28 +166,46 @@ class DriftFeed:
         state = await self._current_state()
         self.polls += 1
         kind = self.kind = self._turn(state)
+        if kind in self.marks:
+            return await self._moved(kind, await self._read_one(kind, state), set())
         head = self.heads[kind]
         window, requests = await self._read(kind, head)
         result = PollResult(kind, requests)
         moved = head.moved(window)
         head.advance(window)
         own, self.own[kind] = self.own[kind], set()  # only the first poll after a run can see its writes move
+        if len(moved) >= LIMIT * MAX_PAGES:
+            log.info("drift feed: more objects moved than a poll reads; full run requested", kind=kind)
+            self.request("drift", None)
+            return PollResult(kind, requests, len(moved), full=True)
+        return await self._moved(kind, (result, moved), own)
+
+    async def _moved(self, kind: Kind, read: tuple[PollResult, list[str]], own: set[str]) -> PollResult:
+        """Request a run of the managed objects among the ``moved`` ids (``own``: keys the last run wrote)."""
+        result, moved = read
         if not moved:
             return result
         result.moved = len(moved)
-        if len(moved) >= LIMIT * MAX_PAGES:
-            result.full = True
-            log.info("drift feed: more objects moved than a poll reads; full run requested", kind=kind)
-            self.request("drift", None)
-            return result
-        state = await self._current_state(reload=True)
-        managed = _managed(kind, state)
-        paths = {managed[key] for key in moved if key in managed}
-        result.managed = sorted(paths - own)
+        managed = _managed(kind, await self._current_state(reload=True))
+        result.managed = sorted({managed[key] for key in moved if key in managed} - own)
         if result.managed:
             log.info("drift feed: managed objects changed on the site", kind=kind, keys=result.managed)
             self.request("drift", FACTS[kind].scoped(frozenset(result.managed)))
         return result
+
+    async def _read_one(self, kind: Kind, state: State) -> tuple[PollResult, list[str]]:
+        """A kind in no list: read the managed object whose turn it is; it moved if its mark differs from the one its
+        last read showed."""
+        managed = _managed(kind, state)
+        ids = sorted(managed, key=lambda key: managed[key])
+        turn, self.turns[kind] = self.turns[kind] % len(ids), self.turns[kind] + 1
+        latest = self.lists[kind].latest
+        assert latest is not None
+        marks = self.marks[kind]
+        items = await latest(self.client, 1, ids[turn])
+        moved = [key for key, mark in items if managed.get(key) in marks and marks[managed[key]] != mark]
+        marks.update({managed[key]: mark for key, mark in items if key in managed})
+        return PollResult(kind, 1), moved
 
     def _turn(self, state: State) -> Kind:
         """The list this poll reads: a rarer list on its turn when the state has records of its kind, else the list
@@ -185,7 +214,7 @@ class DriftFeed:
             (
                 name
                 for name, kind in self.lists.items()
-                if kind.latest_every > 1 and self.polls % kind.latest_every == 0 and FACTS[name].records_in(state)
+                if kind.latest_every > 1 and self.polls % kind.latest_every == 0 and FACTS[name].kept_in(state)
             ),
             self.every_poll,
         )
@@ -193,7 +222,9 @@ class DriftFeed:
     def after_run(self, written: Iterable[Action]) -> None:
         """A run finished having written these objects: their next move is its own (module docstring)."""
         for action in written:
-            if action.kind in self.own:
+            if action.kind in self.marks:
+                self.marks[action.kind].pop(action.key, None)
+            elif action.kind in self.own:
                 self.own[action.kind].add(action.key)
         self._state = None  # the run may have recorded new objects: read the state again when needed
 
@@ -225,4 +256,4 @@ class DriftFeed:
 
 def _managed(kind: Kind, state: State) -> dict[str, str]:
     """The id the list shows (lowercase) → managed key."""
-    return {str(record.id).lower(): key for key, record in FACTS[kind].records_in(state).items()}
+    return {str(record.id).lower(): key for key, record in FACTS[kind].kept_in(state).items()}

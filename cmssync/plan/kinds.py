@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cmssync.content.paths import STACKS_PREFIX, asset_path_of, page_object_id, page_path_of
+from cmssync.content.paths import STACKS_PREFIX, asset_path_of, page_object, page_object_id, page_path_of
 from cmssync.plan.scope_model import Scope
 
 if TYPE_CHECKING:  # the CLI reads the kinds' names (pull --kind) without loading the content and state models
@@ -62,6 +62,14 @@ class KindFacts:
         if self.keys is not None:
             return state.records_of(self.name)
         return {} if self.recorded_as is not None else getattr(state, self.plural)
+
+    def kept_in(self, state: State) -> Mapping[str, Any]:
+        """The state's records of the kind's objects by key, also those kept as another kind's (a stack's handle →
+        its page's record)."""
+        if self.recorded_as is None:
+            return self.records_in(state)
+        kept = ((path, page_object(path)) for path in state.pages)
+        return {key: state.pages[path] for path, (kind, key) in kept if kind == self.name}
 
     def scoped(self, keys: frozenset[str]) -> Scope:
         """The scope that plans these objects of the kind."""

@@ -43,9 +43,12 @@ Planner = Callable[[Path, Any, State], list[Action]]
 Stale = Callable[[Action, Any, State], str | None]
 """A saved plan's action of the kind against what the observer reads now and the state: why its precondition no
 longer holds (``"exists on the site now"``), or None."""
-Latest = Callable[[ConcreteClient, int, Any], Awaitable[list[tuple[str, dt.datetime | None]]]]
-"""A kind's site list sorted by modification, newest first (the daemon's drift feed): (client, limit, after: the
-last id of the previous page or None) → (id as the state records it, lowercase; date of its last change)."""
+Latest = Callable[[ConcreteClient, int, Any], Awaitable[list[tuple[str, Any]]]]
+"""What the daemon's drift feed reads of a kind to notice editors' changes: (client, limit, after) → (id as the
+state records it, lowercase; its mark). Either the kind's site list sorted by modification, newest first (``after``:
+the last id of the previous page or None; the mark: the date of the last change, which orders the list), or, for a
+kind in no list (:attr:`ManagedKind.latest_by_id`), one object the state records read by its id (``after``: that
+id; the mark: whatever an edit changes in that read, compared with the mark its previous read showed)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ class ManagedKind:
     latest_every: int = 1
     """The drift feed reads :attr:`latest` every this many polls (when the state has records of the kind), else
     the list read every poll (the pages')."""
+    latest_by_id: bool = False
+    """:attr:`latest` reads one recorded object by its id, the state's objects of the kind taking turns."""
 
     @property
     def name(self) -> str:
@@ -67,6 +72,13 @@ class ManagedKind:
 
 async def _latest_pages(client: ConcreteClient, limit: int, after: Any) -> list[tuple[str, dt.datetime | None]]:
     return [(str(page.id), page.date_last_updated) for page in await client.latest_pages(limit=limit, after=after)]
+
+
+async def _stack_mark(client: ConcreteClient, limit: int, after: Any) -> list[tuple[str, Any]]:
+    """A stack is in no list; its recent version moves on every write and ``date_last_updated`` on an approval or a
+    page update (``tests/conformance/concrete-9.3.1/stack-feed.jsonl``): one ``GET /pages/{id}?version=recent``."""
+    page = await client.get_page(int(after), version="recent")
+    return [(str(page.id), (page.date_last_updated, page.version.id if page.version is not None else None))]
 
 
 async def _latest_files(client: ConcreteClient, limit: int, after: Any) -> list[tuple[str, dt.datetime | None]]:
@@ -79,7 +91,7 @@ KINDS: dict[str, ManagedKind] = {
         ManagedKind(GROUP, apply_group, stale=stale_group),
         ManagedKind(FILE, apply_file, stale=stale_file, latest=_latest_files, latest_every=3),
         ManagedKind(PAGE, apply_page, stale=stale_page, latest=_latest_pages),
-        ManagedKind(STACK, apply_stack, stale=stale_page),
+        ManagedKind(STACK, apply_stack, stale=stale_page, latest=_stack_mark, latest_every=2, latest_by_id=True),
         ManagedKind(USER, apply_user, stale=stale_user),
     )
 }
