@@ -39,7 +39,8 @@ class KindFacts:
     object_id: Callable[[str], str] | None = None
     """A key's ``KIND:KEY`` id; None: ``<name>:<key>``."""
     delete_rank: int | None = None
-    """Where a prune deletes the kind's objects (lowest first: pages, then files, then users); None: never."""
+    """Where a prune deletes the kind's objects (lowest first: pages 0, then files 1, then users 2; an added kind's
+    deletes, which its planner plans, are guarded with these at its rank); None: never."""
     pull_rank: int | None = None
     """Where pull lists the kind (``--kind``'s choices, what it did not take in); None: pull does not take it."""
     scope: PathScope | None = None
@@ -121,10 +122,10 @@ KIND_FACTS: list[KindFacts] = list(BUILT_IN)
 FACTS: dict[str, KindFacts] = {kind.name: kind for kind in KIND_FACTS}
 KIND_ORDER: list[str] = [kind.name for kind in KIND_FACTS]
 """The managed kinds' names in plan order (``cmssync.plan.actions.Kind`` accepts only these)."""
-DELETED: tuple[KindFacts, ...] = tuple(
-    sorted((kind for kind in BUILT_IN if kind.delete_rank is not None), key=lambda kind: kind.delete_rank or 0)
+DELETED: list[KindFacts] = sorted(
+    (kind for kind in BUILT_IN if kind.delete_rank is not None), key=lambda kind: kind.delete_rank or 0
 )
-"""The kinds a prune deletes, in delete order (guarded, blocked and kept in this order)."""
+"""The kinds a prune deletes, built-in and added, in delete order (guarded, blocked and kept in this order)."""
 PULLED: tuple[str, ...] = tuple(
     kind.name
     for kind in sorted(BUILT_IN, key=lambda kind: -1 if kind.pull_rank is None else kind.pull_rank)
@@ -135,25 +136,33 @@ PULLED: tuple[str, ...] = tuple(
 
 def add(kind: KindFacts) -> None:
     """Add a kind's facts to the table, after the built-in kinds (``cmssync.sync.kinds.register``). It names its
-    content's objects (``keys``), keeps its own records, plans its own deletes and is not pulled."""
+    content's objects (``keys``) and keeps its own records; with a ``delete_rank`` its planner's deletes are
+    guarded with the built-in kinds' (in that order: ``cmssync.plan.planner``), without one it deletes nothing.
+    It is not pulled."""
     if kind.name in FACTS and FACTS[kind.name] != kind:
         raise ValueError(f"kind {kind.name!r} is already managed")
-    if kind.keys is None or kind.recorded_as is not None or kind.delete_rank is not None or kind.pull_rank is not None:
+    if kind.keys is None or kind.recorded_as is not None or kind.pull_rank is not None:
         raise ValueError(
-            f"kind {kind.name!r}: an added kind names its content's objects (keys) and keeps its own records; its "
-            "planner plans its deletes and pull does not take it in (no recorded_as, delete_rank or pull_rank)"
+            f"kind {kind.name!r}: an added kind names its content's objects (keys) and keeps its own records; pull "
+            "does not take it in (no recorded_as or pull_rank)"
         )
     if kind.name not in FACTS:
         KIND_FACTS.append(kind)
         FACTS[kind.name] = kind
         KIND_ORDER.append(kind.name)
+        if kind.delete_rank is not None:
+            DELETED.append(kind)
+            DELETED.sort(key=lambda facts: facts.delete_rank or 0)
 
 
 def remove(name: str) -> None:
     """Forget an added kind's facts (the built-in kinds stay)."""
     if name in FACTS and FACTS[name] not in BUILT_IN:
-        KIND_FACTS.remove(FACTS.pop(name))
+        kind = FACTS.pop(name)
+        KIND_FACTS.remove(kind)
         KIND_ORDER.remove(name)
+        if kind in DELETED:
+            DELETED.remove(kind)
 
 
 def object_ids(content: SiteContent, state: State) -> set[str]:

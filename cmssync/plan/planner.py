@@ -22,6 +22,7 @@ Rules worth knowing when reading the code:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -87,7 +88,11 @@ class PlanOptions:
     scope): the empty-content guard is about the whole content. None: judged from the content planned."""
 
 
-def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOptions) -> Plan:
+def plan(
+    content: SiteContent, observed: Snapshot, state: State, options: PlanOptions, added: Sequence[Action] = ()
+) -> Plan:
+    """The plan; ``added`` is what the registered kinds' planners planned (``cmssync.sync.kinds``): their deletes
+    are guarded with the built-in kinds' and come last with them, their other actions after the built-in kinds'."""
     warnings: list[str] = list(observed.warnings)
     if state.retired_files:
         warnings.append(
@@ -125,8 +130,10 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
 
     blocked: list[BlockedDeletes] = []
     kept: list[KeptObjects] = []
-    deletes = _deletes(options, pages.moved_from, warnings, blocked, kept, context)
-    actions = [*groups, *files.actions, *pages.actions, *users, *deletes]
+    added_deletes = [action for action in added if action.op == "delete"]
+    deletes = _deletes(options, pages.moved_from, added_deletes, warnings, blocked, kept, context)
+    others = [action for action in added if action.op != "delete"]
+    actions = [*groups, *files.actions, *pages.actions, *users, *others, *deletes]
     known = object_ids(content, state) | options.known_ids
     if options.targets:
         check_targets(options.targets, known | {a.id for a in actions})
@@ -166,6 +173,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
 def _deletes(
     options: PlanOptions,
     moved_from: set[str],
+    added: list[Action],
     warnings: list[str],
     blocked: list[BlockedDeletes],
     kept: list[KeptObjects],
@@ -174,7 +182,7 @@ def _deletes(
     """The deletes of managed objects the content no longer has (``context`` holds the content, the site and the
     state), held back by the mass-delete guards."""
     content, observed, state = context.content, context.observed, context.state
-    candidates = _delete_candidates(options, moved_from, warnings, context)
+    candidates = _delete_candidates(options, moved_from, added, warnings, context)
     if not any(candidates.values()):
         return []
     if not observed.complete:
@@ -229,16 +237,19 @@ def _managed_count(state: State, kind: str) -> int:
 
 
 def _delete_candidates(
-    options: PlanOptions, moved_from: set[str], warnings: list[str], context: PageContext
+    options: PlanOptions, moved_from: set[str], added: list[Action], warnings: list[str], context: PageContext
 ) -> dict[str, list[Action]]:
-    """Each deleted kind's deletes of the managed objects the content no longer has (its planner's)."""
+    """Each deleted kind's deletes of the managed objects the content no longer has (its planner's; a registered
+    kind's are in ``added``)."""
     content, observed, state = context.content, context.observed, context.state
     protect_users = options.protect_users | ({options.api_username} if options.api_username else set())
-    return {
-        PAGE.name: page_deletes(context, moved_from, warnings),
-        FILE.name: file_deletes(content, observed, state),
-        USER.name: user_deletes(content, observed, state, protect_users, warnings),
-    }
+    candidates: dict[str, list[Action]] = {facts.name: [] for facts in DELETED}
+    candidates[PAGE.name] = page_deletes(context, moved_from, warnings)
+    candidates[FILE.name] = file_deletes(content, observed, state)
+    candidates[USER.name] = user_deletes(content, observed, state, protect_users, warnings)
+    for action in added:
+        candidates[action.kind].append(action)
+    return candidates
 
 
 # --- targets ------------------------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ which changed content files are its), which :func:`register` adds to the table, 
 :attr:`ManagedKind.observe` (the live objects, read through the client), :attr:`ManagedKind.plan` (pure: the content
 directory, what was observed and the state → actions) and :attr:`ManagedKind.stale` (its precondition check when a
 saved plan is applied); it keeps its records in ``State.kinds`` (``State.record``/``forget``) and is applied by its
-:attr:`ManagedKind.apply`. Its actions come after the built-in kinds'. A new kind is one module that calls
+:attr:`ManagedKind.apply`. Its actions come after the built-in kinds'; with a ``delete_rank`` its deletes are guarded
+with theirs (``cmssync.plan.planner``). A new kind is one module that calls
 :func:`register`; see ``docs/architecture.md``.
 """
 
@@ -135,13 +136,18 @@ async def plan_added_kinds(
     directory: Path, client: ConcreteClient, state: State, patterns: Iterable[str] | None = None
 ) -> AddedPlan:
     """Observe and plan the registered kinds: every one, or with ``patterns`` (``KIND:KEY``: targets, or a
-    file-change scope's) only the kinds they name. The actions are not yet restricted to the patterns."""
+    file-change scope's) only the kinds they name. The actions are not yet restricted to the patterns, and their
+    deletes not yet guarded (``cmssync.plan.planner.plan`` does, with the built-in kinds' deletes): a kind without
+    a ``delete_rank`` deletes nothing."""
     names = None if patterns is None else {pattern.partition(":")[0] for pattern in patterns}
     actions: list[Action] = []
     for kind in added_kinds(names):
         assert kind.observe is not None
         assert kind.plan is not None
-        actions += kind.plan(directory, await kind.observe(client, directory, state), state)
+        planned = kind.plan(directory, await kind.observe(client, directory, state), state)
+        if kind.facts.delete_rank is None and any(action.op == "delete" for action in planned):
+            raise ValueError(f"kind {kind.name!r} plans deletes but declares no delete_rank (where they are guarded)")
+        actions += planned
     return AddedPlan(actions, frozenset(action.id for action in actions))
 
 

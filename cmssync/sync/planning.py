@@ -106,18 +106,17 @@ async def plan_site(
         if targeted is not None:
             content, snapshot = targeted
             options = dataclasses.replace(options, content_empty=names_nothing(workspace.content))
-            plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
+            plan, snapshot = await _plan_observed(content, snapshot, state, options, client, added)
             plan = _with_companions(plan, workspace.content, state, request.targets, companions)
             update = {**header, "content_digest": workspace.content.digest(), "tie_reads": dict(snapshot.tie_reads)}
-            return plan.model_copy(update={**update, "actions": (*plan.actions, *added.actions)}), snapshot
+            return plan.model_copy(update=update), snapshot
     scope = request.scope
     if scope is not None:
         scope = with_changed_users(scope, workspace.content, state, options.passwords_changed)
     scope, snapshot = await _observe_incremental(client, workspace.content, state, scope)
     content = scope.restrict(workspace.content) if scope is not None else workspace.content
-    plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
+    plan, snapshot = await _plan_observed(content, snapshot, state, options, client, added)
     plan = _with_companions(plan, workspace.content, state, request.targets, companions)
-    header["actions"] = (*plan.actions, *added.actions)
     return plan.model_copy(update={**header, "tie_reads": dict(snapshot.tie_reads)}), snapshot
 
 
@@ -168,14 +167,20 @@ def _with_companions(
 
 
 async def _plan_observed(
-    content: SiteContent, snapshot: Snapshot, state: State, options: PlanOptions, client: ConcreteClient
+    content: SiteContent,
+    snapshot: Snapshot,
+    state: State,
+    options: PlanOptions,
+    client: ConcreteClient,
+    added: AddedPlan,
 ) -> tuple[Plan, Snapshot]:
-    """Plan, then read the pages to write on their own and plan again (the module docstring's two phases)."""
-    plan = hold_unreadable(planner.plan(content, snapshot, state, options), snapshot, state)
+    """Plan, then read the pages to write on their own and plan again (the module docstring's two phases); the
+    registered kinds' actions are planned with the rest (their deletes guarded with the built-in kinds')."""
+    plan = hold_unreadable(planner.plan(content, snapshot, state, options, added.actions), snapshot, state)
     to_write = pages_to_write(plan, snapshot, state)
     if to_write:
         snapshot = await read_pages_alone(client, snapshot, to_write)
-        plan = hold_unreadable(planner.plan(content, snapshot, state, options), snapshot, state)
+        plan = hold_unreadable(planner.plan(content, snapshot, state, options, added.actions), snapshot, state)
     return plan, snapshot
 
 

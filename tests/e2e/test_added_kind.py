@@ -2,10 +2,13 @@
 (a ``KindFacts``: its content's keys and its scope rule) and is observed, planned and applied like them, against the
 sandbox, with no other module edited (issue 24: one vocabulary of kinds): it keeps its records in the state,
 ``--target team:…`` plans it alone, a file-change run of its file plans it, and a saved plan of it is refused once
-its precondition no longer holds."""
+its precondition no longer holds. A registered kind's deletes go through the prune guards with the built-in
+kinds' (kept with pruning off, blocked by ``max_fraction``, applied with ``--allow-mass-delete``): shown with a
+second toy kind, ``member`` (a site user per line of ``members.txt``), as Concrete's API deletes no group."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,8 +18,8 @@ from cmssync.api.client import ConcreteClient
 from cmssync.daemon.runner import describe_scope
 from cmssync.daemon.watch import matters
 from cmssync.errors import PlanError
-from cmssync.plan.actions import Action, Precondition
-from cmssync.plan.kinds import FACTS, KIND_ORDER, KindFacts, in_scope, object_ids
+from cmssync.plan.actions import Action, BlockedDeletes, KeptObjects, Precondition
+from cmssync.plan.kinds import DELETED, FACTS, KIND_ORDER, KindFacts, in_scope, object_ids
 from cmssync.plan.scope import scope_for_paths
 from cmssync.plan.scope_model import Scope
 from cmssync.state.records import KindRecord, State
@@ -68,6 +71,72 @@ async def apply_team(action: Action, context: ApplyContext) -> str:
     context.state.record("team", action.key, KindRecord(id=group.id))
     context.save()
     return f"created (id {group.id})"
+
+
+MEMBERS = "members.txt"
+
+
+def listed_members(directory: Path) -> list[str]:
+    listed = directory / MEMBERS
+    lines = listed.read_text().splitlines() if listed.exists() else []
+    return ["member_" + line.strip() for line in lines if line.strip()]
+
+
+MEMBER = KindFacts("member", "members", delete_rank=3, keys=lambda content: listed_members(content.root))
+
+
+async def observe_members(client: ConcreteClient, directory: Path, state: State) -> dict[str, int]:
+    return {user.username: user.id async for user in client.iter_users() if user.username.startswith("member_")}
+
+
+def plan_members(directory: Path, observed: dict[str, int], state: State) -> list[Action]:
+    """A listed member the site lacks is created; a recorded one no longer listed is deleted (the planner guards
+    the deletes)."""
+    listed = set(listed_members(directory))
+    recorded = state.records_of("member")
+    return [
+        *(
+            Action(kind="member", key=name, op="create", precondition=Precondition(absent=True))
+            for name in sorted(listed - set(observed))
+        ),
+        *(
+            Action(kind="member", key=name, op="delete", precondition=Precondition(remote_id=str(record.id)))
+            for name, record in sorted(recorded.items())
+            if name not in listed and observed.get(name) == record.id
+        ),
+    ]
+
+
+def stale_member(action: Action, observed: dict[str, int], state: State) -> str | None:
+    if action.precondition.absent and action.key in observed:
+        return f"exists on the site now (user id {observed[action.key]})"
+    if action.op == "delete" and str(observed.get(action.key)) != action.precondition.remote_id:
+        return "is not the user the plan was made to delete"
+    return None
+
+
+async def apply_member(action: Action, context: ApplyContext) -> str:
+    if action.op == "delete":
+        user_id = int(action.precondition.remote_id or 0)
+        await context.client.delete_user(user_id)
+        context.state.forget("member", action.key)
+        context.save()
+        return f"deleted (id {user_id})"
+    user = await context.client.create_user(
+        username=action.key, email=f"{action.key}@example.com", password="pw-1234567"
+    )
+    context.state.record("member", action.key, KindRecord(id=user.id))
+    context.save()
+    return f"created (id {user.id})"
+
+
+@pytest.fixture
+def members() -> Iterator[None]:
+    register(ManagedKind(MEMBER, apply=apply_member, observe=observe_members, plan=plan_members, stale=stale_member))
+    assert MEMBER in DELETED  # guarded after the built-in kinds (pages, files, users)
+    yield
+    unregister("member")
+    assert MEMBER not in DELETED
 
 
 @pytest.fixture
@@ -137,3 +206,70 @@ async def test_a_saved_plan_of_a_registered_kind_is_refused_once_stale(
     with pytest.raises(PlanError, match="stale: team Team Translators exists on the site now"):
         await example.apply(plan_file)
     assert [g["name"] for g in raw.all("/groups")].count("Team Translators") == 1
+
+
+async def test_a_registered_kinds_deletes_are_kept_without_pruning(example: Site, raw: RawSite, members: None) -> None:
+    (example.root / MEMBERS).write_text("ann\nbob\n")
+    assert not (await example.apply()).failed, example.last_output
+    (example.root / MEMBERS).write_text("ann\n")
+    plan = await example.plan(prune=False)
+    assert [a.id for a in plan.actions if a.kind == "member"] == []
+    assert plan.kept == (KeptObjects(kind="member", keys=("member_bob",)),)
+    assert "1 managed member(s) no longer in the content, kept (use --prune to delete): member_bob" in (
+        plan.kept[0].describe()
+    )
+    assert not plan.is_empty
+    pruned = await example.plan(prune=True)  # one of two: no guard holds it
+    assert [(a.id, a.op) for a in pruned.actions if a.kind == "member"] == [("member:member_bob", "delete")]
+    assert pruned.actions[-1].kind == "member"  # deletes come last, in delete order
+    (example.root / MEMBERS).write_text("")  # and the rest of the content names nothing either
+    shutil.rmtree(example.root / "pages")
+    shutil.rmtree(example.root / "files")
+    (example.root / "users.yaml").unlink()
+    (example.root / "groups.yaml").unlink()
+    empty = await example.plan(prune=True, allow_mass_delete=True)
+    assert [a for a in empty.actions if a.op == "delete"] == []
+    assert [(b.kind, b.keys, b.guard) for b in empty.blocked if b.kind == "member"] == [
+        ("member", ("member_ann", "member_bob"), "empty_content")
+    ]
+
+
+async def test_a_registered_kinds_mass_delete_is_blocked_unless_allowed(
+    example: Site, raw: RawSite, members: None
+) -> None:
+    (example.root / MEMBERS).write_text("ann\nbob\ncid\n")
+    assert not (await example.apply()).failed, example.last_output
+    (example.root / MEMBERS).write_text("ann\n")
+    plan = await example.plan(prune=True)
+    assert [a for a in plan.actions if a.kind == "member"] == []
+    assert plan.blocked == (
+        BlockedDeletes(
+            kind="member", keys=("member_bob", "member_cid"), managed=3, guard="max_fraction", limit="max_fraction=0.25"
+        ),
+    )
+    report = await example.apply(prune=True, allow_mass_delete=True)
+    assert not report.failed, example.last_output
+    assert "- member member_bob: delete" in example.last_output
+    users = {u["username"] for u in raw.all("/users")}
+    assert "member_ann" in users
+    assert not users & {"member_bob", "member_cid"}
+    assert example.workspace().load_state().records_of("member").keys() == {"member_ann"}
+    again = await example.plan(prune=True)
+    assert [a for a in again.actions if a.kind == "member"] == []
+    assert again.blocked == ()
+
+
+async def test_a_registered_kind_without_a_delete_rank_plans_no_delete(example: Site) -> None:
+    def plan_rogue(directory: Path, observed: None, state: State) -> list[Action]:
+        return [Action(kind="rogue", key="x", op="delete", precondition=Precondition(remote_id="1"))]
+
+    async def observe_nothing(client: ConcreteClient, directory: Path, state: State) -> None:
+        return None
+
+    rogue = KindFacts("rogue", "rogues", keys=lambda content: ())
+    register(ManagedKind(rogue, apply=apply_team, observe=observe_nothing, plan=plan_rogue, stale=stale_team))
+    try:
+        with pytest.raises(ValueError, match="'rogue' plans deletes but declares no delete_rank"):
+            await example.plan(prune=True)
+    finally:
+        unregister("rogue")
