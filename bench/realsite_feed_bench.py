@@ -11,9 +11,12 @@ Applies a few pages under a new parent (``feed-bench-<time>``), starts ``cmssync
    the time from the approval's answer to the daemon's ``run started`` line with trigger ``drift`` for that page
    (noticed), and to its ``run finished`` (reverted: enforce mode);
 3. **unmanaged edit**: the same on a page cmssync does not manage; the requests during the next polls against the
-   polls (an unmanaged change costs nothing beyond the poll).
+   polls (an unmanaged change costs nothing beyond the poll);
+4. **stack edits** (``--edits``): the stack ``footer-column-1`` (``--stack-id``, 228 on the sample site) is managed
+   too (``stacks/footer-column-1.yaml``); an editor changes its block and approves it: noticed and reverted as in 2.
+   (a stack is in no list: the feed reads the managed stack by its id every second poll).
 
-The bench's pages go to the trash at the end.
+The bench's pages go to the trash at the end; the stack keeps the bench's content (``reset.sh`` after).
 """
 
 from __future__ import annotations
@@ -97,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--poll", type=float, default=2.0)
     parser.add_argument("--idle", type=float, default=30.0)
     parser.add_argument("--edits", type=int, default=3)
+    parser.add_argument("--stack-id", type=int, default=228)
     options = parser.parse_args(argv)
     if not options.env.exists():
         print(f"no real site: {options.env} does not exist (see ../shared/realsite/README.md)", file=sys.stderr)
@@ -109,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
     root = work / "site"
     parents = write_content(root, site["CMSSYNC_URL"], 1, 3, 2)
+    (root / "stacks").mkdir()
+    footer = "areas:\n  Main:\n    - type: content\n      value: {content: '<p>Managed footer.</p>'}\n"
+    (root / "stacks" / "footer-column-1.yaml").write_text(f"id: {options.stack_id}\nname: Footer Column 1\n{footer}")
     with (root / "cmssync.yaml").open("a", encoding="utf-8") as settings:
         settings.write(f"daemon: {{watch: false, interval: null, feed: {options.poll}s, health: '127.0.0.1:0'}}\n")
     applied = run(["apply", "--yes", str(root)], env, log)
@@ -130,15 +137,16 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(options.idle)
         made, requests = polls(metrics) - before, len(log_lines(log)) - count
         rows.append(["idle", f"{options.idle:.0f} s", f"{made:.0f} polls", f"{requests} requests", ""])
-        for number in range(1, options.edits + 1):
+        for number in [*range(1, options.edits + 1), *range(-options.edits, 0)]:
             time.sleep(random.uniform(0, options.poll))  # edits land anywhere between two polls
             mark = daemon.mark()
-            approved = editor.edit_block(managed, f"<p>Edited on the site, {number}.</p>")
+            edited = managed if number > 0 else options.stack_id
+            approved = editor.edit_block(edited, f"<p>Edited on the site, {number}.</p>")
             noticed, _ = daemon.wait_for("run started", after=mark, trigger="drift", timeout=60)
             finished, line = daemon.wait_for("run finished", after=mark, trigger="drift", timeout=120)
             rows.append(
                 [
-                    f"managed edit {number}",
+                    f"managed page edit {number}" if number > 0 else f"stack edit {-number}",
                     f"noticed {noticed - approved:.2f} s",
                     f"reverted {finished - approved:.2f} s",
                     f"{line.get('requests')} requests in the run",

@@ -12,8 +12,8 @@ The API's page and file lists are sorted by modification, newest first, and on a
 Stacks (global areas) are in no list. On their turn (``latest_by_id``) one stack the state manages is read by its id,
 the managed stacks taking turns: ``GET /pages/{id}?version=recent`` shows a new version on every write to a stack and
 a new ``date_last_updated`` on an approval (``tests/conformance/concrete-9.3.1/stack-feed.jsonl``), so a mark that
-differs from the one the stack's previous read showed is a move. A stack's first read only sets its mark; a run that
-wrote a stack drops its mark.
+differs from the one the stack's previous read showed is a move. A stack's first read only sets its mark; a stack a run
+wrote is read at the next poll, whose mark is taken as the run's doing.
 
 Each poll asks for one list's newest ``limit`` items (pages; files every third poll instead, when the state manages
 files; a managed stack every second poll: each kind's ``latest`` read and ``latest_every`` in
@@ -135,8 +135,8 @@ class DriftFeed:
         """Of each kind read by id: the mark each object's last read showed, by managed key."""
         self.turns: dict[Kind, int] = dict.fromkeys(self.marks, 0)
         self.heads: dict[Kind, _Head] = {name: _Head() for name in self.lists if name not in self.marks}
-        self.own: dict[Kind, set[str]] = {name: set() for name in self.heads}
-        """Paths the last runs wrote, not yet seen to move."""
+        self.own: dict[Kind, set[str]] = {name: set() for name in self.lists}
+        """Paths the last runs wrote, not yet seen to move (of a kind read by id: not yet read again)."""
         self.polls = 0
         self.every_poll: Kind = next(name for name, kind in self.lists.items() if kind.latest_every == 1)
         """The list read when no rarer list's turn has come (the pages')."""
@@ -198,18 +198,28 @@ class DriftFeed:
         last read showed."""
         managed = _managed(kind, state)
         ids = sorted(managed, key=lambda key: managed[key])
-        turn, self.turns[kind] = self.turns[kind] % len(ids), self.turns[kind] + 1
+        self.own[kind] &= set(managed.values())
+        written = sorted(key for key in ids if managed[key] in self.own[kind])
+        if written:  # a run wrote it: its mark now is the run's doing
+            chosen = written[0]
+            self.own[kind].discard(managed[chosen])
+        else:
+            chosen, self.turns[kind] = ids[self.turns[kind] % len(ids)], self.turns[kind] + 1
         latest = self.lists[kind].latest
         assert latest is not None
         marks = self.marks[kind]
-        items = await latest(self.client, 1, ids[turn])
+        items = await latest(self.client, 1, chosen)
         moved = [key for key, mark in items if managed.get(key) in marks and marks[managed[key]] != mark]
         marks.update({managed[key]: mark for key, mark in items if key in managed})
         return PollResult(kind, 1), moved
 
     def _turn(self, state: State) -> Kind:
-        """The list this poll reads: a rarer list on its turn when the state has records of its kind, else the list
-        read every poll."""
+        """The list this poll reads: one a run just wrote to (its writes are told from an editor's change only at its
+        first poll after the run), else a rarer kind on its turn when the state has records of it, else
+        the list read every poll."""
+        for name, own in self.own.items():
+            if own and (name not in self.marks or FACTS[name].kept_in(state)):
+                return name
         return next(
             (
                 name
@@ -224,7 +234,7 @@ class DriftFeed:
         for action in written:
             if action.kind in self.marks:
                 self.marks[action.kind].pop(action.key, None)
-            elif action.kind in self.own:
+            if action.kind in self.own:
                 self.own[action.kind].add(action.key)
         self._state = None  # the run may have recorded new objects: read the state again when needed
 
