@@ -17,19 +17,19 @@ wrote is read at the next poll, whose mark is taken as the run's doing.
 
 Each poll asks for one list's newest ``limit`` items (pages; files every third poll instead, when the state manages
 files; a managed stack every second poll: each kind's ``latest`` read and ``latest_every`` in
-``cmssync.sync.kinds``) and compares them with what the
-previous poll of that list saw: an item newer than the newest date seen then, or with that date but not seen with
-it, moved. Nothing moved: the poll cost one request. Something moved: the state says which of the moved objects
-cmssync manages, and a run of exactly those is requested (trigger ``drift``): in ``report`` mode it plans and
-notifies the drift, in ``enforce`` mode it applies like any run — conflicts and someone else's drafts are respected
-by the planner as always. An object cmssync does not manage costs nothing beyond the poll. When every item of the
-window moved, the next ones are read (``after`` the last) up to :data:`MAX_PAGES` requests; beyond that a full run
-is requested instead.
+``cmssync.sync.kinds``) and compares them with what the previous poll of that list saw: an item newer than the
+newest date seen then, or with that date but not seen with it, moved. Nothing moved: the poll cost one request.
+Something moved: the state says which of the moved objects cmssync manages, and a run of exactly those is requested
+(trigger ``drift``): in ``report`` mode it plans and notifies the drift, in ``enforce`` mode it applies like any run
+— conflicts and someone else's drafts are respected by the planner as always. An object cmssync does not manage
+costs nothing beyond the poll. When every item of the window moved, the next ones are read (``after`` the last) up
+to :data:`MAX_PAGES` requests; beyond that a full run is requested instead.
 
 No poll is made while a run is going or waiting to start (it reads the site itself). cmssync's own writes move
-pages too: the pages and files a run wrote are passed to :meth:`DriftFeed.after_run`, and the first poll of each
-list after the run takes their moves as the run's doing (an editor's change to the same object during that run is
-left to the next full run, which stays the safety net). The first poll of a list only sets where it starts.
+pages too: the pages, files and stacks a run wrote are passed to :meth:`DriftFeed.after_run`, the poll after the run
+reads their list (or one of those stacks) and takes their moves as the run's doing (an editor's change to the same
+object during that run is left to the next full run, which stays the safety net). The first poll of a list only sets
+where it starts.
 """
 
 from __future__ import annotations
