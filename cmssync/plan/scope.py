@@ -31,7 +31,7 @@ from cmssync.content.paths import (
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.asset_forms import file_hash, user_digest
-from cmssync.plan.kinds import object_ids, path_scope, scope_of
+from cmssync.plan.kinds import KIND_FACTS, object_ids, path_scope, scope_of
 from cmssync.plan.scope_model import Scope
 from cmssync.state.records import State
 
@@ -151,7 +151,8 @@ def scope_for_targets(
 
     Pages that turn out to be missing although the state knows them are added after the observation
     (:func:`scope_after_observation`). A :class:`WholeSite` says why the whole site must be read instead: a
-    targeted page delete or replacement (guarded by, and possibly a move of, pages anywhere in the site), a
+    targeted page delete or replacement (guarded by, and possibly a move of, pages anywhere in the site) or delete
+    of a registered kind (the planner plans no delete from an incomplete observation), a
     reference whose target neither the content nor the state can place, or too many pages to read by id.
     """
     named = scope_of(i for i in object_ids(content, state) if any(fnmatch.fnmatchcase(i, t) for t in targets))
@@ -160,6 +161,8 @@ def scope_for_targets(
     user_orphans = set(state.users) - set(content.users)
     if named.pages & page_orphans and (prune or replace_moved):
         return WholeSite("a page delete is guarded by, and may be a move of, pages anywhere in the site")
+    if prune and named.kinds & _added_orphans(content, state):
+        return WholeSite("a registered kind's delete is planned from a complete observation")
     builder = _ScopeBuilder(content, state)
     for path in sorted(named.pages & set(content.pages) | set(replace_companions(content, state, targets))):
         builder.expand(path)
@@ -182,6 +185,16 @@ def scope_for_targets(
         lookups=frozenset(lookups - builder.pages),
         deletes=deletes,
     )
+
+
+def _added_orphans(content: SiteContent, state: State) -> set[str]:
+    """``KIND:KEY`` of the registered kinds' objects the state records and the content no longer names."""
+    return {
+        kind.id_of(key)
+        for kind in KIND_FACTS
+        if kind.keys is not None
+        for key in set(kind.records_in(state)) - set(kind.keys_in(content))
+    }
 
 
 def replaced_files(content: SiteContent, state: State, targets: Sequence[str]) -> list[str]:

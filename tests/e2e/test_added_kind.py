@@ -222,6 +222,8 @@ async def test_a_registered_kinds_deletes_are_kept_without_pruning(example: Site
     pruned = await example.plan(prune=True)  # one of two: no guard holds it
     assert [(a.id, a.op) for a in pruned.actions if a.kind == "member"] == [("member:member_bob", "delete")]
     assert pruned.actions[-1].kind == "member"  # deletes come last, in delete order
+    targeted = await example.plan(prune=True, targets=("member:*",))  # read whole: its delete needs a complete one
+    assert [(a.id, a.op) for a in targeted.actions] == [("member:member_bob", "delete")]
     (example.root / MEMBERS).write_text("")  # and the rest of the content names nothing either
     shutil.rmtree(example.root / "pages")
     shutil.rmtree(example.root / "files")
