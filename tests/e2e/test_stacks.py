@@ -9,7 +9,6 @@ area "Footer") and one no page shows, as the recorded sample site has them
 
 from __future__ import annotations
 
-import io
 import shutil
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,6 @@ import httpx
 import pytest
 from ruamel.yaml import YAML
 
-from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import PlanError
 from cmssync.plan.scope import scope_for_paths
@@ -68,18 +66,12 @@ def site(sandbox_server: Sandbox, tmp_path: Path) -> Site:
     return Site.seeded(sandbox_server, tmp_path, SEED)
 
 
-async def _pull(site: Site) -> str:
-    out = io.StringIO()
-    assert await run_pull(site.root, out=out, overrides=site.overrides()) == 0, out.getvalue()
-    return out.getvalue()
-
-
 def _public(site: Site, path: str) -> str:
     return httpx.get(site.sandbox.url + path, timeout=30).text
 
 
 async def test_a_stack_is_pulled_edited_applied_and_shown_on_every_page(site: Site) -> None:
-    summary = await _pull(site)
+    summary = await site.pull()
     assert "stacks (global areas): 2 written new" in summary
     assert sorted(p.name for p in (site.root / "stacks").iterdir()) == ["footer.yaml", "sidebar.yaml"]
     written = YAML(typ="safe").load((site.root / FOOTER).read_text(encoding="utf-8"))
@@ -98,7 +90,7 @@ async def test_a_stack_is_pulled_edited_applied_and_shown_on_every_page(site: Si
 
 
 async def test_what_a_stack_cannot_do_is_said(site: Site) -> None:
-    await _pull(site)
+    await site.pull()
     site.write("stacks/gone.yaml", "id: 99\nname: Gone\nareas:\n  Main: []\n")
     (site.root / "stacks" / "sidebar.yaml").unlink()
     site.edit(FOOTER, "Footer text", "Footer text, edited")
@@ -115,7 +107,7 @@ async def test_what_a_stack_cannot_do_is_said(site: Site) -> None:
 
 
 async def test_a_stack_edited_on_the_site_and_in_the_content_is_a_conflict(site: Site) -> None:
-    await _pull(site)
+    await site.pull()
     editor = Editor(site.sandbox)
     editor.edit_block("/!stacks/footer", "Main", 0, "<p>Footer text, by an editor</p>", page_id=7)
     editor.close()
@@ -130,7 +122,7 @@ async def test_a_stack_edited_on_the_site_and_in_the_content_is_a_conflict(site:
 async def test_a_page_id_the_server_cannot_read_is_said_and_the_others_are_pulled(site: Site) -> None:
     site.sandbox.set_faults(["500:1:path=/ccm/api/1.0/pages/5"])  # the dashboard page: its reads always fail
     try:
-        summary = await _pull(site)
+        summary = await site.pull()
     finally:
         site.sandbox.clear_faults()
     assert "skipped: page id 5: not read while looking for stacks" in summary
@@ -138,7 +130,7 @@ async def test_a_page_id_the_server_cannot_read_is_said_and_the_others_are_pulle
 
 
 async def test_a_changed_stack_file_plans_in_an_incremental_run(site: Site) -> None:
-    await _pull(site)
+    await site.pull()
     site.edit(FOOTER, "Footer text", "Footer text, edited")
     scope = scope_for_paths([FOOTER])
     assert scope is not None
@@ -149,7 +141,7 @@ async def test_a_changed_stack_file_plans_in_an_incremental_run(site: Site) -> N
 
 
 async def test_a_stack_is_targeted_applied_and_recorded_by_its_handle(site: Site) -> None:
-    await _pull(site)
+    await site.pull()
     site.edit(FOOTER, "Footer text", "Footer text, edited")
     plan = await site.plan(targets=("stack:footer",))
     assert [(a.id, a.op) for a in plan.actions] == [("stack:footer", "update")]
@@ -164,7 +156,7 @@ async def test_a_stack_is_targeted_applied_and_recorded_by_its_handle(site: Site
 
 
 async def test_a_saved_plan_of_a_stack_is_refused_once_the_stack_was_published(site: Site, tmp_path: Path) -> None:
-    await _pull(site)
+    await site.pull()
     site.edit(FOOTER, "Footer text", "Footer text, edited")
     plan_file = tmp_path / "plan.json"
     write_plan_file(await site.plan(), plan_file)
@@ -176,7 +168,7 @@ async def test_a_saved_plan_of_a_stack_is_refused_once_the_stack_was_published(s
 
 
 async def test_a_saved_plan_of_a_stack_applies_without_the_content_directory(site: Site, tmp_path: Path) -> None:
-    await _pull(site)
+    await site.pull()
     site.edit(FOOTER, "Footer text", "Footer text, edited")
     plan_file = tmp_path / "plan.json"
     write_plan_file(await site.plan(), plan_file)
@@ -192,7 +184,7 @@ async def test_a_saved_plan_of_a_stack_applies_without_the_content_directory(sit
 
 
 async def test_every_message_about_a_stack_names_it_by_its_handle(site: Site) -> None:
-    await _pull(site)
+    await site.pull()
     editor = Editor(site.sandbox)
     editor.edit_block("/!stacks/footer", "Main", 0, "<p>Footer text, a draft</p>", approve=False, page_id=7)
     editor.close()

@@ -8,7 +8,6 @@ Body``, which holds a nested container with ``Main : 3 : Body : 4 : Item 1``) an
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ import httpx
 import pytest
 from ruamel.yaml import YAML
 
-from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
 from tests.support.editors import Editor
 from tests.support.sites import Site
@@ -56,18 +54,12 @@ def site(sandbox_server: Sandbox, tmp_path: Path) -> Site:
     return Site.seeded(sandbox_server, tmp_path, SEED)
 
 
-async def _pull(site: Site) -> str:
-    out = io.StringIO()
-    assert await run_pull(site.root, out=out, overrides=site.overrides()) == 0, out.getvalue()
-    return out.getvalue()
-
-
 def _public(site: Site) -> str:
     return httpx.get(site.sandbox.url + "/services", timeout=30).text
 
 
 async def test_sub_area_blocks_are_pulled_edited_applied_and_shown(site: Site) -> None:
-    summary = await _pull(site)
+    summary = await site.pull()
     areas = YAML(typ="safe").load((site.root / PAGE_FILE).read_text(encoding="utf-8"))["areas"]
     assert list(areas) == [
         "Main",
@@ -93,7 +85,7 @@ async def test_sub_area_blocks_are_pulled_edited_applied_and_shown(site: Site) -
 
 
 async def test_a_sub_area_that_cannot_be_shown_is_said_and_not_written(site: Site) -> None:
-    await _pull(site)
+    await site.pull()
     editor = Editor(site.sandbox)
     editor.remove_block("/services", "Main", 902)  # the layout goes: its columns stay, never shown again
     editor.close()
@@ -113,7 +105,7 @@ async def test_pull_leaves_out_the_sub_areas_of_a_deleted_layout_and_says_so(sit
     editor = Editor(site.sandbox)
     editor.remove_block("/services", "Main", 902)
     editor.close()
-    summary = await _pull(site)
+    summary = await site.pull()
     areas = YAML(typ="safe").load((site.root / PAGE_FILE).read_text(encoding="utf-8"))["areas"]
     assert "Main : 7" not in areas
     assert "Main : 8" not in areas
@@ -123,17 +115,16 @@ async def test_pull_leaves_out_the_sub_areas_of_a_deleted_layout_and_says_so(sit
 
 
 async def test_a_pull_after_the_layout_went_drops_its_sub_areas_from_the_file(site: Site) -> None:
-    await _pull(site)
+    await site.pull()
     editor = Editor(site.sandbox)
     editor.remove_block("/services", "Main", 902)  # its columns' blocks stay in the page (still read), never shown
     editor.close()
-    out = io.StringIO()
-    assert await run_pull(site.root, out=out, overrides=site.overrides()) == 0, out.getvalue()
+    summary = await site.pull()
     areas = YAML(typ="safe").load((site.root / PAGE_FILE).read_text(encoding="utf-8"))["areas"]
     assert "Main : 7" not in areas  # the site's change, not a local edit "apply sends" (it never could)
     assert "Main : 8" not in areas
     assert "Main : 3 : Title" in areas
-    assert "local edits" not in out.getvalue()
+    assert "local edits" not in summary
     plan = await site.plan()
     assert not plan.actions
     assert not plan.warnings
