@@ -248,10 +248,10 @@ class Recorder:
             (p, a)
             for p in listed
             if p["id"] != pid
-            for a in _items(p.get("areas"))
-            if any(b.get("type") == "content" for b in _items(a["blocks"]))
+            for a in items_of(p.get("areas"))
+            if any(b.get("type") == "content" for b in items_of(a["blocks"]))
         )
-        block = next(b for b in _items(area["blocks"]) if b.get("type") == "content")
+        block = next(b for b in items_of(area["blocks"]) if b.get("type") == "content")
         route = f"{PREFIX}/pages/{other['id']}/{quote(area['name'])}"
         self.call("feed.update_block", "PUT", f"{route}/{block['id']}", json={"value": {"content": "<p>edited</p>"}})
         self.heads("block_update_unapproved")
@@ -279,7 +279,7 @@ class Recorder:
         self.heads("user_create")
 
 
-def _items(value: Any) -> list[dict[str, Any]]:
+def items_of(value: Any) -> list[dict[str, Any]]:
     return list(value.get("data", [])) if isinstance(value, dict) else list(value or [])
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bench.realsite_bench import read_env
-from tests.realsite.record_lists import PREFIX, Recorder
+from tests.realsite.record_lists import PREFIX, Recorder, items_of
 
 HANDLE = "footer-column-1"
 
@@ -48,8 +48,8 @@ class StackRecorder(Recorder):
         stack = int(self.sql(f"SELECT cID FROM PagePaths WHERE cPath = '/!stacks/{HANDLE}'")[0][0])
         self.reads(stack, "nothing")
         page = self.call("", "GET", f"{PREFIX}/pages/{stack}", params={"includes": "areas"}).json()["data"]
-        area = next(a for a in _items(page.get("areas")) if _items(a["blocks"]))
-        block = _items(area["blocks"])[0]
+        area = next(a for a in items_of(page.get("areas")) if items_of(a["blocks"]))
+        block = items_of(area["blocks"])[0]
         route = f"{PREFIX}/pages/{stack}/{quote(area['name'], safe='')}"
         value: dict[str, Any] = {"content": "<p>edited by an editor</p>"} if block.get("type") == "content" else {}
         self.call("edit.update_block", "PUT", f"{route}/{block['id']}", json={"value": value or block.get("value")})
@@ -64,10 +64,6 @@ class StackRecorder(Recorder):
         self.call("edit.put_page_again", "PUT", f"{PREFIX}/pages/{stack}", json={"name": "Footer Column 1 (again)"})
         self.reads(stack, "page_put_again")
         self.call("versions.end", "GET", f"{PREFIX}/page_versions/{stack}", note="the stack's versions at the end")
-
-
-def _items(value: Any) -> list[dict[str, Any]]:
-    return list(value.get("data", [])) if isinstance(value, dict) else list(value or [])
 
 
 def main(argv: list[str]) -> int:
