@@ -212,6 +212,31 @@ def _create(
     )
 
 
+@dataclass(frozen=True)
+class _Compared:
+    """One page as the update compares it: the site and the content with ignored parts hidden from both sides,
+    the changes between them, and whether the page's pending draft is cmssync's own."""
+
+    path: str
+    kind: str
+    key: str
+    live: LivePage
+    seen: LivePage
+    desired: DesiredPage
+    wanted: DesiredPage
+    form: PageForm
+    changes: list[FieldChange]
+    blocks: list[BlockChange]
+    ours: bool
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes or self.blocks)
+
+    def precondition(self) -> Precondition:
+        return Precondition(remote_id=str(self.live.id), live_version_id=self.live.live_version_id)
+
+
 def _update(
     path: str,
     live: LivePage,
@@ -221,6 +246,42 @@ def _update(
     warnings: list[str],
     result: PageResult,
 ) -> Action | None:
+    spec = context.content.pages[path]
+    page = _compare(path, live, desired, form, context, warnings, result)
+    note = None
+    if live.has_draft and not page.ours:
+        note, held = _foreign_draft(page, spec.on_foreign_draft or context.on_foreign_draft, warnings)
+        if held is not None:
+            result.held.append(held)
+            return None
+    warnings += stack_warnings(path, spec.name, live, changes=page.changed, draft=context.publish == "draft")
+    if page.changed:
+        return _changed(page, context, note, result)
+    if context.publish == "approve" and live.has_draft:
+        if page.ours:
+            return Action(
+                kind=page.kind,
+                key=page.key,
+                op="publish",
+                precondition=page.precondition(),
+                page=form,
+                note=f"approve the draft (version {live.recent_version_id}) left by an interrupted run",
+            )
+        warnings.append(f"{page_named(path)}: {note}; left as it is")
+    return None
+
+
+def _compare(
+    path: str,
+    live: LivePage,
+    desired: DesiredPage,
+    form: PageForm,
+    context: PageContext,
+    warnings: list[str],
+    result: PageResult,
+) -> _Compared:
+    """Hide what the ignore rules hide, keep the areas cmssync may write, set aside an editor's additions (areas not
+    owned), and compute the field and block changes."""
     spec = context.content.pages[path]
     kind, key = page_object(path)  # a stack is its own kind in the plan
     rules = page_ignore(path, spec.ignore, context.ignore_rules)  # cmssync.plan.ignore: hidden from both sides
@@ -234,89 +295,83 @@ def _update(
             end_date=None if rules.ignores_field("publish_end_date") else desired.end_date,
         )
     record = context.state.pages.get(path)
-    known = set(record.base.areas) if record is not None and record.base is not None else set()
+    base = record.base if record is not None else None
+    known = set(base.areas) if base is not None else set()
     wanted = dataclasses.replace(wanted, areas=writable_areas(path, wanted.areas, seen, known, warnings))
     owned = spec.areas_owned if spec.areas_owned is not None else context.areas_owned
-    if not owned and record is not None and record.base is not None:
-        seen, added = without_additions(path, seen, wanted.areas, record.base)
+    if not owned and base is not None:
+        seen, added = without_additions(path, seen, wanted.areas, base)
         result.additions.extend(added)
     changes = _field_changes(path, seen, wanted, warnings)
     blocks = _block_changes(path, seen, wanted, warnings)
-    ours = (
-        record is not None and record.draft_version_id is not None and record.draft_version_id == live.recent_version_id
+    draft_id = record.draft_version_id if record is not None else None
+    ours = draft_id is not None and draft_id == live.recent_version_id
+    return _Compared(path, kind, key, live, seen, desired, wanted, form, changes, blocks, ours)
+
+
+def _foreign_draft(page: _Compared, policy: ForeignDraftPolicy, warnings: list[str]) -> tuple[str, HeldObject | None]:
+    """The note on a page with someone else's pending draft, and the page held if it has changes and the policy
+    does not merge them into that draft."""
+    assert page.live.recent_version_id is not None
+    draft = DraftInfo(version_id=page.live.recent_version_id, created=page.live.recent_version_created)
+    note = f"the page has an {draft.describe()}, not made by cmssync"
+    if not page.changed:
+        return note, None
+    if policy == "merge":
+        warnings.append(f"{page_named(page.path)}: changes go into its pending draft (on_foreign_draft: merge)")
+        return note, None
+    changes, blocks = tuple(page.changes), tuple(page.blocks)
+    action = Action(kind=page.kind, key=page.key, op="update", changes=changes, blocks=blocks, note=note)
+    verb = "refused" if policy == "fail" else "skipped"
+    message = (
+        f"{verb}: the page has an {draft.describe()}; cmssync neither writes into nor approves someone "
+        "else's draft (on_foreign_draft: merge to do so; approve or delete the draft on the site)"
     )
-    note = None
-    precondition = Precondition(remote_id=str(live.id), live_version_id=live.live_version_id)
-    if live.has_draft and not ours:
-        assert live.recent_version_id is not None
-        draft = DraftInfo(version_id=live.recent_version_id, created=live.recent_version_created)
-        note = f"the page has an {draft.describe()}, not made by cmssync"
-        policy = spec.on_foreign_draft or context.on_foreign_draft
-        if (changes or blocks) and policy != "merge":
-            action = Action(kind=kind, key=key, op="update", changes=tuple(changes), blocks=tuple(blocks), note=note)
-            verb = "refused" if policy == "fail" else "skipped"
-            message = (
-                f"{verb}: the page has an {draft.describe()}; cmssync neither writes into nor approves someone "
-                "else's draft (on_foreign_draft: merge to do so; approve or delete the draft on the site)"
-            )
-            result.held.append(
-                HeldObject(
-                    kind=kind,
-                    key=key,
-                    reason="foreign_draft",
-                    message=message,
-                    fails=policy == "fail",
-                    draft=draft,
-                    action=action,
-                )
-            )
-            return None
-        if changes or blocks:
-            warnings.append(f"{page_named(path)}: changes go into its pending draft (on_foreign_draft: merge)")
-    warnings += stack_warnings(path, spec.name, live, changes=bool(changes or blocks), draft=context.publish == "draft")
-    if changes or blocks:
-        drift = record is not None and record.digest == desired.digest
-        if context.publish == "draft":
-            note = (note + "; " if note else "") + "left as an unapproved draft for review"
-        action = Action(
-            kind=kind,
-            key=key,
-            op="update",
-            changes=tuple(changes),
-            blocks=tuple(blocks),
-            depends_on=tuple(sorted(desired.depends_on)),
-            precondition=precondition,
-            drift=drift,
-            note=note,
-            page=form,
-        )
-        if record is None:
-            return action
-        sides = PageSides(kind, key, seen, record, desired.digest, wanted.areas)
-        found, site_only = find_conflicts(sides, changes, blocks)
-        if ours and record.draft_target == desired.digest:
-            # The pending draft is cmssync's own, left half written by a run aiming at this very content: what
-            # differs from the base there is its own writes, not a change made on the site (issue 29 item 3).
-            found, site_only = [], False
-        if site_only and not found:
-            action = action.model_copy(update={"drift": True})
-        settled = settle(action, found, context.conflicts, spec.on_conflict)
-        result.conflicts.extend(settled.conflicts)
-        if settled.held is not None:
-            result.held.append(settled.held)
-        return settled.action
-    if context.publish == "approve" and live.has_draft:
-        if ours:
-            return Action(
-                kind=kind,
-                key=key,
-                op="publish",
-                precondition=precondition,
-                page=form,
-                note=f"approve the draft (version {live.recent_version_id}) left by an interrupted run",
-            )
-        warnings.append(f"{page_named(path)}: {note}; left as it is")
-    return None
+    held = HeldObject(
+        kind=page.kind,
+        key=page.key,
+        reason="foreign_draft",
+        message=message,
+        fails=policy == "fail",
+        draft=draft,
+        action=action,
+    )
+    return note, held
+
+
+def _changed(page: _Compared, context: PageContext, note: str | None, result: PageResult) -> Action | None:
+    """The update of a page with changes, its conflicts with the site's changes settled by the conflict policy."""
+    record = context.state.pages.get(page.path)
+    spec = context.content.pages[page.path]
+    if context.publish == "draft":
+        note = (note + "; " if note else "") + "left as an unapproved draft for review"
+    action = Action(
+        kind=page.kind,
+        key=page.key,
+        op="update",
+        changes=tuple(page.changes),
+        blocks=tuple(page.blocks),
+        depends_on=tuple(sorted(page.desired.depends_on)),
+        precondition=page.precondition(),
+        drift=record is not None and record.digest == page.desired.digest,
+        note=note,
+        page=page.form,
+    )
+    if record is None:
+        return action
+    sides = PageSides(page.kind, page.key, page.seen, record, page.desired.digest, page.wanted.areas)
+    found, site_only = find_conflicts(sides, page.changes, page.blocks)
+    if page.ours and record.draft_target == page.desired.digest:
+        # The pending draft is cmssync's own, left half written by a run aiming at this very content: what
+        # differs from the base there is its own writes, not a change made on the site (issue 29 item 3).
+        found, site_only = [], False
+    if site_only and not found:
+        action = action.model_copy(update={"drift": True})
+    settled = settle(action, found, context.conflicts, spec.on_conflict)
+    result.conflicts.extend(settled.conflicts)
+    if settled.held is not None:
+        result.held.append(settled.held)
+    return settled.action
 
 
 def _field_changes(path: str, live: LivePage, desired: DesiredPage, warnings: list[str]) -> list[FieldChange]:
