@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections import ChainMap
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -150,12 +151,20 @@ async def _read_site(
             await pull_files(client, root, settings, state, result, scope)
             await pull_users_and_groups(client, root, state, result, scope)
         file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
-        links = FileLinks(base_url, file_urls)  # once: per page it cost pages x files
-        uuids = {file.id.lower(): path for path, (file, _spec) in result.files.items()}
+        file_ids = {path: file.id for path, (file, _spec) in result.files.items()}
         ids = result.page_ids  # filled by the walk
-        resolve = Resolver(
-            file_urls=file_urls, file_ids={p: f.id for p, (f, _) in result.files.items()}, page_ids=ids, strict=False
-        )
+        if only:
+            # Files are not read for --pages: their references resolve to what the state recorded, and references
+            # to pages not read to their recorded ids, so a page file reads as a whole pull reads it (else its
+            # ${file:…} links differ from the site and an editor's change is refused as a local edit).
+            file_urls = {path: record.url for path, record in state.files.items()}
+            file_ids = {path: str(record.id) for path, record in state.files.items()}
+        recorded = {path: record.id for path, record in state.pages.items()} if only else {}
+        links = FileLinks(base_url, file_urls)  # once: per page it cost pages x files
+        uuids = {str(file_id).lower(): path for path, file_id in file_ids.items()}
+        page_ids = ChainMap(ids, recorded)  # the walk's ids first
+        resolve = Resolver(file_urls=file_urls, file_ids=file_ids, page_ids=page_ids, strict=False)
+        result.resolver = resolve  # what the pages are recorded with (``cmssync.sync.pull_record``)
         wanted = set(only)
         to_merge: list[Page] = []
         not_taken: list[str] = []

@@ -122,9 +122,8 @@ def record_pulled(root: Path, state: State, base_url: str, result: Pulled) -> No
 
 
 def _record_pages(root: Path, state: State, base_url: str, result: Pulled, pages: Mapping[str, PulledPage]) -> None:
-    file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
-    resolve = Resolver(
-        file_urls=file_urls,
+    resolve = result.resolver or Resolver(
+        file_urls={path: file.url or "" for path, (file, _spec) in result.files.items()},
         file_ids={p: f.id for p, (f, _) in result.files.items()},
         page_ids=result.page_ids,
         strict=False,

@@ -39,6 +39,7 @@ from cmssync.api.models import File
 from cmssync.content.files import FileSpec
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, Problem
 from cmssync.fileio import move_atomically, write_atomically
+from cmssync.plan.desired import Resolver
 from cmssync.state.records import GroupRecord, PageBase, UserRecord
 
 MANIFEST = Path(".cmssync") / "pulled.json"
@@ -127,6 +128,8 @@ class Pulled:
     """Requests pull made for single pages because no batch could tell (``cmssync.sync.pull_tree``), by reason."""
     unnamed_folders: dict[int, int] = field(default_factory=dict)
     page_ids: dict[str, int] = field(default_factory=dict)
+    resolver: Resolver | None = None
+    """How the pages' references were resolved (set by the read), so that they are recorded the same way."""
     user_records: dict[str, UserRecord] = field(default_factory=dict)
     group_records: dict[str, GroupRecord] = field(default_factory=dict)
     staged: list[Staged] = field(default_factory=list)

@@ -95,6 +95,30 @@ async def test_site_changes_come_in_and_everything_else_stays_as_written(
     assert plan.actions == (), [(a.kind, a.key, a.op) for a in plan.actions]
 
 
+@pytest.mark.parametrize("path", ["/", "/services"])
+async def test_pull_pages_takes_an_editors_change_as_a_whole_pull_does(
+    example: Site, sandbox: Sandbox, path: str
+) -> None:
+    """Issue 34 item 4: ``pull --pages PATH`` of a page whose file refers to files (``${file:…}``) refused the
+    editor's change as a local edit (exit 1): files are not read for ``--pages``, so the file's references did not
+    resolve. They resolve to what the state recorded now, and the page is recorded as a whole pull records it."""
+    await applied(example)
+    editor = Editor(sandbox)
+    try:
+        editor.edit_block(path, "Main", 1, "<p>Editor words.</p>")
+    finally:
+        editor.close()
+    out = io.StringIO()
+    code = await run_pull(example.root, out=out, overrides=example.overrides(), pages=(path,))
+    assert code == 0, out.getvalue()
+    assert "local edit" not in out.getvalue()
+    text = (example.root / ("pages/index.yaml" if path == "/" else f"pages{path}.yaml")).read_text()
+    assert "<p>Editor words.</p>" in text
+    assert "${file:" in text  # the file's own references stay as written
+    plan = await example.plan()
+    assert plan.is_empty, [(a.kind, a.key, a.op, a.changes, a.blocks) for a in plan.actions]
+
+
 async def test_all_or_a_kind_takes_in_what_the_content_does_not_manage(example: Site) -> None:
     await applied(example)
     logo = (example.root / "files/images/logo.png").read_bytes()
