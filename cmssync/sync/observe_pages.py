@@ -126,77 +126,154 @@ async def observe_pages(
     scoped: bool,
 ) -> PageIndex:
     """Pages by batch where that saves requests, one by one where the batch cannot tell (module docstring)."""
-    index = PageIndex()
+    reads = _Reads(client, base_url, home_id, progress)
+    known = _known_ids(content, state, home_id)
+    primary = set(content.pages) | set(content.settings.existing_pages) | set(state.pages)
+    wanted = primary | {parent for path in content.pages if (parent := parent_path(path)) is not None}
+    progress.expect(len(wanted | {"/"}))
+    if scoped and len(known) <= SCOPED_READS_ALONE:
+        unseen = await _read_scoped(reads, content, known)
+    else:
+        unseen = await _read_tree(reads, content, state, known, wanted)
+    # Known ids the walk did not meet: moved, trashed or deleted pages, or below a parent not read.
+    await reads.alone(unseen)
+    progress.finish()
+    return reads.index
+
+
+async def _read_tree(
+    reads: _Reads, content: SiteContent, state: State, known: Mapping[int, str], looked_for: set[str]
+) -> dict[int, str]:
+    """The tree walk, with the home page (not a child of anything) read on its own meanwhile; returns the known
+    pages it did not meet."""
+    home_id = reads.home_id
+    named = {record.id for record in state.pages.values()} | {s.id for s in content.pages.values() if s.id}
+    managed = "/" in content.pages or "/" in content.settings.existing_pages or "/" in state.pages
+    home = reads.alone({home_id: "/"}) if managed or home_id in named else reads.parent_only(home_id)
+    await all_settled([home, reads.levels(looked_for, known)])
+    return {i: p for i, p in known.items() if i not in reads.index.by_id and p in looked_for}
+
+
+def _known_ids(content: SiteContent, state: State, home_id: int) -> dict[int, str]:
+    """Page ids the run already knows (the home page, the state's records, pinned ids), with their expected paths."""
     known: dict[int, str] = {home_id: "/"}
     for path, record in state.pages.items():
         known.setdefault(record.id, path)
     for path, spec in content.pages.items():
         if spec.id is not None:
             known.setdefault(spec.id, path)
-    primary = set(content.pages) | set(content.settings.existing_pages) | set(state.pages)
-    wanted = primary | {parent for path in content.pages if (parent := parent_path(path)) is not None}
-    progress.expect(len(wanted | {"/"}))
-    if scoped and len(known) <= SCOPED_READS_ALONE:
-        # An incremental run: its few pages on their own (recent versions: no second phase); parents only for a
-        # page that is not where the content wants it (a parent's id is needed to create it).
-        # (the scoped state also names the parents, for their ids: they are not read unless needed)
-        direct = set(content.pages) | set(content.settings.existing_pages)
-        await _read_alone(client, {i: p for i, p in known.items() if p in direct}, index, base_url, progress)
-        missing = {path for path in content.pages if path not in index.by_path}
-        if not missing:
-            progress.finish()
-            return index
-        wanted = missing | {a for path in missing for a in _ancestors(path)}
-        # the home page itself only as the parent of a missing top-level page (its id is the site's)
-        if "/" not in missing and not any(parent_path(path) == "/" for path in missing):
-            known = {i: p for i, p in known.items() if i != home_id}
-        await _read_alone(
-            client, {i: p for i, p in known.items() if p in wanted and i not in index.by_id}, index, base_url, progress
+    return known
+
+
+async def _read_scoped(reads: _Reads, content: SiteContent, known: Mapping[int, str]) -> dict[int, str]:
+    """An incremental run: its few pages on their own (recent versions: no second phase); parents only for a page
+    that is not where the content wants it (a parent's id is needed to create it). The scoped state also names the
+    parents, for their ids: they are not read unless needed. Returns the known pages it looked for but did not meet.
+    """
+    direct = set(content.pages) | set(content.settings.existing_pages)
+    await reads.alone({i: p for i, p in known.items() if p in direct})
+    missing = {path for path in content.pages if path not in reads.index.by_path}
+    if not missing:
+        return {}
+    wanted = missing | {a for path in missing for a in _ancestors(path)}
+    # the home page itself only as the parent of a missing top-level page (its id is the site's)
+    if "/" not in missing and not any(parent_path(path) == "/" for path in missing):
+        known = {i: p for i, p in known.items() if i != reads.home_id}
+    await reads.alone({i: p for i, p in known.items() if p in wanted and i not in reads.index.by_id})
+    await reads.levels(wanted, known)
+    looked_for = wanted | set(content.pages)  # not the parents of pages that were found
+    return {i: p for i, p in known.items() if i not in reads.index.by_id and p in looked_for}
+
+
+@dataclass
+class _Reads:
+    """The reads of one observation: the page index they fill and the progress they report."""
+
+    client: ConcreteClient
+    base_url: str
+    home_id: int
+    progress: PageProgress
+    index: PageIndex = field(default_factory=PageIndex)
+
+    async def alone(self, pages: dict[int, str]) -> None:
+        """Pages read on their own by id, in their recent version."""
+        progress, index = self.progress, self.index
+        progress.expected = max(progress.expected, progress.read + len(pages))
+        reads = (
+            progress.tick(read_page(self.client, i, self.base_url, path=p, unreadable=index.unreadable))
+            for i, p in pages.items()
         )
-        await _walk_levels(client, wanted, known, home_id, index, base_url, progress)
-    else:  # the home page (not a child of anything) on its own, while the tree is walked
-        named = {record.id for record in state.pages.values()} | {s.id for s in content.pages.values() if s.id}
-        home = (
-            _read_alone(client, {home_id: "/"}, index, base_url, progress)
-            if "/" in primary or home_id in named
-            else _read_parent_only(client, home_id, index, base_url, progress)
-        )
-        await all_settled([home, _walk_levels(client, wanted, known, home_id, index, base_url, progress)])
-    # Known ids the tree walk did not meet: moved, trashed or deleted pages, or below a parent not read (in a scoped
-    # run only those it looked for: the scoped state also names the parents of pages that were found).
-    looked_for = wanted | primary if not scoped else wanted | set(content.pages)
-    unseen = {i: p for i, p in known.items() if i not in index.by_id and p in looked_for}
-    await _read_alone(client, unseen, index, base_url, progress)
-    progress.finish()
-    return index
+        for page in await all_settled(reads):
+            if page is not None:
+                index.add(page)
+                index.unreadable.pop(
+                    page_object_id(page.path), None
+                )  # found by id after all (below an unreadable list)
 
+    async def parent_only(self, page_id: int) -> None:
+        """A page that only matters as a parent (the home page when the content and the state do not manage ``/``):
+        its live version without areas and attributes, which are the expensive part of a read on a real site (its
+        blocks are rendered and exported). Marked :attr:`LivePage.batched` like a page of a children list, so no
+        write is ever planned against this partial view: ``plan_site`` would read it in full first."""
+        try:
+            page = await self.progress.tick(self.client.get_page(page_id))
+        except (PendingDeletion, NotFound):
+            return
+        live_version_id = page.version.id if page.version and page.version.is_approved else None
+        self.index.add(to_live_page(page, live_version_id, self.base_url, batched=True))
 
-async def _read_alone(
-    client: ConcreteClient, pages: dict[int, str], index: PageIndex, base_url: str, progress: PageProgress
-) -> None:
-    progress.expected = max(progress.expected, progress.read + len(pages))
-    reads = (
-        progress.tick(read_page(client, i, base_url, path=p, unreadable=index.unreadable)) for i, p in pages.items()
-    )
-    for page in await all_settled(reads):
-        if page is not None:
-            index.add(page)
-            index.unreadable.pop(page_object_id(page.path), None)  # found by id after all (below an unreadable list)
+    async def levels(self, wanted: set[str], known: Mapping[int, str]) -> None:
+        """Find the ``wanted`` paths not read yet, one level of the tree at a time, reading each parent's children
+        with areas and attributes in one request: only parents on the way to a wanted path are read.
 
+        A child that is wanted (or whose id the state knows) becomes a batched :class:`LivePage`, in its live
+        version; a child without a live version is read on its own. A wanted path whose ancestor is not found does
+        not exist.
 
-async def _read_parent_only(
-    client: ConcreteClient, page_id: int, index: PageIndex, base_url: str, progress: PageProgress
-) -> None:
-    """A page that only matters as a parent (the home page when the content and the state do not manage ``/``):
-    its live version without areas and attributes, which are the expensive part of a read on a real site (its
-    blocks are rendered and exported). Marked :attr:`LivePage.batched` like a page of a children list, so no write
-    is ever planned against this partial view: ``plan_site`` would read it in full first."""
-    try:
-        page = await progress.tick(client.get_page(page_id))
-    except (PendingDeletion, NotFound):
-        return
-    live_version_id = page.version.id if page.version and page.version.is_approved else None
-    index.add(to_live_page(page, live_version_id, base_url, batched=True))
+        The levels are not waited for one after the other when the state already knows the parents' ids: the
+        children of every known parent are requested at once, and a level uses a list only once the level above
+        confirmed that the parent still has that id at that path (a list of a moved parent is dropped and the right
+        one read). A no-op plan so costs one round trip for the whole tree, not one per level.
+        """
+        index = self.index
+        ids: dict[str, int] = {"/": self.home_id, **{path: page.id for path, page in index.by_path.items()}}
+        pending = sorted(path for path in wanted if path.startswith("/") and path != "/" and path not in index.by_path)
+        lists = _ChildLists(self.client, self.base_url, lambda page_id, path: path in wanted or page_id in known)
+        parents_wanted = {ancestor for path in pending for ancestor in _ancestors(path)}
+        try:
+            for page_id, path in known.items():
+                if path in parents_wanted:
+                    lists.prefetch(page_id)
+            depth = 1
+            while pending:
+                children = await _children_of(
+                    lists, _level_parents(pending, depth, ids), ids, pending, index.unreadable
+                )
+                await self._take(children, ids, wanted, known)
+                pending = [path for path in pending if _below(path, depth, ids, index)]
+                depth += 1
+        finally:
+            await lists.close()
+
+    async def _take(
+        self, children: list[_Child], ids: dict[str, int], wanted: set[str], known: Mapping[int, str]
+    ) -> None:
+        """Note the ids of a level's children and add those the walk takes (wanted or known); those without a live
+        version (never approved) are read on their own."""
+        index = self.index
+        alone: dict[int, str] = {}
+        found = 0
+        for child in children:
+            ids.setdefault(child.path, child.id)
+            if child.path in index.by_path or (child.path not in wanted and child.id not in known):
+                continue
+            if child.live is None:
+                alone[child.id] = child.path
+                continue
+            index.add(child.live)
+            found += 1
+        self.progress.done(found)
+        await self.alone(alone)
 
 
 class _Child(NamedTuple):
@@ -247,60 +324,6 @@ class _ChildLists:
         await asyncio.gather(*self.tasks.values(), return_exceptions=True)
 
 
-async def _walk_levels(
-    client: ConcreteClient,
-    wanted: set[str],
-    known: Mapping[int, str],
-    home_id: int,
-    index: PageIndex,
-    base_url: str,
-    progress: PageProgress,
-) -> None:
-    """Find the ``wanted`` paths not read yet, one level of the tree at a time, reading each parent's children
-    with areas and attributes in one request: only parents on the way to a wanted path are read.
-
-    A child that is wanted (or whose id the state knows) becomes a batched :class:`LivePage`, in its live version;
-    a child without a live version is read on its own. A wanted path whose ancestor is not found does not exist.
-
-    The levels are not waited for one after the other when the state already knows the parents' ids: the
-    children of every known parent are requested at once, and a level uses a list only once the level above
-    confirmed that the parent still has that id at that path (a list of a moved parent is dropped and the right
-    one read). A no-op plan so costs one round trip for the whole tree, not one per level.
-    """
-    ids: dict[str, int] = {"/": home_id, **{path: page.id for path, page in index.by_path.items()}}
-    pending = sorted(path for path in wanted if path.startswith("/") and path != "/" and path not in index.by_path)
-    lists = _ChildLists(client, base_url, lambda page_id, path: path in wanted or page_id in known)
-    parents_wanted = {ancestor for path in pending for ancestor in _ancestors(path)}
-    try:
-        for page_id, path in known.items():
-            if path in parents_wanted:
-                lists.prefetch(page_id)
-        depth = 1
-        while pending:
-            level = {_prefix(path, depth) for path in pending}
-            parents = {ids[up] for path in level if path not in ids and (up := parent_path(path) or "/") in ids}
-            children = await _children_of(lists, parents, ids, pending, index.unreadable)
-            alone: dict[int, str] = {}
-            found = 0
-            for child in children:
-                path = child.path
-                ids.setdefault(path, child.id)
-                if path in index.by_path or (path not in wanted and child.id not in known):
-                    continue
-                if child.live is None:  # no live version (never approved)
-                    alone[child.id] = path
-                    continue
-                index.add(child.live)
-                found += 1
-            progress.done(found)
-            await _read_alone(client, alone, index, base_url, progress)
-            pending = [p for p in pending if p not in index.by_path and p.count("/") > depth and _readable(p, index)]
-            pending = [path for path in pending if _prefix(path, depth) in ids]
-            depth += 1
-    finally:
-        await lists.close()
-
-
 async def read_pages_alone(
     client: ConcreteClient, snapshot: Snapshot, paths: Iterable[str], *, progress: ObserveProgress | None = None
 ) -> Snapshot:
@@ -349,8 +372,21 @@ async def _children_of(
     return [child for result in results if not isinstance(result, BaseException) for child in result]
 
 
-def _readable(path: str, index: PageIndex) -> bool:
-    return page_object_id(path) not in index.unreadable
+def _level_parents(pending: list[str], depth: int, ids: Mapping[str, int]) -> set[int]:
+    """The ids of the parents whose children lists hold the next level of the pending paths."""
+    level = {_prefix(path, depth) for path in pending}
+    return {ids[up] for path in level if path not in ids and (up := parent_path(path) or "/") in ids}
+
+
+def _below(path: str, depth: int, ids: Mapping[str, int], index: PageIndex) -> bool:
+    """A pending path still looked for after the level at ``depth``: not found yet, deeper, not below an unreadable
+    list, and below a page found at that level."""
+    return (
+        path not in index.by_path
+        and path.count("/") > depth
+        and page_object_id(path) not in index.unreadable
+        and _prefix(path, depth) in ids
+    )
 
 
 def _ancestors(path: str) -> list[str]:
