@@ -317,70 +317,86 @@ def error_for_response(response: httpx.Response, *, method: str, path: str, api:
     body = json_body(response)
     found = oauth_error(body)
     if found is not None:
-        code, text = found
-        if _OUT_OF_SCOPE.search(text):
-            return OutOfScope(
-                f"{text}; the access token lacks this endpoint's scope (check auth.scopes and the integration)",
-                **where,
-            )
-        if status == 401 or code in {"invalid_client", "invalid_grant", "unsupported_grant_type", "invalid_scope"}:
-            return AuthenticationFailed(f"{code}: {text}", **where)
-        if status >= 500:
-            return ServerError(f"{code}: {text}", retry_after=retry_after, **where)
-        return ValidationFailed(f"{code}: {text}", messages=[text], **where)
+        return _oauth_failure(*found, retry_after=retry_after, where=where)
     messages = error_list_messages(body)
     if messages is not None:
-        reason = "; ".join(short(m) for m in messages) or "error without a message"
         if status >= 500:
+            reason = "; ".join(short(m) for m in messages) or "error without a message"
             return ServerError(reason, retry_after=retry_after, messages=messages, **where)
-        return _by_messages(messages, status)(reason, messages=messages, **where)
+        return error_from_messages(messages, status=status, method=method, path=path)
     if looks_like_html(response):
-        summary = html_summary(response.text)
-        if status == 404:
-            return ApiDisabled(
-                f"the site answered with an HTML page ({summary}): the REST API is not enabled "
-                "(concrete.api.enabled) or site.url/site.api_prefix is wrong",
-                **where,
-            )
-        if status >= 500:
-            return ServerError(summary, retry_after=retry_after, **where)
-        return UnexpectedResponse(f"HTML instead of JSON: {summary}", **where)
+        return _html_failure(html_summary(response.text), retry_after=retry_after, where=where)
     if 300 <= status < 400:
-        location = response.headers.get("location", "").strip()
-        if not location:
-            return UnexpectedResponse(
-                f"the site answered with a redirect ({status}) without a Location header; check site.url and "
-                "the proxy in front of the site",
-                **where,
-            )
-        return UnexpectedResponse(
-            f"redirected to {short(location.split('?')[0], 120)}; use that address as site.url", **where
-        )
+        return _redirect(response.headers.get("location", "").strip(), where=where)
     if status >= 500:
         text = short(response.text) if body is None else short(json.dumps(body))
         return ServerError(text or "server error", retry_after=retry_after, **where)
-    if body is None:
-        # The documented dialect: a plain-text reason.
-        text = short(response.text)
-        if not text:
-            text = response.reason_phrase or "no reason given"
-        cls: type[ApiError]
-        if status == 404:
-            cls = _by_messages([text], status)
-        elif status in (401, 403):
-            cls = _by_messages([text], status) if _NOT_FOUND.search(text) else PermissionDenied
-            if status == 401 and cls is PermissionDenied and not _PERMISSION.search(text):
-                cls = AuthenticationFailed
-        elif status == 409:
-            cls = Conflict
-        elif 400 <= status < 500:
-            cls = _by_messages([text], status)
-        else:
-            return UnexpectedResponse(f"unexpected answer: {text}", **where)
-        return cls(text, messages=[text], **where)
-    text = short(json.dumps(body))
+    if body is None:  # the documented dialect: a plain-text reason
+        return _plain_text_failure(short(response.text) or response.reason_phrase or "no reason given", where=where)
+    return _json_failure(short(json.dumps(body)), where=where)
+
+
+def _json_failure(text: str, *, where: dict[str, Any]) -> ApiError:
+    """A JSON body that is neither an OAuth2 error nor an ErrorList."""
+    status = where["status"]
     if status == 404:
         return NotFound(text, **where)
     if 400 <= status < 500:
         return ValidationFailed(text, messages=[text], **where)
     return UnexpectedResponse(f"unexpected answer: {text}", **where)
+
+
+def _oauth_failure(code: str, text: str, *, retry_after: float | None, where: dict[str, Any]) -> ApiError:
+    """An OAuth2 error body (the token endpoint, or a token the API refused)."""
+    status = where["status"]
+    if _OUT_OF_SCOPE.search(text):
+        return OutOfScope(
+            f"{text}; the access token lacks this endpoint's scope (check auth.scopes and the integration)", **where
+        )
+    if status == 401 or code in {"invalid_client", "invalid_grant", "unsupported_grant_type", "invalid_scope"}:
+        return AuthenticationFailed(f"{code}: {text}", **where)
+    if status >= 500:
+        return ServerError(f"{code}: {text}", retry_after=retry_after, **where)
+    return ValidationFailed(f"{code}: {text}", messages=[text], **where)
+
+
+def _html_failure(summary: str, *, retry_after: float | None, where: dict[str, Any]) -> ApiError:
+    """An HTML page where JSON was due: the site's 404 page (the API is off or the prefix wrong), a crash page, or
+    something in front of the site."""
+    status = where["status"]
+    if status == 404:
+        return ApiDisabled(
+            f"the site answered with an HTML page ({summary}): the REST API is not enabled "
+            "(concrete.api.enabled) or site.url/site.api_prefix is wrong",
+            **where,
+        )
+    if status >= 500:
+        return ServerError(summary, retry_after=retry_after, **where)
+    return UnexpectedResponse(f"HTML instead of JSON: {summary}", **where)
+
+
+def _redirect(location: str, *, where: dict[str, Any]) -> ApiError:
+    if not location:
+        return UnexpectedResponse(
+            f"the site answered with a redirect ({where['status']}) without a Location header; check site.url and "
+            "the proxy in front of the site",
+            **where,
+        )
+    return UnexpectedResponse(
+        f"redirected to {short(location.split('?')[0], 120)}; use that address as site.url", **where
+    )
+
+
+def _plain_text_failure(text: str, *, where: dict[str, Any]) -> ApiError:
+    """A plain-text reason (the documented dialect), by status and by what it says."""
+    status = where["status"]
+    cls: type[ApiError]
+    if status in (401, 403) and not _NOT_FOUND.search(text):
+        cls = AuthenticationFailed if status == 401 and not _PERMISSION.search(text) else PermissionDenied
+    elif status == 409:
+        cls = Conflict
+    elif 400 <= status < 500:
+        cls = _by_messages([text], status)
+    else:
+        return UnexpectedResponse(f"unexpected answer: {text}", **where)
+    return cls(text, messages=[text], **where)
