@@ -186,6 +186,14 @@ def apply(
     type=click.Choice(PULLED),
     help="Also take in the site's objects of this kind the content does not manage yet.",
 )
+@click.option(
+    "--commit",
+    is_flag=True,
+    help="Write nothing here: commit what pull would write to a branch (--branch) that is not checked out.",
+)
+@click.option("--branch", metavar="NAME", help="With --commit: the branch (default cmssync/site-changes).")
+@click.option("--push", metavar="REMOTE", help="With --commit: push the branch to this git remote.")
+@click.option("--message", metavar="TEXT", help="With --commit: the commit's subject line.")
 @LOCK_TIMEOUT
 @site_options
 def pull(
@@ -195,6 +203,10 @@ def pull(
     dry_run: bool,
     take_all: bool,
     kinds: tuple[str, ...],
+    commit: bool,
+    branch: str | None,
+    push: str | None,
+    message: str | None,
     sandbox: bool,
     lock_timeout: float | None,
 ) -> int:
@@ -202,27 +214,34 @@ def pull(
 
     In a directory that already manages content, only what it manages is pulled (the rest is listed) unless --all,
     --kind or --pages. A file edited since the last pull is kept as it is and listed (exit 1) unless --force.
-    """
-    from cmssync.commands.pull import run_pull
 
-    if not dry_run:
+    With --commit the checked-out branch, its files, the index and the state stay as they are: what pull would
+    write becomes one commit on --branch (created from HEAD if missing), for review as a pull request.
+    """
+    from cmssync.commands.pull import CommitOptions, PullOptions, run_pull, run_pull_commit
+
+    if not commit and (branch or push or message):
+        raise click.UsageError("--branch, --push and --message go with --commit")
+    if commit and dry_run:
+        raise click.UsageError("--commit and --dry-run exclude each other (--dry-run shows the diff of a pull)")
+    if not dry_run and not commit:
         directory.mkdir(parents=True, exist_ok=True)
     with site_overrides(directory, sandbox) as overrides:
-        return asyncio.run(
-            run_pull(
-                directory,
-                out=sys.stdout,
-                pages=pages,
-                overrides=overrides,
-                lock_timeout=lock_timeout,
-                force=force,
-                dry_run=dry_run,
-                take_all=take_all,
-                kinds=kinds,
-                notes=sys.stderr,
-                progress=not quiet(),
+        options: PullOptions = {
+            "pages": pages,
+            "overrides": overrides,
+            "lock_timeout": lock_timeout,
+            "force": force,
+            "take_all": take_all,
+            "kinds": kinds,
+            "dry_run": dry_run,
+        }
+        if commit:
+            target = CommitOptions(push=push, message=message, **({"branch": branch} if branch else {}))
+            return asyncio.run(
+                run_pull_commit(directory, target, out=sys.stdout, notes=sys.stderr, progress=not quiet(), **options)
             )
-        )
+        return asyncio.run(run_pull(directory, out=sys.stdout, notes=sys.stderr, progress=not quiet(), **options))
 
 
 @cli.command()

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any, TextIO, TypedDict, Unpack
 
 from cmssync.commands.progress import reading_site
-from cmssync.render.pull import render_pull
+from cmssync.render.pull import render_pull, render_pull_commit
 from cmssync.sync.pull import pull_site
+from cmssync.sync.pull_commit import pull_commit
 
 
 class PullOptions(TypedDict, total=False):
@@ -39,3 +40,29 @@ async def run_pull(
         pulled = await pull_site(directory, **options)
     out.write(render_pull(pulled))
     return pulled.exit_code
+
+
+class CommitOptions(TypedDict, total=False):
+    """Where ``pull --commit`` commits: the keyword arguments of :func:`cmssync.sync.pull_commit.pull_commit`."""
+
+    branch: str
+    push: str | None
+    message: str | None
+
+
+async def run_pull_commit(
+    directory: Path,
+    commit: CommitOptions,
+    *,
+    out: TextIO,
+    notes: TextIO | None = None,
+    progress: bool = False,
+    **options: Unpack[PullOptions],
+) -> int:
+    """``pull --commit``: pull into a commit on a branch, print the summary and the commit; 1 when a local edit
+    was kept or the push was refused."""
+    notes = notes if notes is not None else io.StringIO()
+    with reading_site(notes, terminal=notes.isatty(), enabled=progress):
+        result = await pull_commit(directory, **commit, **options)
+    out.write(render_pull_commit(result))
+    return result.exit_code

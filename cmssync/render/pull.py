@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from cmssync.content.paths import page_named
 from cmssync.plan.kinds import PULLED
+from cmssync.sync.pull_commit import PullCommit
 from cmssync.sync.pull_writes import Decision, Preview, Pulled, relative_name
 
 PREVIEW_LABELS: dict[Decision, str] = {
@@ -33,12 +34,14 @@ def preview_lines(preview: Preview) -> Iterator[str]:
         yield line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
 
 
-def pull_summary(pulled: Pulled) -> str:
+def pull_summary(pulled: Pulled, *, into: str | None = None) -> str:
     """One summary of every kind: what was (or, with ``dry_run``, would be) written, left unchanged, kept as a
-    local edit or skipped; then the skipped objects and notes, and the kept files with what to do about them."""
+    local edit or skipped; then the skipped objects and notes, and the kept files with what to do about them.
+    ``into`` names where the files went when not into ``pulled.root`` (``pull --commit``: a branch), and then the
+    state records nothing."""
     settled, root, dry_run = pulled.settled, pulled.root, pulled.dry_run
     lines = [*(f"skipped: {note}" for note in pulled.skipped), *(f"note: {note}" for note in pulled.notes)]
-    lines.append(f"pull {'(dry run, nothing written) ' if dry_run else ''}into {root}:")
+    lines.append(f"pull {'(dry run, nothing written) ' if dry_run else ''}into {into or root}:")
     skipped_pages = sum(1 for note in pulled.skipped if note.startswith("page "))
     for kind, label, extra in (
         ("page", "pages", f", {skipped_pages} skipped" if skipped_pages else ""),
@@ -72,9 +75,33 @@ def pull_summary(pulled: Pulled) -> str:
     if kept:
         lines.append(f"local edits kept, not overwritten ({len(kept)}; review them, or pull again with --force):")
         lines += [f"  {relative_name(item.target, root)}" for item in kept]
-    elif not dry_run:
+    elif not dry_run and into is None:
         lines.append("everything pulled is now managed (the next plan is empty)")
     return "\n".join(lines) + "\n"
+
+
+def render_pull_commit(result: PullCommit) -> str:
+    """``pull --commit``: the pull's summary, then the commit (its objects and fields) and the push."""
+    branch = result.branch
+    text = pull_summary(result.pulled, into=f"branch {branch}")
+    lines = [f"  not committed (.gitignore excludes them): {', '.join(result.ignored)}"] if result.ignored else []
+    if result.committed is None:
+        lines.append(f"nothing to commit: branch {branch} is left as it was")
+    else:
+        made = "created" if result.committed.created else "updated"
+        lines.append(
+            f"committed {result.committed.commit[:12]} on branch {branch} ({made}; the checkout is untouched):"
+        )
+        for change in result.changes:
+            version = f" (site version {change.version})" if change.version is not None else ""
+            fields = ", ".join(item.field for item in change.fields)
+            lines.append(f"  {change.object}{version}: {fields}")
+    if result.pushed is not None:
+        lines.append(f"pushed {branch}: {result.pushed}")
+    if result.push_error is not None:
+        lines.append(f"error: {result.push_error}")
+        lines.append(f"the commit stays on the local branch {branch}; push it with: git push REMOTE {branch}")
+    return text + "\n".join(lines) + "\n"
 
 
 def block_type_lines(editable: Counter[str], placeholders: list[str]) -> list[str]:

@@ -82,21 +82,35 @@ async def pull_site(
     dry_run: bool = False,
     take_all: bool = False,
     kinds: tuple[str, ...] = (),
+    into: Path | None = None,
 ) -> Pulled:
     """Pull under the state lock and return what was (with ``dry_run``: would be) written; the command renders it
-    (``cmssync.render.pull``)."""
+    (``cmssync.render.pull``). With ``into`` (``pull --commit``: the content directory in a checkout of the
+    proposal branch) the files are merged into and written there, from the settings and the state of
+    ``directory``, and the state is neither locked nor written."""
     settings = load_settings(directory, overrides=overrides)
     if not settings.site.url:
         raise ConfigError(f"no site to pull from: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
     store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
+    record = into is None
     # A dry run writes nothing, not even a lock file or a first state.json: the lock's release saves the state.
-    async with holding_lock(store, "cmssync pull") if not dry_run else contextlib.nullcontext():
+    async with holding_lock(store, "cmssync pull") if record and not dry_run else contextlib.nullcontext():
         state = store.load()
         state.bind_site(settings.site.url, settings.site.api_prefix, allow_other_site=overrides is not None)
+        root = into or directory
         async with ConcreteClient.from_settings(settings, base_dir=directory) as client:
-            scope = pull_scope(directory, state, take_all=take_all, kinds=kinds)
+            scope = pull_scope(root, state, take_all=take_all, kinds=kinds)
             return await pull(
-                client, directory, settings, state, store, only=pages, force=force, dry_run=dry_run, scope=scope
+                client,
+                root,
+                settings,
+                state,
+                store,
+                only=pages,
+                force=force,
+                dry_run=dry_run,
+                scope=scope,
+                record=record,
             )
 
 
@@ -111,10 +125,15 @@ async def pull(
     force: bool = False,
     dry_run: bool = False,
     scope: PullScope | None = None,
+    record: bool = True,
 ) -> Pulled:
     """Read the site, stage every file, then write those that lose no local edit (``cmssync.sync.pull_writes``)
-    and record what was written; with ``dry_run`` keep the diffs and write nothing, state included."""
-    result = Pulled(root=root, dry_run=dry_run, staging=staging_directory(root, dry_run=dry_run))
+    and record what was written; with ``dry_run`` keep the diffs and write nothing, state included; without
+    ``record`` write the files but leave the state as it is (``pull --commit``: the files go to a branch, not into
+    the content the state describes)."""
+    result = Pulled(
+        root=root, dry_run=dry_run, site_url=client.base_url, staging=staging_directory(root, dry_run=dry_run)
+    )
     scope = scope or pull_scope(root, state)
     try:
         await _read_site(client, root, settings, state, result, only, scope)
@@ -124,7 +143,7 @@ async def pull(
         result.settled = settle(result.staged, root, force=force, dry_run=dry_run)
     finally:
         discard_staging(result.staging)
-    if dry_run:
+    if dry_run or not record:
         return result
     before = state.model_dump()
     record_pulled(root, state, client.base_url, result)

@@ -112,6 +112,8 @@ class Pulled:
 
     root: Path
     dry_run: bool = False
+    site_url: str = ""
+    """The site read (its address, as the client has it)."""
     pages: dict[str, PulledPage] = field(default_factory=dict)
     files: dict[str, tuple[File, FileSpec]] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)

@@ -4,7 +4,8 @@
 (a planner or the execution layer importing a renderer among them), the pure planner or a renderer importing the HTTP
 client, httpx outside ``api/``, the plan model (or the kinds' facts it is named from) importing a planner, an
 execution step importing an entry point, page apply importing a planner or the content models, a block type
-descriptor importing pydantic, the emulator importing the client, ``content`` importing ``api``. Each copy must
+descriptor importing pydantic, the emulator importing the client, ``content`` importing ``api``, the git code
+importing the content, a git library instead of the git binary. Each copy must
 break exactly the named contract.
 """
 
@@ -59,6 +60,8 @@ def test_the_package_keeps_its_contracts() -> None:
         ("sync/apply_pages.py", "from cmssync.plan import pages\n", "Apply executes the plan"),
         ("sync/apply_assets.py", "from cmssync.content.site import SiteContent\n", "Apply executes the plan"),
         ("content/blocktypes/image.py", "import pydantic\n", "Block type descriptors are plain data"),
+        ("gitrepo/repo.py", "from cmssync.content import writer\n", "Layers"),
+        ("sync/pull_commit.py", "import dulwich\n", "Git is the git binary"),
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, source: str, contract: str) -> None:
