@@ -9,6 +9,7 @@ could not do — uvicorn would answer such an exception with its own 500.
 from __future__ import annotations
 
 import asyncio
+import urllib.parse
 from typing import Any
 
 from starlette.applications import Starlette
@@ -35,7 +36,8 @@ class FaultsAndStats:
         if scope["type"] != "http" or scope["path"].startswith("/__emulator"):
             await self.app(scope, receive, send)
             return
-        decision = self.emu.faults.decide(scope["method"], scope["path"])
+        query = urllib.parse.unquote(scope.get("query_string", b"").decode("latin-1"))
+        decision = self.emu.faults.decide(scope["method"], scope["path"], query)
         if decision.latency_ms:
             await asyncio.sleep(decision.latency_ms / 1000)
         status = [0]

@@ -1,7 +1,9 @@
 """Fault rules and the seeded dice that decide when they fire.
 
 Rule syntax: ``KIND:PROBABILITY[:key=value…]``, e.g. ``500:0.1``, ``429:0.05:retry-after=1``,
-``latency:1:ms=250:method=GET``, ``drop:0.2:path=/ccm/api/1.0/pages*``, ``commit-then-500:1:times=1``.
+``latency:1:ms=250:method=GET``, ``drop:0.2:path=/ccm/api/1.0/pages*``, ``commit-then-500:1:times=1``,
+``500:1:path=/ccm/api/1.0/pages/8$:query=areas.content`` (a read that renders the page fails, as a theme template
+that breaks outside a page makes it on a real site; the same read without the render answers).
 
 Kinds: ``latency`` (``ms=``, default 100), ``500``, ``503``, ``429`` (``retry-after=`` seconds, default 1),
 ``drop`` (close the connection without an answer), ``404`` (the CMS's "Page Not Found" page, as for a file whose
@@ -11,7 +13,8 @@ bytes were removed from the storage), ``commit-then-500`` (do the change, then a
 token pass untouched).
 
 Filters and options: ``method=POST`` (comma list allowed), ``path=`` (a glob when it contains ``*``, ``?`` or
-``[``; otherwise a regular expression searched in the path), ``times=N`` (fire at most N times; ``times=1`` is a
+``[``; otherwise a regular expression searched in the path), ``query=`` (a regular expression searched in the
+decoded query string), ``times=N`` (fire at most N times; ``times=1`` is a
 one-shot fault) and ``seed=N`` (reseed the dice so a fault run can be repeated). Latency rules add up; of the other
 rules the first one that fires decides the answer.
 """
@@ -37,13 +40,16 @@ class FaultRule:
     raw: str
     methods: frozenset[str] | None = None
     path: re.Pattern[str] | None = None
+    query: re.Pattern[str] | None = None
     options: dict[str, str] = field(default_factory=dict)
     remaining: int | None = None
 
-    def applies_to(self, method: str, path: str) -> bool:
+    def applies_to(self, method: str, path: str, query: str = "") -> bool:
         if self.remaining is not None and self.remaining <= 0:
             return False
         if self.methods is not None and method.upper() not in self.methods:
+            return False
+        if self.query is not None and self.query.search(query) is None:
             return False
         return self.path is None or self.path.search(path) is not None
 
@@ -87,6 +93,8 @@ def parse_rule(text: str) -> tuple[FaultRule, int | None]:
             rule.methods = frozenset(m.strip().upper() for m in value.split(",") if m.strip())
         elif key == "path":
             rule.path = _path_pattern(value)
+        elif key == "query":
+            rule.query = _pattern("query", value)
         elif key == "seed":
             seed = _int_option(text, key, value)
         elif key == "times":
@@ -108,10 +116,14 @@ def _int_option(text: str, key: str, value: str) -> int:
 def _path_pattern(value: str) -> re.Pattern[str]:
     if any(ch in value for ch in "*?["):
         return re.compile(fnmatch.translate(value))
+    return _pattern("path", value)
+
+
+def _pattern(key: str, value: str) -> re.Pattern[str]:
     try:
         return re.compile(value)
     except re.error as exc:
-        raise FaultRuleError(f"path {value!r} is not a valid regular expression: {exc}") from None
+        raise FaultRuleError(f"{key} {value!r} is not a valid regular expression: {exc}") from None
 
 
 @dataclass
@@ -143,10 +155,10 @@ class FaultEngine:
     def clear(self) -> None:
         self.rules = []
 
-    def decide(self, method: str, path: str) -> Decision:
+    def decide(self, method: str, path: str, query: str = "") -> Decision:
         decision = Decision(latency_ms=self.latency_ms)
         for rule in self.rules:
-            if not rule.applies_to(method, path):
+            if not rule.applies_to(method, path, query):
                 continue
             if rule.kind != "latency" and decision.fault is not None:
                 continue

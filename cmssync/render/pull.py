@@ -40,7 +40,12 @@ def pull_summary(pulled: Pulled, *, into: str | None = None) -> str:
     ``into`` names where the files went when not into ``pulled.root`` (``pull --commit``: a branch), and then the
     state records nothing."""
     settled, root, dry_run = pulled.settled, pulled.root, pulled.dry_run
-    lines = [*(f"skipped: {note}" for note in pulled.skipped), *(f"note: {note}" for note in pulled.notes)]
+    lines = [
+        *(f"skipped: {note}" for note in pulled.skipped),
+        *(f"note: {note}" for note in pulled.notes),
+        *(f"note: {note}" for note in pulled.unread.unrendered),
+        *(f"not pulled: {why}" for why in pulled.unread.unreadable.values()),
+    ]
     lines.append(f"pull {'(dry run, nothing written) ' if dry_run else ''}into {into or root}:")
     skipped_pages = sum(1 for note in pulled.skipped if note.startswith("page "))
     for kind, label, extra in (
@@ -75,8 +80,7 @@ def pull_summary(pulled: Pulled, *, into: str | None = None) -> str:
     if kept:
         lines.append(f"local edits kept, not overwritten ({len(kept)}; review them, or pull again with --force):")
         lines += [f"  {relative_name(item.target, root)}" for item in kept]
-    elif not dry_run and into is None:
-        lines.append("everything pulled is now managed (the next plan is empty)")
+    lines += _outcome(pulled, into)
     return "\n".join(lines) + "\n"
 
 
@@ -102,6 +106,26 @@ def render_pull_commit(result: PullCommit) -> str:
         lines.append(f"error: {result.push_error}")
         lines.append(f"the commit stays on the local branch {branch}; push it with: git push REMOTE {branch}")
     return text + "\n".join(lines) + "\n"
+
+
+def _outcome(pulled: Pulled, into: str | None) -> list[str]:
+    """The last line: how the pull ended, agreeing with its exit code and with what is listed above it."""
+    unreadable = len(pulled.unread.unreadable)
+    if unreadable:
+        objects = f"{unreadable} object{'s' if unreadable > 1 else ''} could not be read"
+        if pulled.dry_run:
+            return [f"Pull (dry run) incomplete: {objects} (named above)"]
+        return [
+            f"Pull incomplete: {objects} and {'were' if unreadable > 1 else 'was'} not pulled (named above); "
+            "everything else was pulled"
+        ]
+    if pulled.dry_run or into is not None:  # into a branch: the commit's lines say what happened
+        return []
+    if pulled.settled.kept():
+        return []  # the kept files are listed with what to do about them
+    if pulled.local_edits or pulled.local_users or pulled.local_files:
+        return ["everything pulled is now managed; the next plan sends the local edits listed above"]
+    return ["everything pulled is now managed (the next plan is empty)"]
 
 
 def block_type_lines(editable: Counter[str], placeholders: list[str]) -> list[str]:

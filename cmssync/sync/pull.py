@@ -210,13 +210,14 @@ async def _read_site(
         ids.update(tree.ids)
         result.notes += _moved_on_the_site(root, state, tree.ids, wanted)
         result.read_alone = dict(tree.alone)
+        result.unread = tree.unread
         if not_taken:
             result.not_taken["page"] = not_taken
         if not wanted or any(is_stack_path(path) for path in wanted):
-            named = [record.id for path, record in state.pages.items() if is_stack_path(path)]
+            named = {record.id: path for path, record in state.pages.items() if is_stack_path(path)}
             probe = scope.takes("stack") or bool(wanted)
-            stacks, unread = await find_stacks(client, set(ids.values()), named, probe=probe)
-            result.skipped += unread
+            stacks, probe_failures = await find_stacks(client, set(ids.values()), named, tree.unread, probe=probe)
+            result.skipped += probe_failures
             for stack in stacks:
                 path = stack.url_path
                 ids[path] = stack.id

@@ -9,41 +9,62 @@ stack made after the last page has a higher id). On the ``atomik_full`` sample s
 dashboard and single pages, page-type defaults and six stacks) for 24 pages. Only a pull that takes new stacks in
 probes (the first pull, ``--all``, ``--kind stack``, ``--pages /!stacks/…``); in a directory that manages content,
 the stacks the state knows are read by id. An id the server cannot read (an error that outlasts the retries) may be
-a stack: pull says which, and goes on with the others.
+a stack: pull says which, and goes on with the others. A stack found whose read with what pull reads of a page
+fails (its render, usually: ``cmssync.sync.pull_tree.read_degrading``) is read without the render, or, failing that,
+not pulled and named.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PermissionDenied, ServerError, UnexpectedResponse
 from cmssync.api.models import Page
-from cmssync.content.paths import is_stack_path
-from cmssync.sync.pull_tree import PULL_INCLUDES
+from cmssync.content.paths import is_stack_path, page_named, page_object_id
+from cmssync.sync.pull_tree import Unread, read_degrading
 
 PROBE_WINDOW = 20
 """How many ids past the highest known page id are read, and again while the last window found a page."""
 
 
 async def find_stacks(
-    client: ConcreteClient, seen: Collection[int], named: Collection[int], *, probe: bool
+    client: ConcreteClient, seen: Collection[int], named: Mapping[int, str], unread: Unread, *, probe: bool
 ) -> tuple[list[Page], list[str]]:
-    """The stacks of the site, each read with what pull reads of a page, and a note for each page id that could not
-    be read (a server error that outlasted the retries: it may be a stack). ``seen``: the ids the page tree showed
-    (not read again); ``named``: the stack ids the state knows (read first); ``probe``: also look for the others
-    (a directory that takes new stacks in), else only ``named`` are read."""
+    """The stacks of the site, each read with what pull reads of a page (what cannot be is noted in ``unread``), and
+    a note for each page id that could not be read (a server error that outlasted the retries: it may be a stack).
+    ``seen``: the ids the page tree showed (not read again); ``named``: the stack ids the state knows, with their
+    paths (read first; one that cannot be read is noted in ``unread`` as that stack); ``probe``: also look for the
+    others (a directory that takes new stacks in), else only ``named`` are read."""
     search = _Search(client)
     top = max([*seen, *named], default=0)
     await search.read([i for i in named if i not in seen])
+    for page_id, why in list(search.failed):
+        if page_id in named:
+            search.failed.remove((page_id, why))
+            path = named[page_id]
+            unread.unreadable[page_object_id(path)] = (
+                f"{page_named(path)} (id {page_id}): cannot be read ({why}); not pulled, its file left as it is"
+            )
     if probe:
         await search.read([i for i in range(1, top + 1) if i not in seen and i not in search.found])
         while await search.read(list(range(top + 1, top + PROBE_WINDOW + 1))):
             top += PROBE_WINDOW
     stacks = [page for page in search.found.values() if page.path is not None and is_stack_path(page.path)]
-    pages = list(await asyncio.gather(*(client.get_page(p.id, includes=PULL_INCLUDES) for p in stacks)))
-    return pages, [f"page id {page_id}: not read while looking for stacks ({why})" for page_id, why in search.failed]
+    read = await asyncio.gather(*(_read_stack(client, stack, unread) for stack in stacks))
+    return [page for page in read if page is not None], [
+        f"page id {page_id}: not read while looking for stacks ({why})" for page_id, why in search.failed
+    ]
+
+
+async def _read_stack(client: ConcreteClient, stack: Page, unread: Unread) -> Page | None:
+    async def read(includes: tuple[str, ...]) -> Page:
+        return await client.get_page(stack.id, includes=includes)
+
+    return await read_degrading(
+        read, f"{page_named(stack.url_path)} (id {stack.id})", page_object_id(stack.url_path), unread
+    )
 
 
 class _Search:

@@ -24,6 +24,15 @@ holds it), and a child without a live version (the children list shows live vers
 
 :func:`read_tree` hands each children list to ``on_pages`` as it arrives and keeps only ids, so what pull holds per
 page is what it makes of it, not the API's answer.
+
+**A read that fails one object fails only that object** (``cmssync.sync.read_failures``), as in ``plan``. The usual
+cause is the render: a block whose theme template breaks outside a page (shown in a stack, or in a stack a page
+displays) makes every read with ``areas.content`` answer 500, while the same read without the render answers. So a
+read that fails so is made again without ``areas.content`` (:func:`read_degrading`): the pages are pulled without
+their render (a block whose download links or pictures only the render shows is kept as a placeholder, as for any
+lossy read), and said (:attr:`Unread.unrendered`). What cannot be read even so is not pulled: named with the
+server's reason (:attr:`Unread.unreadable`), and the pull exits 1, incomplete; every other page is pulled and
+written. A children list that cannot be read leaves the pages below that parent out.
 """
 
 from __future__ import annotations
@@ -32,11 +41,14 @@ import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Page
-from cmssync.content.paths import parent_path
+from cmssync.content.paths import page_named, page_object_id, parent_path
+from cmssync.errors import ApiError
 from cmssync.sync.observe import unreliable_list_warning
+from cmssync.sync.read_failures import fails_the_object
 
 PULL_INCLUDES = ("areas", "areas.content", "custom_attributes")
 """What pull reads of each page: blocks, the rendered areas (download links, ``cmssync.sync.pull``), attributes."""
@@ -44,14 +56,55 @@ HOME = "the home page (no children list holds it)"
 NOT_LISTED = "children of pages the page list does not show"
 ALL_CHILDREN = "children of every page (the page list has tied dates)"
 NO_LIVE_VERSION = "pages without a live version"
+UNRENDERED = tuple(include for include in PULL_INCLUDES if include != "areas.content")
+"""What pull reads of a page whose render fails: its blocks and attributes."""
+
+T = TypeVar("T")
+
+
+@dataclass
+class Unread:
+    """What pull could not read in full: pages read without their render, and objects not read at all."""
+
+    unrendered: list[str] = field(default_factory=list)
+    """One note per read made again without the render (what, and the server's reason)."""
+    unreadable: dict[str, str] = field(default_factory=dict)
+    """Object id (``page:/path``, ``stack:handle``; ``page:/path/*`` for the pages below a parent) → what and why."""
+
+
+async def read_degrading(
+    read: Callable[[tuple[str, ...]], Awaitable[T]], what: str, object_id: str, unread: Unread
+) -> T | None:
+    """``read(PULL_INCLUDES)``; if that fails the object, ``read(UNRENDERED)`` (noted in ``unread.unrendered``);
+    if that fails it too, None (noted in ``unread.unreadable``). A failure of the run (``SITE_WIDE``) is raised."""
+    try:
+        return await read(PULL_INCLUDES)
+    except ApiError as exc:
+        if not fails_the_object(exc):
+            raise
+        rendering = exc
+    try:
+        found = await read(UNRENDERED)
+    except ApiError as exc:
+        if not fails_the_object(exc):
+            raise
+        unread.unreadable[object_id] = f"{what}: cannot be read ({exc}); not pulled, its file left as it is"
+        return None
+    unread.unrendered.append(
+        f"{what}: its rendered areas cannot be read ({rendering}); pulled without them (a block whose download "
+        "links or pictures only the render shows is kept as a placeholder)"
+    )
+    return found
 
 
 @dataclass
 class TreeRead:
-    """What the walk found: every page's id by path, and the requests made for single pages, by reason."""
+    """What the walk found: every page's id by path, the requests made for single pages, by reason, and what could
+    not be read in full."""
 
     ids: dict[str, int] = field(default_factory=dict)
     alone: Counter[str] = field(default_factory=Counter)
+    unread: Unread = field(default_factory=Unread)
 
 
 @dataclass(frozen=True)
@@ -75,7 +128,7 @@ async def read_tree(
     ``wanted`` (paths; empty: every page): only the children lists on the way to them are read. ``page_map``: the
     flat list's map (:func:`read_page_map`) when the caller started reading it earlier."""
     read = TreeRead()
-    home_task = asyncio.ensure_future(client.get_page(home_id, includes=PULL_INCLUDES))
+    home_task = asyncio.ensure_future(_read_page(client, home_id, "/", read.unread))
     try:
         if wanted:
             known = PageMap(_ancestors(wanted), set(), trusted=True)
@@ -84,14 +137,17 @@ async def read_tree(
     finally:
         home = await home_task
     read.alone[HOME] += 1
+    if home is None:  # not pulled, but its children may be
+        home = Page(id=home_id)
+    else:
+        on_pages([home])
     read.ids[home.url_path or "/"] = home.id
-    on_pages([home])
     level = [home]
     while level:
         asked = [page for page in level if _has_children(page, known, read, targeted=bool(wanted))]
         following: list[Page] = []
         # each list is converted as it arrives: a level of 10,000 pages with their blocks is never held at once
-        pending = {asyncio.ensure_future(client.page_children(p.id, includes=PULL_INCLUDES)) for p in asked}
+        pending = {asyncio.ensure_future(_read_children(client, p, read.unread)) for p in asked}
         arrivals = asyncio.as_completed(pending)
         for task in pending:
             task.add_done_callback(pending.discard)  # a list read is not held here once it is done
@@ -158,4 +214,27 @@ async def _read_alone(client: ConcreteClient, pages: list[Page], read: TreeRead)
     if not pages:
         return []
     read.alone[NO_LIVE_VERSION] += len(pages)
-    return list(await asyncio.gather(*(client.get_page(p.id, includes=PULL_INCLUDES) for p in pages)))
+    found = await asyncio.gather(*(_read_page(client, p.id, p.url_path, read.unread) for p in pages))
+    return [page for page in found if page is not None]
+
+
+async def _read_page(client: ConcreteClient, page_id: int, path: str, unread: Unread) -> Page | None:
+    """One page with what pull reads of it (see :func:`read_degrading`)."""
+
+    async def read(includes: tuple[str, ...]) -> Page:
+        return await client.get_page(page_id, includes=includes)
+
+    return await read_degrading(read, f"{page_named(path)} (id {page_id})", page_object_id(path), unread)
+
+
+async def _read_children(client: ConcreteClient, parent: Page, unread: Unread) -> list[Page]:
+    """One parent's children list with what pull reads of each (see :func:`read_degrading`); none when it cannot be
+    read."""
+
+    async def read(includes: tuple[str, ...]) -> list[Page]:
+        return await client.page_children(parent.id, includes=includes)
+
+    path = parent.url_path
+    below = page_object_id(path.rstrip("/") + "/*")
+    what = f"the pages below {page_named(path)} (children of id {parent.id})"
+    return await read_degrading(read, what, below, unread) or []

@@ -41,6 +41,7 @@ from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, Problem
 from cmssync.fileio import move_atomically, write_atomically
 from cmssync.plan.desired import Resolver
 from cmssync.state.records import GroupRecord, PageBase, UserRecord
+from cmssync.sync.pull_tree import Unread
 
 MANIFEST = Path(".cmssync") / "pulled.json"
 STAGING = Path(".cmssync") / "pull-staging"
@@ -128,6 +129,8 @@ class Pulled:
     """``(page path, sub-area, blocks)`` of each sub-area of a layout or container written as an area."""
     read_alone: dict[str, int] = field(default_factory=dict)
     """Requests pull made for single pages because no batch could tell (``cmssync.sync.pull_tree``), by reason."""
+    unread: Unread = field(default_factory=Unread)
+    """Pages read without their render, and objects that could not be read: not pulled (the pull is incomplete)."""
     unnamed_folders: dict[int, int] = field(default_factory=dict)
     page_ids: dict[str, int] = field(default_factory=dict)
     resolver: Resolver | None = None
@@ -150,9 +153,14 @@ class Pulled:
     as the file has them (apply sends them), and the page's record left as it was."""
 
     @property
+    def complete(self) -> bool:
+        """Whether every object pull set out to read was read (and so could be written)."""
+        return not self.unread.unreadable
+
+    @property
     def exit_code(self) -> int:
-        """1 when a local edit was kept as it is, else 0."""
-        return EXIT_ERROR if self.settled.kept() else EXIT_OK
+        """1 when a local edit was kept as it is or an object could not be read (incomplete), else 0."""
+        return EXIT_ERROR if self.settled.kept() or not self.complete else EXIT_OK
 
 
 def sha256_of(path: Path) -> str:

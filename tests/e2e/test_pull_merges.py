@@ -214,6 +214,8 @@ async def test_a_local_edit_the_site_did_not_touch_is_kept_and_pull_exits_0(exam
         "  file images/logo.png (its bytes)\n"
     )
     assert listed in output
+    assert "next plan is empty" not in output  # it sends these four
+    assert output.rstrip().endswith("the next plan sends the local edits listed above")
     plan = await example.plan()
     assert sorted((a.key, a.op, a.drift) for a in plan.actions) == [
         ("/", "update", False),

@@ -9,6 +9,7 @@ area "Footer") and one no page shows, as the recorded sample site has them
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import httpx
 import pytest
 from ruamel.yaml import YAML
 
+from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import PlanError
 from cmssync.plan.scope import scope_for_paths
@@ -127,6 +129,62 @@ async def test_a_page_id_the_server_cannot_read_is_said_and_the_others_are_pulle
         site.sandbox.clear_faults()
     assert "skipped: page id 5: not read while looking for stacks" in summary
     assert "stacks (global areas): 2 written new" in summary
+
+
+async def _pull(site: Site, *faults: str, **options: Any) -> tuple[int, str]:
+    """``cmssync pull`` while ``faults`` hold: its exit code and summary."""
+    out = io.StringIO()
+    site.sandbox.set_faults(list(faults))
+    try:
+        code = await run_pull(site.root, out=out, overrides=site.overrides(), **options)
+    finally:
+        site.sandbox.clear_faults()
+    return code, out.getvalue()
+
+
+async def test_a_stack_whose_render_fails_is_pulled_without_it(site: Site) -> None:
+    # a theme template that breaks outside a page: the stack's read with its render answers 500, without it 200
+    code, summary = await _pull(site, "500:1:path=/ccm/api/1.0/pages/7$:query=areas\\.content")
+    assert code == 0, summary
+    assert "note: stack footer (id 7): its rendered areas cannot be read (GET /ccm/api/1.0/pages/7 (500)" in summary
+    assert "stacks (global areas): 2 written new" in summary
+    written = YAML(typ="safe").load((site.root / FOOTER).read_text(encoding="utf-8"))
+    assert written["areas"] == {"Main": [_content("Footer text")]}  # no link needed the render
+    assert not (await site.plan()).actions
+
+
+async def test_a_stack_that_cannot_be_read_is_named_and_everything_else_is_pulled(site: Site) -> None:
+    await site.pull()
+    (site.root / FOOTER).unlink()
+    editor = Editor(site.sandbox)
+    editor.edit_block("/about", "Main", 0, "<p>About us, by an editor</p>")
+    editor.edit_block("/!stacks/sidebar", "Main", 0, "<p>Sidebar, by an editor</p>", page_id=8)
+    editor.close()
+    for options in ({}, {"kinds": ("page",)}, {"kinds": ("stack",)}):
+        code, summary = await _pull(site, "500:1:path=/ccm/api/1.0/pages/7$", **options)
+        assert code == 1, summary  # incomplete
+        assert "not pulled: stack footer (id 7): cannot be read (" in summary, summary
+        assert summary.rstrip().endswith(
+            "Pull incomplete: 1 object could not be read and was not pulled (named above); everything else was pulled"
+        )
+        assert "next plan is empty" not in summary
+    assert "About us, by an editor" in (site.root / "pages" / "about.yaml").read_text(encoding="utf-8")
+    assert "Sidebar, by an editor" in (site.root / "stacks" / "sidebar.yaml").read_text(encoding="utf-8")
+    assert not (site.root / FOOTER).exists()  # not written from nothing
+    assert "/!stacks/footer" in site.workspace().load_state().pages  # still managed: never forgotten
+
+
+async def test_pages_whose_list_cannot_be_read_are_named_and_the_others_are_pulled(site: Site) -> None:
+    code, summary = await _pull(site, "500:1:path=/ccm/api/1.0/pages/1/children")
+    assert code == 1, summary
+    assert "not pulled: the pages below page / (children of id 1): cannot be read (" in summary
+    assert (site.root / "pages" / "index.yaml").is_file()
+    assert (site.root / "stacks" / "footer.yaml").is_file()
+    assert not (site.root / "pages" / "about.yaml").exists()
+    code, summary = await _pull(site, "500:1:path=/ccm/api/1.0/pages/1/children:query=areas\\.content", take_all=True)
+    assert code == 0, summary
+    assert "note: the pages below page / (children of id 1): its rendered areas cannot be read" in summary
+    assert (site.root / "pages" / "about.yaml").is_file()
 
 
 async def test_a_changed_stack_file_plans_in_an_incremental_run(site: Site) -> None:

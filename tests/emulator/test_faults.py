@@ -69,6 +69,15 @@ def test_filters_by_method_and_path(sandbox: Sandbox, api: httpx.Client) -> None
     assert api.get("/users").status_code == 503
 
 
+def test_filters_by_query(sandbox: Sandbox, api: httpx.Client) -> None:
+    # a read that renders the page fails; the same read without the render answers
+    sandbox.set_faults(["500:1:path=/ccm/api/1.0/pages/1$:query=areas\\.content"])
+    assert api.get("/pages/1", params={"includes": "areas,areas.content"}).status_code == 500
+    assert api.get("/pages/1", params={"includes": "areas"}).status_code == 200
+    with pytest.raises(FaultRuleError, match="query"):
+        parse_rule("500:1:query=(")
+
+
 def test_times_makes_a_one_shot_fault(sandbox: Sandbox, api: httpx.Client) -> None:
     sandbox.set_faults(["500:1:times=2"])
     assert [api.get("/system/info").status_code for _ in range(3)] == [500, 500, 200]
