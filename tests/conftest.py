@@ -22,7 +22,7 @@ os.environ["CMSSYNC_TOKEN_CACHE"] = "off"
 # test session's own, never the user's home.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="cmssync-tests-cache-")
 
-pytest_plugins = ["tests.support.sandbox"]
+pytest_plugins = ["tests.support.sandbox", "tests.support.postgres"]
 
 
 @pytest.fixture(autouse=True)

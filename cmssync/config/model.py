@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, ValidatorFunctionWrapHandler, field_validator, model_validator
 
 from cmssync.config.daemon import DaemonSettings
-from cmssync.config.state import StateSettings
+from cmssync.config.state import StateSettings, state_from_url, url_scheme
 from cmssync.config.values import (
     AUTO_MAX_CONCURRENCY,
     DEFAULT_API_PREFIX,
@@ -203,9 +203,10 @@ class Settings(Section):
     """How to sign in."""
     state: str | StateSettings = ".cmssync/state.json"
     """The state file (what cmssync manages and how it last saw it), and beside it its lock, journal and the
-    file-hash cache; relative to the content directory unless absolute (``CMSSYNC_STATE=PATH``). Or a mapping
-    choosing a backend (``backend: http``, ``address: …``). Keep it where a CI runner cannot lose it
-    (docs/state.md)."""
+    file-hash cache; relative to the content directory unless absolute (``CMSSYNC_STATE=PATH``). Or a PostgreSQL
+    database, ``postgresql://user@host/db#name`` (password from libpq's environment), or a mapping choosing a
+    backend (``backend: http``, ``address: …``). A URL of another scheme is refused, never taken for a file name.
+    Keep it where a CI runner cannot lose it (docs/state.md)."""
     lock_timeout: Duration = 0.0
     """Wait up to this long for the state lock another run holds (``--lock-timeout``); 0: fail at once."""
     run_timeout: Duration = 0.0
@@ -266,7 +267,9 @@ class Settings(Section):
         if isinstance(value, Mapping):
             return StateSettings.model_validate(value)
         if not isinstance(value, str | StateSettings):
-            raise ValueError("state is a file path, or a mapping such as {backend: http, address: …}")
+            raise ValueError("state is a file path, postgresql://…, or a mapping such as {backend: http, address: …}")
+        if isinstance(value, str) and url_scheme(value) is not None:
+            return state_from_url(value)
         return handler(value)
 
     @field_validator("folders", mode="before")

@@ -1,11 +1,13 @@
 """State backends: where the state lives and how two runs are kept apart (docs/state.md).
 
-A backend loads and saves the :class:`~cmssync.state.records.State` and holds the lock of a run. Two kinds:
+A backend loads and saves the :class:`~cmssync.state.records.State` and holds the lock of a run. Three kinds:
 
 * ``local`` (the string form ``state: PATH``, and the default): :class:`LocalStateBackend`, the file store of
   :mod:`cmssync.state.store` unchanged — journal, atomic snapshot, ``flock`` lock with a holder record.
 * ``http`` (``state: {backend: http, address: …}``): :class:`~cmssync.state.http_backend.HttpStateBackend`,
   Terraform's HTTP state protocol (GitLab's managed Terraform state speaks it), with a lock id per run.
+* ``postgresql`` (``state: postgresql://…#name``): :class:`~cmssync.state.postgres_backend.PostgresStateBackend`,
+  the file backend's journal as rows, a session advisory lock that dies with its run.
 
 What both promise (:class:`StateBackend`): ``load`` writes nothing; after ``save`` the changes are kept (the local
 file at once; over HTTP at most ``save_interval`` seconds later, and always by ``compact`` and when the lock is
@@ -178,6 +180,10 @@ def open_state_backend(settings: Settings, base_dir: Path, *, lock_timeout: floa
     path = settings.state_path(base_dir)
     if chosen.backend == "local":
         return LocalStateBackend(path, lock_timeout=wait, key=key)
+    if chosen.backend == "postgresql":
+        from cmssync.state.postgres_backend import PostgresStateBackend
+
+        return PostgresStateBackend(chosen, key_path=path.with_name(path.name + ".key"), key=key, lock_timeout=wait)
     return HttpStateBackend(
         chosen,
         key_path=path.with_name(path.name + ".key"),

@@ -163,7 +163,7 @@ class StateStore:
             try:
                 if (
                     state is not self._tracked
-                    or self._journal_lines > max(1024, 2 * _size(state))
+                    or self._journal_lines > max(1024, 2 * record_count(state))
                     or not self._snapshot_written  # the first save writes the snapshot: state.json always exists
                 ):
                     self._compact(state)
@@ -175,7 +175,7 @@ class StateStore:
                     self._journal = JournalWriter(
                         self.journal_path, valid_length=self._journal_length, format_version=FORMAT_VERSION
                     )
-                self._journal.append([_entry(state, kind, key) for kind, key in changes])
+                self._journal.append([journal_entry(state, kind, key) for kind, key in changes])
                 self._journal_lines += len(changes)
                 state._changes.clear()
             except OSError as exc:
@@ -264,12 +264,14 @@ class StateStore:
                 leftover.unlink()
 
 
-def _size(state: State) -> int:
+def record_count(state: State) -> int:
+    """The records kept in ``state`` (what a journal longer than twice this is compacted against)."""
     built_in = len(state.pages) + len(state.files) + len(state.users) + len(state.groups)
     return built_in + sum(map(len, state.kinds.values()))
 
 
-def _entry(state: State, kind: str, key: str) -> Entry:
+def journal_entry(state: State, kind: str, key: str) -> Entry:
+    """The journal entry of the record ``key`` of ``kind`` as ``state`` holds it now (None: forgotten)."""
     if kind == "site":
         return "site", "", None if state.site is None else state.site.model_dump(mode="json")
     records = state.records_of(kind.removeprefix(KIND_PREFIX)) if kind.startswith(KIND_PREFIX) else getattr(state, kind)

@@ -1,5 +1,6 @@
-"""What every state backend promises (``cmssync.state.backends.StateBackend``), checked on each: the local file and
-the HTTP server. A later backend joins by adding one factory to ``BACKENDS``."""
+"""What every state backend promises (``cmssync.state.backends.StateBackend``), checked on each: the local file,
+the HTTP server and PostgreSQL (a real server: tests.support.postgres). A later backend joins by adding one factory
+to ``BACKENDS``."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from cmssync.config import StateSettings
+from cmssync.config import Settings, StateSettings
 from cmssync.errors import StateLockedError
 from cmssync.state import http_backend
 from cmssync.state.backends import LocalStateBackend, StateBackend, force_unlock, waiting_lock
 from cmssync.state.http_backend import HttpStateBackend
+from cmssync.state.postgres_backend import PostgresStateBackend
 from cmssync.state.records import FileRecord, KindRecord, PageRecord, State
 from tests.state.state_server import StateServer
 
@@ -23,11 +25,11 @@ Open = Callable[..., StateBackend]
 """A fresh backend on the same stored state (``lock_timeout`` in seconds), as a second run would open it."""
 
 
-def _local(tmp_path: Path) -> Iterator[Open]:
+def _local(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Open]:
     yield lambda lock_timeout=0.0: LocalStateBackend(tmp_path / "state.json", lock_timeout=lock_timeout)
 
 
-def _http(tmp_path: Path) -> Iterator[Open]:
+def _http(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Open]:
     with StateServer() as server:
 
         def open_backend(lock_timeout: float = 0.0) -> StateBackend:
@@ -41,13 +43,21 @@ def _http(tmp_path: Path) -> Iterator[Open]:
         yield open_backend
 
 
-BACKENDS = {"file": _local, "http": _http}
+def _postgresql(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Open]:
+    url = request.getfixturevalue("postgres_state")  # skips when PostgreSQL is not installed
+    settings = Settings.model_validate({"state": url}).state_settings
+    yield lambda lock_timeout=0.0: PostgresStateBackend(
+        settings, key_path=tmp_path / "state.json.key", lock_timeout=lock_timeout
+    )
+
+
+BACKENDS = {"file": _local, "http": _http, "postgresql": _postgresql}
 
 
 @pytest.fixture(params=sorted(BACKENDS))
 def opened(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Open]:
     monkeypatch.setattr(http_backend, "_RETRY_WAITS", (0.01, 0.01))
-    yield from BACKENDS[request.param](tmp_path)
+    yield from BACKENDS[request.param](tmp_path, request)
 
 
 def _recorded(n: int) -> State:

@@ -82,7 +82,7 @@ def test_state_settings_from_nested_variables(tmp_path: Path, monkeypatch: pytes
         ),
         ("state:\n  address: ftp://x/y\n", "state.address must be an absolute http(s) URL"),
         ("state:\n  path: a.json\n  adress: x\n", "cmssync.yaml:3:3: state.adress: unknown setting 'adress'"),
-        ("state: 3\n", "state is a file path, or a mapping such as {backend: http, address: …}"),
+        ("state: 3\n", "state is a file path, postgresql://…, or a mapping such as {backend: http, address: …}"),
         ("lock_timeout: soon\n", "invalid duration 'soon'"),
     ],
 )
