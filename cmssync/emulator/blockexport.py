@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cmssync.emulator import markup
+from cmssync.emulator import markup, pagetypes
 from cmssync.emulator.blocktypes import BLOCK_TYPES
-from cmssync.emulator.catalog import PAGE_TYPE_IDS
 from cmssync.emulator.phperror import PhpError
 from cmssync.emulator.store import Store
-
-_PAGE_TYPE_HANDLES = {type_id: handle for handle, type_id in PAGE_TYPE_IDS.items()}
 
 
 def export_page(store: Store, value: str) -> str:
@@ -24,13 +21,13 @@ def export_page(store: Store, value: str) -> str:
     return "" if path is None else f"{{ccm:export:page:{path}}}"
 
 
-def export_page_type(value: str) -> str:
+def export_page_type(store: Store, value: str) -> str:
     """``{ccm:export:pagetype:<handle>}``; ``""`` for 0; an id no page type has is an uncaught PHP error
     (block-types.jsonl ``setup.probe_page_type_ids.10``)."""
     number = markup.leading_number(value)
     if not number:
         return ""
-    handle = _PAGE_TYPE_HANDLES.get(number)
+    handle = pagetypes.handle_of(store, number)
     if handle is None:
         raise PhpError("Error", "Call to a member function getPageTypeHandle() on null")
     return f"{{ccm:export:pagetype:{handle}}}"
@@ -70,7 +67,7 @@ def export_record(store: Store, block_type: str, record: dict[str, str] | None) 
         elif column in kind.pages:
             value = export_page(store, value)
         elif column in kind.page_types:
-            value = export_page_type(value)
+            value = export_page_type(store, value)
         elif column in kind.folders:
             value = export_folder(store, value)
         elif column in kind.feeds:

@@ -14,8 +14,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Message
 
-from cmssync.emulator import envelope, sitetree, slugs, versioning
-from cmssync.emulator.catalog import PAGE_TEMPLATES, PAGE_TYPES
+from cmssync.emulator import envelope, pagetypes, sitetree, slugs, versioning
+from cmssync.emulator.catalog import PAGE_TEMPLATES
 from cmssync.emulator.context import ApiError, Ctx, as_id, denied, missing_key, not_found
 from cmssync.emulator.phperror import PhpError
 
@@ -109,7 +109,8 @@ async def create(ctx: Ctx) -> Response:
         if parent is None:
             errors.append("Parent page not found.")
     page_type, template = data["type"], data["template"]
-    if not isinstance(page_type, str) or page_type not in PAGE_TYPES:
+    types = pagetypes.creatable(ctx.store)
+    if not isinstance(page_type, str) or page_type not in types:
         errors.append("Invalid page type")
     if not isinstance(template, str) or template not in PAGE_TEMPLATES:
         errors.append("Invalid page template")
@@ -119,7 +120,7 @@ async def create(ctx: Ctx) -> Response:
     if not ctx.caller.is_super_admin:
         raise denied(
             403,
-            f"You do not have permission to add pages of the type {PAGE_TYPES[page_type]} beneath this parent page",
+            f"You do not have permission to add pages of the type {types[page_type]} beneath this parent page",
             "update",
         )
     attributes = data.get("attributes") if isinstance(data.get("attributes"), dict) else None
@@ -152,7 +153,7 @@ async def update(ctx: Ctx) -> Response:
         raise PhpError("Exception", "Unable to get permission key for edit_page")
     data = await _update_fields(ctx)
     errors = []
-    if "type" in data and not (isinstance(data["type"], str) and data["type"] in PAGE_TYPES):
+    if "type" in data and not (isinstance(data["type"], str) and data["type"] in pagetypes.creatable(ctx.store)):
         errors.append("Invalid page type")
     if "template" in data and not (isinstance(data["template"], str) and data["template"] in PAGE_TEMPLATES):
         errors.append("Invalid page template")

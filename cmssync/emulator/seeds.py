@@ -39,7 +39,8 @@
     under ``/!`` (``/!stacks``, ``/!trash``), and page-type defaults (``path: null`` with an ``id``); none is listed by
     ``GET /pages`` or a children list, each is read by id. Stacks are pages ``/!stacks/<handle>`` of type
     ``core_stack`` (template false) whose ``Main`` area holds their blocks; ``global_areas: [Footer, …]`` names the
-    stacks the theme shows on every public page.
+    stacks the theme shows on every public page. ``page_types: {handle: id}`` replaces the install's page types
+    (:mod:`cmssync.emulator.pagetypes`), as a site of another theme has other ones.
 
 Every seed also gets the OAuth client of the settings (all scopes), a limited client ``<client_id>-limited``
 (secret ``<client_secret>-limited``, scopes ``pages:read system:info:read``) and the admin with the configured
@@ -60,10 +61,10 @@ import uuid as uuidlib
 from pathlib import Path
 from typing import Any
 
-from cmssync.emulator import filestore, generator, imagesize, layouts, sitetree, userstore, versioning
+from cmssync.emulator import filestore, generator, imagesize, layouts, pagetypes, sitetree, userstore, versioning
 from cmssync.emulator.blocktypes import BLOCK_TYPES
 from cmssync.emulator.blockvalues import stored as stored_block
-from cmssync.emulator.catalog import PAGE_TEMPLATES, PAGE_TYPES
+from cmssync.emulator.catalog import PAGE_TEMPLATES
 from cmssync.emulator.settings import Settings
 from cmssync.emulator.store import Store, dumps
 
@@ -231,6 +232,8 @@ def populate(store: Store, settings: Settings, seed: str, generate: str | None, 
             "INSERT INTO folders (id, name, parent_id) VALUES (?, ?, ?)",
             (folder["id"], folder["name"], folder.get("parent")),
         )
+    if data.get("page_types"):
+        pagetypes.set_page_types(store, dict(data["page_types"]))
     pages = data.get("pages") or [{"path": "/", "name": "Home"}]
     for page in pages:
         _page(store, page, ts)
@@ -296,7 +299,7 @@ def _page(store: Store, page: dict[str, Any], ts: int) -> None:
     page_type = page.get("type", "page") or ""
     template = page.get("template", "full") or ""
     system = page_type == "" or path.startswith("/!") or page["path"] is None
-    if not system and (page_type not in PAGE_TYPES or template not in PAGE_TEMPLATES):
+    if not system and (page_type not in pagetypes.creatable(store) or template not in PAGE_TEMPLATES):
         raise ValueError(f"seed page {path or '/'}: unknown type {page_type!r} or template {template!r}")
     parent_id: int | None
     page_id: int | None

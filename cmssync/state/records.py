@@ -199,6 +199,8 @@ class RetiredFileRecord(_Record):
 class SiteRecord(_Record):
     url: str
     api_prefix: str
+    probe_page: int | None = None
+    """The trashed scratch page the page-type id probe reuses (``cmssync.sync.page_type_numbers``), once made."""
 
 
 class State(BaseModel):
@@ -306,6 +308,8 @@ class State(BaseModel):
     def bind_site(self, url: str, api_prefix: str, *, allow_other_site: bool = False) -> None:
         """Record the site this state belongs to; refuse a state recorded for another site unless allowed."""
         wanted = SiteRecord(url=_canonical_url(url), api_prefix=api_prefix.rstrip("/") or "/")
+        if self.site is not None and self.site.url == wanted.url:
+            wanted = wanted.evolve(probe_page=self.site.probe_page)
         if self.site is not None and self.site.url != wanted.url and not allow_other_site:
             raise StateError(
                 f"state was recorded for {self.site.url}, not {wanted.url}; refusing to mix up two sites "
@@ -314,6 +318,12 @@ class State(BaseModel):
         if wanted != self.site:
             self._changes.add(("site", ""))
         self.site = wanted
+
+    def record_probe_page(self, page_id: int) -> None:
+        """Remember the page-type probe's scratch page (the state must be bound to its site)."""
+        assert self.site is not None, "a state records a scratch page only once bound to its site"
+        self.site = self.site.evolve(probe_page=page_id)
+        self._changes.add(("site", ""))
 
     def password_digest(self, username: str, password: str) -> str:
         """The keyed digest to store for ``password`` (creates the key file beside the state when needed)."""

@@ -42,7 +42,7 @@ from cmssync.plan.references import export_name
 from cmssync.state.records import PageRecord
 from cmssync.sync.engine import ApplyContext, create_verified
 from cmssync.sync.file_numbers import PROBE_AREA
-from cmssync.sync.page_type_numbers import page_type_ids
+from cmssync.sync.page_type_numbers import Probe, ProbeFailed, page_type_ids, scratch_probe, type_pairs
 
 
 class PageWriter:
@@ -181,12 +181,16 @@ class PageWriter:
                     "of download links did not find it), so links to it cannot be stored"
                 )
         known = {path: numbers.known[name] for path, name in names.items() if name in numbers.known}
-        template = getattr(self.context.snapshot.pages.get(self.path), "template", None)
         try:  # page-type ids (probed on a scratch page in the trash when not known yet)
-            page_types = await page_type_ids(self.context.page_type_numbers, block, self.client, self.page_id, template)
-        except LookupError as exc:
+            page_types = await page_type_ids(self.context.page_type_numbers, block, self._page_type_probe)
+        except (LookupError, ProbeFailed) as exc:
             raise ApplyError(f"{page_named(self.path)}: {exc}") from None
         return replace(self.context.resolver(), mode="write", file_numbers=known, page_type_numbers=page_types)
+
+    async def _page_type_probe(self) -> Probe:
+        pages = self.context.snapshot.pages
+        pairs = type_pairs(pages.get(self.path), pages.values())
+        return await scratch_probe(self.client, self.context.state, self.page_id, pairs, self.context.save)
 
     async def _probe(self, html: str) -> str:
         """Add a probe block to the draft, return its content as read back, delete it again (same draft)."""
