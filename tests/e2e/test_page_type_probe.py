@@ -24,7 +24,7 @@ SEED: dict[str, Any] = {
         {"path": "/news/two", "name": "Two", "type": "article", "template": "right_sidebar"},
     ],
 }
-LIST = "    - type: page_list\n      raw: true\n      value: {ptID: article, num: \"5\", pageListTitle: %s}\n"
+LIST = '    - type: page_list\n      raw: true\n      value: {ptID: article, num: "5", pageListTitle: %s}\n'
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ async def test_a_page_list_is_written_on_a_site_without_a_page_type_page(site: S
     site.sandbox.clear_stats()
     report = await site.apply()
     assert report.exit_code == 0, site.last_output
-    assert _pages_created(site) == 1  # the scratch page, made with the type and template of /news: landing, right_sidebar
+    assert _pages_created(site) == 1  # the scratch page, of the type and template of /news
     probe_page = site.workspace().load_state().site.probe_page  # type: ignore[union-attr]
     assert probe_page is not None
     assert "Latest" in httpx.get(site.sandbox.url + "/news", timeout=30).text
