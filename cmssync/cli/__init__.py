@@ -37,6 +37,7 @@ from cmssync.cli.options import (
     wants_color,
 )
 from cmssync.cli.sandbox import open_site_workspace, site_overrides
+from cmssync.cli.state import import_, refresh, state
 from cmssync.cli.tools import emulator, schema
 from cmssync.errors import (
     EXIT_ERROR,
@@ -297,6 +298,9 @@ cli.add_command(force_unlock)
 cli.add_command(show)
 cli.add_command(schema)
 cli.add_command(emulator)
+cli.add_command(state)
+cli.add_command(import_)
+cli.add_command(refresh)
 
 
 @contextmanager

@@ -38,7 +38,7 @@ from cmssync.commands.plan import COMPACT_ABOVE
 from cmssync.commands.progress import reading_site
 from cmssync.errors import EXIT_ERROR, EXIT_INTERRUPTED, PlanError
 from cmssync.logs import note
-from cmssync.plan.actions import Plan, markup_free_json
+from cmssync.plan.actions import OUTPUT_FORMAT_VERSION, Plan, markup_free_json
 from cmssync.render.text import render_compact, render_json, render_text
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
 from cmssync.sync.engine import STOPPED, Outcome
@@ -159,7 +159,8 @@ def _shown(plan: Plan, *, color: bool, compact: bool | None) -> str:
 
 
 def _event(out: TextIO, event: str, **fields: Any) -> None:
-    out.write(markup_free_json(json.dumps({"event": event, **fields}, ensure_ascii=False)) + "\n")
+    line = {"format_version": OUTPUT_FORMAT_VERSION, "event": event, **fields}
+    out.write(markup_free_json(json.dumps(line, ensure_ascii=False)) + "\n")
     out.flush()
 
 

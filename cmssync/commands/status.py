@@ -15,13 +15,11 @@ from typing import Any, Literal, TextIO
 
 from cmssync.config import load_settings
 from cmssync.errors import EXIT_ERROR, EXIT_OK, CmsSyncError, ContentError
-from cmssync.plan.actions import Plan, plan_exit_code, summary_line
+from cmssync.plan.actions import OUTPUT_FORMAT_VERSION, Plan, plan_exit_code, summary_line
 from cmssync.state.backends import open_state_backend
 from cmssync.sync.diagnose import PATIENT, diagnose
 from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import open_workspace
-
-STATUS_FORMAT_VERSION = 1
 
 
 @dataclasses.dataclass
@@ -38,7 +36,7 @@ class Status:
     def document(self) -> dict[str, Any]:
         plan = self.plan
         return {
-            "format_version": STATUS_FORMAT_VERSION,
+            "format_version": OUTPUT_FORMAT_VERSION,
             "ok": self.ok,
             "problems": self.problems,
             "connection": self.connection,

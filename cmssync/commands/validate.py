@@ -26,9 +26,9 @@ from cmssync.content.passwords import password_problems
 from cmssync.content.site import SiteContent
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, Problem
 from cmssync.logs import note
+from cmssync.plan.actions import OUTPUT_FORMAT_VERSION
 
 ValidateFormat = Literal["text", "json", "github"]
-VALIDATE_FORMAT_VERSION = 1
 
 
 @dataclass
@@ -110,7 +110,7 @@ def run_validate(directory: Path, *, out: TextIO, output_format: ValidateFormat 
 
 def _document(result: Validation) -> dict[str, object]:
     return {
-        "format_version": VALIDATE_FORMAT_VERSION,
+        "format_version": OUTPUT_FORMAT_VERSION,
         "valid": result.valid,
         "directory": str(result.directory),
         "summary": result.summary,

@@ -22,8 +22,11 @@ from cmssync.plan.asset_forms import FileForm, UserForm
 from cmssync.plan.kinds import KIND_ORDER
 from cmssync.plan.page_form import BlockForm, PageForm
 
-PLAN_FORMAT_VERSION = 2
-"""2: actions carry what apply writes (pages, files, users) and the plan file the bytes of its uploads."""
+OUTPUT_FORMAT_VERSION = 2
+"""The one ``format_version`` of every machine-readable output: the plan file and ``plan --format json``, apply's
+NDJSON events (each line), ``status``, ``validate`` and ``state`` JSON, the daemon's ``/status``; their JSON Schemas
+are ``cmssync schema --kind plan|events|status``. 2: actions carry what apply writes (pages, files, users) and the
+plan file the bytes of its uploads; every output says 2 (before, only the plan file did and the rest said 1)."""
 
 SYMBOLS: dict[str, str] = {
     "create": "+",
@@ -269,7 +272,7 @@ class PlanHeader(_Frozen):
 
 
 class Plan(_Frozen):
-    format_version: int = PLAN_FORMAT_VERSION
+    format_version: int = OUTPUT_FORMAT_VERSION
     site: str
     publish: Literal["approve", "draft"] = "approve"
     content_digest: str

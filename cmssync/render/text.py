@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from cmssync.plan.actions import (
+    OUTPUT_FORMAT_VERSION,
     SYMBOLS,
     Action,
     BlockChange,
@@ -33,7 +34,6 @@ from cmssync.plan.actions import (
 from cmssync.plan.kinds import KIND_ORDER
 from cmssync.render.textdiff import word_diff
 
-REPORT_FORMAT_VERSION = 1
 SENSITIVE = "(sensitive)"
 ABSENT = "(none)"
 _LONG = 72
@@ -49,7 +49,7 @@ TIE_READS_CAUSE = (
 def render_json(plan: Plan) -> str:
     """The versioned JSON document of ``--format json`` (documented in the README)."""
     document = {
-        "format_version": REPORT_FORMAT_VERSION,
+        "format_version": OUTPUT_FORMAT_VERSION,
         "has_changes": plan.has_changes,
         "is_empty": plan.is_empty,
         "writes": plan.writes,

@@ -34,7 +34,7 @@ from cmssync.content.text import PageIdRef, PageLinkRef, Text
 from cmssync.errors import PlanError
 from cmssync.fileio import write_atomically
 from cmssync.logs import note
-from cmssync.plan.actions import PLAN_FORMAT_VERSION, Action, Plan, markup_free_json
+from cmssync.plan.actions import OUTPUT_FORMAT_VERSION, Action, Plan, markup_free_json
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 from cmssync.sync.kinds import observe_planned_kinds, stale_now
@@ -79,10 +79,10 @@ def _read(path: Path) -> tuple[Plan, dict[str, str]]:
     except (OSError, ValidationError) as exc:
         reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
         raise PlanError(f"{path}: not a cmssync plan file ({reason})") from None
-    if saved.format_version != PLAN_FORMAT_VERSION:
+    if saved.format_version != OUTPUT_FORMAT_VERSION:
         raise PlanError(
             f"{path}: a plan file of format {saved.format_version}, and this cmssync reads format "
-            f"{PLAN_FORMAT_VERSION}; run `cmssync plan` again"
+            f"{OUTPUT_FORMAT_VERSION}; run `cmssync plan` again"
         )
     plan = Plan.model_construct(**{name: getattr(saved, name) for name in Plan.model_fields})
     return plan, saved.blobs

@@ -21,7 +21,7 @@ async def test_status_json_and_detailed_exit_code_follow_the_drift(example: Site
     code, text = await status(example, output_format="json", detailed_exitcode=True)
     document = json.loads(text)
     assert code == 2
-    assert document["format_version"] == 1
+    assert document["format_version"] == 2
     assert document["ok"] is True
     assert document["connection"]["authenticated"] is True
     assert document["drift"]["in_sync"] is False

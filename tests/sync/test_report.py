@@ -94,7 +94,7 @@ def test_a_secret_is_never_rendered(name: str) -> None:
 
 def test_json_is_versioned_and_summarised() -> None:
     document = json.loads(render_json(sample_plan()))
-    assert document["format_version"] == 1
+    assert document["format_version"] == 2
     assert document["has_changes"] is True
     assert document["summary"] == {"create": 1, "update": 2, "delete": 1, "move": 0, "replace": 1}
     assert [a["id"] for a in document["actions"]][:2] == ["group:Content Team", "file:images/logo.png"]

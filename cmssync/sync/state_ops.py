@@ -1,0 +1,258 @@
+"""Operating the state by hand (docs/state.md, "Operating the state"): list and show its records, forget one (the
+object stays on the site, unmanaged), move one to another key, bind an existing site object to a key (``import``),
+and record the site's current versions as the base without writing to the site (``refresh``).
+
+Objects are named ``KIND:KEY`` — ``page:/about``, ``file:images/logo.png``, ``user:jane``, ``group:Editors``, or a
+registered kind's name (``team:Team A``). Every change holds the state's lock (waiting ``lock_timeout``) and is saved
+through the backend's journal like an apply's, so a killed ``state rm`` leaves either the old or the new record.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from cmssync.api.client import ConcreteClient
+from cmssync.api.errors import PendingDeletion
+from cmssync.errors import ApiError, ConfigError, StateError
+from cmssync.state.backends import StateBackend, holding_lock, waiting_lock
+from cmssync.state.records import GroupRecord, PageRecord, State, UserRecord
+from cmssync.sync.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+BUILT_IN: Final = {"page": "pages", "file": "files", "user": "users", "group": "groups"}
+"""An address's kind → the State map of its records."""
+IMPORTABLE: Final = ("page", "user", "group")
+
+
+@dataclass(frozen=True)
+class Address:
+    """One object of the state: ``kind:key``."""
+
+    kind: str
+    key: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.key}"
+
+
+def parse_address(text: str) -> Address:
+    """``KIND:KEY`` as an Address; ConfigError naming the form when it is not one."""
+    kind, colon, key = text.partition(":")
+    if not colon or not kind or not key:
+        raise ConfigError(
+            f"{text!r} is not KIND:KEY (page:/about, file:images/logo.png, user:jane, group:Editors, or a registered "
+            "kind such as team:Team A)"
+        )
+    return Address(kind.strip().lower(), key.strip() if kind != "page" else _page_key(key.strip()))
+
+
+def _page_key(key: str) -> str:
+    return "/" + key.strip("/") if key.strip("/") else "/"
+
+
+def records_of(state: State, kind: str) -> Mapping[str, Any]:
+    if kind in BUILT_IN:
+        records: Mapping[str, Any] = getattr(state, BUILT_IN[kind])
+        return records
+    return state.records_of(kind)
+
+
+def addresses(state: State, kind: str | None = None) -> Iterator[tuple[Address, Any]]:
+    """Every record of the state (of ``kind`` only, when given) with its address, kinds in order, keys sorted."""
+    kinds = [*BUILT_IN, *sorted(state.kinds)]
+    for name in kinds if kind is None else [kind]:
+        for key, record in sorted(records_of(state, name).items()):
+            yield Address(name, key), record
+
+
+def record_of(state: State, address: Address) -> Any:
+    """The record at ``address``; StateError naming the nearest addresses when there is none."""
+    record = records_of(state, address.kind).get(address.key)
+    if record is None:
+        raise StateError(f"the state has no {address}{_nearest(state, address)}")
+    return record
+
+
+def _nearest(state: State, address: Address) -> str:
+    import difflib
+
+    known = [str(a) for a, _ in addresses(state)]
+    close = difflib.get_close_matches(str(address), known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else " (`cmssync state list` lists what it has)"
+
+
+def _put(state: State, address: Address, record: Any) -> None:
+    if address.kind == "page":
+        state.record_page(address.key, record)
+    elif address.kind == "file":
+        state.record_file(address.key, record)
+    elif address.kind == "user":
+        state.record_user(address.key, record)
+    elif address.kind == "group":
+        state.record_group(address.key, record)
+    else:
+        state.record(address.kind, address.key, record)
+
+
+def _forget(state: State, address: Address) -> None:
+    if address.kind == "page":
+        state.forget_page(address.key)
+    elif address.kind == "file":
+        state.forget_file(address.key)
+    elif address.kind == "user":
+        state.forget_user(address.key)
+    elif address.kind == "group":
+        state.forget_group(address.key)
+    else:
+        state.forget(address.kind, address.key)
+
+
+def remove(store: StateBackend, address: Address) -> str:
+    """Forget ``address``; the object stays on the site, unmanaged."""
+    with waiting_lock(store, "cmssync state rm"):
+        state = store.load()
+        record = record_of(state, address)
+        _forget(state, address)
+        store.save(state)
+    return f"forgot {address} (id {getattr(record, 'id', '?')}): it stays on the site, no longer managed"
+
+
+def move(store: StateBackend, source: Address, target: Address) -> str:
+    """Bind the record at ``source`` to ``target`` instead (same kind; ``target`` must be free)."""
+    if source.kind != target.kind:
+        raise ConfigError(f"cannot move {source} to {target}: a record keeps its kind")
+    with waiting_lock(store, "cmssync state mv"):
+        state = store.load()
+        record = record_of(state, source)
+        if target.key in records_of(state, target.kind):
+            raise StateError(f"the state already has {target}; `cmssync state rm {target}` first")
+        _forget(state, source)
+        _put(state, target, record)
+        store.save(state)
+    return f"moved {source} to {target}"
+
+
+async def import_object(workspace: Workspace, address: Address, site_id: str) -> str:
+    """Bind the site object ``site_id`` to ``address`` (whose content must exist): the next plan compares the two
+    and shows only their real differences. Refused when the address or the object is bound already."""
+    if address.kind not in IMPORTABLE:
+        raise ConfigError(
+            f"import binds {', '.join(IMPORTABLE)}; a {address.kind} is bound by its content ({_adoption(address)})"
+        )
+    if address.key not in _content_keys(workspace, address.kind):
+        raise ConfigError(f"the content has no {address}: write its file first (or `cmssync pull --pages` it)")
+    try:
+        number = int(site_id)
+    except ValueError:
+        raise ConfigError(f"{address.kind} ids are numbers, not {site_id!r}") from None
+    store = workspace.store
+    async with holding_lock(store, "cmssync import"):
+        state = workspace.load_state()
+        if address.key in records_of(state, address.kind):
+            raise StateError(f"the state already has {address}; `cmssync state rm {address}` first")
+        for other, record in addresses(state, address.kind):
+            if getattr(record, "id", None) == number:
+                raise StateError(f"{address.kind} {number} is already bound to {other}; `cmssync state mv` it instead")
+        async with workspace.client() as client:
+            record, seen = await _site_record(client, address.kind, number)
+        _put(state, address, record)
+        store.save(state)
+    return f"imported {address} = {address.kind} {number} on the site ({seen})"
+
+
+def _adoption(address: Address) -> str:
+    return "apply adopts a file whose bytes are already on the site" if address.kind == "file" else "its kind's rules"
+
+
+def _content_keys(workspace: Workspace, kind: str) -> Mapping[str, Any]:
+    content = workspace.content
+    keys: Mapping[str, Any] = {"page": content.pages, "user": content.users, "group": content.groups}[kind]
+    return keys
+
+
+async def _site_record(client: ConcreteClient, kind: str, number: int) -> tuple[Any, str]:
+    """The record binding the site object, read from the site; ConfigError when there is no such object."""
+    try:
+        if kind == "page":
+            page = await client.get_page(number)
+            live = page.version.id if page.version is not None else None
+            return PageRecord(id=number, live_version_id=live), f"{page.url_path}, live version {live}"
+        if kind == "user":
+            user = await client.get_user(number)
+            return UserRecord(id=number), f"user {user.username}"
+        group = await client.get_group(number)
+        return GroupRecord(id=number), f"group {group.name}"
+    except ApiError as exc:
+        if exc.status == 404:
+            raise ConfigError(f"the site has no {kind} {number}") from None
+        raise
+
+
+@dataclass
+class Refreshed:
+    """What a refresh changed in the state."""
+
+    rebased: list[str]
+    gone: list[str]
+    unchanged: int
+
+
+async def refresh(workspace: Workspace) -> Refreshed:
+    """Record the site's current live version of every managed page as its base, and forget the records of objects
+    the site no longer has; nothing is written to the site.
+
+    A page's per-field base is dropped with it: the next plan compares at the page level (the live version is the
+    recorded one, so nothing counts as an editor's change), and every field where the content and the site differ is
+    an ordinary update, no conflict. A pending draft cmssync started is kept (the next run finishes it)."""
+    store = workspace.store
+    result = Refreshed([], [], 0)
+    async with holding_lock(store, "cmssync refresh"):
+        state = workspace.load_state()
+        async with workspace.client() as client:
+            for path, record in sorted(state.pages.items()):
+                try:
+                    page = await client.get_page(record.id)
+                except ApiError as exc:
+                    if exc.status != 404 and not isinstance(exc, PendingDeletion):
+                        raise
+                    state.forget_page(path)
+                    result.gone.append(f"page:{path}")  # deleted, or in the trash
+                    continue
+                live = page.version.id if page.version is not None else None
+                if live == record.live_version_id and record.base is None and record.digest is None:
+                    result.unchanged += 1
+                    continue
+                state.record_page(path, record.evolve(live_version_id=live, base=None, digest=None))
+                result.rebased.append(f"page:{path} (live version {live})")
+            for address, gone in await _gone_assets(client, state):
+                if gone:
+                    _forget(state, address)
+                    result.gone.append(str(address))
+        store.save(state)
+    return result
+
+
+async def _gone_assets(client: ConcreteClient, state: State) -> list[tuple[Address, bool]]:
+    """Users and groups of the state, each with whether the site still has it."""
+    found: list[tuple[Address, bool]] = []
+    for kind, getter in (("user", client.get_user), ("group", client.get_group)):
+        for address, record in list(addresses(state, kind)):
+            try:
+                await getter(record.id)
+            except ApiError as exc:
+                if exc.status != 404:
+                    raise
+                found.append((address, True))
+                continue
+            found.append((address, False))
+    return found
+
+
+def describe(record: Any) -> dict[str, Any]:
+    """A record as JSON data (``state show``): every record is a pydantic model."""
+    data: dict[str, Any] = record.model_dump(mode="json")
+    return data

@@ -1,0 +1,167 @@
+"""Operating the state against the sandbox (issue 38): ``state list|show|rm|mv`` on the command line, ``import`` of
+an existing site object, and the refresh-only run (``cmssync refresh``), each holding the lock and saving through
+the backend."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cmssync.cli import main
+from cmssync.emulator.embedded import Sandbox
+from cmssync.errors import ConfigError, StateError, StateLockedError
+from cmssync.sync.state_ops import import_object, parse_address, refresh, remove
+from tests.support.editors import Editor
+from tests.support.rawsite import RawSite, trash_page
+from tests.support.sites import Site
+
+ABOUT = "pages/about.yaml"
+
+
+@pytest.fixture
+def applied(example: Site, monkeypatch: pytest.MonkeyPatch) -> Site:
+    """The example content on the sandbox (each test applies it first); ``CMSSYNC_STATE`` names its state for the
+    command line."""
+    monkeypatch.setenv("CMSSYNC_STATE", str(example.state_path))
+    return example
+
+
+@pytest.fixture
+def editor(sandbox: Sandbox) -> Iterator[Editor]:
+    person = Editor(sandbox)
+    yield person
+    person.close()
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+async def test_list_show_mv_and_rm_on_the_command_line(applied: Site, capsys: pytest.CaptureFixture[str]) -> None:
+    assert not (await applied.apply()).failed
+    about_id = applied.workspace().store.load().pages["/about"].id
+    code, out, _ = cli(capsys, "state", "list", str(applied.root))
+    assert code == 0
+    assert f"page:/about\t{about_id}" in out.splitlines()
+    assert any(line.startswith("user:") for line in out.splitlines())
+    code, out, _ = cli(capsys, "state", "list", str(applied.root), "--kind", "page", "--format", "json")
+    listed = json.loads(out)
+    assert listed["format_version"] == 2
+    assert {"address": "page:/about", "id": about_id} in listed["objects"]
+    assert all(item["address"].startswith("page:") for item in listed["objects"])
+
+    code, out, _ = cli(capsys, "state", "show", "page:/about", str(applied.root))
+    assert json.loads(out)["record"]["id"] == about_id
+    code, _, err = cli(capsys, "state", "show", "page:/abuot", str(applied.root))
+    assert code != 0
+    assert "did you mean page:/about?" in err
+
+    code, out, _ = cli(capsys, "state", "mv", "page:/about", "page:/about-us", str(applied.root))
+    assert (code, out.strip()) == (0, "moved page:/about to page:/about-us")
+    assert applied.workspace().store.load().pages["/about-us"].id == about_id
+    code, _, err = cli(capsys, "state", "mv", "page:/about-us", "user:about", str(applied.root))
+    assert code != 0
+    assert "keeps its kind" in err
+    assert cli(capsys, "state", "mv", "page:/about-us", "page:/about", str(applied.root))[0] == 0
+
+    code, out, _ = cli(capsys, "state", "rm", "page:/about", str(applied.root))
+    assert code == 0
+    assert "stays on the site" in out
+    assert "/about" not in applied.workspace().store.load().pages
+
+
+async def test_an_rm_d_object_is_unmanaged_not_deleted(applied: Site, sandbox: Sandbox) -> None:
+    assert not (await applied.apply()).failed
+    (applied.root / "pages" / "contact.yaml").unlink()
+    pruning = await applied.plan(prune=True)
+    assert "page:/contact" in {a.id for a in pruning.actions if a.op == "delete"}  # managed: pruned
+
+    remove(applied.workspace().store, parse_address("page:/contact"))
+    plan = await applied.plan(prune=True)
+    assert "page:/contact" not in {a.id for a in plan.actions}
+    assert (await applied.apply(prune=True)).exit_code == 0
+    assert applied.workspace().store.load().pages.get("/contact") is None
+    raw = RawSite(sandbox)
+    assert raw.page_by_path("/contact") is not None  # still on the site
+    raw.close()
+
+
+async def test_an_imported_page_plans_empty_and_then_only_real_differences(applied: Site) -> None:
+    assert not (await applied.apply()).failed
+    store = applied.workspace().store
+    about_id = store.load().pages["/about"].id
+    remove(store, parse_address("page:/about"))
+    done = await import_object(applied.workspace(), parse_address("page:/about"), str(about_id))
+    assert done.startswith(f"imported page:/about = page {about_id} on the site (/about, live version ")
+    assert store.load().pages["/about"].id == about_id
+    assert (await applied.plan()).is_empty
+    applied.edit(ABOUT, "Who we are and how we work.", "Who we are, imported.")
+    action = (await applied.plan()).by_id()["page:/about"]
+    assert [c.field for c in action.changes] == ["description"]
+
+    with pytest.raises(StateError, match="already has page:/about;"):
+        await import_object(applied.workspace(), parse_address("page:/about"), str(about_id))
+    team = parse_address("page:/about/team")
+    remove(store, team)
+    with pytest.raises(StateError, match=f"page {about_id} is already bound to page:/about"):
+        await import_object(applied.workspace(), team, str(about_id))
+    with pytest.raises(ConfigError, match="the content has no page:/nowhere"):
+        await import_object(applied.workspace(), parse_address("page:/nowhere"), "1")
+    remove(store, parse_address("page:/about"))
+    with pytest.raises(ConfigError, match="the site has no page 999999"):
+        await import_object(applied.workspace(), parse_address("page:/about"), "999999")
+
+
+async def test_refresh_records_the_site_as_the_base_without_writing_to_it(
+    applied: Site, sandbox: Sandbox, editor: Editor
+) -> None:
+    assert not (await applied.apply()).failed
+    editor.edit("/about", description="Written by the editor.")
+    applied.edit(ABOUT, "Who we are and how we work.", "Who we are, from the content.")
+    assert [h.id for h in (await applied.plan()).held] == ["page:/about"]  # both changed: a conflict
+
+    sandbox.clear_stats()
+    done = await refresh(applied.workspace())
+    writes = [r for r in sandbox.stats()["requests"] if r["method"] != "GET" and r["route"] != "/oauth/2.0/token"]
+    assert writes == []  # nothing written to the site
+    assert any(line.startswith("page:/about (live version") for line in done.rebased)
+    assert done.gone == []
+
+    plan = await applied.plan()
+    assert not plan.held  # the editor's version is the base now: the content's change is an ordinary update
+    assert not plan.conflicts
+    assert [c.field for c in plan.by_id()["page:/about"].changes] == ["description"]
+    again = await refresh(applied.workspace())
+    assert again.rebased == []  # a second refresh has nothing to record
+
+
+async def test_refresh_forgets_what_the_site_no_longer_has(applied: Site, sandbox: Sandbox) -> None:
+    assert not (await applied.apply()).failed
+    trash_page(sandbox, "/contact")
+    done = await refresh(applied.workspace())
+    assert done.gone == ["page:/contact"]
+    assert "page:/contact" in {a.id for a in (await applied.plan()).actions if a.op == "create"}
+
+
+async def test_state_commands_honour_the_lock(applied: Site, capsys: pytest.CaptureFixture[str]) -> None:
+    assert not (await applied.apply()).failed
+    store = applied.workspace().store
+    with store.try_lock("cmssync apply"):
+        code, _, err = cli(capsys, "state", "rm", "page:/about", str(applied.root))
+        assert code != 0
+        assert "locked by" in err
+        with pytest.raises(StateLockedError):
+            await refresh(applied.workspace())
+    assert "/about" in store.load().pages
+
+
+def test_an_address_says_its_form(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="is not KIND:KEY"):
+        parse_address("about")
+    assert str(parse_address("page:about/")) == "page:/about"
+    assert str(parse_address("group:Content Team")) == "group:Content Team"
