@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.realsite.harness import CommandRun, PublicSite, RawApi, SiteAccess, write_settings
+from tests.realsite.harness import CommandRun, PublicSite, RawApi, SiteAccess, reset_environment, write_settings
 
 HERE = Path(__file__).resolve().parent
 
@@ -143,7 +143,8 @@ def _request_counter(env: dict[str, str]) -> object:
 @pytest.fixture
 def real_site(realsite_env: dict[str, str]) -> SiteAccess:
     """The real site, reset to its fresh ``atomik_full`` state."""
-    subprocess.run([os.environ["CMSSYNC_REALSITE_RESET"]], check=True, capture_output=True, timeout=300)
+    reset = os.environ["CMSSYNC_REALSITE_RESET"]
+    subprocess.run([reset], check=True, capture_output=True, timeout=300, env=reset_environment(realsite_env))
     env = realsite_env
     return SiteAccess(
         base_url=env.get("CMSSYNC_URL") or env["CONCRETE_BASE"],

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -292,3 +293,16 @@ def page_files(directory: Path) -> Iterator[tuple[str, Path]]:
             yield "/", file
         else:
             yield "/" + relative.removesuffix("/index"), file
+
+
+def reset_environment(site_env: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the reset script: the tested site's ``SITE_DIR`` and ``DB_NAME`` from its env file
+    (``CONCRETE_SITE_DIR``; the database named last in ``CONCRETE_DB``), so the suite pointed at a second instance
+    never resets the default one (``reset.sh`` without them resets ``/srv/concrete-site``)."""
+    found: dict[str, str] = {}
+    if site_env.get("CONCRETE_SITE_DIR"):
+        found["SITE_DIR"] = site_env["CONCRETE_SITE_DIR"]
+    words = shlex.split(site_env.get("CONCRETE_DB", ""))
+    if len(words) > 1 and not words[-1].startswith("-"):
+        found["DB_NAME"] = words[-1]
+    return {**os.environ, **found}
