@@ -47,11 +47,17 @@ from cmssync.content.paths import check_page_path
 PAGE_EXPORT = re.compile(r"\{ccm:export:page:([^{}]*)\}")
 FILE_EXPORT = re.compile(r"\{ccm:export:file:([^{}:]*):([^{}]*)\}")
 OTHER_EXPORT = re.compile(r"\{ccm:export:(?:pagetype|filefolder|pagefeed|[a-z_]+):[^{}]*\}")
-EMPTY_HREF = re.compile(r"""\shref\s*=\s*(?:""|'')""", re.IGNORECASE)
+LINK_ATTRIBUTES = ("href", "src", "poster", "data", "background")
+"""Attributes whose value is a URL: a download link stored in one (``{CCM:FID_DL_…}``) reads back as a file export,
+or as an empty value when the stored id names no file by its leading digits (a letter-led UUID)."""
+EMPTY_LINK = re.compile(rf"""(\s(?:{"|".join(LINK_ATTRIBUTES)})\s*=\s*)(?:""|'')""", re.IGNORECASE)
 FILE_LINK = "{ccm:file-link}"
 """How a download link compares (see :func:`canonical_content`)."""
 _ANY_FILE_LINK = re.compile(r"\{ccm:export:file:[^{}]*\}|\{CCM:FID_DL_[^{}]*\}", re.IGNORECASE)
-_EXPORTED_DOWNLOAD = re.compile(r"""\{ccm:export:file:[^{}]*\}|(?<=\shref=)(?:""|'')""", re.IGNORECASE)
+_EXPORTED_DOWNLOAD = re.compile(
+    r"\{ccm:export:file:[^{}]*\}|(?:" + "|".join(rf"(?<=\s{name}=)" for name in LINK_ATTRIBUTES) + r""")(?:""|'')""",
+    re.IGNORECASE,
+)
 _RENDERED_DOWNLOAD = re.compile(r"/download_file/view/([^/\"'\s?#]+)")
 _RENDERED_PICTURE = re.compile(r"<picture\b.*?<img\b[^>]*?\ssrc=[\"']([^\"']*)[\"']", re.DOTALL | re.IGNORECASE)
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -116,11 +122,11 @@ def canonical_content(html: str) -> str:
     Names lower-cased; a picture whose ``fid`` holds a file export (what the planner renders a desired
     ``fID="${file-id:PATH}"`` as) moved the way ``LinkAbstractor::export`` moves it: ``fid`` removed,
     ``file="<prefix>:<name>"`` appended as the last attribute; and every download link — an export
-    ``{ccm:export:file:…}``, an empty ``href`` (how a letter-led UUID link reads back), a stored ``{CCM:FID_DL_…}`` —
-    becomes :data:`FILE_LINK`. Download links are compared by *presence only*: the API reads a link by UUID (the
-    only kind a visitor can open) as the file whose numeric id is the UUID's leading digits, so no read tells its
-    target; changing only the target of a download link therefore plans nothing (any other edit of the block
-    writes it). Idempotent.
+    ``{ccm:export:file:…}``, an empty link attribute (:data:`LINK_ATTRIBUTES`: how a letter-led UUID link reads
+    back in an ``href``, an ``<img src>`` …), a stored ``{CCM:FID_DL_…}`` — becomes :data:`FILE_LINK`. Download
+    links are compared by *presence only*: the API reads a link by UUID (the only kind a visitor can open) as the
+    file whose numeric id is the UUID's leading digits, so no read tells its target; changing only the target of a
+    download link therefore plans nothing (any other edit of the block writes it). Idempotent.
     """
     if _NAME_TO_LOWER.search(html) is not None:  # else no tag holds a letter to lower-case: skip a callback per tag
         html = lower_case_names(html)
@@ -135,7 +141,7 @@ def canonical_content(html: str) -> str:
 
     html = _PICTURE.sub(picture, html)
     html = _ANY_FILE_LINK.sub(FILE_LINK, html)
-    return EMPTY_HREF.sub(lambda m: m.group(0)[: m.group(0).index("=") + 1] + '"' + FILE_LINK + '"', html)
+    return EMPTY_LINK.sub(lambda m: m.group(1) + '"' + FILE_LINK + '"', html)
 
 
 # --- export → content (pull) --------------------------------------------------------------------------------------
