@@ -206,11 +206,11 @@ def desired_blocks(blocks: tuple[BlockForm, ...], resolve: Render, *, base_url: 
     return [
         DesiredBlock(block.type, {}, keep_id=block.keep_id, index=index, form=block)
         if block.keep_id is not None
-        else DesiredBlock(
-            block.type,
-            normalize_block_value(block.type, write_value(block, resolve), base_url=base_url),
-            index=index,
-            form=block,
-        )
+        else DesiredBlock(block.type, compared_value(block, resolve, base_url=base_url), index=index, form=block)
         for index, block in enumerate(blocks)
     ]
+
+
+def compared_value(block: BlockForm, resolve: Render, *, base_url: str) -> dict[str, str]:
+    """A block's value as the planner compares it with a block read from the site (normalised as a read is)."""
+    return normalize_block_value(block.type, write_value(block, resolve), base_url=base_url)

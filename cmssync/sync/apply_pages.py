@@ -14,12 +14,7 @@ from cmssync.api.models import Page
 from cmssync.content.paths import page_named, parent_path
 from cmssync.errors import ApiError, ApplyError
 from cmssync.plan.actions import Action
-from cmssync.plan.page_form import (
-    DEFAULT_TEMPLATE,
-    DEFAULT_TYPE,
-    PageForm,
-    render_desired,
-)
+from cmssync.plan.page_form import DEFAULT_TEMPLATE, DEFAULT_TYPE, DesiredPage, PageForm, render_desired
 from cmssync.state.records import PageRecord
 from cmssync.sync.engine import ApplyContext, Skipped, create_verified
 from cmssync.sync.page_writer import PageWriter
@@ -58,15 +53,16 @@ async def _create(action: Action, context: ApplyContext) -> str:
     context.page_ids[path] = page.id
     context.state.record_page(path, PageRecord(id=page.id, live_version_id=page.version.id if page.version else None))
     context.save()
-    blocks, sizes = await creation_blocks(context, page.id, form, action.blocks)  # the page type's default blocks
+    desired = _desired(context, form, path)  # rendered once the page has its id (a link to itself resolves)
+    blocks, sizes = await creation_blocks(context, page.id, form, desired, action.blocks)  # the type's default blocks
     writer = PageWriter(
         context,
         path,
         page.id,
+        desired,
         recent_version_id=page.version.id if page.version else None,
         recent_is_draft=False,
         area_sizes=sizes,
-        target=_target(context, form, path),
     )
     wanted = {change.field for change in action.changes} - {"type", "template", "publish_end_date"}
     await writer.update_fields(form, wanted)
@@ -75,9 +71,10 @@ async def _create(action: Action, context: ApplyContext) -> str:
     return f"created (id {page.id}); " + await writer.finish(form, action)
 
 
-def _target(context: ApplyContext, form: PageForm, path: str) -> str:
-    """The digest of the page as the content wants it (what the planner compares the record's digest with)."""
-    return render_desired(form, path, context.resolver(strict=False), base_url=context.base_url).digest
+def _desired(context: ApplyContext, form: PageForm, path: str) -> DesiredPage:
+    """The page as the content wants it, rendered once per apply: its digest is recorded with the draft and at the
+    end (what the planner compares the record's digest with), its fields and areas become the next base."""
+    return render_desired(form, path, context.resolver(strict=False), base_url=context.base_url)
 
 
 async def _created_child(context: ApplyContext, parent_id: int, path: str) -> Page | None:
@@ -99,10 +96,10 @@ async def _update(action: Action, context: ApplyContext) -> str:
         context,
         path,
         page_id,
+        _desired(context, form, path),
         recent_version_id=live.recent_version_id if live else None,
         recent_is_draft=live.has_draft if live else False,
         area_sizes={area: len(blocks) for area, blocks in live.areas.items()} if live else {},
-        target=_target(context, form, path),
     )
     wanted = {change.field for change in action.changes} - {"publish_end_date"}
     if wanted:

@@ -17,7 +17,7 @@ import sys
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PendingDeletion
-from cmssync.api.models import Page
+from cmssync.api.models import Block, Page
 from cmssync.plan.blocks import LiveBlock
 from cmssync.plan.normalize import normalize_block_value, normalize_date
 from cmssync.plan.snapshot import LivePage
@@ -65,14 +65,7 @@ def to_live_page(page: Page, live_version_id: int | None, base_url: str, *, batc
 
     The strings that most pages share (block types, page type and template, version dates) are interned: a
     10,000-page site held ~80,000 copies of them."""
-    areas = {
-        area.name: tuple(
-            LiveBlock(block.id, kind, normalize_block_value(kind, block.value, base_url=base_url))
-            for block in area.blocks
-            for kind in (sys.intern(block.type or ""),)
-        )
-        for area in page.areas or []
-    }
+    areas = {area.name: tuple(live_block(block, base_url) for block in area.blocks) for area in page.areas or []}
     attributes = {a.handle: a.value for a in page.custom_attributes if a.handle}
     types = {a.handle: a.type for a in page.custom_attributes if a.handle and a.type}
     version = page.version
@@ -92,6 +85,12 @@ def to_live_page(page: Page, live_version_id: int | None, base_url: str, *, batc
         recent_version_created=_interned(normalize_date(version.date_created)) if version else None,
         batched=batched,
     )
+
+
+def live_block(block: Block, base_url: str) -> LiveBlock:
+    """A block read, as the planner compares it: its value normalised against the site's address."""
+    kind = sys.intern(block.type or "")
+    return LiveBlock(block.id, kind, normalize_block_value(kind, block.value, base_url=base_url))
 
 
 def _interned(text: str | None) -> str | None:

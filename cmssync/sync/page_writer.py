@@ -23,26 +23,15 @@ from typing import Any
 from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Block, PageVersion
 from cmssync.content.blocktypes import block_type as block_type_of
-from cmssync.content.paths import page_named
-from cmssync.content.text import FileIdRef
-from cmssync.errors import ApplyError
 from cmssync.plan.actions import Action, BlockChange
 from cmssync.plan.blocks import values_match
 from cmssync.plan.conflicts import applied_base
-from cmssync.plan.desired import Resolver
-from cmssync.plan.normalize import normalize_block_value
-from cmssync.plan.page_form import (
-    BlockForm,
-    PageForm,
-    render_desired,
-    write_fields,
-    write_value,
-)
-from cmssync.plan.references import export_name
+from cmssync.plan.page_form import BlockForm, DesiredPage, PageForm, compared_value, write_fields, write_value
 from cmssync.state.records import PageRecord
 from cmssync.sync.engine import ApplyContext, create_verified
 from cmssync.sync.file_numbers import PROBE_AREA
-from cmssync.sync.page_type_numbers import Probe, ProbeFailed, page_type_ids, scratch_probe, type_pairs
+from cmssync.sync.page_read import live_block
+from cmssync.sync.write_resolver import write_resolver
 
 
 class PageWriter:
@@ -57,15 +46,16 @@ class PageWriter:
         context: ApplyContext,
         path: str,
         page_id: int,
+        desired: DesiredPage,
         *,
         recent_version_id: int | None,
         recent_is_draft: bool,
         area_sizes: dict[str, int],
-        target: str | None = None,
     ) -> None:
         self.context = context
-        self.target = target
-        """The desired page's digest: recorded with the draft, so the next run knows what was being written."""
+        self.desired = desired
+        """The page as the content wants it (rendered once by the caller): its digest is recorded with the draft, so
+        the next run knows what was being written, and the page's record is made of it at the end."""
         self.path = path
         self.page_id = page_id
         record = context.state.pages.get(path)
@@ -94,7 +84,7 @@ class PageWriter:
         self.draft_id = version_id
         record = self.context.state.pages.get(self.path) or PageRecord(id=self.page_id)
         self.context.state.record_page(
-            self.path, record.evolve(id=self.page_id, draft_version_id=version_id, draft_target=self.target)
+            self.path, record.evolve(id=self.page_id, draft_version_id=version_id, draft_target=self.desired.digest)
         )
         self.context.save()
 
@@ -125,7 +115,7 @@ class PageWriter:
             return
         block = change.write
         assert block is not None  # the planner gives every add and update its write form
-        value = write_value(block, await self._write_resolver(block))
+        value = write_value(block, await write_resolver(self.context, self.path, self.page_id, block, self._probe))
         if change.op == "update":
             assert change.block_id is not None
             value = {**self._unmanaged_fields(change.area, change.block_id, block.type), **value}
@@ -160,38 +150,6 @@ class PageWriter:
             if "{ccm:export:" not in value.lower() and not (key in dropped and value == "0")
         }
 
-    async def _write_resolver(self, block: BlockForm) -> Resolver:
-        """The strict resolver for writing ``block`` in stored form, with the numeric ids of the files it refers to
-        (probed from the site when not known yet, see ``cmssync.sync.file_numbers``)."""
-        urls = self.context.file_urls
-        names = {
-            path: name
-            for ref in block.references()
-            if isinstance(ref, FileIdRef)
-            and (path := ref.path) in urls
-            and (name := export_name(urls[path])) is not None
-        }
-        numbers = self.context.file_numbers
-        if numbers.missing(names.values()):
-            unknown = await numbers.learn(names.values(), self._probe)
-            if unknown:
-                files = ", ".join(sorted(p for p, n in names.items() if n in unknown))
-                raise ApplyError(
-                    f"{page_named(self.path)}: the numeric id of {files} could not be learned from the site (a probe "
-                    "of download links did not find it), so links to it cannot be stored"
-                )
-        known = {path: numbers.known[name] for path, name in names.items() if name in numbers.known}
-        try:  # page-type ids (probed on a scratch page in the trash when not known yet)
-            page_types = await page_type_ids(self.context.page_type_numbers, block, self._page_type_probe)
-        except (LookupError, ProbeFailed) as exc:
-            raise ApplyError(f"{page_named(self.path)}: {exc}") from None
-        return replace(self.context.resolver(), mode="write", file_numbers=known, page_type_numbers=page_types)
-
-    async def _page_type_probe(self) -> Probe:
-        pages = self.context.snapshot.pages
-        pairs = type_pairs(pages.get(self.path), pages.values())
-        return await scratch_probe(self.client, self.context.state, self.page_id, pairs, self.context.save)
-
     async def _probe(self, html: str) -> str:
         """Add a probe block to the draft, return its content as read back, delete it again (same draft)."""
         self._before_write()
@@ -214,11 +172,9 @@ class PageWriter:
             return None
         last = area.blocks[-1]
         base_url = self.context.base_url
-        wanted = normalize_block_value(
-            block.type, write_value(block, self.context.resolver(strict=False)), base_url=base_url
-        )
-        landed = normalize_block_value(block.type, last.value, base_url=base_url)
-        if last.type != block.type or not values_match(landed, wanted):
+        wanted = compared_value(block, self.context.resolver(strict=False), base_url=base_url)
+        landed = live_block(last, base_url)
+        if landed.type != block.type or not values_match(landed.value, wanted):
             return None
         return last.model_copy(update={"page": page})
 
@@ -242,7 +198,7 @@ class PageWriter:
                 if end_date is not None:
                     await self.client.update_page_version(self.page_id, draft, publish_end_date=end_date)
                 message = f"draft version {draft} left for review"
-        desired = render_desired(form, self.path, self.context.resolver(strict=False), base_url=self.context.base_url)
+        desired = self.desired
         old = self.context.state.pages.get(self.path) or PageRecord(id=self.page_id)
         live = self.context.snapshot.pages.get(self.path)
         base = applied_base(old.base, desired.fields, desired.areas, desired.end_date, action, live)

@@ -14,28 +14,27 @@ from __future__ import annotations
 from cmssync.plan.actions import BlockChange
 from cmssync.plan.block_changes import alignment_changes
 from cmssync.plan.blocks import AlignmentError, align_area
-from cmssync.plan.page_form import DEFAULT_TYPE, PageForm, desired_blocks
+from cmssync.plan.page_form import DEFAULT_TYPE, DesiredPage, PageForm
 from cmssync.sync.engine import ApplyContext
 from cmssync.sync.page_read import to_live_page
 
 
 async def creation_blocks(
-    context: ApplyContext, page_id: int, form: PageForm, planned: tuple[BlockChange, ...]
+    context: ApplyContext, page_id: int, form: PageForm, desired: DesiredPage, planned: tuple[BlockChange, ...]
 ) -> tuple[list[BlockChange], dict[str, int]]:
-    """The block changes that make a just-created page's areas as the content says (``planned``: the plan's adds,
-    for a page without defaults), and how many blocks each area holds before them."""
+    """The block changes that make a just-created page's areas as the content says (``desired``: its form as
+    rendered for this apply; ``planned``: the plan's adds, for a page without defaults), and how many blocks each
+    area holds before them."""
     if (form.fields.get("type") or DEFAULT_TYPE) == DEFAULT_TYPE:
         return list(planned), {}
     page = await context.client.get_page(page_id, includes=("areas",))
     live = to_live_page(page, None, context.base_url)
     changes: list[BlockChange] = []
-    resolve = context.resolver(strict=False)
-    for area, blocks in form.areas.items():
+    for area, wanted in desired.areas.items():
         placed = live.blocks(area)
         if not placed:
             changes += [change for change in planned if change.area == area]
             continue
-        wanted = desired_blocks(blocks, resolve, base_url=context.base_url)
         try:
             alignment = align_area(placed, wanted)
         except AlignmentError:
