@@ -4,7 +4,8 @@ Output is stable: ``indent(mapping=2, sequence=4, offset=2)``, lines up to 4096 
 multi-line strings as literal blocks (``|``) when they can be, keys in model order, defaults left out; a block
 placeholder on one line (``- keep: {type: gallery, id: 104}``). When a file
 already exists its round-trip tree is edited in place (keys removed, changed or added; list items by position),
-so comments and the style of unchanged scalars survive. Files are written atomically (temp file + ``os.replace``).
+so comments and the style of unchanged scalars survive, in the file's own indentation (:func:`indentation`: a
+file with sequences at their key's column or 4-space mappings keeps them). Files are written atomically (temp file + ``os.replace``).
 
 Loading what was written gives back equal specs; ``tests/content/test_roundtrip.py`` checks this with hypothesis.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import shutil
 from collections.abc import Iterable
 from difflib import SequenceMatcher
@@ -129,10 +131,40 @@ def render_yaml(target: Path, data: Any) -> str:
     if existing is not None:
         with contextlib.suppress(YAMLError):
             tree = yaml.load(existing)
+            yaml.indent(**indentation(existing))
     tree = merge(tree, data) if tree is not None else fresh(data)
     buffer = io.StringIO()
     yaml.dump(tree, buffer)
     return buffer.getvalue()
+
+
+_MAPPING_KEY = re.compile(r"^( *)[^\s#-][^:#]*:\s*$")
+_NESTED_KEY = re.compile(r"^( *)[^\s#-][^:#]*:")
+_SEQUENCE_ITEM = re.compile(r"^( *)-( +)\S")
+
+
+def indentation(text: str) -> dict[str, int]:
+    """The indentation a YAML file is written in (``mapping``, ``sequence``, ``offset`` for ``YAML.indent``), read
+    from its first nested mapping and first block sequence under a key, so an edit keeps it; the writer's own layout
+    for what the file does not show."""
+    found = {"mapping": 2, "sequence": 4, "offset": 2}
+    seen: set[str] = set()
+    lines = text.splitlines()
+    for line, following in zip(lines, lines[1:], strict=False):
+        key = _MAPPING_KEY.match(line)
+        if key is None:
+            continue
+        nested, item = _NESTED_KEY.match(following), _SEQUENCE_ITEM.match(following)
+        if item is not None and "sequence" not in seen and len(item.group(1)) >= len(key.group(1)):
+            offset = len(item.group(1)) - len(key.group(1))
+            found.update(offset=offset, sequence=offset + 1 + len(item.group(2)))
+            seen.add("sequence")
+        elif nested is not None and "mapping" not in seen and len(nested.group(1)) > len(key.group(1)):
+            found["mapping"] = len(nested.group(1)) - len(key.group(1))
+            seen.add("mapping")
+        if len(seen) == 2:
+            break
+    return found
 
 
 def read_plain(target: Path) -> Any:

@@ -244,3 +244,42 @@ async def test_a_page_moved_on_the_site_is_said_and_keeps_its_one_file(example: 
         in (output)
     )
     assert not (example.root / "pages/contact.yaml").exists(), "no second file for the page"
+
+
+async def test_pull_keeps_the_files_own_indentation_and_quoting(example: Site, sandbox: Sandbox) -> None:
+    """A file written with sequences at their key's column and 4-space mappings, with quoted strings: pull changes
+    the one value the site changed and no other line (it used to re-indent every list line in its own style)."""
+    styled = (
+        "name: 'About us'\n"
+        "description: \"Who we are and how we work.\"\n"
+        "type: page\n"
+        "template: full\n"
+        "attributes:\n"
+        "    meta_title: 'About us | Example Co.'\n"
+        "    exclude_nav: false\n"
+        "    is_featured: true\n"
+        "areas:\n"
+        "    Main:\n"
+        "    - type: page_title\n"
+        "    - type: content\n"
+        "      value:\n"
+        "          content: |\n"
+        "              <p>Example Co. was founded in 2014 by two web developers who were tired of sites nobody could"
+        " update.</p>\n"
+        '              <p>Meet <a href="/about/team">the team</a>.</p>\n'
+        "    Sidebar: []   # managed, and kept empty\n"
+    )
+    example.write("pages/about.yaml", styled)
+    await applied(example)
+    editor = Editor(sandbox)
+    try:
+        editor.edit_block("/about", "Main", 1, "<p>Founded in 2013.</p>")
+    finally:
+        editor.close()
+    code, output = await pull(example)
+    assert code == 0, output
+    written = (example.root / "pages" / "about.yaml").read_text(encoding="utf-8")
+    head, tail = styled.split("          content: |")[0], "    Sidebar: []   # managed, and kept empty\n"
+    assert written.startswith(head), written  # every line above the changed value as it was
+    assert written.endswith(tail), written
+    assert written[len(head) : -len(tail)] == "          content: |-\n              <p>Founded in 2013.</p>\n"
