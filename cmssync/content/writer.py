@@ -5,7 +5,8 @@ multi-line strings as literal blocks (``|``) when they can be, keys in model ord
 placeholder on one line (``- keep: {type: gallery, id: 104}``). When a file
 already exists its round-trip tree is edited in place (keys removed, changed or added; list items by position),
 so comments and the style of unchanged scalars survive, in the file's own indentation (:func:`indentation`: a
-file with sequences at their key's column or 4-space mappings keeps them). Files are written atomically (temp file + ``os.replace``).
+file with sequences at their key's column or 4-space mappings keeps them). Files are written atomically (temp
+file + ``os.replace``).
 
 Loading what was written gives back equal specs; ``tests/content/test_roundtrip.py`` checks this with hypothesis.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 import re
 import shutil
@@ -149,8 +151,7 @@ def indentation(text: str) -> dict[str, int]:
     for what the file does not show."""
     found = {"mapping": 2, "sequence": 4, "offset": 2}
     seen: set[str] = set()
-    lines = text.splitlines()
-    for line, following in zip(lines, lines[1:], strict=False):
+    for line, following in itertools.pairwise(text.splitlines()):
         key = _MAPPING_KEY.match(line)
         if key is None:
             continue

@@ -251,7 +251,7 @@ async def test_pull_keeps_the_files_own_indentation_and_quoting(example: Site, s
     the one value the site changed and no other line (it used to re-indent every list line in its own style)."""
     styled = (
         "name: 'About us'\n"
-        "description: \"Who we are and how we work.\"\n"
+        'description: "Who we are and how we work."\n'
         "type: page\n"
         "template: full\n"
         "attributes:\n"
