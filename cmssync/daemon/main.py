@@ -1,6 +1,8 @@
 """``cmssync daemon``: wire the reconciler to its triggers and the health server, and run until SIGTERM.
 
-Triggers: a full run at startup, file changes (incremental runs, debounced), the schedule (``daemon.interval`` and
+Replicas: with a state backend that elects (PostgreSQL), a daemon first campaigns to lead (:mod:`.leader`); a
+standby serves health, metrics and ``/status`` and starts nothing else until it leads. Triggers: a full run at
+startup, file changes (incremental runs, debounced), the schedule (``daemon.interval`` and
 ``daemon.cron``, full runs that undo drift), SIGHUP (a full run) and the drift feed (``daemon.feed``: runs of the
 managed objects an editor changed on the site, :mod:`.feed`). ``daemon.mode``/``--mode`` picks enforce or
 report; SIGUSR1 / ``POST /suspend`` suspend (runs observe, nothing is written) and SIGUSR2 / ``POST /resume`` resume
@@ -35,6 +37,7 @@ from cmssync.daemon.events import EventTracker, RunFacts
 from cmssync.daemon.feed import DriftFeed, PollResult
 from cmssync.daemon.gate import RequestGate
 from cmssync.daemon.health import HealthServer, build_app, parse_address
+from cmssync.daemon.leader import Leadership, electing
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.daemon.modes import Mode, ModeControl, ModeReadiness, control_routes
 from cmssync.daemon.notify import Notifier, Receiver, receivers_from_settings
@@ -46,6 +49,7 @@ from cmssync.daemon.watch import ContentWatcher, WatchMode
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ConfigError
 from cmssync.plan.scope import scope_for_paths
 from cmssync.secrets import mask_secrets
+from cmssync.state.backends import open_state_backend
 
 log = structlog.get_logger("cmssync.daemon")
 
@@ -128,18 +132,27 @@ def run_daemon(
         raise ConfigError(f"content directory {directory} does not exist")
     settings = load_settings(directory, overrides=overrides)
     config = DaemonConfig.from_settings(settings.daemon, watch, mode=mode, site=settings.site.url)
-    return asyncio.run(Daemon(directory, overrides, config).serve())
+    leadership = Leadership(electing(open_state_backend(settings, directory)))
+    return asyncio.run(Daemon(directory, overrides, config, leadership=leadership).serve())
 
 
 class Daemon:
-    def __init__(self, directory: Path, overrides: Mapping[str, Any] | None, config: DaemonConfig) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        overrides: Mapping[str, Any] | None,
+        config: DaemonConfig,
+        *,
+        leadership: Leadership | None = None,
+    ) -> None:
         self.directory = directory
         self.overrides = overrides
         self.config = config
         self.feed: DriftFeed | None = None
         self.metrics = DaemonMetrics()
         self.control = ModeControl(config.mode, self.metrics, on_resume=lambda: self.reconciler.request("resume"))
-        self.readiness = ModeReadiness(control=self.control)
+        self.leadership = leadership if leadership is not None else Leadership(None)
+        self.readiness = ModeReadiness(control=self.control, leadership=self.leadership)
         self.gate = RequestGate(shared_pool=True)
         self.tracker = EventTracker()
         self.notifier = Notifier(config.receivers, self.metrics, site=config.site)
@@ -164,6 +177,11 @@ class Daemon:
             app.router.routes.append(route)
         health = HealthServer(app, self.config.host, self.config.port)
         await health.start()
+        if not await self.leadership.campaign(self._stop):  # a standby stopped before it led: nothing else started
+            await health.stop()
+            self._remove_signals(loop)
+            log.info("stopped")
+            return EXIT_OK
         self.notifier.start()
         watcher: ContentWatcher | None = None
         if self.config.watch is not None:
@@ -189,12 +207,15 @@ class Daemon:
         serving = asyncio.create_task(self.reconciler.serve(), name="cmssync-reconciler")
         self.reconciler.request("startup")
         stopping = asyncio.create_task(self._stop.wait())
-        await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        crashed = serving.done()
+        lost = asyncio.create_task(self.leadership.watch(), name="cmssync-leadership")
+        await asyncio.wait({serving, stopping, lost}, return_when=asyncio.FIRST_COMPLETED)
+        crashed = serving.done() or lost.done()
+        lost.cancel()
         if feeding is not None:
             feeding.cancel()
             await asyncio.gather(feeding, return_exceptions=True)
         await self._shut_down(loop, serving, stopping, watcher, health)
+        self.leadership.release()  # after the last run saved: a standby takes over from a complete state
         return EXIT_ERROR if crashed else EXIT_OK
 
     def _start_feed(self) -> asyncio.Task[None] | None:
@@ -320,6 +341,10 @@ class Daemon:
         await self.notifier.close()
         await self.gate.aclose()
         await health.stop()
+        self._remove_signals(loop)
+        log.info("stopped")
+
+    @staticmethod
+    def _remove_signals(loop: asyncio.AbstractEventLoop) -> None:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
             loop.remove_signal_handler(sig)
-        log.info("stopped")

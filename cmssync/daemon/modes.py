@@ -31,6 +31,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from cmssync.daemon.health import Readiness
+from cmssync.daemon.leader import Leadership
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.plan.request import PlanRequest
 from cmssync.secrets import mask_secrets
@@ -94,11 +95,15 @@ class ModeReadiness(Readiness):
     """``/readyz`` with the mode and the suspension: a suspended daemon is still ready (it runs and observes)."""
 
     control: ModeControl | None = None
+    leadership: Leadership | None = None
+    """Which replica leads (:mod:`.leader`): ``role`` and ``leader`` in ``/readyz`` and ``/status``."""
 
     def document(self) -> dict[str, Any]:
         body = super().document()
         if self.control is not None:
             body.update(self.control.document())
+        if self.leadership is not None:
+            body.update(self.leadership.document())
         return body
 
 

@@ -31,26 +31,39 @@ def test_compose_runs_the_daemon_against_the_sandbox() -> None:
     assert settings.daemon.health == "0.0.0.0:9090"
 
 
-def test_kubernetes_one_replica_recreated_with_probes_secrets_and_state() -> None:
+def test_kubernetes_two_replicas_fail_over_on_a_postgresql_state_with_probes_and_secrets() -> None:
     documents = list(YAML(typ="safe").load_all((DEPLOY / "kubernetes.yaml").read_text()))
     [deployment] = [d for d in documents if d["kind"] == "Deployment"]
     spec = deployment["spec"]
-    assert spec["replicas"] == 1
-    assert spec["strategy"]["type"] == "Recreate"
+    assert spec["replicas"] == 2  # one leads, one stands by (tests/daemon/test_daemon_replicas.py)
+    assert spec["strategy"]["type"] == "RollingUpdate"
     pod = spec["template"]["spec"]
     [daemon] = [c for c in pod["containers"] if c["name"] == "cmssync"]
     assert daemon["livenessProbe"]["httpGet"]["path"] == "/livez"
     assert daemon["startupProbe"]["httpGet"]["path"] == "/livez"
-    assert daemon["readinessProbe"]["httpGet"]["path"] == "/readyz"  # ready while serving, failing runs or not
+    assert daemon["readinessProbe"]["httpGet"]["path"] == "/readyz"  # ready while serving, leader or standby
+    env = {variable["name"]: variable.get("value") for variable in daemon["env"]}
+    settings = Settings.model_validate({"state": env["CMSSYNC_STATE"]}).state_settings
+    assert settings.backend == "postgresql"
+    assert settings.name == "site-production"
+    secrets = {ref["secretRef"]["name"] for ref in daemon["envFrom"]}
+    state_secret = next(d for d in documents if d["kind"] == "Secret" and d["metadata"]["name"] == "cmssync-state")
+    assert "cmssync-state" in secrets
+    assert set(state_secret["stringData"]) == {"PGPASSWORD", "CMSSYNC_STATE_KEY"}  # libpq's variable, no file
+    # git-sync: a one-time clone first (cmssync never starts before the content exists), then a native sidecar.
+    clone, sidecar = pod["initContainers"]
+    assert {"name": "GITSYNC_ONE_TIME", "value": "true"} in clone["env"]
+    assert "restartPolicy" not in clone
+    assert sidecar["restartPolicy"] == "Always"
+    assert "GITSYNC_ONE_TIME" not in {variable["name"] for variable in sidecar["env"]}
+    assert not [c for c in pod["containers"] if "git-sync" in c["image"]]
     mounts = {m["mountPath"]: m for m in daemon["volumeMounts"]}
     assert mounts["/run/secrets"]["readOnly"] is True
     assert mounts["/git"]["readOnly"] is True
-    volumes = {v["name"]: v for v in pod["volumes"]}
-    assert "persistentVolumeClaim" in volumes[mounts["/state"]["name"]]
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert pod["automountServiceAccountToken"] is False  # /run/secrets would hide the token mount
-    secret_files = next(d for d in documents if d["kind"] == "Secret")["stringData"]
-    assert set(secret_files) == {"cmssync_client_secret", "cmssync_password"}
+    credentials = next(d for d in documents if d["kind"] == "Secret" and d["metadata"]["name"] == "cmssync-credentials")
+    assert set(credentials["stringData"]) == {"cmssync_client_secret", "cmssync_password"}
 
 
 def test_ci_plans_pull_requests_and_applies_on_merge() -> None:
