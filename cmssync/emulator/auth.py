@@ -21,8 +21,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from cmssync.emulator import responses, tokens, userstore
+from cmssync.emulator.caller import Caller
 from cmssync.emulator.catalog import SCOPES
-from cmssync.emulator.context import Caller
 from cmssync.emulator.runtime import Emulator
 from cmssync.emulator.store import dumps, loads, now
 

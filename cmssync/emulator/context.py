@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from cmssync.emulator.catalog import SUPER_ADMIN_ID
+from cmssync.emulator.caller import Caller
 from cmssync.emulator.phperror import PhpError
 from cmssync.emulator.render import Renderer
 from cmssync.emulator.store import Store
@@ -70,23 +70,6 @@ def missing_key(key: str) -> PhpError:
 
 def null_offset() -> PhpError:
     return PhpError("Whoops\\Exception\\ErrorException", "Trying to access array offset on value of type null")
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who a token speaks for: a user id, or ``None`` for the anonymous Guest of client-credentials tokens."""
-
-    user_id: int | None
-    scopes: frozenset[str]
-    jti: str
-
-    @property
-    def is_super_admin(self) -> bool:
-        return self.user_id == SUPER_ADMIN_ID
-
-    @property
-    def is_guest(self) -> bool:
-        return self.user_id is None
 
 
 @dataclass

@@ -14,8 +14,8 @@ from collections import Counter
 from typing import Any
 
 from cmssync.emulator import generator, seeds
+from cmssync.emulator.caller import Caller
 from cmssync.emulator.capacity import WorkerPool
-from cmssync.emulator.context import Caller
 from cmssync.emulator.faults import FaultEngine
 from cmssync.emulator.settings import CONCRETE_PREFIX, DIALECTS, DOCUMENTED_PREFIX, Settings
 from cmssync.emulator.store import Store, now

@@ -19,8 +19,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from cmssync.plan.asset_forms import FileForm, UserForm
+from cmssync.plan.block_form import BlockForm
 from cmssync.plan.kinds import KIND_ORDER
-from cmssync.plan.page_form import BlockForm, PageForm
+from cmssync.plan.page_form import PageForm
 
 OUTPUT_FORMAT_VERSION = 2
 """The one ``format_version`` of every machine-readable output: the plan file and ``plan --format json``, apply's

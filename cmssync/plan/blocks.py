@@ -36,13 +36,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from cmssync.content.paths import page_named
+from cmssync.plan.block_form import BlockForm
 from cmssync.plan.canonical_html import same_html
-
-if TYPE_CHECKING:
-    from cmssync.plan.page_form import BlockForm
 
 BlockValue = Mapping[str, str]
 ValueMatcher = Callable[[BlockValue, BlockValue], bool]
@@ -67,7 +65,7 @@ class DesiredBlock:
     index: int = field(default=0, compare=False)
     """Its index in the content's area."""
     form: BlockForm | None = field(default=None, compare=False, hash=False)
-    """What apply writes for it (:mod:`cmssync.plan.page_form`)."""
+    """What apply writes for it (:mod:`cmssync.plan.block_form`)."""
 
 
 class AlignmentError(ValueError):

@@ -15,17 +15,17 @@ Pure. In a plan file a text holding references is ``{"text": "<as written>"}``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator
+from pydantic import Field
 
 from cmssync.content.blocktypes import BlockType, block_type
 from cmssync.content.blocktypes.descriptor import COLUMN_KINDS
 from cmssync.content.models import Block, KeepBlock, ModelledBlock, PageSpec, RawBlock
 from cmssync.content.paths import is_stack_path, page_object_id
-from cmssync.content.text import Reference, Text
+from cmssync.plan.block_form import BlockForm, FormValue, FrozenForm
 from cmssync.plan.blocks import DesiredBlock
 from cmssync.plan.desired import Render, render
 from cmssync.plan.normalize import digest, normalize_block_value, normalize_date, normalize_text
@@ -36,46 +36,7 @@ DEFAULT_TYPE = "page"
 DEFAULT_TEMPLATE = "full"
 
 
-def _from_json(value: Any) -> Any:
-    if isinstance(value, Mapping) and set(value) == {"text"} and isinstance(value["text"], str):
-        return Text(value["text"])
-    if isinstance(value, list | tuple):
-        return [_from_json(item) for item in value]
-    return value
-
-
-def _to_json(value: Any) -> Any:
-    if isinstance(value, Text):
-        return {"text": value.source}
-    if isinstance(value, list | tuple):
-        return [_to_json(item) for item in value]
-    return value
-
-
-FormValue = Annotated[Any, PlainValidator(_from_json), PlainSerializer(_to_json)]
-"""A scalar, a :class:`~cmssync.content.text.Text` (references unresolved) or a list of them."""
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class BlockForm(_Frozen):
-    """One block as apply writes it, references unresolved; ``keep_id``: a placeholder, never written."""
-
-    type: str
-    value: dict[str, FormValue] = Field(default_factory=dict)
-    columns: tuple[str, ...] = ()
-    """Fields that hold one file or page as their whole value (written as its id)."""
-    keep_id: int | None = None
-
-    def references(self) -> Iterator[Reference]:
-        for item in self.value.values():
-            if isinstance(item, Text):
-                yield from item.references
-
-
-class PageForm(_Frozen):
+class PageForm(FrozenForm):
     """A page as the content wants it (see the module docstring)."""
 
     fields: dict[str, FormValue]

@@ -27,17 +27,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import socket
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 
-from cmssync.errors import ConfigError, StateError, StateLockedError
-from cmssync.secrets import register_secret
-from cmssync.state.keyring import KeyRing
+from cmssync.errors import StateError, StateLockedError
+from cmssync.state.keyring import FixedKeyRing, key_from_environment
 from cmssync.state.records import State
 from cmssync.state.store import LockHolder, StateStore, read_lock_holder
 
@@ -46,8 +44,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-KEY_VARIABLE: Final = "CMSSYNC_STATE_KEY"
-"""The password key as hex (``openssl rand -hex 32``); wins over the key file beside a local state."""
 _FIRST_WAIT: Final = 0.2
 _LONGEST_WAIT: Final = 2.0
 
@@ -78,49 +74,6 @@ class StateBackend(Protocol):
 
     def force_unlock(self, lock_id: str) -> None:
         """Release the lock ``lock_id`` held by another run; raise ``StateError`` when it cannot be."""
-
-
-class FixedKeyRing(KeyRing):
-    """The password key given by ``CMSSYNC_STATE_KEY``: nothing read from or written to disk."""
-
-    def __init__(self, key: bytes) -> None:
-        super().__init__(None)
-        self._key = key
-
-
-class WarningKeyRing(KeyRing):
-    """A key file for a remote state: created when first needed, with a warning that a CI runner loses it."""
-
-    def __init__(self, path: Path, location: str) -> None:
-        super().__init__(path)
-        self._where = path
-        self._location = location
-
-    def get(self, *, create: bool) -> bytes | None:
-        if create and not self._where.exists():
-            log.warning(
-                "the state at %s keeps no password key (it must not travel with the state); creating %s here. "
-                "On a CI runner that file is lost and users' passwords are set again on every run: set %s instead",
-                self._location,
-                self._where,
-                KEY_VARIABLE,
-            )
-        return super().get(create=create)
-
-
-def key_from_environment(environ: Mapping[str, str] | None = None) -> bytes | None:
-    """The key ``CMSSYNC_STATE_KEY`` holds, or None when unset. Raises ConfigError (never quoting the value)."""
-    text = (os.environ if environ is None else environ).get(KEY_VARIABLE, "").strip()
-    if not text:
-        return None
-    register_secret(text)
-    try:
-        key = bytes.fromhex(text)
-    except ValueError:
-        raise ConfigError(f"{KEY_VARIABLE} is not hex; make one with `openssl rand -hex 32`") from None
-    if len(key) < 16:
-        raise ConfigError(f"{KEY_VARIABLE} is too short (at least 32 hex digits); make one with `openssl rand -hex 32`")
-    return key
 
 
 class LocalStateBackend(StateStore):

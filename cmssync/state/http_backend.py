@@ -51,7 +51,7 @@ import httpx
 from cmssync import __version__
 from cmssync.errors import StateError, StateLockedError
 from cmssync.secrets import url_without_credentials
-from cmssync.state.backends import FixedKeyRing, WarningKeyRing
+from cmssync.state.keyring import FixedKeyRing, WarningKeyRing
 from cmssync.state.records import State, migrate_document, validated_state
 from cmssync.state.spool import Spool
 from cmssync.state.store import LockHolder, current_user

@@ -1,5 +1,7 @@
 """The key of users' password digests in the state (``state.json.key``, mode 0600, beside the state; see
-:mod:`cmssync.state.records`): read when it exists, created on first need, or kept in memory only."""
+:mod:`cmssync.state.records`): read when it exists, created on first need, or kept in memory only; given by
+``CMSSYNC_STATE_KEY`` (:class:`FixedKeyRing`), or kept beside the checkout with a warning for a remote state
+(:class:`WarningKeyRing`)."""
 
 from __future__ import annotations
 
@@ -9,12 +11,18 @@ import logging
 import os
 import secrets
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Final
 
-from cmssync.errors import StateError
+from cmssync.errors import ConfigError, StateError
 from cmssync.fileio import fsync_directory
+from cmssync.secrets import register_secret
 
 log = logging.getLogger(__name__)
+
+KEY_VARIABLE: Final = "CMSSYNC_STATE_KEY"
+"""The password key as hex (``openssl rand -hex 32``); wins over the key file beside a local state."""
 
 
 class KeyRing:
@@ -30,6 +38,49 @@ class KeyRing:
             if self._key is None and create:
                 self._key = _create_key(self._path)
         return self._key
+
+
+class FixedKeyRing(KeyRing):
+    """The password key given by ``CMSSYNC_STATE_KEY``: nothing read from or written to disk."""
+
+    def __init__(self, key: bytes) -> None:
+        super().__init__(None)
+        self._key = key
+
+
+class WarningKeyRing(KeyRing):
+    """A key file for a remote state: created when first needed, with a warning that a CI runner loses it."""
+
+    def __init__(self, path: Path, location: str) -> None:
+        super().__init__(path)
+        self._where = path
+        self._location = location
+
+    def get(self, *, create: bool) -> bytes | None:
+        if create and not self._where.exists():
+            log.warning(
+                "the state at %s keeps no password key (it must not travel with the state); creating %s here. "
+                "On a CI runner that file is lost and users' passwords are set again on every run: set %s instead",
+                self._location,
+                self._where,
+                KEY_VARIABLE,
+            )
+        return super().get(create=create)
+
+
+def key_from_environment(environ: Mapping[str, str] | None = None) -> bytes | None:
+    """The key ``CMSSYNC_STATE_KEY`` holds, or None when unset. Raises ConfigError (never quoting the value)."""
+    text = (os.environ if environ is None else environ).get(KEY_VARIABLE, "").strip()
+    if not text:
+        return None
+    register_secret(text)
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        raise ConfigError(f"{KEY_VARIABLE} is not hex; make one with `openssl rand -hex 32`") from None
+    if len(key) < 16:
+        raise ConfigError(f"{KEY_VARIABLE} is too short (at least 32 hex digits); make one with `openssl rand -hex 32`")
+    return key
 
 
 def _read_key(path: Path) -> bytes | None:

@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any, Final
 from cmssync.errors import StateError, StateLockedError
 from cmssync.memory import give_back_freed_memory
 from cmssync.secrets import url_without_credentials
-from cmssync.state.backends import FixedKeyRing, WarningKeyRing
 from cmssync.state.journal import Entry, replay
+from cmssync.state.keyring import FixedKeyRing, WarningKeyRing
 from cmssync.state.records import FORMAT_VERSION, KIND_PREFIX, RECORD_MAPS, State, migrate_document, validated_state
 from cmssync.state.store import LockHolder, current_user, journal_entry, record_count
 

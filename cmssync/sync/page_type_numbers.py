@@ -36,7 +36,7 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound
 from cmssync.content.blocktypes import block_type, block_types
 from cmssync.errors import ApiError
-from cmssync.plan.page_form import BlockForm
+from cmssync.plan.block_form import BlockForm
 from cmssync.plan.snapshot import LivePage
 from cmssync.state.records import State
 

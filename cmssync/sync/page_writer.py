@@ -24,9 +24,10 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Block, PageVersion
 from cmssync.content.blocktypes import block_type as block_type_of
 from cmssync.plan.actions import Action, BlockChange
+from cmssync.plan.block_form import BlockForm
 from cmssync.plan.blocks import values_match
 from cmssync.plan.conflicts import applied_base
-from cmssync.plan.page_form import BlockForm, DesiredPage, PageForm, compared_value, write_fields, write_value
+from cmssync.plan.page_form import DesiredPage, PageForm, compared_value, write_fields, write_value
 from cmssync.state.records import PageRecord
 from cmssync.sync.engine import ApplyContext, create_verified
 from cmssync.sync.file_numbers import PROBE_AREA

@@ -14,8 +14,8 @@ from dataclasses import replace
 from cmssync.content.paths import page_named
 from cmssync.content.text import FileIdRef
 from cmssync.errors import ApplyError
+from cmssync.plan.block_form import BlockForm
 from cmssync.plan.desired import Resolver
-from cmssync.plan.page_form import BlockForm
 from cmssync.plan.references import export_name
 from cmssync.sync.engine import ApplyContext
 from cmssync.sync.page_type_numbers import Probe, ProbeFailed, page_type_ids, scratch_probe, type_pairs

@@ -9,9 +9,10 @@ import pytest
 
 from cmssync.content.blocktypes import block_type
 from cmssync.content.models import PageSpec
+from cmssync.plan.block_form import BlockForm
 from cmssync.plan.desired import Resolver
 from cmssync.plan.normalize import normalize_block_value
-from cmssync.plan.page_form import BlockForm, block_form, write_value
+from cmssync.plan.page_form import block_form, write_value
 from cmssync.sync.page_type_numbers import PageTypeNumbers
 
 

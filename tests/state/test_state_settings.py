@@ -13,8 +13,9 @@ from cmssync.cli import main
 from cmssync.config import load_settings
 from cmssync.errors import ConfigError, ContentError
 from cmssync.secrets import mask_secrets
-from cmssync.state.backends import LocalStateBackend, key_from_environment, open_state_backend
+from cmssync.state.backends import LocalStateBackend, open_state_backend
 from cmssync.state.http_backend import HttpStateBackend
+from cmssync.state.keyring import key_from_environment
 
 ADDRESS = "https://gitlab.example.com/api/v4/projects/1/terraform/state/site"
 
