@@ -60,6 +60,8 @@ def pull_summary(pulled: Pulled, *, into: str | None = None) -> str:
         counts = settled.counts(kind)  # type: ignore[arg-type]
         if counts or extra:
             lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
+    if pulled.files_kept:
+        lines.append(f"  files not downloaded again (the site serves them as recorded): {pulled.files_kept}")
     if pulled.placeholders:
         lines.append(f"  blocks kept as placeholders (never written by apply): {len(pulled.placeholders)}")
     lines += block_type_lines(pulled.editable, pulled.placeholders)

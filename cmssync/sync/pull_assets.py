@@ -13,6 +13,7 @@ groups: ``cmssync.sync.pull_users``.
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -42,7 +43,7 @@ async def pull_files(
     assert result.staging is not None
     bound_ids = {str(record.id).lower() for record in state.files.values()}
     listed: list[File] = []
-    async with _Downloads(client) as downloads:
+    async with _Downloads(client, _Held(root, state)) as downloads:
         async for file in client.iter_files():  # each download the walk below is sure to make starts as it is listed
             url_name = PurePosixPath((file.url or "").split("?")[0]).name
             if url_name and one_line(url_name) == url_name and (file.id.lower() in bound_ids or scope.takes("file")):
@@ -62,15 +63,45 @@ async def pull_files(
         # Bound files first, so that a free name is never one a bound file holds.
         for number, file in sorted(enumerate(listed), key=lambda item: item[1].id.lower() not in bound):
             await walk.stage(number, file)
+        result.files_kept = downloads.kept
     _note_unnamed_folders(result)
+
+
+class _Held:
+    """The local copies of files the site still serves as the state recorded them: not downloaded again.
+
+    The API shows no file version or modification date; a file's ``url`` holds the prefix Concrete gives each
+    version's bytes (``/application/files/3717/9592/8321/blog-04.jpg``) and ``size.exact`` its length. A file whose
+    URL is the one recorded when cmssync last wrote or pulled it and whose size is the local file's, while the local
+    file still has the recorded SHA-256, is served as recorded: its local copy stands for the download. Anything
+    else (another URL or size, a local edit, no record) is downloaded, so a doubt costs a download, never a stale
+    file."""
+
+    def __init__(self, root: Path, state: State) -> None:
+        self.root = root
+        self.by_id = {str(record.id).lower(): (path, record) for path, record in state.files.items()}
+        self.hashes = HashCache(None)
+
+    def local_copy(self, file: File) -> Path | None:
+        found = self.by_id.get(file.id.lower())
+        if found is None or file.size is None or file.size.exact is None or file.url is None:
+            return None
+        path, record = found
+        local = self.root / "files" / path
+        if record.url != file.url or not local.is_file() or local.stat().st_size != file.size.exact:
+            return None
+        return local if f"sha256:{self.hashes.sha256(local)[1]}" == record.hash else None
 
 
 class _Downloads:
     """Downloads started ahead of the walk that uses them (as many in flight as the client's limiter allows); a
-    download not started ahead is made when asked for. Leaving the block waits for (or cancels) what is left."""
+    download not started ahead is made when asked for; a file the site serves as recorded is copied from its local
+    copy instead (:class:`_Held`, counted in ``kept``). Leaving the block waits for (or cancels) what is left."""
 
-    def __init__(self, client: ConcreteClient) -> None:
+    def __init__(self, client: ConcreteClient, held: _Held) -> None:
         self.client = client
+        self.held = held
+        self.kept = 0
         self.started: dict[Path, asyncio.Future[int]] = {}
 
     async def __aenter__(self) -> _Downloads:
@@ -82,13 +113,24 @@ class _Downloads:
         await asyncio.gather(*self.started.values(), return_exceptions=True)
 
     def start(self, file: File, staged: Path) -> None:
+        if self.held.local_copy(file) is not None:
+            return
         with deferred():  # behind the list walks read meanwhile (the page list: ``cmssync.sync.pull``)
             self.started[staged] = asyncio.ensure_future(self.client.download_file(file, staged))
 
     async def fetch(self, file: File, staged: Path) -> None:
         """``file``'s bytes in ``staged`` (a started download's failure is raised here)."""
         task = self.started.pop(staged, None)
-        await (task if task is not None else self.client.download_file(file, staged))
+        if task is not None:
+            await task
+            return
+        local = self.held.local_copy(file)
+        if local is None:
+            await self.client.download_file(file, staged)
+            return
+        staged.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(local, staged)
+        self.kept += 1
 
 
 @dataclass
@@ -181,10 +223,10 @@ def _note_unnamed_folders(result: Pulled) -> None:
             f"{folder_id} ({count} file{'s' if count > 1 else ''})"
             for folder_id, count in sorted(result.unnamed_folders.items())
         )
-        result.skipped.append(
-            f"folder of files in folders {ids}: the API names folders by id only; to manage them, map their paths "
-            "in folders: of cmssync.yaml (e.g. folders: {/: 7, /Documents: 8}; / is the file manager's root) and pull "
-            "again"
+        result.notes.append(
+            f"files in folders {ids}: pulled without a folder: key (their folder is left as it is on the site), as "
+            "the API names folders by id only; to manage their folders, map the folders' paths in folders: of "
+            "cmssync.yaml (e.g. folders: {/: 7, /Documents: 8}; / is the file manager's root) and pull again"
         )
 
 

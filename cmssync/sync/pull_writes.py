@@ -132,6 +132,8 @@ class Pulled:
     unread: Unread = field(default_factory=Unread)
     """Pages read without their render, and objects that could not be read: not pulled (the pull is incomplete)."""
     unnamed_folders: dict[int, int] = field(default_factory=dict)
+    files_kept: int = 0
+    """Files the site serves as recorded, taken from their local copy instead of downloaded again."""
     page_ids: dict[str, int] = field(default_factory=dict)
     resolver: Resolver | None = None
     """How the pages' references were resolved (set by the read), so that they are recorded the same way."""

@@ -23,7 +23,7 @@ async def _pull(tmp_path: Path, sandbox: Sandbox, settings: str) -> tuple[Site, 
 async def test_mapped_folders_are_written_as_paths(tmp_path: Path, sandbox: Sandbox) -> None:
     site, output = await _pull(tmp_path, sandbox, "folders: {/: 7, /images: 10, /documents: 11}\n")
     assert "folder: /images" in (site.root / "files/images/logo.png.yaml").read_text()
-    assert "folder of files" not in output
+    assert "without a folder" not in output
     plan = await site.plan()
     assert plan.actions == (), [(a.kind, a.key, a.op) for a in plan.actions]
 
@@ -35,7 +35,8 @@ async def test_unmapped_folders_are_left_alone_and_reported(tmp_path: Path, sand
     in_documents = [name for name, text in sidecars.items() if name.endswith(".pdf.yaml")]
     assert in_documents, sidecars
     assert all("folder" not in sidecars[name] for name in in_documents), "no bare folder id is written"
-    assert "folders 7 (1 file), 11 (1 file)" in output, output
+    assert "note: files in folders 7 (1 file), 11 (1 file): pulled without a folder: key" in output, output
+    assert "skipped" not in output  # they were written, not skipped
     assert "folders: of cmssync.yaml" in output
     plan = await site.plan()
     assert plan.actions == (), [(a.kind, a.key, a.op) for a in plan.actions]

@@ -283,3 +283,24 @@ async def test_pull_keeps_the_files_own_indentation_and_quoting(example: Site, s
     assert written.startswith(head), written  # every line above the changed value as it was
     assert written.endswith(tail), written
     assert written[len(head) : -len(tail)] == "          content: |-\n              <p>Founded in 2013.</p>\n"
+
+
+async def test_a_second_pull_of_an_unchanged_site_downloads_nothing(example: Site, sandbox: Sandbox) -> None:
+    """Files the site serves as recorded (the URL recorded, with its version's prefix, and the local file's size)
+    are not downloaded again; a file replaced on the site (a new URL) is."""
+    await applied(example)
+    code, output = await pull(example)
+    assert code == 0, output
+    sandbox.clear_stats()
+    before = snapshot(example)
+    code, output = await pull(example)
+    assert code == 0, output
+    assert snapshot(example) == before
+    downloads = sandbox.stats()["by_route"].get("GET /application/files/{path}", 0)
+    assert downloads == 0, sandbox.stats()["by_route"]  # was one per file, every pull
+    assert "files not downloaded again (the site serves them as recorded): 4" in output
+
+    (example.root / "files/images/logo.png").write_bytes(LOGO_V2)  # a local edit: the bytes differ from the record
+    sandbox.clear_stats()
+    code, output = await pull(example)
+    assert sandbox.stats()["by_route"].get("GET /application/files/{path}", 0) == 1  # that one is compared
