@@ -71,7 +71,10 @@ class _Held:
     """The local copies of files the site still serves as the state recorded them: not downloaded again.
 
     The API shows no file version or modification date; a file's ``url`` holds the prefix Concrete gives each
-    version's bytes (``/application/files/3717/9592/8321/blog-04.jpg``) and ``size.exact`` its length. A file whose
+    version's bytes (``/application/files/3717/9592/8321/blog-04.jpg``) and ``size.exact`` its length. Seen on the
+    real 9.3.1 site (2026-11-29): replacing a file's bytes as the dashboard does (a new version of the same file,
+    ``FileImporter`` with ``setAddNewVersionTo``) gave it a new prefix (``5917/9593/0343``), the new size and a
+    new ``date_added``; the UUID stayed. A file whose
     URL is the one recorded when cmssync last wrote or pulled it and whose size is the local file's, while the local
     file still has the recorded SHA-256, is served as recorded: its local copy stands for the download. Anything
     else (another URL or size, a local edit, no record) is downloaded, so a doubt costs a download, never a stale
