@@ -32,6 +32,7 @@ import contextlib
 import os
 from collections import ChainMap
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,7 @@ from cmssync.sync.pull_page_form import (
 from cmssync.sync.pull_record import record_pulled, staged_form, watching
 from cmssync.sync.pull_scope import PullScope, pull_scope
 from cmssync.sync.pull_stacks import find_stacks
-from cmssync.sync.pull_tree import read_page_map, read_tree
+from cmssync.sync.pull_tree import Unread, read_page_map, read_tree
 from cmssync.sync.pull_users import pull_users_and_groups
 from cmssync.sync.pull_writes import Kind, Pulled, PulledPage, Staged, discard_staging, settle, staging_directory
 
@@ -165,73 +166,32 @@ async def _read_site(
     page_map = None if only else asyncio.ensure_future(read_page_map(client))
     site = asyncio.ensure_future(client.default_site(includes=()))
     try:
-        base_url = client.base_url
         if not only:
             await pull_files(client, root, settings, state, result, scope)
             await pull_users_and_groups(client, root, state, result, scope)
-        file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
-        file_ids = {path: file.id for path, (file, _spec) in result.files.items()}
-        ids = result.page_ids  # filled by the walk
-        if only:
-            # Files are not read for --pages: their references resolve to what the state recorded, and references
-            # to pages not read to their recorded ids, so a page file reads as a whole pull reads it (else its
-            # ${file:…} links differ from the site and an editor's change is refused as a local edit).
-            file_urls = {path: record.url for path, record in state.files.items()}
-            file_ids = {path: str(record.id) for path, record in state.files.items()}
-        recorded = {path: record.id for path, record in state.pages.items()} if only else {}
-        links = FileLinks(base_url, file_urls)  # once: per page it cost pages x files
-        uuids = {str(file_id).lower(): path for path, file_id in file_ids.items()}
-        page_ids = ChainMap(ids, recorded)  # the walk's ids first
-        resolve = Resolver(file_urls=file_urls, file_ids=file_ids, page_ids=page_ids, strict=False)
-        result.resolver = resolve  # what the pages are recorded with (``cmssync.sync.pull_record``)
-        wanted = set(only)
-        to_merge: list[Page] = []
-        not_taken: list[str] = []
-
+        pages = _PageStaging.of(client.base_url, root, state, result, only, scope)
         pages_read = PageProgress(observe_progress.get())  # the command's display: pages read so far
 
-        def stage(pages: list[Page]) -> None:
-            pages_read.done(len(pages))
-            for page in pages:
-                path = page.url_path
-                if wanted and path not in wanted:
-                    continue
-                if not writer.page_file(root, path).is_file():
-                    if not wanted and not scope.takes("page"):
-                        not_taken.append(path)
-                        continue
-                    _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope)
-                elif not _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope, walking=True):
-                    to_merge.append(page)  # its merge needs every page's id: once the walk is done
+        def stage(batch: list[Page]) -> None:
+            pages_read.done(len(batch))
+            for page in batch:
+                pages.arrived(page)
 
         home_id = (await site).home_page_id or 1
-        tree = await read_tree(client, home_id, stage, wanted=wanted, page_map=page_map)
+        tree = await read_tree(client, home_id, stage, wanted=pages.wanted, page_map=page_map)
         pages_read.finish()
-        ids.update(tree.ids)
-        result.notes += _moved_on_the_site(root, state, tree.ids, wanted)
+        result.page_ids.update(tree.ids)
+        result.notes += _moved_on_the_site(root, state, tree.ids, pages.wanted)
         result.read_alone = dict(tree.alone)
         result.unread = tree.unread
-        if not_taken:
-            result.not_taken["page"] = not_taken
-        if not wanted or any(is_stack_path(path) for path in wanted):
-            named = {record.id: path for path, record in state.pages.items() if is_stack_path(path)}
-            probe = scope.takes("stack") or bool(wanted)
-            stacks, probe_failures = await find_stacks(client, set(ids.values()), named, tree.unread, probe=probe)
-            result.skipped += probe_failures
-            for stack in stacks:
-                path = stack.url_path
-                ids[path] = stack.id
-                if wanted and path not in wanted:
-                    continue
-                if writer.page_file(root, path).is_file():
-                    to_merge.append(stack)
-                elif wanted or scope.takes("stack"):
-                    _stage_page(stack, root, state, result, resolve, base_url, links, uuids, scope)
-                else:
-                    result.not_taken.setdefault("stack", []).append(path)
-        result.skipped += [f"{page_named(path)}: not found on the site" for path in sorted(wanted - set(ids))]
-        for page in to_merge:
-            _stage_page(page, root, state, result, resolve, base_url, links, uuids, scope)
+        if pages.not_taken:
+            result.not_taken["page"] = pages.not_taken
+        if not pages.wanted or any(is_stack_path(path) for path in pages.wanted):
+            await _stage_stacks(client, pages, tree.unread)
+        missing = sorted(pages.wanted - set(result.page_ids))
+        result.skipped += [f"{page_named(path)}: not found on the site" for path in missing]
+        for page in pages.to_merge:
+            pages.stage(page)
     finally:
         early = [task for task in (page_map, site) if task is not None]
         for task in early:
@@ -239,80 +199,161 @@ async def _read_site(
         await asyncio.gather(*early, return_exceptions=True)
 
 
-def _stage_page(
-    page: Page,
-    root: Path,
-    state: State,
-    result: Pulled,
-    resolve: Resolver,
-    base_url: str,
-    links: FileLinks,
-    uuids: Mapping[str, str],
-    scope: PullScope,
-    *,
-    walking: bool = False,
-) -> bool:
-    """Stage one page's file, merged into the file there is; only the page's id and live version are kept. While
-    ``walking`` (not every page's id is known yet), a page whose file's desired form needs one is not staged: False
-    (stage it once the walk is done)."""
-    path = page.url_path
-    try:
-        check_page_path(path.replace(STACKS_PREFIX, "/", 1), existing=True)
-    except ValueError as exc:
-        result.skipped.append(f"{page_named(path)}: {exc}")
+async def _stage_stacks(client: ConcreteClient, pages: _PageStaging, unread: Unread) -> None:
+    """The site's stacks (found by probing the pages read, or named by the state), staged like pages."""
+    state, result, wanted = pages.state, pages.result, pages.wanted
+    named = {record.id: path for path, record in state.pages.items() if is_stack_path(path)}
+    probe = pages.scope.takes("stack") or bool(wanted)
+    stacks, probe_failures = await find_stacks(client, set(result.page_ids.values()), named, unread, probe=probe)
+    result.skipped += probe_failures
+    for stack in stacks:
+        path = stack.url_path
+        result.page_ids[path] = stack.id
+        if wanted and path not in wanted:
+            continue
+        if writer.page_file(pages.root, path).is_file():
+            pages.to_merge.append(stack)
+        elif wanted or pages.scope.takes("stack"):
+            pages.stage(stack)
+        else:
+            result.not_taken.setdefault("stack", []).append(path)
+
+
+@dataclass
+class _PageStaging:
+    """How one pull stages its pages and stacks: into ``result``, against ``state``, references resolved by
+    ``resolve`` (which learns the page ids as the walk finds them)."""
+
+    root: Path
+    state: State
+    result: Pulled
+    resolve: Resolver
+    base_url: str
+    links: FileLinks
+    uuids: Mapping[str, str]
+    scope: PullScope
+    wanted: set[str]
+    """``--pages``: only these paths; empty for every page the scope takes."""
+    to_merge: list[Page] = field(default_factory=list)
+    """Pages whose merge needs every page's id: staged once the walk is done."""
+    not_taken: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls, base_url: str, root: Path, state: State, result: Pulled, only: tuple[str, ...], scope: PullScope
+    ) -> _PageStaging:
+        file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
+        file_ids = {path: file.id for path, (file, _spec) in result.files.items()}
+        if only:
+            # Files are not read for --pages: their references resolve to what the state recorded, and references
+            # to pages not read to their recorded ids, so a page file reads as a whole pull reads it (else its
+            # ${file:…} links differ from the site and an editor's change is refused as a local edit).
+            file_urls = {path: record.url for path, record in state.files.items()}
+            file_ids = {path: str(record.id) for path, record in state.files.items()}
+        recorded = {path: record.id for path, record in state.pages.items()} if only else {}
+        page_ids = ChainMap(result.page_ids, recorded)  # the walk's ids (filled as it goes) first
+        resolve = Resolver(file_urls=file_urls, file_ids=file_ids, page_ids=page_ids, strict=False)
+        result.resolver = resolve  # what the pages are recorded with (``cmssync.sync.pull_record``)
+        links = FileLinks(base_url, file_urls)  # once: per page it cost pages x files
+        uuids = {str(file_id).lower(): path for path, file_id in file_ids.items()}
+        return cls(root, state, result, resolve, base_url, links, uuids, scope, set(only))
+
+    def arrived(self, page: Page) -> None:
+        """A page of a children list: staged now, set aside for after the walk, or listed as not taken."""
+        path = page.url_path
+        if self.wanted and path not in self.wanted:
+            return
+        if writer.page_file(self.root, path).is_file():
+            if not self.stage(page, walking=True):
+                self.to_merge.append(page)  # its merge needs every page's id: once the walk is done
+        elif self.wanted or self.scope.takes("page"):
+            self.stage(page)
+        else:
+            self.not_taken.append(path)
+
+    def stage(self, page: Page, *, walking: bool = False) -> bool:
+        """Stage one page's file, merged into the file there is; only the page's id and live version are kept.
+        While ``walking`` (not every page's id is known yet), a page whose file's desired form needs one is not
+        staged: False (stage it once the walk is done)."""
+        path = page.url_path
+        result = self.result
+        try:
+            check_page_path(path.replace(STACKS_PREFIX, "/", 1), existing=True)
+        except ValueError as exc:
+            result.skipped.append(f"{page_named(path)}: {exc}")
+            return True
+        target = writer.page_file(self.root, path)
+        existing = writer.read_plain(target)
+        pinned = existing.get("id") if isinstance(existing, dict) else None
+        if isinstance(pinned, int) and not isinstance(pinned, bool) and pinned != page.id:
+            result.skipped.append(
+                f"{page_named(path)}: its file pins id {pinned}, but the site's page at {path} is id {page.id}; "
+                "left as it is (fix the id or move the file)"
+            )
+            return True
+        watched, asked = watching(self.resolve) if walking else (self.resolve, lambda: False)
+        desired = _desired(existing, path, watched, self.base_url)
+        if asked():
+            return False
+        notes: list[str] = []
+        placeholders: list[str] = []
+        spec = page_spec(page, self.base_url, self.links, self.uuids, notes=notes, placeholders=placeholders)
+        types = {
+            a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle
+        }
+        written = stack_data(page, writer.spec_data(spec)) if is_stack_path(path) else writer.spec_data(spec)
+        data = keep_explicit(existing, written, types, frozenset(PULLED_ATTRIBUTE_TYPES))
+        if isinstance(existing, dict) and desired is not None:
+            data = self._merged(page, existing, data, desired)
+            notes, placeholders = _written_placeholders(path, data, notes, placeholders)
+        try:
+            spec = PageSpec.model_validate(data)
+        except ValidationError as exc:
+            result.skipped.append(
+                f"{page_named(path)}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}"
+            )
+            return True
+        result.notes += notes
+        result.placeholders += placeholders
+        self._staged(page, target, data, spec)
         return True
-    target = writer.page_file(root, path)
-    existing = writer.read_plain(target)
-    pinned = existing.get("id") if isinstance(existing, dict) else None
-    if isinstance(pinned, int) and not isinstance(pinned, bool) and pinned != page.id:
-        result.skipped.append(
-            f"{page_named(path)}: its file pins id {pinned}, but the site's page at {path} is id {page.id}; "
-            "left as it is (fix the id or move the file)"
-        )
-        return True
-    watched, asked = watching(resolve) if walking else (resolve, lambda: False)
-    desired = _desired(existing, path, watched, base_url)
-    if asked():
-        return False
-    notes: list[str] = []
-    placeholders: list[str] = []
-    spec = page_spec(page, base_url, links, uuids, notes=notes, placeholders=placeholders)
-    types = {a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle}
-    written = stack_data(page, writer.spec_data(spec)) if is_stack_path(path) else writer.spec_data(spec)
-    data = keep_explicit(existing, written, types, frozenset(PULLED_ATTRIBUTE_TYPES))
-    if isinstance(existing, dict) and desired is not None:
-        live = to_live_page(page, None, base_url)
+
+    def _merged(
+        self, page: Page, existing: dict[str, Any], data: dict[str, Any], desired: DesiredPage
+    ) -> dict[str, Any]:
+        """The site's page merged into its existing file (``cmssync.sync.pull_merge``); the file's edits the site
+        does not have are listed as local edits."""
+        path = page.url_path
+        live = to_live_page(page, None, self.base_url)
         pending: list[str] = []
         hidden = hidden_sub_areas(live)
-        unchanged = _site_unchanged(state.pages.get(path), live, hidden)
-        data = merge_page(existing, data, desired, live, take_all=scope.take_all, unchanged=unchanged, pending=pending)
+        unchanged = _site_unchanged(self.state.pages.get(path), live, hidden)
+        take_all = self.scope.take_all
+        data = merge_page(existing, data, desired, live, take_all=take_all, unchanged=unchanged, pending=pending)
         for name in hidden if isinstance(data.get("areas"), dict) else ():  # its layout is gone: not an edit to keep
             data["areas"].pop(name, None)
         if pending:
-            result.local_edits[path] = pending
-        notes, placeholders = _written_placeholders(path, data, notes, placeholders)
-    try:
-        spec = PageSpec.model_validate(data)
-    except ValidationError as exc:
-        result.skipped.append(f"{page_named(path)}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}")
-        return True
-    result.notes += notes
-    result.placeholders += placeholders
-    areas = data["areas"] if isinstance(data.get("areas"), dict) else {}
-    result.editable.update(
-        str(block.get("type"))
-        for blocks in areas.values()
-        if isinstance(blocks, list)
-        for block in blocks
-        if isinstance(block, dict) and "keep" not in block
-    )
-    result.sub_areas += [(path, name, len(blocks)) for name, blocks in areas.items() if is_sub_area(name)]
-    clean = _page_clean(path, state, resolve, base_url)
-    kind: Kind = "stack" if is_stack_path(path) else "page"
-    result.staged.append(Staged(kind, path, target, text=writer.render_yaml(target, data), clean=clean))
-    form = staged_form(spec, path, resolve, base_url)
-    result.pages[path] = PulledPage(page.id, page.version.id if page.version else None, form)
-    return True
+            self.result.local_edits[path] = pending
+        return data
+
+    def _staged(self, page: Page, target: Path, data: dict[str, Any], spec: PageSpec) -> None:
+        """Stage the file and keep what the summary and the record need: editable block types, sub-areas, the
+        page's id, live version and desired form."""
+        path, result = page.url_path, self.result
+        areas = data["areas"] if isinstance(data.get("areas"), dict) else {}
+        result.editable.update(
+            str(block.get("type"))
+            for blocks in areas.values()
+            if isinstance(blocks, list)
+            for block in blocks
+            if isinstance(block, dict) and "keep" not in block
+        )
+        result.sub_areas += [(path, name, len(blocks)) for name, blocks in areas.items() if is_sub_area(name)]
+        clean = _page_clean(path, self.state, self.resolve, self.base_url)
+        kind: Kind = "stack" if is_stack_path(path) else "page"
+        result.staged.append(Staged(kind, path, target, text=writer.render_yaml(target, data), clean=clean))
+        form = staged_form(spec, path, self.resolve, self.base_url)
+        result.pages[path] = PulledPage(page.id, page.version.id if page.version else None, form)
 
 
 def _moved_on_the_site(root: Path, state: State, ids: Mapping[str, int], wanted: set[str]) -> list[str]:
