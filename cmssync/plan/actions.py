@@ -361,12 +361,20 @@ def _matches(plan: Plan) -> str:
 
 
 def summary_line(plan: Plan) -> str:
-    counts = plan.summary()
     if plan.is_empty:
         added = sum(len(entry.blocks) for entry in plan.site_additions)
         if added:
             return f"No changes. {added} block{'s' if added != 1 else ''} added on the site kept (areas not owned)."
         return f"No changes. {_matches(plan)}"
+    held = _held_back(plan)
+    if not plan.writes:
+        return f"Plan: nothing to apply.{held}"
+    return "Plan: " + ", ".join(_write_counts(plan)) + "." + held
+
+
+def _held_back(plan: Plan) -> str:
+    """What the plan does not do, as sentences after the counts: held deletes, kept objects, held objects, blocks
+    added on the site."""
     blocked = sum(len(entry.keys) for entry in plan.blocked)
     held = f" {blocked} delete{'s' if blocked != 1 else ''} held back by the prune guards." if blocked else ""
     kept = sum(len(entry.keys) for entry in plan.kept)
@@ -384,8 +392,12 @@ def summary_line(plan: Plan) -> str:
     added = sum(len(entry.blocks) for entry in plan.site_additions)
     if added:
         held += f" {added} block{'s' if added != 1 else ''} added on the site kept (areas not owned)."
-    if not plan.writes:
-        return f"Plan: nothing to apply.{held}"
+    return held
+
+
+def _write_counts(plan: Plan) -> list[str]:
+    """``3 to create``, ``1 to update``, … and the block deletes inside page updates."""
+    counts = plan.summary()
     parts = [f"{counts['create']} to create", f"{counts['update']} to update", f"{counts['delete']} to delete"]
     if counts["move"]:
         parts.append(f"{counts['move']} to move")
@@ -395,4 +407,4 @@ def summary_line(plan: Plan) -> str:
     block_deletes = sum(1 for action in plan.actions for block in action.blocks if block.op == "delete")
     if block_deletes:  # inside page updates: "0 to delete" must not hide a block about to go
         parts.append(f"{block_deletes} block{'s' if block_deletes != 1 else ''} to delete")
-    return "Plan: " + ", ".join(parts) + "." + held
+    return parts

@@ -39,7 +39,7 @@ def pull_summary(pulled: Pulled, *, into: str | None = None) -> str:
     local edit or skipped; then the skipped objects and notes, and the kept files with what to do about them.
     ``into`` names where the files went when not into ``pulled.root`` (``pull --commit``: a branch), and then the
     state records nothing."""
-    settled, root, dry_run = pulled.settled, pulled.root, pulled.dry_run
+    root, dry_run = pulled.root, pulled.dry_run
     lines = [
         *(f"skipped: {note}" for note in pulled.skipped),
         *(f"note: {note}" for note in pulled.notes),
@@ -47,19 +47,7 @@ def pull_summary(pulled: Pulled, *, into: str | None = None) -> str:
         *(f"not pulled: {why}" for why in pulled.unread.unreadable.values()),
     ]
     lines.append(f"pull {'(dry run, nothing written) ' if dry_run else ''}into {into or root}:")
-    skipped_pages = sum(1 for note in pulled.skipped if note.startswith("page "))
-    for kind, label, extra in (
-        ("page", "pages", f", {skipped_pages} skipped" if skipped_pages else ""),
-        ("stack", "stacks (global areas)", ""),
-        ("file", "files", ""),
-        ("sidecar", "file sidecars", ""),
-        ("users", f"users.yaml ({len(pulled.user_records)} users)", ""),
-        ("groups", f"groups.yaml ({len(pulled.group_records)} groups)", ""),
-        ("config", "cmssync.yaml (starter)", ""),
-    ):
-        counts = settled.counts(kind)  # type: ignore[arg-type]
-        if counts or extra:
-            lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
+    lines += _written_lines(pulled)
     if pulled.files_kept:
         lines.append(f"  files not downloaded again (the site serves them as recorded): {pulled.files_kept}")
     if pulled.placeholders:
@@ -72,18 +60,45 @@ def pull_summary(pulled: Pulled, *, into: str | None = None) -> str:
         reasons = "; ".join(f"{count} {reason}" for reason, count in pulled.read_alone.items())
         lines.append(f"  pages read one request each (no batch could tell): {reasons}")
     lines += not_taken_lines(pulled.not_taken)
+    lines += _local_edit_lines(pulled)
+    lines += _outcome(pulled, into)
+    return "\n".join(lines) + "\n"
+
+
+def _written_lines(pulled: Pulled) -> list[str]:
+    """Per kind of file: how many were (or would be) written, left unchanged, kept or skipped."""
+    settled, dry_run = pulled.settled, pulled.dry_run
+    skipped_pages = sum(1 for note in pulled.skipped if note.startswith("page "))
+    lines = []
+    for kind, label, extra in (
+        ("page", "pages", f", {skipped_pages} skipped" if skipped_pages else ""),
+        ("stack", "stacks (global areas)", ""),
+        ("file", "files", ""),
+        ("sidecar", "file sidecars", ""),
+        ("users", f"users.yaml ({len(pulled.user_records)} users)", ""),
+        ("groups", f"groups.yaml ({len(pulled.group_records)} groups)", ""),
+        ("config", "cmssync.yaml (starter)", ""),
+    ):
+        counts = settled.counts(kind)  # type: ignore[arg-type]
+        if counts or extra:
+            lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
+    return lines
+
+
+def _local_edit_lines(pulled: Pulled) -> list[str]:
+    """The local edits not applied yet (kept as written), and the files kept rather than overwritten."""
+    lines = []
     if pulled.local_edits or pulled.local_users or pulled.local_files:
         count = len(pulled.local_edits) + len(pulled.local_users) + len(pulled.local_files)
         lines.append(f"local edits not applied yet, kept as written ({count}; apply sends them):")
         lines += [f"  {page_named(path)}: {', '.join(names)}" for path, names in sorted(pulled.local_edits.items())]
         lines += [f"  user {name} (users.yaml)" for name in sorted(pulled.local_users)]
         lines += [f"  file {path} ({' and '.join(parts)})" for path, parts in sorted(pulled.local_files.items())]
-    kept = settled.kept()
+    kept = pulled.settled.kept()
     if kept:
         lines.append(f"local edits kept, not overwritten ({len(kept)}; review them, or pull again with --force):")
-        lines += [f"  {relative_name(item.target, root)}" for item in kept]
-    lines += _outcome(pulled, into)
-    return "\n".join(lines) + "\n"
+        lines += [f"  {relative_name(item.target, pulled.root)}" for item in kept]
+    return lines
 
 
 def render_pull_commit(result: PullCommit) -> str:

@@ -156,43 +156,77 @@ class _FileWalk:
 
     async def stage(self, number: int, file: File) -> None:
         """Stage one listed file (its asset and sidecar), or say why not."""
-        root, settings, state, result, scope = self.root, self.settings, self.state, self.result, self.scope
-        url_name = PurePosixPath((file.url or "").split("?")[0]).name
-        if not url_name:
-            result.skipped.append(f"file {file.id}: it has no public URL")
-            return
-        if one_line(url_name) != url_name:  # the content cannot hold that name (the loader refuses it)
-            result.skipped.append(f"file {one_line(url_name)} (id {file.id}): its name holds a control character")
+        result = self.result
+        url_name = self._url_name(file)
+        if url_name is None:
             return
         folder = self.folder_paths.get(file.folder) if file.folder is not None else None
         named = f"{folder.strip('/')}/{url_name}" if folder and folder != "/" else url_name
         assert result.staging is not None
         staged = result.staging / f"{number}-{url_name}"
-        path = self.bound.get(file.id.lower())
-        was = PurePosixPath(state.files[path].url.split("?")[0]).name if path is not None else url_name
-        if was and was != url_name:
-            result.notes.append(f"file {path}: renamed on the site, from {was} to {url_name}; still bound to {path}")
+        path = await self._path(file, url_name, named, staged)
         if path is None:
-            path = await _free_path(self.downloads, file, staged, root, named, self.seen, result, scope)
-            if path is None:
-                return
-        elif not await _download(self.downloads, file, staged, path, result):
             return
         if file.folder is not None and folder is None:
             result.unnamed_folders[file.folder] = result.unnamed_folders.get(file.folder, 0) + 1
-        target = root / "files" / path
-        recorded = state.files.get(path)
+        self._stage_bytes(path, staged)
+        sidecar = self._stage_sidecar(file, path, url_name, folder)
+        size, sha = HashCache(None).sha256(staged)
+        spec = FileSpec(
+            path=path,
+            size=size,
+            sha256=sha,
+            meta=sidecar,
+            folder_id=file.folder if folder is not None else None,
+            source=Location(file=path),
+        )
+        result.files[path] = (file, spec)
+
+    def _url_name(self, file: File) -> str | None:
+        """The file's name in its public URL, or None (said in ``skipped``) when the content cannot hold it."""
+        url_name = PurePosixPath((file.url or "").split("?")[0]).name
+        if not url_name:
+            self.result.skipped.append(f"file {file.id}: it has no public URL")
+            return None
+        if one_line(url_name) != url_name:  # the content cannot hold that name (the loader refuses it)
+            self.result.skipped.append(f"file {one_line(url_name)} (id {file.id}): its name holds a control character")
+            return None
+        return url_name
+
+    async def _path(self, file: File, url_name: str, named: str, staged: Path) -> str | None:
+        """The file's path in the content (the bound one, else a free one), its bytes downloaded into ``staged``;
+        None when it is not pulled (said in the result)."""
+        result = self.result
+        path = self.bound.get(file.id.lower())
+        was = PurePosixPath(self.state.files[path].url.split("?")[0]).name if path is not None else url_name
+        if was and was != url_name:
+            result.notes.append(f"file {path}: renamed on the site, from {was} to {url_name}; still bound to {path}")
+        if path is None:
+            return await _free_path(self.downloads, file, staged, self.root, named, self.seen, result, self.scope)
+        return path if await _download(self.downloads, file, staged, path, result) else None
+
+    def _stage_bytes(self, path: str, staged: Path) -> None:
+        """Stage the downloaded bytes, unless the local bytes are an edit not applied yet (the site serves what was
+        last applied)."""
+        target = self.root / "files" / path
+        recorded = self.state.files.get(path)
         if (
             recorded is not None
             and target.is_file()
             and recorded.hash == f"sha256:{sha256_of(staged)}" != f"sha256:{sha256_of(target)}"
-        ):  # the site serves what was last applied: the local bytes are an edit not applied yet
-            result.local_files.setdefault(path, []).append("its bytes")
+        ):
+            self.result.local_files.setdefault(path, []).append("its bytes")
         else:
-            result.staged.append(Staged("file", path, target, source=staged, clean=_asset_clean(state, path)))
-        sidecar_file = root / "files" / f"{path}.yaml"
+            clean = _asset_clean(self.state, path)
+            self.result.staged.append(Staged("file", path, target, source=staged, clean=clean))
+
+    def _stage_sidecar(self, file: File, path: str, url_name: str, folder: str | None) -> FileSidecar:
+        """Stage the file's sidecar (its metadata), unless its difference is a local edit not applied yet."""
+        result, settings = self.result, self.settings
+        sidecar_file = self.root / "files" / f"{path}.yaml"
         existing = writer.read_plain(sidecar_file)
-        meta = _sidecar(file, url_name, folder, existing, take_all=scope.take_all)
+        meta = _sidecar(file, url_name, folder, existing, take_all=self.scope.take_all)
+        recorded = self.state.files.get(path)
         applied = recorded.digest if recorded is not None else None
         # the site holds what was last applied: a difference in the sidecar is a local edit not applied yet
         if (
@@ -206,18 +240,9 @@ class _FileWalk:
         sidecar = FileSidecar.model_validate(meta)
         if meta or sidecar_file.exists():
             text = writer.render_yaml(sidecar_file, meta)
-            clean = _sidecar_clean(state, path, settings)
+            clean = _sidecar_clean(self.state, path, settings)
             result.staged.append(Staged("sidecar", path, sidecar_file, text=text, clean=clean))
-        size, sha = HashCache(None).sha256(staged)
-        spec = FileSpec(
-            path=path,
-            size=size,
-            sha256=sha,
-            meta=sidecar,
-            folder_id=file.folder if folder is not None else None,
-            source=Location(file=path),
-        )
-        result.files[path] = (file, spec)
+        return sidecar
 
 
 def _note_unnamed_folders(result: Pulled) -> None:

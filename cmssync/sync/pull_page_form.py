@@ -101,23 +101,9 @@ def page_spec(
     """A page read (with ``areas``, and ``areas.content`` to recover download links) as content; what a user should
     know about it (blocks kept as placeholders, links visitors cannot open) is appended to ``notes``, and each
     placeholder block (``type id (reason)``) to ``placeholders``."""
-    attributes = {
-        attribute.handle: attribute.value
-        for attribute in page.custom_attributes
-        if attribute.handle
-        and (attribute.type or DEFAULT_ATTRIBUTE_TYPES.get(attribute.handle, "")) in PULLED_ATTRIBUTE_TYPES
-        and attribute.value not in (None, "", False)
-    }
     files = file_urls if isinstance(file_urls, FileLinks) else FileLinks(base_url, file_urls)
     links = _Links(base_url, files, uuids or {})
-    live_areas = {area.name: [block.type or "" for block in area.blocks] for area in page.areas or []}
-    areas: dict[str, list[dict[str, Any]]] = {}
-    for area in page.areas or []:
-        reason = unwritable(area.name, live_areas, known=())
-        if reason is None:
-            areas[area.name] = links.area(area)
-        elif notes is not None:
-            notes.append(f"{page_named(page.url_path)}: not pulled: {reason}")
+    areas = _pulled_areas(page, links, notes)
     if notes is not None:
         notes.extend(f"{page_named(page.url_path)}: {note}" for note in links.notes())
     if placeholders is not None:
@@ -128,15 +114,37 @@ def page_spec(
         data["id"] = page.id
     if page.description:
         data["description"] = escape(page.description)
-    if page.type:
-        data["type"] = page.type
-    if page.template:
-        data["template"] = page.template
+    data.update((name, value) for name in ("type", "template") if (value := getattr(page, name)))
+    attributes = _pulled_attributes(page)
     if attributes:
         data["attributes"] = {k: escape(v) if isinstance(v, str) else v for k, v in attributes.items()}
     if areas:
         data["areas"] = areas
     return PageSpec.model_validate(data)
+
+
+def _pulled_attributes(page: Page) -> dict[str, Any]:
+    """The page's attributes of a type pull writes (:data:`PULLED_ATTRIBUTE_TYPES`) that hold a value."""
+    return {
+        attribute.handle: attribute.value
+        for attribute in page.custom_attributes
+        if attribute.handle
+        and (attribute.type or DEFAULT_ATTRIBUTE_TYPES.get(attribute.handle, "")) in PULLED_ATTRIBUTE_TYPES
+        and attribute.value not in (None, "", False)
+    }
+
+
+def _pulled_areas(page: Page, links: _Links, notes: list[str] | None) -> dict[str, list[dict[str, Any]]]:
+    """The page's areas as content; an area cmssync cannot write (``cmssync.plan.subareas``) is said in ``notes``."""
+    live_areas = {area.name: [block.type or "" for block in area.blocks] for area in page.areas or []}
+    areas: dict[str, list[dict[str, Any]]] = {}
+    for area in page.areas or []:
+        reason = unwritable(area.name, live_areas, known=())
+        if reason is None:
+            areas[area.name] = links.area(area)
+        elif notes is not None:
+            notes.append(f"{page_named(page.url_path)}: not pulled: {reason}")
+    return areas
 
 
 def stack_data(page: Page, data: dict[str, Any]) -> dict[str, Any]:
