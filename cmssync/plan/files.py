@@ -58,7 +58,7 @@ def plan_files(
             live = _adoptable(path, spec, observed, managed, warnings)
             adopted = live is not None
         if live is None:
-            result.actions.append(_create_file(path, spec, observed, managed, drift=record is not None))
+            result.actions.append(_create_file(path, spec, observed, managed, folders, drift=record is not None))
             result.changing.add(path)
             continue
         if record is not None and record.url and _url_name(record.url) != live.name:
@@ -186,9 +186,13 @@ def _file_note(op: str, adopted: bool) -> str | None:
     return None
 
 
-def _create_file(path: str, spec: FileSpec, observed: Snapshot, managed: set[str], *, drift: bool) -> Action:
+def _create_file(
+    path: str, spec: FileSpec, observed: Snapshot, managed: set[str], folders: Mapping[int, str], *, drift: bool
+) -> Action:
     changes = [FieldChange(field="size", after=spec.size), FieldChange(field="sha256", after=file_hash(spec))]
-    changes += [FieldChange(field=name, after=value) for name, value in desired_file_meta(spec).items()]
+    changes += [
+        folder_by_path(FieldChange(field=name, after=value), folders) for name, value in desired_file_meta(spec).items()
+    ]
     note = "managed before, but deleted outside cmssync" if drift else None
     if not drift:
         others = observed.adoption_candidates(PurePosixPath(path).name, spec.folder_id, spec.size, managed)

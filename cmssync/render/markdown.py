@@ -71,33 +71,33 @@ def _head(plan: Plan) -> list[str]:
     lines.append("")
     if plan.is_empty:
         lines += [f"**No changes.** {summary_line(plan).removeprefix('No changes. ')}", ""]
-    for entry in plan.blocked:
-        lines.append(f"> **Deletes blocked:** {_md(entry.describe())}")
-    for kept in plan.kept:
-        lines.append(f"> **Kept:** {_md(kept.describe())}")
-    for added in plan.site_additions:
-        lines.append(f"> **Site addition:** {_md(added.describe())}")
+    notes = [f"**Deletes blocked:** {_md(entry.describe())}" for entry in plan.blocked]
+    notes += [f"**Kept:** {_md(kept.describe())}" for kept in plan.kept]
+    notes += [f"**Site addition:** {_md(added.describe())}" for added in plan.site_additions]
+    lines += _notes(notes)
     lines += _held(plan)
     warnings = list(plan.warnings)
-    for warning in warnings[:MAX_WARNINGS]:
-        lines.append(f"> **Warning:** {_md(warning[:500])}")
+    notes = [f"**Warning:** {_md(warning[:500])}" for warning in warnings[:MAX_WARNINGS]]
     if len(warnings) > MAX_WARNINGS:
-        lines.append(f"> … and {len(warnings) - MAX_WARNINGS} more warnings in the full plan.")
-    if plan.blocked or plan.kept or warnings or plan.held or plan.site_additions:
-        lines.append("")
-    return lines
+        notes.append(f"… and {len(warnings) - MAX_WARNINGS} more warnings in the full plan.")
+    return lines + _notes(notes)
+
+
+def _notes(notes: list[str]) -> list[str]:
+    """Each note a quoted paragraph of its own, with a blank line after it (adjacent quoted lines would run into
+    one paragraph, and a line right after an HTML block such as ``</details>`` would be taken as part of it)."""
+    return [line for note in notes for line in (f"> {note}", "")]
 
 
 def _held(plan: Plan) -> list[str]:
     """Refused and skipped objects, each with its conflicts (base, content, site) in a collapsible diff."""
-    lines: list[str] = []
     held_ids = {entry.id for entry in plan.held}
-    for entry in plan.held:
-        verb = "Refused" if entry.fails else "Skipped"
-        lines.append(
-            f"> **{verb}:** {entry.kind} {_code_span(_md(entry.key))} — {_md(held_reason(entry))}: "
-            f"{_md(entry.message[:500])}"
-        )
+    notes = [
+        f"**{'Refused' if entry.fails else 'Skipped'}:** {entry.kind} {_code_span(_md(entry.key))} — "
+        f"{_md(held_reason(entry))}: {_md(entry.message[:500])}"
+        for entry in plan.held
+    ]
+    lines = _notes(notes)
     conflicts = list(plan.conflicts)
     if conflicts:
         body = []
@@ -107,13 +107,13 @@ def _held(plan: Plan) -> list[str]:
             body += [str(t).rstrip() for t in conflict_lines(conflict, indent="  ")]
         fence = fence_for("\n".join(body))
         lines += [
-            "",
             f"<details><summary>{len(conflicts)} conflict(s)</summary>",
             "",
             fence,
             *body,
             fence,
             "</details>",
+            "",
         ]
     return lines
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -32,6 +33,7 @@ from cmssync.plan.actions import (
     summary_line,
 )
 from cmssync.plan.kinds import KIND_ORDER
+from cmssync.plan.references import FILE_LINK
 from cmssync.render.textdiff import word_diff
 
 SENSITIVE = "(sensitive)"
@@ -305,13 +307,28 @@ def is_long(value: Any) -> bool:
 def plain(value: Any) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return readable(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def show_value(value: Any) -> str:
     if value is None:
         return ABSENT
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(readable(value) if isinstance(value, str) else value, ensure_ascii=False)
+
+
+_FILE_TOKEN = re.compile(r"\{ccm:export:file:[^{}:]*:([^{}]*)\}|\$\{file(?:-id|-link)?:(?:[^{}]*/)?([^{}/]*)\}")
+_PAGE_TOKEN = re.compile(r"\{ccm:export:page:([^{}]*)\}")
+
+
+def readable(text: str) -> str:
+    """A compared value as a reviewer reads it, never an export token: a file by its name (``[file logo.png]``,
+    the same for the site's export and the content's reference, so a file that is only re-pointed shows no change),
+    a page by its path (``[page /about]``), a download link compared by presence as ``[download link]``."""
+    if "{" not in text:
+        return text
+    text = _FILE_TOKEN.sub(lambda m: f"[file {m.group(1) or m.group(2)}]", text)
+    text = _PAGE_TOKEN.sub(lambda m: f"[page {m.group(1) or '/'}]", text)
+    return text.replace(FILE_LINK, "[download link]")
 
 
 def ordered(actions: Iterable[Action]) -> list[Action]:

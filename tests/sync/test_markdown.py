@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from cmssync.plan.actions import Action, BlockChange, BlockedDeletes, Plan
+from markdown_it import MarkdownIt
+
+from cmssync.plan.actions import Action, BlockChange, BlockedDeletes, FieldConflict, HeldObject, KeptObjects, Plan
 from cmssync.render.markdown import DEFAULT_BUDGET, fence_for, render_markdown
 from tests.sync.test_report import sample_plan
 
@@ -89,3 +91,42 @@ def test_every_diff_line_starts_with_a_sign_github_colours() -> None:
     assert "+ About {+us+} We build sites. Since 2014." in lines
     assert '- name: "About"' in lines
     assert '+ name: "About us"' in lines
+
+
+def _rendered(markdown: str) -> str:
+    """The comment as GitHub renders it: CommonMark with GFM tables."""
+    return MarkdownIt("commonmark").enable("table").render(markdown)
+
+
+def test_notes_render_as_paragraphs_of_their_own_after_a_conflict_list() -> None:
+    """A warning right after ``</details>`` was part of the HTML block (shown as a literal ``> **Warning:**``), and
+    adjacent notes ran into one paragraph (issue 36 item 6)."""
+    conflict = FieldConflict(kind="page", key="/about", field="name", content="About us", site="About them")
+    plan = Plan(
+        site="https://www.example.com",
+        content_digest="00",
+        kept=(KeptObjects(kind="page", keys=("/old",)),),
+        held=(HeldObject(kind="page", key="/about", reason="conflict", message="changed on both sides"),),
+        conflicts=(conflict,),
+        warnings=("first warning", "second warning"),
+    )
+    html = _rendered(render_markdown(plan))
+    assert "**Warning:**" not in html  # never literal markdown
+    assert "&gt; " not in html
+    paragraphs = re.findall(r"<p>(.*?)</p>", html, flags=re.DOTALL)
+    notes = [p for p in paragraphs if p.startswith("<strong>")]
+    assert [p.split("</strong>")[0].removeprefix("<strong>") for p in notes] == [
+        "Kept:",
+        "Refused:",
+        "Warning:",
+        "Warning:",
+    ], html
+    assert all(p.count("<strong>") == 1 for p in notes), notes  # one note per paragraph
+    assert "<details><summary>1 conflict(s)</summary>" in html
+
+
+def test_a_plan_with_sections_renders_every_details_block_closed() -> None:
+    html = _rendered(render_markdown(sample_plan()))
+    assert html.count("<details>") == html.count("</details>")
+    assert "<table>" in html
+    assert "```" not in html  # every fence was taken as a fence
