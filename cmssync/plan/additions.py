@@ -17,7 +17,7 @@ by cmssync, or an old state) has no additions: its areas are as written.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from cmssync.content.paths import page_object
 from cmssync.plan.actions import SiteAdditions
@@ -50,40 +50,12 @@ def site_additions(
     """The blocks of ``live`` an editor added since cmssync last applied the area (see the module docstring)."""
     if base is None or len(live) <= len(base.shape):
         return ()
-    types = [entry[0] if entry else "" for entry in base.shape]
-    kept_ids = {
-        int(entry[1].removeprefix("keep:")) for entry in base.shape if len(entry) > 1 and entry[1].startswith("keep:")
-    }
-    wanted = {block.type: [b.value for b in desired if b.type == block.type and b.keep_id is None] for block in desired}
-
-    def score(block: LiveBlock, index: int) -> int | None:
-        """The worth of matching live ``block`` to base block ``index`` (None: impossible)."""
-        if block.type != types[index]:
-            return None
-        entry = base.shape[index]
-        if len(entry) > 1 and entry[1].startswith("keep:"):
-            return 3 if block.id == int(entry[1].removeprefix("keep:")) else None
-        if block.id in kept_ids:
-            return None
-        return 3 if any(values_match(block.value, value) for value in wanted.get(block.type, [])) else 2
-
-    # best[i][j]: the best total matching live[i:] to base[j:], every base block matched (-1: impossible)
-    rows, cols = len(live), len(types)
-    best = [[-1] * (cols + 1) for _ in range(rows + 1)]
-    for i in range(rows, -1, -1):
-        for j in range(cols, -1, -1):
-            if j == cols:
-                best[i][j] = 0
-                continue
-            if i == rows:
-                continue
-            skip = best[i + 1][j]
-            worth = score(live[i], j)
-            take = best[i + 1][j + 1] + worth if worth is not None and best[i + 1][j + 1] >= 0 else -1
-            best[i][j] = max(skip, take)
+    score = _scorer(base, desired)
+    best = _best_matching(live, len(base.shape), score)
     if best[0][0] < 0:
         return ()  # the live area no longer holds the base's blocks in order: not a case of additions
     added: list[LiveBlock] = []
+    rows, cols = len(live), len(base.shape)
     i = j = 0
     while i < rows:
         worth = score(live[i], j) if j < cols else None
@@ -93,3 +65,45 @@ def site_additions(
             added.append(live[i])
             i += 1
     return tuple(added)
+
+
+_Scorer = Callable[[LiveBlock, int], int | None]
+
+
+def _scorer(base: AreaBase, desired: Sequence[DesiredBlock]) -> _Scorer:
+    """The worth of matching a live block to base block ``index`` (None: impossible): 3 for a kept block on its own
+    id or a block holding a value the content wants, 2 for another block of the base's type."""
+    types = [entry[0] if entry else "" for entry in base.shape]
+    kept_ids = {
+        int(entry[1].removeprefix("keep:")) for entry in base.shape if len(entry) > 1 and entry[1].startswith("keep:")
+    }
+    wanted = {block.type: [b.value for b in desired if b.type == block.type and b.keep_id is None] for block in desired}
+
+    def score(block: LiveBlock, index: int) -> int | None:
+        if block.type != types[index]:
+            return None
+        entry = base.shape[index]
+        if len(entry) > 1 and entry[1].startswith("keep:"):
+            return 3 if block.id == int(entry[1].removeprefix("keep:")) else None
+        if block.id in kept_ids:
+            return None
+        return 3 if any(values_match(block.value, value) for value in wanted.get(block.type, [])) else 2
+
+    return score
+
+
+def _best_matching(live: Sequence[LiveBlock], cols: int, score: _Scorer) -> list[list[int]]:
+    """``best[i][j]``: the best total matching ``live[i:]`` to base blocks ``j:``, every base block matched (-1:
+    impossible)."""
+    rows = len(live)
+    best = [[-1] * (cols + 1) for _ in range(rows + 1)]
+    for i in range(rows, -1, -1):
+        best[i][cols] = 0
+        for j in range(cols - 1, -1, -1):
+            if i == rows:
+                continue
+            skip = best[i + 1][j]
+            worth = score(live[i], j)
+            take = best[i + 1][j + 1] + worth if worth is not None and best[i + 1][j + 1] >= 0 else -1
+            best[i][j] = max(skip, take)
+    return best

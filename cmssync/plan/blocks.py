@@ -175,27 +175,9 @@ def align_area(
 
 def search_area(live: Sequence[LiveBlock], desired: Sequence[DesiredBlock], matches: ValueMatcher) -> AreaAlignment:
     """The dynamic programme of :func:`align_area`, without its fast path (the tests hold the two equal)."""
-    n, m = len(live), len(desired)
-    pinned = {block.keep_id for block in desired if block.keep_id is not None}
-    # best[i][j] = (cost, deletes) of the cheapest way to finish when live[:i] is settled and desired[:j] has been
-    # matched to kept live blocks: either keep going with live[i], or delete it. At i == n the rest is added.
-    # Comparing (cost, deletes) tuples gives the tie-break "fewest deletes" for free. _IMPOSSIBLE marks states
-    # from which no solution respects the placeholders.
-    best: list[list[tuple[int, int]]] = [[(0, 0)] * (m + 1) for _ in range(n + 1)]
-    for j in range(m + 1):
-        addable = all(block.keep_id is None for block in desired[j:])
-        best[n][j] = (m - j, 0) if addable else (_IMPOSSIBLE, 0)
-    for i in range(n - 1, -1, -1):
-        for j in range(m, -1, -1):
-            cost, deletes = best[i + 1][j]
-            option = (cost + 1, deletes + 1) if live[i].id not in pinned else (_IMPOSSIBLE, 0)
-            kept = _keep_option(live[i], desired, j, best[i + 1], matches)
-            best[i][j] = option if kept is None or option < kept else kept
-            if best[i][j][0] >= _IMPOSSIBLE:
-                best[i][j] = (_IMPOSSIBLE, 0)
+    best = _cheapest(live, desired, matches)
     if best[0][0][0] >= _IMPOSSIBLE:
         raise AlignmentError(_unreachable(live, desired))
-
     ops: list[BlockOp] = []
     j = 0
     for i, block in enumerate(live):
@@ -210,10 +192,34 @@ def search_area(live: Sequence[LiveBlock], desired: Sequence[DesiredBlock], matc
             j += 1
         else:
             ops.append(Delete(live_id=block.id))
-    ops.extend(Add(index=k, type=desired[k].type, value=desired[k].value) for k in range(j, m))
+    ops.extend(Add(index=k, type=desired[k].type, value=desired[k].value) for k in range(j, len(desired)))
     alignment = AreaAlignment(tuple(ops))
     assert alignment.cost == best[0][0][0], "reconstruction must follow the optimum"
     return alignment
+
+
+def _cheapest(
+    live: Sequence[LiveBlock], desired: Sequence[DesiredBlock], matches: ValueMatcher
+) -> list[list[tuple[int, int]]]:
+    """``best[i][j]`` = (cost, deletes) of the cheapest way to finish when ``live[:i]`` is settled and
+    ``desired[:j]`` has been matched to kept live blocks: either keep going with ``live[i]``, or delete it. At
+    ``i == n`` the rest is added. Comparing (cost, deletes) tuples gives the tie-break "fewest deletes" for free.
+    ``_IMPOSSIBLE`` marks states from which no solution respects the placeholders."""
+    n, m = len(live), len(desired)
+    pinned = {block.keep_id for block in desired if block.keep_id is not None}
+    best: list[list[tuple[int, int]]] = [[(0, 0)] * (m + 1) for _ in range(n + 1)]
+    for j in range(m + 1):
+        addable = all(block.keep_id is None for block in desired[j:])
+        best[n][j] = (m - j, 0) if addable else (_IMPOSSIBLE, 0)
+    for i in range(n - 1, -1, -1):
+        for j in range(m, -1, -1):
+            cost, deletes = best[i + 1][j]
+            option = (cost + 1, deletes + 1) if live[i].id not in pinned else (_IMPOSSIBLE, 0)
+            kept = _keep_option(live[i], desired, j, best[i + 1], matches)
+            best[i][j] = option if kept is None or option < kept else kept
+            if best[i][j][0] >= _IMPOSSIBLE:
+                best[i][j] = (_IMPOSSIBLE, 0)
+    return best
 
 
 def _unchanged(live: Sequence[LiveBlock], desired: Sequence[DesiredBlock], matches: ValueMatcher) -> bool:

@@ -109,6 +109,29 @@ async def diagnose(
     return report
 
 
+async def _check_account(client: ConcreteClient, report: StatusReport, settings: Settings) -> None:
+    """Whom the token acts as: the super admin, another user (some writes fail), or the Guest of client
+    credentials (reads only)."""
+    try:
+        user = await client.account(as_guest=settings.auth.grant == "client_credentials")
+        report.account = f"{user.username} (user {user.id})"
+        if user.id != 1 and settings.auth.grant != "client_credentials":
+            report.notes.append(
+                "not the super admin (user 1): a real Concrete ≤ 9.3 answers 500 to several writes for other users"
+            )
+    except (ServerError, UnexpectedResponse) as exc:
+        if settings.auth.grant == "client_credentials":
+            report.account = "Guest (client credentials have no user)"
+            report.notes.append(
+                "client credentials act as the anonymous Guest: reads only; use the password or refresh_token grant"
+                " to apply changes"
+            )
+        else:
+            report.problems.append(_explain("account", exc))
+    except ApiError as exc:
+        report.problems.append(_explain("account", exc))
+
+
 async def _check(client: ConcreteClient, report: StatusReport, settings: Settings) -> None:
     # 1. The API prefix, without a token: an enabled API answers 401 (JSON); a disabled one the HTML 404 page.
     try:
@@ -145,24 +168,7 @@ async def _check(client: ConcreteClient, report: StatusReport, settings: Setting
         report.problems.append(_explain("system info", exc))
 
     # 4. The account.
-    try:
-        user = await client.account(as_guest=settings.auth.grant == "client_credentials")
-        report.account = f"{user.username} (user {user.id})"
-        if user.id != 1 and settings.auth.grant != "client_credentials":
-            report.notes.append(
-                "not the super admin (user 1): a real Concrete ≤ 9.3 answers 500 to several writes for other users"
-            )
-    except (ServerError, UnexpectedResponse) as exc:
-        if settings.auth.grant == "client_credentials":
-            report.account = "Guest (client credentials have no user)"
-            report.notes.append(
-                "client credentials act as the anonymous Guest: reads only; use the password or refresh_token grant"
-                " to apply changes"
-            )
-        else:
-            report.problems.append(_explain("account", exc))
-    except ApiError as exc:
-        report.problems.append(_explain("account", exc))
+    await _check_account(client, report, settings)
 
     # 5. The default site.
     try:

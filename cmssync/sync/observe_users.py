@@ -32,14 +32,7 @@ async def observe_users(
     renamed on the site), the list is read after all, as only the list shows who holds that name now."""
     walked, complete = await client.list_users() if listed else ([], True)
     users: dict[int, User] = {u.id: u for u in walked}
-    unseen = {name: r.id for name, r in state.users.items() if r.id not in users}
-    if unseen and not complete:
-        with deferred():  # the walk skipped users whose dates tie: a list page reads a group that fits one
-            users.update({u.id: u for u in await client.users_below(set(users), set(unseen.values()))})
-        unseen = {name: user_id for name, user_id in unseen.items() if user_id not in users}
-        ties["users"] += len(unseen)
-    reads = ((client.get_user(i), f"user:{name}", f"user {name} (id {i})") for name, i in unseen.items())
-    users.update({extra.id: extra for extra in await read_known(reads, unreadable)})
+    await _read_known_unseen(client, state, users, complete, unreadable, ties)
     names = {u.username for u in users.values()}
     if not listed and any(name not in names for name in wanted):
         return await observe_users(client, state, wanted, unreadable, ties)
@@ -54,3 +47,23 @@ async def observe_users(
         for u in users.values()
         if u.username
     }
+
+
+async def _read_known_unseen(
+    client: ConcreteClient,
+    state: State,
+    users: dict[int, User],
+    complete: bool,
+    unreadable: dict[str, str],
+    ties: Counter[str],
+) -> None:
+    """Add to ``users`` the users the state knows that the list did not show: those a walk skipped (tied dates) a
+    list page at a time, then the others by id."""
+    unseen = {name: r.id for name, r in state.users.items() if r.id not in users}
+    if unseen and not complete:
+        with deferred():  # the walk skipped users whose dates tie: a list page reads a group that fits one
+            users.update({u.id: u for u in await client.users_below(set(users), set(unseen.values()))})
+        unseen = {name: user_id for name, user_id in unseen.items() if user_id not in users}
+        ties["users"] += len(unseen)
+    reads = ((client.get_user(i), f"user:{name}", f"user {name} (id {i})") for name, i in unseen.items())
+    users.update({extra.id: extra for extra in await read_known(reads, unreadable)})

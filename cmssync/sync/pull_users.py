@@ -27,6 +27,13 @@ async def pull_users_and_groups(
     """``users.yaml`` and ``groups.yaml`` merged: the file's entries in its order, each with the site's email and
     language where they differ (its password reference and other keys kept); the site's others appended when taken
     in, listed otherwise; entries the site lacks stay (apply creates them)."""
+    await _pull_users(client, root, state, result, scope)
+    await _pull_groups(client, root, state, result, scope)
+
+
+async def _site_users(client: ConcreteClient, result: Pulled) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+    """The site's users as ``users.yaml`` entries, and their ids, by username (never the super admin; a user the
+    content could not hold is said in ``skipped``)."""
     site_users: dict[str, dict[str, Any]] = {}
     ids: dict[str, int] = {}
     for user in await client.all_users():
@@ -41,6 +48,11 @@ async def pull_users_and_groups(
             result.skipped.append(f"user {user.username}: {exc.errors()[0]['msg']}")
             continue
         site_users[user.username], ids[user.username] = data, user.id
+    return site_users, ids
+
+
+async def _pull_users(client: ConcreteClient, root: Path, state: State, result: Pulled, scope: PullScope) -> None:
+    site_users, ids = await _site_users(client, result)
     target = root / "users.yaml"
     # a user the site still holds as last applied or pulled: a difference in users.yaml is a local edit, kept
     untouched = {
@@ -63,6 +75,9 @@ async def pull_users_and_groups(
     if entries:
         text = writer.render_yaml(target, entries)
         result.staged.append(Staged("users", "users.yaml", target, text=text, clean=_users_clean(state)))
+
+
+async def _pull_groups(client: ConcreteClient, root: Path, state: State, result: Pulled, scope: PullScope) -> None:
     groups = {group.name or "": group async for group in client.iter_groups()}
     target = root / "groups.yaml"
     site_groups = {name: {"name": name} for name in sorted(groups, key=lambda n: groups[n].id)}

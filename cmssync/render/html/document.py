@@ -125,6 +125,16 @@ def _summary(plan: Plan) -> str:
             f'<h3 id="conflicts">Conflicts: {len(drifted)} changed on the site outside cmssync</h3>'
             f"<p>Applying overwrites these site changes with the content: {links}</p>"
         )
+    parts += _held_back(plan)
+    if plan.warnings:
+        listed = "".join(f"<li>{escape(w)}</li>" for w in plan.warnings)
+        parts.append(f'<h3 id="warnings">Warnings: {len(plan.warnings)}</h3><ul class="warnings">{listed}</ul>')
+    return "".join(parts)
+
+
+def _held_back(plan: Plan) -> list[str]:
+    """The sections of what the plan does not do: blocked deletes, objects kept, held pages and conflicts."""
+    parts: list[str] = []
     if plan.blocked:
         items = []
         for entry in plan.blocked:
@@ -153,10 +163,7 @@ def _summary(plan: Plan) -> str:
             for c in plan.conflicts
         ]
         parts.append(f'<h3 id="conflicts">Conflicts and held pages</h3><ul class="blocked">{"".join(items)}</ul>')
-    if plan.warnings:
-        listed = "".join(f"<li>{escape(w)}</li>" for w in plan.warnings)
-        parts.append(f'<h3 id="warnings">Warnings: {len(plan.warnings)}</h3><ul class="warnings">{listed}</ul>')
-    return "".join(parts)
+    return parts
 
 
 _BLOCK_WORDS = (("add", "added"), ("update", "changed"), ("delete", "removed"))
