@@ -48,7 +48,6 @@ from cmssync.errors import (
     printable,
 )
 from cmssync.logs import configure_notes, note, notes_as_json
-from cmssync.plan.kinds import PULLED
 
 __all__ = ["cli", "main", "site_overrides"]
 
@@ -184,8 +183,9 @@ def apply(
     "--kind",
     "kinds",
     multiple=True,
-    type=click.Choice(PULLED),
-    help="Also take in the site's objects of this kind the content does not manage yet.",
+    metavar="KIND",
+    help="Also take in the site's objects of this kind the content does not manage yet (page, stack, file, user, "
+    "group, or any other kind this installation manages).",
 )
 @click.option(
     "--commit",

@@ -1,7 +1,8 @@
 """``cmssync validate``: everything about the content that can be known without the site.
 
-The content itself (every file, every reference, settings), users' passwords (the variable set, the length the
-site accepts: :mod:`cmssync.content.passwords`; ``--no-secrets`` where a job has none), and, from a local state
+The content itself (every file, every reference, settings; each kind's own check, ``ManagedKind.validate``), users'
+passwords (the variable set, the length the site accepts: :mod:`cmssync.content.passwords`; ``--no-secrets`` where
+a job has none), and, from a local state
 file, what the state says: a site object bound twice, and managed objects removed from the content in numbers the
 prune guards would refuse to delete (a warning: the plan shows them as blocked).
 
@@ -57,6 +58,11 @@ def check(directory: Path, *, secrets: bool = True) -> Validation:
         return result
     if secrets:
         result.problems = password_problems(content)
+    from cmssync.sync.kinds import discover
+
+    for kind in discover():  # each kind's own check of its objects (a kind module's ``validate``)
+        if kind.validate is not None:
+            result.problems += kind.validate(content)
     result.warnings = list(_state_warnings(directory, content))
     result.summary = content.summary()
     return result
@@ -65,18 +71,19 @@ def check(directory: Path, *, secrets: bool = True) -> Validation:
 def _state_warnings(directory: Path, content: SiteContent) -> Iterable[str]:
     """What a local state file says about the content; nothing for a remote state (no network here)."""
     from cmssync.errors import StateError
-    from cmssync.plan.kinds import DELETED, shared_bindings
     from cmssync.state.backends import open_state_backend
+    from cmssync.sync.kinds import discover
 
     settings = content.settings
     if settings.state_settings.backend != "local" or not settings.state_path(directory).is_file():
         return
     state = open_state_backend(settings, directory).load()
-    shared = shared_bindings(state)
+    kinds = discover().table
+    shared = kinds.shared_bindings(state)
     if shared:
         raise StateError("; ".join(shared))
     prune = settings.prune
-    for facts in DELETED:
+    for facts in kinds.deleted:
         kind, managed = facts.name, set(facts.records_in(state))
         gone = sorted(managed - set(facts.keys_in(content)))
         if not gone:

@@ -39,7 +39,7 @@ from typing import Any, Literal, get_args
 
 from cmssync.config.daemon import NotifyEvent
 from cmssync.plan.actions import Action, Plan
-from cmssync.plan.kinds import in_scope
+from cmssync.plan.kinds import BUILT_IN_KINDS, KindTable
 from cmssync.plan.scope_model import Scope
 from cmssync.sync.engine import Outcome
 
@@ -114,8 +114,9 @@ class RunFacts:
 class ObjectState:
     """The objects currently in one state, ``id → fingerprint``."""
 
-    def __init__(self) -> None:
+    def __init__(self, kinds: KindTable = BUILT_IN_KINDS) -> None:
         self.current: dict[str, str] = {}
+        self.kinds = kinds
 
     def update(self, seen: Mapping[str, str], scope: Scope | None) -> list[str]:
         """Take what a run saw (``scope``: the part of the site it looked at; None: all); the ids that are news."""
@@ -123,7 +124,9 @@ class ObjectState:
         if scope is None:
             self.current = dict(seen)
         else:
-            kept = {object_id: mark for object_id, mark in self.current.items() if not in_scope(scope, object_id)}
+            kept = {
+                object_id: mark for object_id, mark in self.current.items() if not self.kinds.in_scope(scope, object_id)
+            }
             self.current = kept | dict(seen)
         return news
 
@@ -176,17 +179,17 @@ def conflicted_objects(plan: Plan) -> dict[str, EventObject]:
 class EventTracker:
     """Turns finished runs into events, deduplicated (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, kinds: KindTable = BUILT_IN_KINDS) -> None:
         self.failure: str | None = None
         """Fingerprint of the failure being reported (None: the last run did not fail)."""
         self.failures = 0
         self.mode: str | None = None
-        self.drifted = ObjectState()
-        self.pending = ObjectState()
-        self.reverted = ObjectState()
-        self.conflicts = ObjectState()
-        self.blocked = ObjectState()
-        self.held = ObjectState()
+        self.drifted = ObjectState(kinds)
+        self.pending = ObjectState(kinds)
+        self.reverted = ObjectState(kinds)
+        self.conflicts = ObjectState(kinds)
+        self.blocked = ObjectState(kinds)
+        self.held = ObjectState(kinds)
 
     def observe(self, run: RunFacts) -> list[Event]:
         if run.result == "interrupted":

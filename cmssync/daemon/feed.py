@@ -46,11 +46,11 @@ import structlog
 from cmssync.api.client import ConcreteClient
 from cmssync.config import Settings
 from cmssync.plan.actions import Action
-from cmssync.plan.kinds import FACTS
+from cmssync.plan.kinds import KindFacts, KindTable
 from cmssync.plan.scope_model import Scope
 from cmssync.state.backends import open_state_backend
 from cmssync.state.records import State
-from cmssync.sync.kinds import KINDS
+from cmssync.sync.kinds import Registry, discover
 
 log = structlog.get_logger("cmssync.daemon")
 
@@ -121,6 +121,7 @@ class DriftFeed:
         interval: float,
         busy: Callable[[], bool] = lambda: False,
         on_poll: Callable[[PollResult], None] = lambda result: None,
+        kinds: Registry | None = None,
     ) -> None:
         self.directory = directory
         self.settings = settings
@@ -130,7 +131,9 @@ class DriftFeed:
         self.busy = busy
         """True while a run is going or pending: it reads the site itself, and its writes are not drift."""
         self.on_poll = on_poll
-        self.lists = {name: kind for name, kind in KINDS.items() if kind.latest is not None}
+        registry = kinds or discover()
+        self.kinds: KindTable = registry.table
+        self.lists = {kind.name: kind for kind in registry if kind.latest is not None}
         self.marks: dict[Kind, dict[str, Any]] = {name: {} for name, kind in self.lists.items() if kind.latest_by_id}
         """Of each kind read by id: the mark each object's last read showed, by managed key."""
         self.turns: dict[Kind, int] = dict.fromkeys(self.marks, 0)
@@ -186,17 +189,17 @@ class DriftFeed:
         if not moved:
             return result
         result.moved = len(moved)
-        managed = _managed(kind, await self._current_state(reload=True))
+        managed = _managed(self.kinds[kind], await self._current_state(reload=True))
         result.managed = sorted({managed[key] for key in moved if key in managed} - own)
         if result.managed:
             log.info("drift feed: managed objects changed on the site", kind=kind, keys=result.managed)
-            self.request("drift", FACTS[kind].scoped(frozenset(result.managed)))
+            self.request("drift", self.kinds[kind].scoped(frozenset(result.managed)))
         return result
 
     async def _read_one(self, kind: Kind, state: State) -> tuple[PollResult, list[str]]:
         """A kind in no list: read the managed object whose turn it is; it moved if its mark differs from the one its
         last read showed."""
-        managed = _managed(kind, state)
+        managed = _managed(self.kinds[kind], state)
         ids = sorted(managed, key=lambda key: managed[key])
         self.own[kind] &= set(managed.values())
         written = sorted(key for key in ids if managed[key] in self.own[kind])
@@ -218,13 +221,13 @@ class DriftFeed:
         first poll after the run), else a rarer kind on its turn when the state has records of it, else
         the list read every poll."""
         for name, own in self.own.items():
-            if own and (name not in self.marks or FACTS[name].kept_in(state)):
+            if own and (name not in self.marks or self.kinds[name].kept_in(state)):
                 return name
         return next(
             (
                 name
                 for name, kind in self.lists.items()
-                if kind.latest_every > 1 and self.polls % kind.latest_every == 0 and FACTS[name].kept_in(state)
+                if kind.latest_every > 1 and self.polls % kind.latest_every == 0 and self.kinds[name].kept_in(state)
             ),
             self.every_poll,
         )
@@ -264,6 +267,6 @@ class DriftFeed:
         return self._state
 
 
-def _managed(kind: Kind, state: State) -> dict[str, str]:
+def _managed(kind: KindFacts, state: State) -> dict[str, str]:
     """The id the list shows (lowercase) → managed key."""
-    return {str(record.id).lower(): key for key, record in FACTS[kind].kept_in(state).items()}
+    return {str(record.id).lower(): key for key, record in kind.kept_in(state).items()}

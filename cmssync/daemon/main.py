@@ -50,6 +50,7 @@ from cmssync.errors import EXIT_ERROR, EXIT_OK, ConfigError
 from cmssync.plan.scope import scope_for_paths
 from cmssync.secrets import mask_secrets
 from cmssync.state.backends import open_state_backend
+from cmssync.sync.kinds import discover
 
 log = structlog.get_logger("cmssync.daemon")
 
@@ -149,12 +150,14 @@ class Daemon:
         self.overrides = overrides
         self.config = config
         self.feed: DriftFeed | None = None
-        self.metrics = DaemonMetrics()
+        self.kinds = discover()
+        """The kinds this daemon manages (found once: its runs' workspaces find the same)."""
+        self.metrics = DaemonMetrics(kinds=self.kinds.names)
         self.control = ModeControl(config.mode, self.metrics, on_resume=lambda: self.reconciler.request("resume"))
         self.leadership = leadership if leadership is not None else Leadership(None)
         self.readiness = ModeReadiness(control=self.control, leadership=self.leadership)
         self.gate = RequestGate(shared_pool=True)
-        self.tracker = EventTracker()
+        self.tracker = EventTracker(self.kinds.table)
         self.notifier = Notifier(config.receivers, self.metrics, site=config.site)
         runner = SyncRunner(
             directory,
@@ -185,7 +188,9 @@ class Daemon:
         self.notifier.start()
         watcher: ContentWatcher | None = None
         if self.config.watch is not None:
-            watcher = ContentWatcher(self.directory, self._on_change, loop=loop, mode=self.config.watch)
+            watcher = ContentWatcher(
+                self.directory, self._on_change, loop=loop, mode=self.config.watch, kinds=self.kinds.table
+            )
             try:
                 await asyncio.to_thread(watcher.start)
             except ConfigError:
@@ -233,6 +238,7 @@ class Daemon:
             interval=self.config.feed,
             busy=lambda: not self.reconciler.idle.is_set(),
             on_poll=self._polled,
+            kinds=self.kinds,
         )
         return asyncio.create_task(self._feeding(self.feed), name="cmssync-drift-feed")
 
@@ -248,7 +254,7 @@ class Daemon:
         stats.reset()
 
     def _on_change(self, paths: list[str] | None, at: float) -> None:
-        scope = None if paths is None else scope_for_paths(paths)
+        scope = None if paths is None else scope_for_paths(paths, self.kinds.table)
         log.debug("content changed", paths=paths)
         self.reconciler.request("file", scope, debounce=True, at=at)
 

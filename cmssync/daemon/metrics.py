@@ -11,13 +11,13 @@ after the retries, ``dropped`` when a receiver's queue was full).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import choose_encoder
 
 from cmssync.api.stats import RequestKey
-from cmssync.plan.kinds import KIND_ORDER
+from cmssync.plan.kinds import BUILT_IN_KINDS
 
 MODES = ("enforce", "report")
 RESULTS = ("success", "failure", "interrupted")
@@ -28,7 +28,9 @@ HELD_REASONS = ("conflict", "foreign_draft", "unreadable")
 
 
 class DaemonMetrics:
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+    def __init__(self, registry: CollectorRegistry | None = None, kinds: Sequence[str] = BUILT_IN_KINDS.names) -> None:
+        self.kinds = tuple(kinds)
+        """The run's kinds (their drift gauges start at 0)."""
         self.registry = registry if registry is not None else CollectorRegistry()
         self.runs = Counter(
             "cmssync_sync_runs", "Reconcile runs, by result and trigger.", ["result", "trigger"], registry=self.registry
@@ -112,7 +114,7 @@ class DaemonMetrics:
             ["receiver", "event", "result"],
             registry=self.registry,
         )
-        for kind in KIND_ORDER:
+        for kind in self.kinds:
             self.drift.labels(kind=kind).set(0)
         self.set_held([])
         self.set_mode("enforce", suspended=False)
@@ -148,7 +150,7 @@ class DaemonMetrics:
         for key, count in requests.items():
             self.api_requests.labels(method=key.method, status=key.status).inc(count)
         if drift is not None:
-            for kind in {*KIND_ORDER, *drift}:
+            for kind in {*self.kinds, *drift}:
                 self.drift.labels(kind=kind).set(drift.get(kind, 0))
         if pending is not None:
             self.pending.set(pending)

@@ -36,7 +36,7 @@ from watchdog.observers.polling import PollingObserver
 
 from cmssync.content.paths import CONTENT_DIRS
 from cmssync.errors import ConfigError
-from cmssync.sync.kinds import added_kinds
+from cmssync.plan.kinds import BUILT_IN_KINDS, KindTable
 
 log = structlog.get_logger("cmssync.daemon")
 
@@ -60,22 +60,24 @@ def is_junk(parts: tuple[str, ...]) -> bool:
     )
 
 
-def matters(relative: str) -> bool:
-    """Whether a change to this file (content-relative, POSIX) can change what cmssync applies."""
+def matters(relative: str, kinds: KindTable = BUILT_IN_KINDS) -> bool:
+    """Whether a change to this file (content-relative, POSIX) can change what cmssync applies (``kinds``: the
+    run's)."""
     parts = PurePosixPath(relative).parts
     if not parts or parts[0] == ".." or is_junk(parts):
         return False
     if parts[0] == "files" and len(parts) > 1:
         return True  # assets have any name
-    if any(kind.facts.scope and kind.facts.scope(relative) is not None for kind in added_kinds()):
-        return True  # a registered kind's file (cmssync.sync.kinds)
+    if any(kind.scope and kind.keys is not None and kind.scope(relative) is not None for kind in kinds.kinds):
+        return True  # an added kind's file (cmssync.sync.kinds)
     return relative.endswith((".yaml", ".yml"))  # pages, users, groups, cmssync.yaml; stray YAML is reported
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, root: str, emit: Callable[[list[str] | None], None]) -> None:
+    def __init__(self, root: str, emit: Callable[[list[str] | None], None], kinds: KindTable) -> None:
         self._root = root
         self._emit = emit
+        self._kinds = kinds
 
     def _relative(self, path: bytes | str) -> str:
         return PurePosixPath(os.path.relpath(os.fsdecode(path), self._root).replace(os.sep, "/")).as_posix()
@@ -93,7 +95,7 @@ class _Handler(FileSystemEventHandler):
             if event.event_type in (EVENT_TYPE_DELETED, EVENT_TYPE_MOVED) and any(_in_content(p) for p in paths):
                 self._emit(None)
             return
-        changed = [path for path in paths if matters(path)]
+        changed = [path for path in paths if matters(path, self._kinds)]
         if changed:
             self._emit(changed)
 
@@ -114,8 +116,10 @@ class ContentWatcher:
         loop: asyncio.AbstractEventLoop,
         mode: WatchMode = "inotify",
         poll_interval: float = 1.0,
+        kinds: KindTable = BUILT_IN_KINDS,
     ) -> None:
         self.directory = directory.absolute()
+        self.kinds = kinds
         self.mode = mode
         self._on_change = on_change
         self._loop = loop
@@ -124,7 +128,7 @@ class ContentWatcher:
 
     def start(self) -> None:
         observer: BaseObserver = PollingObserver(timeout=self._poll_interval) if self.mode == "poll" else Observer()
-        observer.schedule(_Handler(str(self.directory), self._emit), str(self.directory), recursive=True)
+        observer.schedule(_Handler(str(self.directory), self._emit, self.kinds), str(self.directory), recursive=True)
         try:
             observer.start()
         except OSError as exc:

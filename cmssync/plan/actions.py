@@ -12,6 +12,7 @@ one can start any action whose dependencies are done.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Annotated, Any, Literal
 
@@ -20,7 +21,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from cmssync.plan.asset_forms import FileForm, UserForm
 from cmssync.plan.block_form import BlockForm
-from cmssync.plan.kinds import KIND_ORDER
 from cmssync.plan.page_form import PageForm
 
 OUTPUT_FORMAT_VERSION = 2
@@ -40,14 +40,16 @@ SYMBOLS: dict[str, str] = {
 }
 
 
-def _registered(kind: str) -> str:
-    if kind not in KIND_ORDER:
-        raise ValueError(f"unknown kind {kind!r} (known: {', '.join(KIND_ORDER)})")
+def _kind_name(kind: str) -> str:
+    if not KIND_NAME.fullmatch(kind):
+        raise ValueError(f"invalid kind {kind!r}: a kind's name is lowercase letters, digits and _")
     return kind
 
 
-Kind = Annotated[str, AfterValidator(_registered)]
-"""A managed kind: one of :data:`KIND_ORDER`."""
+KIND_NAME = re.compile(r"[a-z][a-z0-9_]*")
+Kind = Annotated[str, AfterValidator(_kind_name)]
+"""A managed kind's name (which kinds a run manages is its registry's business: ``cmssync.sync.kinds``; a saved
+plan naming a kind the run does not manage is refused by ``stale_now``)."""
 Operation = Literal["create", "update", "delete", "move", "replace", "publish"]
 BlockOperation = Literal["add", "update", "delete"]
 

@@ -2,10 +2,10 @@
 
 Each kind says here what is true of it without any I/O: the keys its content and its state records name, its
 object ids (``KIND:KEY``), whether and in which order a prune deletes it, and which changed content files are its
-(its scope rule, for the daemon's file-change runs). The built-in kinds are listed below; a kind added later
-declares its facts the same way and is added to the table (:func:`add`) when ``cmssync.sync.kinds.register``
-registers it with its I/O, so object ids, targets, scope rules and ``in_scope`` read it like a built-in kind.
-:data:`KIND_ORDER` is the table's names.
+(its scope rule, for the daemon's file-change runs). The built-in kinds' facts are listed below; each kind module
+of ``cmssync.sync.kinds`` (built-in or added) brings its facts with its I/O, and the kinds found there make one
+:class:`KindTable` per run (``cmssync.sync.kinds.discover``), so object ids, targets, scope rules and ``in_scope``
+read an added kind like a built-in one. Nothing here is changed after import.
 A stack is planned and recorded as its page (``/!stacks/<handle>``): its content and records are the page kind's,
 which names them ``stack:<handle>`` (``cmssync.content.paths.page_object_id``).
 """
@@ -42,11 +42,15 @@ class KindFacts:
     """Where a prune deletes the kind's objects (lowest first: pages 0, then files 1, then users 2; an added kind's
     deletes, which its planner plans, are guarded with these at its rank); None: never."""
     pull_rank: int | None = None
-    """Where pull lists the kind (``--kind``'s choices, what it did not take in); None: pull does not take it."""
+    """Where pull lists the kind (``--kind``'s choices, what it did not take in); None: pull does not take it (an
+    added kind with a pull hook declares one, after the built-in kinds': 5 or more)."""
     scope: PathScope | None = None
     recorded_as: Callable[[str], str] | None = None
     """A key → the key of the other kind's object it is kept as (a stack's handle → its page path); None: the kind
     keeps its own objects."""
+    plan_rank: int = 100
+    """Where the kind is planned and shown (the built-in kinds 0-4: groups, files, pages, stacks, users; a kind
+    added later after them, by name at equal ranks)."""
     keys: Callable[[SiteContent], Iterable[str]] | None = None
     """A kind added later (:func:`add`), which ``SiteContent``, ``State`` and ``Scope`` have no field for: the keys
     of its objects that the content names (read from ``content.root``); its records are ``State.records_of(name)``
@@ -109,116 +113,137 @@ def _group_scope(name: str) -> Scope | None:
     return Scope(all_groups=True) if _under("groups", "groups.yaml")(name) else None
 
 
-GROUP = KindFacts("group", "groups", pull_rank=4, scope=_group_scope)
-FILE = KindFacts("file", "files", delete_rank=1, pull_rank=2, scope=_file_scope)
-PAGE = KindFacts("page", "pages", page_object_id, delete_rank=0, pull_rank=0, scope=_page_scope)
-STACK = KindFacts("stack", "stacks", pull_rank=1, scope=_stack_scope, recorded_as=lambda handle: STACKS_PREFIX + handle)
-USER = KindFacts("user", "users", delete_rank=2, pull_rank=3, scope=_user_scope)
+GROUP = KindFacts("group", "groups", pull_rank=4, scope=_group_scope, plan_rank=0)
+FILE = KindFacts("file", "files", delete_rank=1, pull_rank=2, scope=_file_scope, plan_rank=1)
+PAGE = KindFacts("page", "pages", page_object_id, delete_rank=0, pull_rank=0, scope=_page_scope, plan_rank=2)
+STACK = KindFacts(
+    "stack", "stacks", pull_rank=1, scope=_stack_scope, recorded_as=lambda handle: STACKS_PREFIX + handle, plan_rank=3
+)
+USER = KindFacts("user", "users", delete_rank=2, pull_rank=3, scope=_user_scope, plan_rank=4)
 
 BUILT_IN: tuple[KindFacts, ...] = (GROUP, FILE, PAGE, STACK, USER)
 """The built-in kinds in plan order (groups, files, pages, stacks, users)."""
-KIND_FACTS: list[KindFacts] = list(BUILT_IN)
-"""Every managed kind in plan order: the built-in ones, then those added (:func:`add`)."""
-FACTS: dict[str, KindFacts] = {kind.name: kind for kind in KIND_FACTS}
-KIND_ORDER: list[str] = [kind.name for kind in KIND_FACTS]
-"""The managed kinds' names in plan order (``cmssync.plan.actions.Kind`` accepts only these)."""
-DELETED: list[KindFacts] = sorted(
-    (kind for kind in BUILT_IN if kind.delete_rank is not None), key=lambda kind: kind.delete_rank or 0
-)
-"""The kinds a prune deletes, built-in and added, in delete order (guarded, blocked and kept in this order)."""
-PULLED: tuple[str, ...] = tuple(
-    kind.name
-    for kind in sorted(BUILT_IN, key=lambda kind: -1 if kind.pull_rank is None else kind.pull_rank)
-    if kind.pull_rank is not None
-)
-"""The kinds pull takes in, in its order (``pull --kind``)."""
 
 
-def add(kind: KindFacts) -> None:
-    """Add a kind's facts to the table, after the built-in kinds (``cmssync.sync.kinds.register``). It names its
-    content's objects (``keys``) and keeps its own records; with a ``delete_rank`` its planner's deletes are
-    guarded with the built-in kinds' (in that order: ``cmssync.plan.planner``), without one it deletes nothing.
-    It is not pulled."""
-    if kind.name in FACTS and FACTS[kind.name] != kind:
-        raise ValueError(f"kind {kind.name!r} is already managed")
-    if kind.keys is None or kind.recorded_as is not None or kind.pull_rank is not None:
+def _checked_added(kind: KindFacts) -> KindFacts:
+    """An added kind names its content's objects (``keys``) and keeps its own records."""
+    if kind.keys is None or kind.recorded_as is not None:
         raise ValueError(
-            f"kind {kind.name!r}: an added kind names its content's objects (keys) and keeps its own records; pull "
-            "does not take it in (no recorded_as or pull_rank)"
+            f"kind {kind.name!r}: an added kind names its content's objects (keys) and keeps its own records (no "
+            "recorded_as)"
         )
-    if kind.name not in FACTS:
-        KIND_FACTS.append(kind)
-        FACTS[kind.name] = kind
-        KIND_ORDER.append(kind.name)
-        if kind.delete_rank is not None:
-            DELETED.append(kind)
-            DELETED.sort(key=lambda facts: facts.delete_rank or 0)
+    return kind
 
 
-def remove(name: str) -> None:
-    """Forget an added kind's facts (the built-in kinds stay)."""
-    if name in FACTS and FACTS[name] not in BUILT_IN:
-        kind = FACTS.pop(name)
-        KIND_FACTS.remove(kind)
-        KIND_ORDER.remove(name)
-        if kind in DELETED:
-            DELETED.remove(kind)
+@dataclass(frozen=True)
+class KindTable:
+    """The kinds one run manages, in plan order: built per run (``cmssync.sync.kinds.discover``), never changed.
+    Everything that reads the kinds' facts (ids, scopes, the delete guards, bindings) reads one table."""
+
+    kinds: tuple[KindFacts, ...] = BUILT_IN
+
+    def __post_init__(self) -> None:
+        names = [kind.name for kind in self.kinds]
+        doubled = sorted({name for name in names if names.count(name) > 1})
+        if doubled:
+            raise ValueError(f"kind {doubled[0]!r} is managed twice")
+        for kind in self.kinds:
+            if kind not in BUILT_IN:
+                _checked_added(kind)
+
+    def with_kinds(self, *added: KindFacts) -> KindTable:
+        """This table with more kinds after its own."""
+        return KindTable((*self.kinds, *added))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The kinds' names in plan order (``cmssync.plan.actions`` ``Kind`` is one of these in a run)."""
+        return tuple(kind.name for kind in self.kinds)
+
+    def __contains__(self, name: object) -> bool:
+        return any(kind.name == name for kind in self.kinds)
+
+    def __getitem__(self, name: str) -> KindFacts:
+        for kind in self.kinds:
+            if kind.name == name:
+                return kind
+        raise KeyError(name)
+
+    @property
+    def deleted(self) -> tuple[KindFacts, ...]:
+        """The kinds a prune deletes, in delete order (guarded, blocked and kept in this order)."""
+        return tuple(sorted((k for k in self.kinds if k.delete_rank is not None), key=lambda k: k.delete_rank or 0))
+
+    @property
+    def pulled(self) -> tuple[str, ...]:
+        """The kinds pull takes in, in its order (``pull --kind``: those with a ``pull_rank``)."""
+        ranked = sorted((k for k in self.kinds if k.pull_rank is not None), key=lambda k: k.pull_rank or 0)
+        return tuple(kind.name for kind in ranked)
+
+    def object_ids(self, content: SiteContent, state: State) -> set[str]:
+        """``KIND:KEY`` of every object of the content or the state (what a target may name)."""
+        ids: set[str] = set()
+        for kind in self.kinds:
+            ids.update(kind.id_of(key) for key in [*kind.keys_in(content), *kind.records_in(state)])
+        for name, records in state.kinds.items():
+            ids.update(f"{name}:{key}" for key in records)
+        return ids
+
+    def names_nothing(self, content: SiteContent) -> bool:
+        """Whether the content names no object of any kind (planned from it, every managed object would be
+        deleted)."""
+        return not any(kind.keys_in(content) for kind in self.kinds)
+
+    def path_scope(self, name: str) -> Scope | None:
+        """What a changed content file asks a run to plan (the scope rules of the kinds it is of); None: no
+        kind's."""
+        found = [scope for kind in self.kinds if kind.scope and (scope := kind.scope(name)) is not None]
+        return functools.reduce(operator.or_, found) if found else None
+
+    def scope_of(self, object_ids: Iterable[str]) -> Scope:
+        """The scope that plans these objects (``KIND:KEY``) of the managed kinds, each by its kind's rule."""
+        keys: dict[str, set[str]] = {}
+        for object_id in object_ids:
+            kind, _, key = object_id.partition(":")
+            keys.setdefault(kind, set()).add(key)
+        scope = Scope()
+        for kind, named in keys.items():
+            if kind in self:
+                scope |= self[kind].scoped(frozenset(named))
+        return scope
+
+    def in_scope(self, scope: Scope, object_id: str) -> bool:
+        """Whether ``scope`` plans the object ``KIND:KEY`` of a managed kind."""
+        return object_id.partition(":")[0] in self and scope.holds(self.scope_of([object_id]))
+
+    def shared_bindings(self, state: State) -> list[str]:
+        """One line per site object the state binds to more than one key (a page id, a file, a user id), each
+        with the fix: one site object has one binding (issue 26), or an apply would rewrite it from two files and
+        a prune would delete it for the one that is gone."""
+        problems = []
+        for kind in self.deleted:
+            by_id: dict[str, list[str]] = {}
+            for key, record in kind.records_in(state).items():
+                by_id.setdefault(str(record.id).lower(), []).append(key)
+            for object_id, keys in sorted(by_id.items()):
+                if len(keys) > 1:
+                    named = " and ".join(sorted(keys))
+                    problems.append(
+                        f"the state binds {kind.name} {object_id} of the site to {len(keys)} {kind.plural}, {named}: "
+                        f"one site object has one binding. Run `cmssync pull` (it keeps the binding that matches the "
+                        f"site and lists the others), or remove the extra record from the state file"
+                    )
+        return problems
 
 
-def object_ids(content: SiteContent, state: State) -> set[str]:
-    """``KIND:KEY`` of every object of the content or the state (what a target may name)."""
-    ids: set[str] = set()
-    for kind in KIND_FACTS:
-        ids.update(kind.id_of(key) for key in [*kind.keys_in(content), *kind.records_in(state)])
-    for name, records in state.kinds.items():
-        ids.update(f"{name}:{key}" for key in records)
-    return ids
+BUILT_IN_KINDS = KindTable()
+"""The built-in kinds alone (what a run manages when no other kind module is installed)."""
 
 
-def names_nothing(content: SiteContent) -> bool:
-    """Whether the content names no object of any kind (planned from it, every managed object would be deleted)."""
-    return not any(kind.keys_in(content) for kind in KIND_FACTS)
-
-
-def path_scope(name: str) -> Scope | None:
-    """What a changed content file asks a run to plan (the scope rules of the kinds it is of); None: no kind's."""
-    found = [scope for kind in KIND_FACTS if kind.scope and (scope := kind.scope(name)) is not None]
-    return functools.reduce(operator.or_, found) if found else None
-
-
-def scope_of(object_ids: Iterable[str]) -> Scope:
-    """The scope that plans these objects (``KIND:KEY``) of the managed kinds, each by its kind's rule."""
-    keys: dict[str, set[str]] = {}
-    for object_id in object_ids:
-        kind, _, key = object_id.partition(":")
-        keys.setdefault(kind, set()).add(key)
-    scope = Scope()
-    for kind, named in keys.items():
-        if kind in FACTS:
-            scope |= FACTS[kind].scoped(frozenset(named))
-    return scope
-
-
-def in_scope(scope: Scope, object_id: str) -> bool:
-    """Whether ``scope`` plans the object ``KIND:KEY`` of a managed kind."""
-    return object_id.partition(":")[0] in FACTS and scope.holds(scope_of([object_id]))
-
-
-def shared_bindings(state: State) -> list[str]:
-    """One line per site object the state binds to more than one key (a page id, a file, a user id), each with
-    the fix: one site object has one binding (issue 26), or an apply would rewrite it from two files and a prune
-    would delete it for the one that is gone."""
-    problems = []
-    for kind in DELETED:
-        by_id: dict[str, list[str]] = {}
-        for key, record in kind.records_in(state).items():
-            by_id.setdefault(str(record.id).lower(), []).append(key)
-        for object_id, keys in sorted(by_id.items()):
-            if len(keys) > 1:
-                named = " and ".join(sorted(keys))
-                problems.append(
-                    f"the state binds {kind.name} {object_id} of the site to {len(keys)} {kind.plural}, {named}: one "
-                    f"site object has one binding. Run `cmssync pull` (it keeps the binding that matches the site "
-                    f"and lists the others), or remove the extra record from the state file"
-                )
-    return problems
+def display_order(kinds: Iterable[str], *, pulled: bool = False) -> list[str]:
+    """Kinds as a plan (or, ``pulled``, a pull) shows them: the built-in kinds in plan (pull) order, then the others
+    as first named."""
+    named = list(dict.fromkeys(kinds))
+    ranked = sorted(BUILT_IN, key=lambda kind: kind.pull_rank or 0) if pulled else BUILT_IN
+    built_in = [kind.name for kind in ranked]
+    return [name for name in built_in if name in named] + [name for name in named if name not in built_in]

@@ -40,7 +40,7 @@ from cmssync.plan.actions import (
 from cmssync.plan.conflicts import ConflictPolicies, Settling
 from cmssync.plan.files import file_deletes, plan_files
 from cmssync.plan.groups import plan_groups
-from cmssync.plan.kinds import DELETED, FACTS, FILE, PAGE, USER, names_nothing, object_ids
+from cmssync.plan.kinds import BUILT_IN_KINDS, FILE, PAGE, USER, KindTable
 from cmssync.plan.pages import PageContext, page_deletes, plan_pages
 from cmssync.plan.selection import check_targets, excluded, matches, targeted, without_keys
 from cmssync.plan.snapshot import Snapshot
@@ -83,6 +83,8 @@ class PlanOptions:
     known_ids: frozenset[str] = frozenset()
     """``KIND:KEY`` of the objects of kinds registered with ``cmssync.sync.kinds`` (planned by their own modules):
     what targets and excludes may name besides the objects this planner knows."""
+    kinds: KindTable = BUILT_IN_KINDS
+    """The kinds this run manages (``cmssync.sync.kinds.discover``'s table)."""
     content_empty: bool | None = None
     """Whether the whole content is empty, when the planner is given a part of it (a ``--target`` run plans its
     scope): the empty-content guard is about the whole content. None: judged from the content planned."""
@@ -134,9 +136,9 @@ def plan(
     deletes = _deletes(options, pages.moved_from, added_deletes, warnings, blocked, kept, context)
     others = [action for action in added if action.op != "delete"]
     actions = [*groups, *files.actions, *pages.actions, *users, *others, *deletes]
-    known = object_ids(content, state) | options.known_ids
+    known = options.kinds.object_ids(content, state) | options.known_ids
     if options.targets:
-        check_targets(options.targets, known | {a.id for a in actions})
+        check_targets(options.targets, known | {a.id for a in actions}, kinds=options.kinds.names)
         actions = targeted(actions, options.targets)
         blocked = [b for b in blocked if any(matches(f"{b.kind}:{key}", options.targets) for key in b.keys)]
         kept = [k for k in kept if any(matches(f"{k.kind}:{key}", options.targets) for key in k.keys)]
@@ -144,7 +146,7 @@ def plan(
         held = [h for h in held if matches(h.id, options.targets)]
         additions = [a for a in additions if matches(f"{a.kind}:{a.key}", options.targets)]
     if options.excludes:
-        check_targets(options.excludes, known | {a.id for a in actions}, flag="--exclude")
+        check_targets(options.excludes, known | {a.id for a in actions}, flag="--exclude", kinds=options.kinds.names)
         actions, dependents = excluded(actions, options.excludes)
         if dependents:
             warnings.append(f"left out with the excluded objects they need: {', '.join(dependents)}")
@@ -189,25 +191,25 @@ def _deletes(
         return []  # an incremental observation cannot know what disappeared
     empty = options.content_empty
     if empty is None:
-        empty = names_nothing(content)
+        empty = options.kinds.names_nothing(content)
     if empty:
-        for kind in (facts.name for facts in DELETED):
+        for kind in (facts.name for facts in options.kinds.deleted):
             if candidates[kind]:
                 keys = tuple(a.key for a in candidates[kind])
-                managed = _managed_count(state, kind)
+                managed = len(options.kinds[kind].records_in(state))
                 blocked.append(BlockedDeletes(kind=kind, keys=keys, managed=managed, guard="empty_content"))
         return []
     if not options.prune:
         kept.extend(
             KeptObjects(kind=kind, keys=tuple(a.key for a in candidates[kind]))
-            for kind in (facts.name for facts in DELETED)
+            for kind in (facts.name for facts in options.kinds.deleted)
             if candidates[kind]
         )
         return []
     result: list[Action] = []
-    for kind in (facts.name for facts in DELETED):
+    for kind in (facts.name for facts in options.kinds.deleted):
         actions = candidates[kind]
-        managed = _managed_count(state, kind)
+        managed = len(options.kinds[kind].records_in(state))
         guard = None if options.allow_mass_delete else _guard_hit(len(actions), managed, options)
         if actions and guard is not None:
             limit = (
@@ -232,10 +234,6 @@ def _guard_hit(count: int, managed: int, options: PlanOptions) -> Guard | None:
     return None
 
 
-def _managed_count(state: State, kind: str) -> int:
-    return len(FACTS[kind].records_in(state))
-
-
 def _delete_candidates(
     options: PlanOptions, moved_from: set[str], added: list[Action], warnings: list[str], context: PageContext
 ) -> dict[str, list[Action]]:
@@ -243,7 +241,7 @@ def _delete_candidates(
     kind's are in ``added``)."""
     content, observed, state = context.content, context.observed, context.state
     protect_users = options.protect_users | ({options.api_username} if options.api_username else set())
-    candidates: dict[str, list[Action]] = {facts.name: [] for facts in DELETED}
+    candidates: dict[str, list[Action]] = {facts.name: [] for facts in options.kinds.deleted}
     candidates[PAGE.name] = page_deletes(context, moved_from, warnings)
     candidates[FILE.name] = file_deletes(content, observed, state)
     candidates[USER.name] = user_deletes(content, observed, state, protect_users, warnings)

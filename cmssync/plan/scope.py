@@ -31,14 +31,14 @@ from cmssync.content.paths import (
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.asset_forms import file_hash, user_digest
-from cmssync.plan.kinds import KIND_FACTS, object_ids, path_scope, scope_of
+from cmssync.plan.kinds import BUILT_IN_KINDS, KindTable
 from cmssync.plan.scope_model import Scope
 from cmssync.state.records import State
 
 
-def scope_for_paths(changed: Iterable[str]) -> Scope | None:
+def scope_for_paths(changed: Iterable[str], kinds: KindTable = BUILT_IN_KINDS) -> Scope | None:
     """The scope that covers changed content files (paths relative to the content directory, POSIX): each file's
-    by its kind's scope rule (``cmssync.plan.kinds.path_scope``, registered kinds' too).
+    by its kind's scope rule (``KindTable.path_scope``: every kind of the run's table).
 
     ``None`` means a full run is needed (``cmssync.yaml`` changed, or a path cmssync cannot map).
     """
@@ -47,7 +47,7 @@ def scope_for_paths(changed: Iterable[str]) -> Scope | None:
         if not name or is_hidden(name):
             continue
         try:
-            found = path_scope(name)
+            found = kinds.path_scope(name)
         except ValueError:
             return None  # not a valid file of its kind: the full run reports it
         if found is None:
@@ -126,14 +126,20 @@ def with_references(scope: Scope, content: SiteContent, state: State) -> Scope |
 
 
 def scope_for_targets(
-    content: SiteContent, state: State, targets: Sequence[str], *, prune: bool, replace_moved: bool
+    content: SiteContent,
+    state: State,
+    targets: Sequence[str],
+    *,
+    prune: bool,
+    replace_moved: bool,
+    kinds: KindTable = BUILT_IN_KINDS,
 ) -> Scope | WholeSite:
     """What a ``--target`` run must read so that it plans exactly what the whole-site plan plans for its targets.
 
     Computed from the content and the state before anything is read:
 
     * the targeted objects (``KIND:KEY`` patterns, as the planner matches them), each placed in the scope by its
-      kind's rule (``cmssync.plan.kinds.scope_of``: a stack as its page);
+      kind's rule (``KindTable.scope_of``: a stack as its page);
     * for every page whose plan a targeted action can depend on (a target, and pages likely to be created: not in
       the state, not pinned), the pages and files its fields, attributes and blocks refer to (``${page-link:…}``,
       ``${page-id:…}``, ``${file:…}``, ``${file-id:…}``, ``${file-link:…}``: their ids and URLs resolve the
@@ -155,13 +161,14 @@ def scope_for_targets(
     of a registered kind (the planner plans no delete from an incomplete observation), a
     reference whose target neither the content nor the state can place, or too many pages to read by id.
     """
-    named = scope_of(i for i in object_ids(content, state) if any(fnmatch.fnmatchcase(i, t) for t in targets))
+    ids = kinds.object_ids(content, state)
+    named = kinds.scope_of(i for i in ids if any(fnmatch.fnmatchcase(i, t) for t in targets))
     page_orphans = set(state.pages) - set(content.pages)
     file_orphans = set(state.files) - set(content.files)
     user_orphans = set(state.users) - set(content.users)
     if named.pages & page_orphans and (prune or replace_moved):
         return WholeSite("a page delete is guarded by, and may be a move of, pages anywhere in the site")
-    if prune and named.kinds & _added_orphans(content, state):
+    if prune and named.kinds & _added_orphans(content, state, kinds):
         return WholeSite("a registered kind's delete is planned from a complete observation")
     builder = _ScopeBuilder(content, state)
     for path in sorted(named.pages & set(content.pages) | set(replace_companions(content, state, targets))):
@@ -187,11 +194,11 @@ def scope_for_targets(
     )
 
 
-def _added_orphans(content: SiteContent, state: State) -> set[str]:
+def _added_orphans(content: SiteContent, state: State, kinds: KindTable) -> set[str]:
     """``KIND:KEY`` of the registered kinds' objects the state records and the content no longer names."""
     return {
         kind.id_of(key)
-        for kind in KIND_FACTS
+        for kind in kinds.kinds
         if kind.keys is not None
         for key in set(kind.records_in(state)) - set(kind.keys_in(content))
     }

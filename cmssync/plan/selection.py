@@ -10,12 +10,12 @@ exclude takes out the actions that depend on what it excludes (a page linking to
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TypeVar
 
 from cmssync.errors import PlanError
 from cmssync.plan.actions import Action, BlockedDeletes, KeptObjects
-from cmssync.plan.kinds import KIND_ORDER
+from cmssync.plan.kinds import BUILT_IN_KINDS
 
 Keyed = TypeVar("Keyed", BlockedDeletes, KeptObjects)
 
@@ -24,7 +24,13 @@ def matches(object_id: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(object_id, p) for p in patterns)
 
 
-def check_targets(targets: Iterable[str], known: Iterable[str], *, flag: str = "--target") -> None:
+def check_targets(
+    targets: Iterable[str],
+    known: Iterable[str],
+    *,
+    flag: str = "--target",
+    kinds: Collection[str] = BUILT_IN_KINDS.names,
+) -> None:
     """Refuse a malformed pattern, or one that names no object of the content, the state or the plan.
 
     A typo in ``--target`` or ``--exclude`` must not read as "no changes": it is an error naming the pattern.
@@ -32,9 +38,9 @@ def check_targets(targets: Iterable[str], known: Iterable[str], *, flag: str = "
     ids = list(known)
     for target in targets:
         kind, sep, key = target.partition(":")
-        if not sep or kind not in KIND_ORDER or not key:
+        if not sep or kind not in kinds or not key:
             raise PlanError(
-                f"invalid {flag} {target!r}: use KIND:KEY with KIND one of {', '.join(KIND_ORDER)} "
+                f"invalid {flag} {target!r}: use KIND:KEY with KIND one of {', '.join(kinds)} "
                 "(e.g. page:/about, file:images/logo.png; * matches any characters, / included, ? one)"
             )
         if not any(fnmatch.fnmatchcase(object_id, target) for object_id in ids):

@@ -27,17 +27,17 @@ from collections.abc import Mapping
 
 from cmssync.content.paths import object_page_path
 from cmssync.plan.actions import Action, HeldObject, Plan
-from cmssync.plan.kinds import FACTS, KIND_ORDER, PAGE
+from cmssync.plan.kinds import BUILT_IN_KINDS, PAGE, KindTable
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 
 
-def hold_unreadable(plan: Plan, snapshot: Snapshot, state: State) -> Plan:
+def hold_unreadable(plan: Plan, snapshot: Snapshot, state: State, kinds: KindTable = BUILT_IN_KINDS) -> Plan:
     """``plan`` without the actions that involve an unreadable object, which are held instead (module docstring)."""
     unreadable = snapshot.unreadable
     if not unreadable:
         return plan
-    remote = _remote_ids(unreadable, snapshot, state)
+    remote = _remote_ids(unreadable, snapshot, state, kinds)
     pages = sorted(key for object_id in unreadable if (key := _key(object_id, "page")) is not None)
     why: dict[str, str] = {}
     for action in plan.actions:
@@ -53,7 +53,7 @@ def hold_unreadable(plan: Plan, snapshot: Snapshot, state: State) -> Plan:
         if object_id in known:
             continue
         kind, key = object_id.split(":", 1)
-        if kind not in KIND_ORDER:
+        if kind not in kinds:
             continue
         held.append(_held(object_id, reason, planned.get(object_id)))
         known.add(object_id)
@@ -74,12 +74,12 @@ def _key(object_id: str, kind: str) -> str | None:
     return object_id[len(prefix) :] if object_id.startswith(prefix) else None
 
 
-def _remote_ids(unreadable: Mapping[str, str], snapshot: Snapshot, state: State) -> dict[str, str]:
+def _remote_ids(unreadable: Mapping[str, str], snapshot: Snapshot, state: State, kinds: KindTable) -> dict[str, str]:
     """``kind:remote id`` → the unreadable object's id, for actions that name the object by id (a page move)."""
     found: dict[str, str] = {}
     for object_id in unreadable:
         kind, key = object_id.split(":", 1)
-        record = FACTS[kind].records_in(state).get(key) if kind in FACTS else None
+        record = kinds[kind].records_in(state).get(key) if kind in kinds else None
         live = snapshot.pages.get(key) if kind == PAGE.name else None  # the page tree may show another id there
         for remote in {str(x.id).lower() for x in (record, live) if x is not None}:
             found[f"{kind}:{remote}"] = object_id

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from cmssync.content.paths import page_named
-from cmssync.plan.kinds import PULLED
+from cmssync.plan.kinds import display_order
 from cmssync.sync.pull_commit import PullCommit
 from cmssync.sync.pull_writes import Decision, Preview, Pulled, relative_name
 
@@ -78,8 +78,9 @@ def _written_lines(pulled: Pulled) -> list[str]:
         ("users", f"users.yaml ({len(pulled.user_records)} users)", ""),
         ("groups", f"groups.yaml ({len(pulled.group_records)} groups)", ""),
         ("config", "cmssync.yaml (starter)", ""),
+        *((kind, f"{kind} files ({len(records)} objects)", "") for kind, records in pulled.records.items()),
     ):
-        counts = settled.counts(kind)  # type: ignore[arg-type]
+        counts = settled.counts(kind)
         if counts or extra:
             lines.append(f"  {label}: {_counted(counts, dry_run)}{extra}")
     return lines
@@ -170,8 +171,8 @@ def block_type_lines(editable: Counter[str], placeholders: list[str]) -> list[st
 def not_taken_lines(not_taken: dict[str, list[str]]) -> list[str]:
     """What the site has and the content does not manage, left out (at most 5 names per kind)."""
     lines = []
-    for kind in PULLED:
-        names = not_taken.get(kind, [])
+    for kind in display_order(not_taken, pulled=True):
+        names = not_taken[kind]
         if names:
             shown = ", ".join(names[:5]) + (f", … ({len(names) - 5} more)" if len(names) > 5 else "")
             lines.append(f"  {len(names)} {kind}{'s' if len(names) > 1 else ''}: {shown}")

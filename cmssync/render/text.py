@@ -32,7 +32,7 @@ from cmssync.plan.actions import (
     plan_exit_code,
     summary_line,
 )
-from cmssync.plan.kinds import KIND_ORDER
+from cmssync.plan.kinds import display_order
 from cmssync.plan.references import FILE_LINK
 from cmssync.render.textdiff import word_diff
 
@@ -139,7 +139,7 @@ def _printed(lines: Iterable[Text], *, color: bool, width: int) -> str:
 
 def _compact_lines(plan: Plan) -> Iterator[Text]:
     yield Text(f"cmssync plan for {plan.site} (publish: {plan.publish})", style="bold")
-    for kind in KIND_ORDER:
+    for kind in display_order(a.kind for a in plan.actions):
         for action in (a for a in plan.actions if a.kind == kind):
             symbol = SYMBOLS[action.op]
             more = details(action)
@@ -152,7 +152,7 @@ def _text_lines(plan: Plan) -> Iterator[Text]:
     yield Text(f"cmssync plan for {plan.site} (publish: {plan.publish})", style="bold")
     if plan.header is not None:
         yield Text(header_line(plan.header), style="dim")
-    for kind in KIND_ORDER:
+    for kind in display_order(a.kind for a in plan.actions):
         actions = [a for a in plan.actions if a.kind == kind]
         if not actions:
             continue
@@ -332,7 +332,9 @@ def readable(text: str) -> str:
 
 
 def ordered(actions: Iterable[Action]) -> list[Action]:
-    return sorted(actions, key=lambda a: KIND_ORDER.index(a.kind))
+    actions = list(actions)
+    order = display_order(a.kind for a in actions)
+    return sorted(actions, key=lambda a: order.index(a.kind))
 
 
 def details(action: Action) -> str:

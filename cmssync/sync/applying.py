@@ -23,7 +23,6 @@ from cmssync.state.backends import holding_lock
 from cmssync.sync.apply_assets import delete_retired_files
 from cmssync.sync.deadline import RunDeadline
 from cmssync.sync.engine import STOPPED, ApplyContext, Outcome, Status, execute
-from cmssync.sync.kinds import handlers
 from cmssync.sync.plan_files import load_plan_file
 from cmssync.sync.planning import plan_site
 from cmssync.sync.uploads import ContentFiles, Uploads
@@ -134,7 +133,7 @@ async def _apply_locked(
         check_passwords(plan, workspace.settings.passwords)
         if confirm is not None and not confirm(plan):
             return ApplyReport(plan, [], [], client.stats.total, declined=True)
-        outcomes = await execute(plan, context, handlers(), on_outcome=on_outcome, stop=deadline.halt)
+        outcomes = await execute(plan, context, workspace.kinds.handlers(), on_outcome=on_outcome, stop=deadline.halt)
         problems = await delete_retired_files(context, outcomes)
         late = deadline.problem(sum(1 for outcome in outcomes if outcome.message == STOPPED))
         problems += [late] if late else []

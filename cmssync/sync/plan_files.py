@@ -37,7 +37,7 @@ from cmssync.logs import note
 from cmssync.plan.actions import OUTPUT_FORMAT_VERSION, Action, Plan, markup_free_json
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
-from cmssync.sync.kinds import observe_planned_kinds, stale_now
+from cmssync.sync.kinds import Registry, discover, observe_planned_kinds, stale_now
 from cmssync.sync.observe import observe, read_pages_alone
 from cmssync.sync.planning import pages_to_write
 from cmssync.sync.uploads import SavedBlobs, decode_blob, decode_blobs, encode_blobs, uploads
@@ -101,8 +101,8 @@ async def load_plan_file(
         note(message, level=logging.WARNING)
     snapshot = await observe(client, planned_objects(plan, workspace.settings, workspace.directory), state)
     snapshot = await read_pages_alone(client, snapshot, pages_to_write(plan, snapshot, state))
-    added = await observe_planned_kinds(plan.actions, workspace.directory, client, state)
-    check_fresh(plan, content, snapshot, state, added)
+    added = await observe_planned_kinds(workspace.kinds, plan.actions, workspace.directory, client, state)
+    check_fresh(plan, content, snapshot, state, added, workspace.kinds)
     return plan, snapshot, blobs
 
 
@@ -147,6 +147,7 @@ def check_fresh(
     snapshot: Snapshot,
     state: State,
     added: Mapping[str, Any] | None = None,
+    kinds: Registry | None = None,
 ) -> None:
     """Refuse a plan file whose content changed, or one of whose preconditions no longer holds on the site.
 
@@ -162,7 +163,8 @@ def check_fresh(
         raise PlanError("the plan file is stale: the content changed since it was made; run `cmssync plan` again")
     if plan.site.rstrip("/") != snapshot.site_url.rstrip("/"):
         raise PlanError(f"the plan file was made for {plan.site}, not {snapshot.site_url}")
+    registry = kinds or discover()
     for action in plan.actions:
-        problem = stale_now(action, snapshot, added or {}, state)
+        problem = stale_now(registry, action, snapshot, added or {}, state)
         if problem is not None:
             raise PlanError(f"the plan file is stale: {action.kind} {action.key} {problem}; run `cmssync plan` again")

@@ -51,7 +51,6 @@ from cmssync.content.site import SiteContent
 from cmssync.errors import ConfigError
 from cmssync.plan import planner
 from cmssync.plan.actions import Plan, PlanHeader
-from cmssync.plan.kinds import names_nothing, object_ids
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import (
@@ -97,7 +96,8 @@ async def plan_site(
     header: dict[str, Any] = {"header": _header(workspace, request)}
     companions: list[str] = []
     if request.targets:
-        check_targets(options.targets, object_ids(workspace.content, state) | added.ids)
+        known = options.kinds.object_ids(workspace.content, state) | added.ids
+        check_targets(options.targets, known, kinds=options.kinds.names)
         companions = replace_companions(workspace.content, state, options.targets)
         if companions:
             options = dataclasses.replace(options, targets=(*options.targets, *map(page_object_id, companions)))
@@ -105,7 +105,7 @@ async def plan_site(
         targeted = await _observe_targets(workspace, options, client=client, state=state)
         if targeted is not None:
             content, snapshot = targeted
-            options = dataclasses.replace(options, content_empty=names_nothing(workspace.content))
+            options = dataclasses.replace(options, content_empty=options.kinds.names_nothing(workspace.content))
             plan, snapshot = await _plan_observed(content, snapshot, state, options, client, added)
             plan = _with_companions(plan, workspace.content, state, request.targets, companions)
             update = {**header, "content_digest": workspace.content.digest(), "tie_reads": dict(snapshot.tie_reads)}
@@ -125,7 +125,7 @@ async def _plan_added(workspace: Workspace, request: PlanRequest, client: Concre
     targets or a file-change scope the kinds they name; restricted to the targets, the scope and the excludes as
     the planner restricts the built-in kinds' actions."""
     patterns = request.scope.kinds if request.scope is not None else request.targets or None
-    added = await plan_added_kinds(workspace.directory, client, state, patterns)
+    added = await plan_added_kinds(workspace.kinds, workspace.directory, client, state, patterns)
     actions = added.actions if patterns is None else targeted(added.actions, patterns)
     if request.excludes:
         actions, _dependents = excluded(actions, request.excludes)
@@ -176,11 +176,15 @@ async def _plan_observed(
 ) -> tuple[Plan, Snapshot]:
     """Plan, then read the pages to write on their own and plan again (the module docstring's two phases); the
     registered kinds' actions are planned with the rest (their deletes guarded with the built-in kinds')."""
-    plan = hold_unreadable(planner.plan(content, snapshot, state, options, added.actions), snapshot, state)
+    plan = hold_unreadable(
+        planner.plan(content, snapshot, state, options, added.actions), snapshot, state, options.kinds
+    )
     to_write = pages_to_write(plan, snapshot, state)
     if to_write:
         snapshot = await read_pages_alone(client, snapshot, to_write)
-        plan = hold_unreadable(planner.plan(content, snapshot, state, options, added.actions), snapshot, state)
+        plan = hold_unreadable(
+            planner.plan(content, snapshot, state, options, added.actions), snapshot, state, options.kinds
+        )
     return plan, snapshot
 
 
@@ -192,7 +196,9 @@ async def _observe_targets(
     A malformed or unmatched target is refused here, before anything is read.
     """
     content = workspace.content
-    found = scope_for_targets(content, state, options.targets, prune=options.prune, replace_moved=options.replace_moved)
+    found = scope_for_targets(
+        content, state, options.targets, prune=options.prune, replace_moved=options.replace_moved, kinds=options.kinds
+    )
     for _ in range(TARGET_ROUNDS):
         if isinstance(found, WholeSite):
             log.debug("targeted plan reads the whole site", targets=list(options.targets), reason=found.reason)

@@ -1,13 +1,9 @@
 """``cmssync pull``: adopt an existing site, or merge the site's changes into content that already manages it.
 
-The live site is read through the page tree — one children list with blocks and attributes per parent, the flat page
-list as the map of which pages are parents (``cmssync.sync.pull_tree``; pages read one request each are counted in
-the summary) — every page, or only ``--pages``; then the file, user and group lists; files are downloaded. A page
-is converted (merged into its file, if it has one) as its children list arrives and only its id, version, digest and
-base are kept, so memory does not hold the site; a page whose file refers to pages (their ids are known only once
-the walk is done) is merged after the walk. What is written is the
-content that, applied, gives the site as it is, so the next plan is empty; how a page read becomes content is
-``cmssync.sync.pull_page_form``.
+Every kind's pull hook (``ManagedKind.pull``, run by ``cmssync.sync.pulling``) reads the site's objects of its
+kind and stages their files: groups, files (downloaded), pages (the page tree, ``cmssync.sync.pull_pages``), stacks,
+users, then any kind added in ``cmssync.sync.kinds``. What is written is the content that, applied, gives the site
+as it is, so the next plan is empty.
 
 **Pull merges.** An existing file is the starting point: what the site holds as the file says (compared as the
 planner compares) keeps the file's own text — ``${env:…}`` passwords, ``raw: true`` blocks, references, comments,
@@ -17,9 +13,8 @@ is pulled; the site's other objects are listed and taken in only with ``--all``,
 files are bound by identity, never by name or list order (``cmssync.sync.pull_scope``). So a pull right after an
 apply writes nothing (no content, manifest or state) and exits 0.
 
-A page whose handle holds a word Concrete drops from the URLs it makes gets its ``id:`` pinned, so it loads; a page
-whose existing file pins another id is left alone. Everything written is recorded as managed in the state, keeping
-what pull does not read (password digests, a draft cmssync started).
+Everything written is recorded as managed in the state, keeping what pull does not read (password digests, a draft
+cmssync started).
 
 Not pulled, because the API cannot write it back: passwords (users get none; add ``password: ${env:NAME}`` to set
 one), select and file attributes (the API sets them by numeric option or file id), the super admin (user 1).
@@ -27,50 +22,23 @@ one), select and file attributes (the API sets them by numeric option or file id
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
-from collections import ChainMap
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from cmssync.api.client import ConcreteClient
-from cmssync.api.models import Page
 from cmssync.config import CONFIG_VARIABLE, Settings, load_settings
-from cmssync.content import writer
-from cmssync.content.models import PageSpec
-from cmssync.content.paths import STACKS_PREFIX, check_page_path, is_stack_path, page_named
 from cmssync.errors import ConfigError
-from cmssync.plan.conflicts import field_matches, live_area_digest
-from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
-from cmssync.plan.page_form import DesiredPage, page_form, render_desired
-from cmssync.plan.snapshot import LivePage
-from cmssync.plan.subareas import hidden_sub_areas, is_sub_area
 from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
-from cmssync.state.records import PageRecord, State
-from cmssync.sync.observe_pages import PageProgress, observe_progress
-from cmssync.sync.page_read import to_live_page
-from cmssync.sync.pull_assets import pull_files
+from cmssync.state.records import State
+from cmssync.sync.kinds import Registry, discover
 from cmssync.sync.pull_config import starter_config
-from cmssync.sync.pull_merge import keep_explicit, merge_page
-from cmssync.sync.pull_page_form import (
-    PLACEHOLDER_NOTE,
-    PULLED_ATTRIBUTE_TYPES,
-    FileLinks,
-    page_spec,
-    placeholder_note,
-    stack_data,
-)
-from cmssync.sync.pull_record import record_pulled, staged_form, watching
+from cmssync.sync.pull_record import record_pulled
 from cmssync.sync.pull_scope import PullScope, pull_scope
-from cmssync.sync.pull_stacks import find_stacks
-from cmssync.sync.pull_tree import Unread, read_page_map, read_tree
-from cmssync.sync.pull_users import pull_users_and_groups
-from cmssync.sync.pull_writes import Kind, Pulled, PulledPage, Staged, discard_staging, settle, staging_directory
+from cmssync.sync.pull_writes import Pulled, Staged, discard_staging, settle, staging_directory
+from cmssync.sync.pulling import PullRun, run_pulls
 
 
 async def pull_site(
@@ -94,13 +62,19 @@ async def pull_site(
         raise ConfigError(f"no site to pull from: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
     store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
     record = into is None
+    registry = discover()
+    unknown = [kind for kind in kinds if kind not in registry.table.pulled]
+    if unknown:
+        raise ConfigError(
+            f"pull --kind {unknown[0]}: not a kind pull takes in (one of {', '.join(registry.table.pulled)})"
+        )
     # A dry run writes nothing, not even a lock file or a first state.json: the lock's release saves the state.
     async with holding_lock(store, "cmssync pull") if record and not dry_run else contextlib.nullcontext():
         state = store.load()
         state.bind_site(settings.site.url, settings.site.api_prefix, allow_other_site=overrides is not None)
         root = into or directory
         async with ConcreteClient.from_settings(settings, base_dir=directory) as client:
-            scope = pull_scope(root, state, take_all=take_all, kinds=kinds)
+            scope = pull_scope(root, state, registry.table, take_all=take_all, kinds=kinds)
             return await pull(
                 client,
                 root,
@@ -112,6 +86,7 @@ async def pull_site(
                 dry_run=dry_run,
                 scope=scope,
                 record=record,
+                kinds=registry,
             )
 
 
@@ -127,6 +102,7 @@ async def pull(
     dry_run: bool = False,
     scope: PullScope | None = None,
     record: bool = True,
+    kinds: Registry | None = None,
 ) -> Pulled:
     """Read the site, stage every file, then write those that lose no local edit (``cmssync.sync.pull_writes``)
     and record what was written; with ``dry_run`` keep the diffs and write nothing, state included; without
@@ -135,9 +111,11 @@ async def pull(
     result = Pulled(
         root=root, dry_run=dry_run, site_url=client.base_url, staging=staging_directory(root, dry_run=dry_run)
     )
-    scope = scope or pull_scope(root, state)
+    kinds = kinds or discover()
+    scope = scope or pull_scope(root, state, kinds.table)
     try:
-        await _read_site(client, root, settings, state, result, only, scope)
+        run = PullRun(client, root, settings, state, result, scope, only)
+        await run_pulls(run, [(kind.name, kind.pull) for kind in kinds.pulled() if kind.pull is not None])
         if not (root / "cmssync.yaml").exists() and CONFIG_VARIABLE not in os.environ:
             text = starter_config(settings, result.unnamed_folders)
             result.staged.append(Staged("config", "cmssync.yaml", root / "cmssync.yaml", text=text))
@@ -147,285 +125,7 @@ async def pull(
     if dry_run or not record:
         return result
     before = state.model_dump()
-    record_pulled(root, state, client.base_url, result)
+    record_pulled(root, state, client.base_url, result, kinds.table.names)
     if state.model_dump() != before:
         store.save(state)
     return result
-
-
-async def _read_site(
-    client: ConcreteClient,
-    root: Path,
-    settings: Settings,
-    state: State,
-    result: Pulled,
-    only: tuple[str, ...],
-    scope: PullScope,
-) -> None:
-    # Read while files and users are: the flat page list (a chain of list pages) and the site's home page id.
-    page_map = None if only else asyncio.ensure_future(read_page_map(client))
-    site = asyncio.ensure_future(client.default_site(includes=()))
-    try:
-        if not only:
-            await pull_files(client, root, settings, state, result, scope)
-            await pull_users_and_groups(client, root, state, result, scope)
-        pages = _PageStaging.of(client.base_url, root, state, result, only, scope)
-        pages_read = PageProgress(observe_progress.get())  # the command's display: pages read so far
-
-        def stage(batch: list[Page]) -> None:
-            pages_read.done(len(batch))
-            for page in batch:
-                pages.arrived(page)
-
-        home_id = (await site).home_page_id or 1
-        tree = await read_tree(client, home_id, stage, wanted=pages.wanted, page_map=page_map)
-        pages_read.finish()
-        result.page_ids.update(tree.ids)
-        result.notes += _moved_on_the_site(root, state, tree.ids, pages.wanted)
-        result.read_alone = dict(tree.alone)
-        result.unread = tree.unread
-        if pages.not_taken:
-            result.not_taken["page"] = pages.not_taken
-        if not pages.wanted or any(is_stack_path(path) for path in pages.wanted):
-            await _stage_stacks(client, pages, tree.unread)
-        missing = sorted(pages.wanted - set(result.page_ids))
-        result.skipped += [f"{page_named(path)}: not found on the site" for path in missing]
-        for page in pages.to_merge:
-            pages.stage(page)
-    finally:
-        early = [task for task in (page_map, site) if task is not None]
-        for task in early:
-            task.cancel()
-        await asyncio.gather(*early, return_exceptions=True)
-
-
-async def _stage_stacks(client: ConcreteClient, pages: _PageStaging, unread: Unread) -> None:
-    """The site's stacks (found by probing the pages read, or named by the state), staged like pages."""
-    state, result, wanted = pages.state, pages.result, pages.wanted
-    named = {record.id: path for path, record in state.pages.items() if is_stack_path(path)}
-    probe = pages.scope.takes("stack") or bool(wanted)
-    stacks, probe_failures = await find_stacks(client, set(result.page_ids.values()), named, unread, probe=probe)
-    result.skipped += probe_failures
-    for stack in stacks:
-        path = stack.url_path
-        result.page_ids[path] = stack.id
-        if wanted and path not in wanted:
-            continue
-        if writer.page_file(pages.root, path).is_file():
-            pages.to_merge.append(stack)
-        elif wanted or pages.scope.takes("stack"):
-            pages.stage(stack)
-        else:
-            result.not_taken.setdefault("stack", []).append(path)
-
-
-@dataclass
-class _PageStaging:
-    """How one pull stages its pages and stacks: into ``result``, against ``state``, references resolved by
-    ``resolve`` (which learns the page ids as the walk finds them)."""
-
-    root: Path
-    state: State
-    result: Pulled
-    resolve: Resolver
-    base_url: str
-    links: FileLinks
-    uuids: Mapping[str, str]
-    scope: PullScope
-    wanted: set[str]
-    """``--pages``: only these paths; empty for every page the scope takes."""
-    to_merge: list[Page] = field(default_factory=list)
-    """Pages whose merge needs every page's id: staged once the walk is done."""
-    not_taken: list[str] = field(default_factory=list)
-
-    @classmethod
-    def of(
-        cls, base_url: str, root: Path, state: State, result: Pulled, only: tuple[str, ...], scope: PullScope
-    ) -> _PageStaging:
-        file_urls = {path: file.url or "" for path, (file, _spec) in result.files.items()}
-        file_ids = {path: file.id for path, (file, _spec) in result.files.items()}
-        if only:
-            # Files are not read for --pages: their references resolve to what the state recorded, and references
-            # to pages not read to their recorded ids, so a page file reads as a whole pull reads it (else its
-            # ${file:…} links differ from the site and an editor's change is refused as a local edit).
-            file_urls = {path: record.url for path, record in state.files.items()}
-            file_ids = {path: str(record.id) for path, record in state.files.items()}
-        recorded = {path: record.id for path, record in state.pages.items()} if only else {}
-        page_ids = ChainMap(result.page_ids, recorded)  # the walk's ids (filled as it goes) first
-        resolve = Resolver(file_urls=file_urls, file_ids=file_ids, page_ids=page_ids, strict=False)
-        result.resolver = resolve  # what the pages are recorded with (``cmssync.sync.pull_record``)
-        links = FileLinks(base_url, file_urls)  # once: per page it cost pages x files
-        uuids = {str(file_id).lower(): path for path, file_id in file_ids.items()}
-        return cls(root, state, result, resolve, base_url, links, uuids, scope, set(only))
-
-    def arrived(self, page: Page) -> None:
-        """A page of a children list: staged now, set aside for after the walk, or listed as not taken."""
-        path = page.url_path
-        if self.wanted and path not in self.wanted:
-            return
-        if writer.page_file(self.root, path).is_file():
-            if not self.stage(page, walking=True):
-                self.to_merge.append(page)  # its merge needs every page's id: once the walk is done
-        elif self.wanted or self.scope.takes("page"):
-            self.stage(page)
-        else:
-            self.not_taken.append(path)
-
-    def stage(self, page: Page, *, walking: bool = False) -> bool:
-        """Stage one page's file, merged into the file there is; only the page's id and live version are kept.
-        While ``walking`` (not every page's id is known yet), a page whose file's desired form needs one is not
-        staged: False (stage it once the walk is done)."""
-        path = page.url_path
-        result = self.result
-        try:
-            check_page_path(path.replace(STACKS_PREFIX, "/", 1), existing=True)
-        except ValueError as exc:
-            result.skipped.append(f"{page_named(path)}: {exc}")
-            return True
-        target = writer.page_file(self.root, path)
-        existing = writer.read_plain(target)
-        pinned = existing.get("id") if isinstance(existing, dict) else None
-        if isinstance(pinned, int) and not isinstance(pinned, bool) and pinned != page.id:
-            result.skipped.append(
-                f"{page_named(path)}: its file pins id {pinned}, but the site's page at {path} is id {page.id}; "
-                "left as it is (fix the id or move the file)"
-            )
-            return True
-        watched, asked = watching(self.resolve) if walking else (self.resolve, lambda: False)
-        desired = _desired(existing, path, watched, self.base_url)
-        if asked():
-            return False
-        notes: list[str] = []
-        placeholders: list[str] = []
-        spec = page_spec(page, self.base_url, self.links, self.uuids, notes=notes, placeholders=placeholders)
-        types = {
-            a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle
-        }
-        written = stack_data(page, writer.spec_data(spec)) if is_stack_path(path) else writer.spec_data(spec)
-        data = keep_explicit(existing, written, types, frozenset(PULLED_ATTRIBUTE_TYPES))
-        if isinstance(existing, dict) and desired is not None:
-            data = self._merged(page, existing, data, desired)
-            notes, placeholders = _written_placeholders(path, data, notes, placeholders)
-        try:
-            spec = PageSpec.model_validate(data)
-        except ValidationError as exc:
-            result.skipped.append(
-                f"{page_named(path)}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}"
-            )
-            return True
-        result.notes += notes
-        result.placeholders += placeholders
-        self._staged(page, target, data, spec)
-        return True
-
-    def _merged(
-        self, page: Page, existing: dict[str, Any], data: dict[str, Any], desired: DesiredPage
-    ) -> dict[str, Any]:
-        """The site's page merged into its existing file (``cmssync.sync.pull_merge``); the file's edits the site
-        does not have are listed as local edits."""
-        path = page.url_path
-        live = to_live_page(page, None, self.base_url)
-        pending: list[str] = []
-        hidden = hidden_sub_areas(live)
-        unchanged = _site_unchanged(self.state.pages.get(path), live, hidden)
-        take_all = self.scope.take_all
-        data = merge_page(existing, data, desired, live, take_all=take_all, unchanged=unchanged, pending=pending)
-        for name in hidden if isinstance(data.get("areas"), dict) else ():  # its layout is gone: not an edit to keep
-            data["areas"].pop(name, None)
-        if pending:
-            self.result.local_edits[path] = pending
-        return data
-
-    def _staged(self, page: Page, target: Path, data: dict[str, Any], spec: PageSpec) -> None:
-        """Stage the file and keep what the summary and the record need: editable block types, sub-areas, the
-        page's id, live version and desired form."""
-        path, result = page.url_path, self.result
-        areas = data["areas"] if isinstance(data.get("areas"), dict) else {}
-        result.editable.update(
-            str(block.get("type"))
-            for blocks in areas.values()
-            if isinstance(blocks, list)
-            for block in blocks
-            if isinstance(block, dict) and "keep" not in block
-        )
-        result.sub_areas += [(path, name, len(blocks)) for name, blocks in areas.items() if is_sub_area(name)]
-        clean = _page_clean(path, self.state, self.resolve, self.base_url)
-        kind: Kind = "stack" if is_stack_path(path) else "page"
-        result.staged.append(Staged(kind, path, target, text=writer.render_yaml(target, data), clean=clean))
-        form = staged_form(spec, path, self.resolve, self.base_url)
-        result.pages[path] = PulledPage(page.id, page.version.id if page.version else None, form)
-
-
-def _moved_on_the_site(root: Path, state: State, ids: Mapping[str, int], wanted: set[str]) -> list[str]:
-    """Managed pages the site moved: their file stays where it is (one binding), said with what to do."""
-    paths = {page_id: path for path, page_id in ids.items()}
-    return [
-        f"{page_named(path)}: moved on the site to {paths[record.id]} (id {record.id}); its file stays at "
-        f"{writer.page_file(root, path).relative_to(root).as_posix()} and is not pulled: move the file to match, or "
-        "move the page back in the dashboard"
-        for path, record in sorted(state.pages.items())
-        if path not in ids and record.id in paths and (not wanted or path in wanted)
-    ]
-
-
-def _site_unchanged(record: PageRecord | None, live: LivePage, hidden: Collection[str]) -> Callable[[str], bool]:
-    """Whether the site still holds, for a field or ``area:NAME``, what cmssync last applied or pulled (the base);
-    never for a ``hidden`` sub-area (its blocks are still there, but its layout or container is gone)."""
-    base = record.base if record is not None else None
-
-    def unchanged(name: str) -> bool:
-        if base is None:
-            return False
-        if name.startswith("area:"):
-            area = None if name.removeprefix("area:") in hidden else base.areas.get(name.removeprefix("area:"))
-            return (
-                area is not None
-                and live_area_digest(live.blocks(name.removeprefix("area:")), area.shape) == area.digest
-            )
-        return name in base.fields and field_matches(name, base.fields[name], live)
-
-    return unchanged
-
-
-def _written_placeholders(
-    path: str, data: dict[str, Any], notes: list[str], placeholders: list[str]
-) -> tuple[list[str], list[str]]:
-    """The notes and placeholders of the blocks a merge kept as placeholders (not those the file holds as it says)."""
-    areas = data.get("areas") if isinstance(data.get("areas"), dict) else {}
-    kept_ids = {
-        block["keep"].get("id")
-        for blocks in (areas or {}).values()
-        if isinstance(blocks, list)
-        for block in blocks
-        if isinstance(block, dict) and isinstance(block.get("keep"), dict)
-    }
-    written = [entry for entry in placeholders if int(entry.split(" ", 2)[1]) in kept_ids]
-    others = [note for note in notes if not note.startswith(f"{page_named(path)}: {PLACEHOLDER_NOTE}")]
-    return [*others, *([f"{page_named(path)}: {placeholder_note(written)}"] if written else [])], written
-
-
-def _desired(existing: Any, path: str, resolve: Resolver, base_url: str) -> DesiredPage | None:
-    """The desired form of an existing page file, or None when it is not a valid page."""
-    if not isinstance(existing, dict):
-        return None
-    try:
-        return render_desired(page_form(PageSpec.model_validate(existing)), path, resolve, base_url=base_url)
-    except (ValidationError, ValueError, KeyError):
-        return None
-
-
-def _page_clean(path: str, state: State, resolve: Resolver, base_url: str) -> Callable[[Path], bool]:
-    """Whether a page file is what the last apply or pull recorded: its digest is the state's."""
-
-    def clean(target: Path) -> bool:
-        record = state.pages.get(path)
-        data = writer.read_plain(target)
-        if record is None or record.digest is None or not isinstance(data, dict):
-            return False
-        try:
-            desired = render_desired(page_form(PageSpec.model_validate(data)), path, resolve, base_url=base_url)
-        except (ValidationError, ValueError, KeyError):
-            return False
-        return desired.digest == record.digest
-
-    return clean

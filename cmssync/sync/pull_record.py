@@ -11,7 +11,7 @@ index by id, not a scan of every record per object.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -87,8 +87,14 @@ class _Bindings:
         return others
 
 
-def record_pulled(root: Path, state: State, base_url: str, result: Pulled) -> None:
-    """Record what was written (or already held) as managed; a kept local edit leaves its record as it was."""
+def record_pulled(root: Path, state: State, base_url: str, result: Pulled, kinds: Collection[str] = ()) -> None:
+    """Record what was written (or already held) as managed; a kept local edit leaves its record as it was. An
+    added kind's records (``result.records``; of ``kinds``, the run's) are recorded when none of its files was
+    kept."""
+    for kind, records in result.records.items():
+        if kind in kinds and not result.settled.not_written(kind):
+            for key, kind_record in records.items():
+                state.record(kind, key, kind_record)
     kept_files = result.settled.not_written("file") | result.settled.not_written("sidecar") | set(result.local_files)
     files = _Bindings(state.files)
     for path, (file, file_spec) in result.files.items():

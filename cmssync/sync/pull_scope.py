@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cmssync.content.paths import CONTENT_DIRS
-from cmssync.plan.kinds import KIND_FACTS
+from cmssync.plan.kinds import BUILT_IN_KINDS, KindTable
 from cmssync.state.records import State
 
 
@@ -33,8 +33,15 @@ class PullScope:
         return not self.managed or self.take_all or kind in self.kinds
 
 
-def pull_scope(root: Path, state: State, *, take_all: bool = False, kinds: tuple[str, ...] = ()) -> PullScope:
-    managed = any(kind.records_in(state) for kind in KIND_FACTS) or _has_content(root)
+def pull_scope(
+    root: Path,
+    state: State,
+    table: KindTable = BUILT_IN_KINDS,
+    *,
+    take_all: bool = False,
+    kinds: tuple[str, ...] = (),
+) -> PullScope:
+    managed = any(kind.records_in(state) for kind in table.kinds) or _has_content(root)
     return PullScope(managed=managed, take_all=take_all, kinds=frozenset(kinds))
 
 

@@ -1,6 +1,7 @@
-"""``cmssync pull`` of users and groups: ``users.yaml`` and ``groups.yaml`` staged (``cmssync.sync.pull_writes``),
-merged into the files there are. Users (never the super admin, never a password) go to ``users.yaml``, groups to
-``groups.yaml``; their state records are handed back, to be recorded only when the file is written.
+"""``cmssync pull`` of users and groups (the user and group kinds' pull hooks): ``users.yaml`` and ``groups.yaml``
+staged (``cmssync.sync.pull_writes``), merged into the files there are. Users (never the super admin, never a
+password) go to ``users.yaml``, groups to ``groups.yaml``; their state records are handed back, to be recorded only
+when the file is written.
 """
 
 from __future__ import annotations
@@ -19,16 +20,25 @@ from cmssync.plan.asset_forms import user_digest
 from cmssync.state.records import GroupRecord, State, UserRecord
 from cmssync.sync.pull_scope import PullScope
 from cmssync.sync.pull_writes import Pulled, Staged
+from cmssync.sync.pulling import PullRun
 
 
-async def pull_users_and_groups(
-    client: ConcreteClient, root: Path, state: State, result: Pulled, scope: PullScope
-) -> None:
-    """``users.yaml`` and ``groups.yaml`` merged: the file's entries in its order, each with the site's email and
-    language where they differ (its password reference and other keys kept); the site's others appended when taken
-    in, listed otherwise; entries the site lacks stay (apply creates them)."""
-    await _pull_users(client, root, state, result, scope)
-    await _pull_groups(client, root, state, result, scope)
+async def pull_users(run: PullRun) -> None:
+    """The user kind's pull hook: ``users.yaml`` merged: the file's entries in its order, each with the site's email
+    and language where they differ (its password reference and other keys kept); the site's others appended when
+    taken in, listed otherwise; entries the site lacks stay (apply creates them)."""
+    if run.only:
+        return
+    await run.turn("user")
+    await _pull_users(run.client, run.root, run.state, run.result, run.scope)
+
+
+async def pull_groups(run: PullRun) -> None:
+    """The group kind's pull hook: ``groups.yaml`` merged as ``users.yaml`` is (:func:`pull_users`)."""
+    if run.only:
+        return
+    await run.turn("group")
+    await _pull_groups(run.client, run.root, run.state, run.result, run.scope)
 
 
 async def _site_users(client: ConcreteClient, result: Pulled) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:

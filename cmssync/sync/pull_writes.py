@@ -40,13 +40,15 @@ from cmssync.content.files import FileSpec
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, Problem
 from cmssync.fileio import move_atomically, write_atomically
 from cmssync.plan.desired import Resolver
-from cmssync.state.records import GroupRecord, PageBase, UserRecord
+from cmssync.state.records import GroupRecord, KindRecord, PageBase, UserRecord
 from cmssync.sync.pull_tree import Unread
 
 MANIFEST = Path(".cmssync") / "pulled.json"
 STAGING = Path(".cmssync") / "pull-staging"
 
-Kind = Literal["page", "stack", "file", "sidecar", "users", "groups", "config"]
+Kind = str
+"""What a staged file holds: ``page``, ``stack``, ``file``, ``sidecar``, ``users``, ``groups``, ``config``, or the
+name of a kind added in ``cmssync.sync.kinds`` (its files)."""
 Decision = Literal["new", "updated", "unchanged", "kept", "forced"]
 WRITES: frozenset[Decision] = frozenset({"new", "updated", "forced"})
 
@@ -139,6 +141,8 @@ class Pulled:
     """How the pages' references were resolved (set by the read), so that they are recorded the same way."""
     user_records: dict[str, UserRecord] = field(default_factory=dict)
     group_records: dict[str, GroupRecord] = field(default_factory=dict)
+    records: dict[str, dict[str, KindRecord]] = field(default_factory=dict)
+    """An added kind's records by kind and key (its pull hook's), recorded unless a file of the kind was kept."""
     staged: list[Staged] = field(default_factory=list)
     staging: Path | None = None
     """Where assets are downloaded before they are installed (removed at the end)."""

@@ -9,7 +9,7 @@ a local file, or a remote backend (:func:`cmssync.state.backends.open_state_back
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +23,11 @@ from cmssync.content.yamlsource import ParseCache
 from cmssync.errors import ConfigError, ContentError, StateError
 from cmssync.memory import give_back_freed_memory
 from cmssync.plan.conflicts import ConflictPolicies
-from cmssync.plan.kinds import shared_bindings
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import StateBackend, open_state_backend
 from cmssync.state.records import State
+from cmssync.sync.kinds import Registry, discover
 from cmssync.usercache import cache_key, derived_cache_dir
 
 
@@ -43,6 +43,8 @@ class Workspace:
     """How hard the clients try (None: the client's default; ``status`` is more patient)."""
     has_content: bool = True
     """False: the directory does not exist (``content`` is empty): only a saved plan can be applied."""
+    kinds: Registry = field(default_factory=discover)
+    """The kinds this run manages (found once, when the workspace is opened)."""
 
     def client(self) -> ConcreteClient:
         return ConcreteClient.from_settings(self.settings, base_dir=self.directory, retry=self.retry)
@@ -51,7 +53,7 @@ class Workspace:
         state = self.store.load()
         assert self.settings.site.url is not None
         state.bind_site(self.settings.site.url, self.settings.site.api_prefix, allow_other_site=self.any_site)
-        shared = shared_bindings(state)
+        shared = self.kinds.table.shared_bindings(state)
         if shared:
             raise StateError("; ".join(shared))
         return state
@@ -84,6 +86,7 @@ class Workspace:
             areas_owned=settings.areas == "owned",
             ignore_rules=tuple(settings.ignore),
             silenced_warnings=settings.silenced_warnings,
+            kinds=self.kinds.table,
         )
 
     def password_status(self, state: State) -> tuple[frozenset[str], frozenset[str]]:

@@ -7,7 +7,7 @@ import pytest
 
 from cmssync.errors import PlanError
 from cmssync.plan.actions import Action, KeptObjects, Precondition, summary_line
-from cmssync.plan.kinds import DELETED, KindFacts, add, remove
+from cmssync.plan.kinds import BUILT_IN_KINDS, KindFacts
 from cmssync.plan.planner import PlanOptions, plan
 from cmssync.plan.snapshot import LiveUser
 from cmssync.state.records import FileRecord, KindRecord, PageRecord, State, UserRecord
@@ -176,27 +176,23 @@ def test_a_registered_kinds_deletes_are_guarded_with_the_built_in_kinds(tmp_path
     for n, key in enumerate("abc"):
         state.record("crew", key, KindRecord(id=n))
     crew = KindFacts("crew", "crews", delete_rank=3, keys=lambda content: ["a"])
-    add(crew)
-    try:
-        assert [kind.name for kind in DELETED] == ["page", "file", "user", "crew"]
-        added = [Action(kind="crew", key=key, op="delete", precondition=Precondition(remote_id=key)) for key in "bc"]
-        observed = snapshot(*pages)
-        kept = plan(content, observed, state, options(), added)
-        assert kept.actions == ()
-        assert kept.kept == (KeptObjects(kind="page", keys=("/p1",)), KeptObjects(kind="crew", keys=("b", "c")))
-        incomplete = dataclasses.replace(observed, complete=False)
-        assert plan(content, incomplete, state, options(prune=True, allow_mass_delete=True), added).actions == ()
-        guarded = plan(content, observed, state, options(prune=True), added)
-        assert [a.id for a in guarded.actions] == ["page:/p1"]  # one delete is never bulk; 2 of 3 crews are
-        assert [(b.kind, b.keys, b.managed, b.guard) for b in guarded.blocked] == [
-            ("crew", ("b", "c"), 3, "max_fraction")
-        ]
-        allowed = plan(content, observed, state, options(prune=True, allow_mass_delete=True), added)
-        assert [a.id for a in allowed.actions] == ["page:/p1", "crew:b", "crew:c"]
-        assert plan(content, observed, state, options(prune=True, max_fraction=1.0), added).blocked == ()
-    finally:
-        remove("crew")
-    assert crew not in DELETED
+    kinds = BUILT_IN_KINDS.with_kinds(crew)
+    assert [kind.name for kind in kinds.deleted] == ["page", "file", "user", "crew"]
+    added = [Action(kind="crew", key=key, op="delete", precondition=Precondition(remote_id=key)) for key in "bc"]
+    observed = snapshot(*pages)
+    kept = plan(content, observed, state, options(kinds=kinds), added)
+    assert kept.actions == ()
+    assert kept.kept == (KeptObjects(kind="page", keys=("/p1",)), KeptObjects(kind="crew", keys=("b", "c")))
+    incomplete = dataclasses.replace(observed, complete=False)
+    assert (
+        plan(content, incomplete, state, options(prune=True, allow_mass_delete=True, kinds=kinds), added).actions == ()
+    )
+    guarded = plan(content, observed, state, options(prune=True, kinds=kinds), added)
+    assert [a.id for a in guarded.actions] == ["page:/p1"]  # one delete is never bulk; 2 of 3 crews are
+    assert [(b.kind, b.keys, b.managed, b.guard) for b in guarded.blocked] == [("crew", ("b", "c"), 3, "max_fraction")]
+    allowed = plan(content, observed, state, options(prune=True, allow_mass_delete=True, kinds=kinds), added)
+    assert [a.id for a in allowed.actions] == ["page:/p1", "crew:b", "crew:c"]
+    assert plan(content, observed, state, options(prune=True, max_fraction=1.0, kinds=kinds), added).blocked == ()
 
 
 def test_a_target_must_name_an_object(tmp_path: Path) -> None:

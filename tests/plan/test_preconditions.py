@@ -9,12 +9,12 @@ from cmssync.plan.actions import Action, Precondition
 from cmssync.plan.preconditions import stale_file, stale_group, stale_page, stale_user
 from cmssync.plan.snapshot import LiveGroup
 from cmssync.state.records import State
-from cmssync.sync.kinds import KINDS
+from cmssync.sync.kinds import discover
 from tests.sync.sitebuilder import page, snapshot
 
 
 def test_every_built_in_kind_brings_its_check() -> None:
-    assert {name: kind.stale for name, kind in KINDS.items() if kind.plan is None} == {
+    assert {kind.name: kind.stale for kind in discover() if kind.plan is None} == {
         "group": stale_group,
         "file": stale_file,
         "page": stale_page,

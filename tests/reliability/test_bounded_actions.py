@@ -9,6 +9,7 @@ actions in flight finish, starts no more, saves the state and exits 130 with a m
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import signal
 import time
@@ -20,9 +21,8 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action
-from cmssync.plan.kinds import PAGE
 from cmssync.sync.engine import ApplyContext
-from cmssync.sync.kinds import KINDS, ManagedKind
+from cmssync.sync.kinds import page as page_kind
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.sites import ReliabilitySite, write_generated_content
@@ -55,7 +55,7 @@ def generated(tmp_path: Path, sandbox: Sandbox) -> Iterator[ReliabilitySite]:
 def test_at_most_concurrency_pages_are_in_flight(
     generated: ReliabilitySite, monkeypatch: pytest.MonkeyPatch, reliability_report: ReliabilityReport
 ) -> None:
-    handler = KINDS["page"].apply
+    handler = page_kind.KIND.apply
     running = 0
     peak = 0
 
@@ -68,7 +68,7 @@ def test_at_most_concurrency_pages_are_in_flight(
         finally:
             running -= 1
 
-    monkeypatch.setitem(KINDS, "page", ManagedKind(PAGE, counted))
+    monkeypatch.setattr(page_kind, "KIND", dataclasses.replace(page_kind.KIND, apply=counted))
     report = asyncio.run(generated.apply())
     reliability_report.add(cases_tried=1, applies=1)
     reliability_report.maximum(peak_pages_in_flight=peak)

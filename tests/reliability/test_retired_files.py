@@ -5,13 +5,13 @@ lived only in memory: three killed runs left 54 stale files public, outside the 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from cmssync.plan.kinds import PAGE
-from cmssync.sync.kinds import KINDS, ManagedKind
+from cmssync.sync.kinds import page as page_kind
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import take_inventory
 from tests.reliability.sites import ReliabilitySite
@@ -56,7 +56,7 @@ async def test_a_replaced_files_old_id_survives_the_run_and_the_next_apply_delet
         async def kill(*args: object, **kwargs: object) -> str:
             raise Killed
 
-        monkeypatch.setitem(KINDS, "page", ManagedKind(PAGE, kill))
+        monkeypatch.setattr(page_kind, "KIND", dataclasses.replace(page_kind.KIND, apply=kill))
         with pytest.raises(Killed):
             await site.apply()
         monkeypatch.undo()

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from html import escape
 
 from cmssync.plan.actions import SYMBOLS, Action, Plan, summary_line
-from cmssync.plan.kinds import KIND_ORDER
+from cmssync.plan.kinds import display_order
 from cmssync.render.html.preview import files_wanted, frame_head, inline_images, placeholder_image, report_policy
 from cmssync.render.html.sections import Previews, action_section, anchor, brief, details_tag
 from cmssync.render.html.static import SCRIPT, STYLE, script_hash
@@ -170,7 +170,7 @@ _BLOCK_WORDS = (("add", "added"), ("update", "changed"), ("delete", "removed"))
 
 
 def _counts(plan: Plan) -> str:
-    kinds = [k for k in KIND_ORDER if any(a.kind == k for a in plan.actions)]
+    kinds = display_order(a.kind for a in plan.actions)
     if not kinds:
         return ""
     ops = [op for op in OPS if op in ("create", "update", "delete") or any(a.op == op for a in plan.actions)]
