@@ -65,7 +65,15 @@ def check(directory: Path, *, secrets: bool = True) -> Validation:
             result.problems += kind.validate(content)
     result.warnings = list(_state_warnings(directory, content))
     result.summary = content.summary()
+    if not (content.pages or content.files or content.users or content.groups):
+        if not any(directory.iterdir()):
+            result.problems.append(Problem(str(directory), 0, 0, f"{EMPTY}: it is empty (a mistyped path?)"))
+        else:
+            result.warnings.append(f"{EMPTY}: a plan of it creates nothing and deletes nothing")
     return result
+
+
+EMPTY = "no content to check: no page, stack, file, user or group (pages/, stacks/, files/, users.yaml, groups.yaml)"
 
 
 def _state_warnings(directory: Path, content: SiteContent) -> Iterable[str]:

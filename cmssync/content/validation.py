@@ -63,7 +63,7 @@ def error_problem(err: ErrorDetails, file: str, document: Any, prefix: tuple[str
     if kind == "extra_forbidden":
         line, column = position_of(document, loc, at_key=True)
         key = str(loc[-1])
-        return Problem(file, line, column, where(loc[:-1]) + f"unknown key {key!r}{_suggest(key)}")
+        return Problem(file, line, column, where(loc[:-1]) + f"unknown key {key!r}{_suggest(key, loc[:-1])}")
     if kind == "missing":
         line, column = position_of(document, loc[:-1])
         return Problem(file, line, column, where(loc[:-1]) + f"missing required key {str(loc[-1])!r}")
@@ -115,7 +115,13 @@ def _message(err: ErrorDetails) -> str:
     return message
 
 
-def _suggest(key: str) -> str:
+def _suggest(key: str, parent: tuple[str | int, ...]) -> str:
+    """A hint for an unknown key under ``parent``: where a key that exists elsewhere belongs (a block's field goes
+    under its ``value:``), else the closest known key."""
+    if key in _KEYS:
+        if _in_areas(list(parent)):
+            return f" here: a block's fields go under its value: (value: {{{key}: …}})"
+        return " here (it is a key of another level: check its indentation)"
     close = difflib.get_close_matches(key, _KEYS, n=1, cutoff=0.75)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

@@ -118,3 +118,27 @@ def test_many_files_with_one_problem_print_a_few_lines_and_a_count(
     assert lines[-1] == "error: 40 problems in the content"
     assert main(["validate", str(root), "--no-secrets", "--format", "json"]) == 1
     assert len(json.loads(capsys.readouterr().out)["problems"]) == 40  # the machine formats keep every one
+
+
+def test_a_blocks_field_beside_its_type_says_where_it_belongs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "pages" / "index.yaml").write_text(
+        "name: Home\nareas:\n  Main:\n    - type: content\n      content: <p>Hi</p>\n", encoding="utf-8"
+    )
+    assert main(["validate", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "pages/index.yaml:5:7: areas.Main[0]: unknown key 'content' here: a block's fields go under its value: " in err
+    )
+    assert "(value: {content: …})" in err
+    assert "did you mean 'content'" not in err
+
+
+def test_validate_of_an_empty_directory_is_no_valid_content(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(tmp_path)]) == 1
+    assert "no content to check" in capsys.readouterr().err
+    (tmp_path / "cmssync.yaml").write_text("publish: approve\n", encoding="utf-8")
+    assert main(["validate", str(tmp_path)]) == 0  # settings alone: valid, and said to be empty
+    assert "warning: no content to check" in capsys.readouterr().err
