@@ -162,6 +162,8 @@ def _set_global(ctx: click.Context, param: click.Parameter, value: Any) -> None:
     if not isinstance(root.obj, dict):
         root.obj = {}
     root.obj[param.name] = value
+    if param.name == "no_color":  # every console of the process, the progress spinner's too (rich reads it)
+        os.environ["NO_COLOR"] = "1"
     if param.name == "config":
         from cmssync.config import CONFIG_VARIABLE
 

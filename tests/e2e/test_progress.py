@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ import cmssync.api.slowcalls
 import cmssync.commands.apply
 import cmssync.commands.progress
 from cmssync.commands.apply import run_apply
+from cmssync.cli import main
 from cmssync.commands.plan import run_plan
 from cmssync.logs import configure_logging
 from cmssync.plan.request import PlanRequest
@@ -214,3 +216,29 @@ async def test_a_slow_request_says_what_it_waits_for(
     assert re.fullmatch(r"still waiting for GET /ccm/api/1\.0/sites/default \(0\.[23] s\)", waiting[0])
     assert re.fullmatch(r"still waiting for GET /ccm/api/1\.0/sites/default \(0\.[56] s\)", waiting[1])
     assert all("/sites/default" in line for line in waiting)  # fast requests said nothing
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_no_color_reaches_the_reading_spinner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``--no-color`` (issue 36): the spinner on a terminal was still coloured; the flag now sets ``NO_COLOR`` for
+    the process, which every console honours."""
+    monkeypatch.setenv("NO_COLOR", "")  # recorded, so what the flag sets is undone after the test
+    monkeypatch.delenv("NO_COLOR")
+    coloured = _Terminal()
+    status = cmssync.commands.progress.ReadingStatus(coloured, terminal=True)
+    status.update(1, 2)
+    status.stop()
+    assert re.search(r"\x1b\[[0-9;]*3\dm", coloured.getvalue())  # a colour (the spinner's green), without the flag
+    (tmp_path / "cmssync.yaml").write_text("publish: approve\n", encoding="utf-8")
+    assert main(["--no-color", "validate", str(tmp_path)]) == 0
+    assert os.environ.get("NO_COLOR") == "1"
+    plain = _Terminal()
+    status = cmssync.commands.progress.ReadingStatus(plain, terminal=True)
+    status.update(1, 2)
+    status.stop()
+    assert "reading site: 1/2 pages" in plain.getvalue()
+    assert not re.search(r"\x1b\[[0-9;]*3\dm", plain.getvalue())
