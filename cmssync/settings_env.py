@@ -17,14 +17,23 @@ A list of sections (``daemon.notify``) is given whole, as JSON; there is no vari
 from __future__ import annotations
 
 import functools
+import os
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel, SecretStr, ValidationError, create_model
 from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
+from pydantic_settings.sources.utils import parse_env_vars
 
 from cmssync.errors import ConfigError
 
@@ -47,10 +56,37 @@ def section_model(field: FieldInfo) -> type[BaseModel] | None:
     return None
 
 
+_VARIABLES: ContextVar[Mapping[str, str] | None] = ContextVar("cmssync_settings_variables", default=None)
+"""The variables :func:`nested_environment_tree` reads (their ``${env:NAME}`` references resolved)."""
+
+
+class _Variables(EnvSettingsSource):
+    """The environment source, reading the given variables instead of ``os.environ``."""
+
+    def __init__(self, settings_cls: type[BaseSettings], variables: Mapping[str, str]) -> None:
+        self.variables = variables
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(self.variables, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+
 class _Environment(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix=PREFIX, env_nested_delimiter=DELIMITER, case_sensitive=False, extra="ignore"
     )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        variables = _VARIABLES.get()
+        return (init_settings, env_settings if variables is None else _Variables(settings_cls, variables))
 
 
 @functools.cache
@@ -72,16 +108,25 @@ def nested_environment(model: type[BaseModel]) -> type[BaseSettings]:
     return created
 
 
-def nested_environment_tree(model: type[BaseModel]) -> dict[str, Any]:
-    """The ``CMSSYNC_<SECTION>__<KEY>`` variables that are set, as a tree of plain values (secrets unwrapped)."""
+def nested_environment_tree(model: type[BaseModel], resolve: Callable[[str, str], str] | None = None) -> dict[str, Any]:
+    """The ``CMSSYNC_<SECTION>__<KEY>`` variables that are set, as a tree of plain values (secrets unwrapped).
+    ``resolve(name, value)``: a variable's value with its ``${env:NAME}`` references resolved (a receiver's URL in
+    ``CMSSYNC_DAEMON__NOTIFY='[{"url": "${env:SLACK_HOOK}"}]'``), as in ``cmssync.yaml``."""
+    variables = None
+    if resolve is not None:
+        variables = {
+            name: resolve(name, value) if name.upper().startswith(PREFIX) else value
+            for name, value in os.environ.items()
+        }
+    token = _VARIABLES.set(variables)
     try:
         values = nested_environment(model)()
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            name = variable_name(tuple(str(part) for part in err["loc"] if not isinstance(part, int)))
-            what = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
-            problems.append(f"{name}: {what}")
+            problems.append(
+                f"{_named(err['loc'])}: {'unknown setting' if err['type'] == 'extra_forbidden' else err['msg']}"
+            )
         raise ConfigError(f"invalid environment variable: {'; '.join(problems)}") from None
     except SettingsError as exc:
         cause = exc.__cause__ or exc
@@ -89,8 +134,22 @@ def nested_environment_tree(model: type[BaseModel]) -> dict[str, Any]:
             f"invalid environment variable: {exc} ({cause}); lists and mappings are written as JSON, "
             'e.g. CMSSYNC_PROTECT__PAGES=\'["/", "/legal"]\''
         ) from None
+    finally:
+        _VARIABLES.reset(token)
     tree: dict[str, Any] = _plain(values.model_dump(exclude_unset=True))
     return tree
+
+
+def _named(loc: tuple[int | str, ...]) -> str:
+    """The variable an error is about, and where in its value: a list of sections is one variable
+    (``CMSSYNC_DAEMON__NOTIFY (item 1, url)``), never a name that does not exist (``…__NOTIFY__URL``)."""
+    parts = [str(part) for part in loc]
+    index = next((i for i, part in enumerate(loc) if isinstance(part, int)), len(loc))
+    name = variable_name(tuple(parts[:index]))
+    if index == len(loc):
+        return name
+    inside = [f"item {int(loc[index]) + 1}", *(".".join(parts[index + 1 :]) and [".".join(parts[index + 1 :])])]
+    return f"{name} ({', '.join(inside)})"
 
 
 def _plain(value: Any) -> Any:

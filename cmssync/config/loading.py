@@ -114,7 +114,7 @@ def load_settings(
     path = config_file(directory)
     if path is not None and path.is_file():
         data = _read_config_file(path, os.environ)
-    env_tree = _merge(_environment_tree(secrets_dir), nested_environment_tree(Settings))
+    env_tree = _merge(_environment_tree(secrets_dir), nested_environment_tree(Settings, _resolved_variable))
     merged = _merge(_merge(data, env_tree), dict(overrides or {}))
     try:
         settings = Settings.model_validate(merged)
@@ -289,6 +289,20 @@ def _resolve_env(
         text = ENV_REFERENCE.sub(substitute, str(node))
         return _UNSET if missing else text
     return node
+
+
+def _resolved_variable(name: str, value: str) -> str:
+    """A ``CMSSYNC_…`` variable's value with its ``${env:NAME}`` references resolved (``$${`` is a literal ``${``),
+    as in ``cmssync.yaml``; a reference to a variable that is not set is a ``ConfigError`` naming both."""
+
+    def substitute(match: re.Match[str]) -> str:
+        if match.group(0) == "$${":
+            return "${"
+        if match.group(1) not in os.environ:
+            raise ConfigError(f"{name}: ${{env:{match.group(1)}}} names a variable that is not set")
+        return os.environ[match.group(1)]
+
+    return ENV_REFERENCE.sub(substitute, value) if "${" in value else value
 
 
 def _secret_variable(place: tuple[str, ...]) -> str:

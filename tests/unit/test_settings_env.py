@@ -149,3 +149,23 @@ def test_a_missing_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     # On the command line the option checks the file itself: a usage error, exit 1.
     monkeypatch.delenv(CONFIG_VARIABLE)
     assert main(["--config", str(tmp_path / "nope.yaml"), "validate", str(tmp_path)]) == 1
+
+
+def test_a_receiver_url_in_the_environment_is_expanded_and_its_errors_name_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 36: ``${env:NAME}`` in a variable's value stayed as written, and an error named
+    ``CMSSYNC_DAEMON__NOTIFY__URL``, a variable that does not exist."""
+    monkeypatch.setenv("SLACK_HOOK", "https://hooks.example.com/services/T0/B0/secret")
+    monkeypatch.setenv("CMSSYNC_DAEMON__NOTIFY", '[{"url": "${env:SLACK_HOOK}", "format": "slack"}]')
+    settings = load_settings(tmp_path, secrets_dir=None)
+    url = settings.daemon.notify[0].url
+    assert url is not None
+    assert url.get_secret_value() == "https://hooks.example.com/services/T0/B0/secret"
+    monkeypatch.setenv("CMSSYNC_DAEMON__NOTIFY", '[{"url": "https://ok.example/x"}, {"url": "hooks.example/x"}]')
+    with pytest.raises(ConfigError, match=r"CMSSYNC_DAEMON__NOTIFY \(item 2, url\): .*absolute http\(s\) URL") as found:
+        load_settings(tmp_path, secrets_dir=None)
+    assert "NOTIFY__URL" not in str(found.value)
+    monkeypatch.setenv("CMSSYNC_DAEMON__NOTIFY", '[{"url": "${env:NOT_SET_ANYWHERE}"}]')
+    with pytest.raises(ConfigError, match=r"CMSSYNC_DAEMON__NOTIFY: \$\{env:NOT_SET_ANYWHERE\} names a variable"):
+        load_settings(tmp_path, secrets_dir=None)
