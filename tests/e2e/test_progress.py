@@ -21,8 +21,8 @@ from rich.progress import Progress
 import cmssync.api.slowcalls
 import cmssync.commands.apply
 import cmssync.commands.progress
-from cmssync.commands.apply import run_apply
 from cmssync.cli import main
+from cmssync.commands.apply import run_apply
 from cmssync.commands.plan import run_plan
 from cmssync.logs import configure_logging
 from cmssync.plan.request import PlanRequest
