@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import signal
 import socket
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 
 import uvicorn
 
@@ -68,14 +73,39 @@ def run_emulator(
         actual_port = sock.getsockname()[1]
         server = uvicorn.Server(uvicorn.Config(build_app(emu), log_level="warning", lifespan="off"))
         shown = f"[{host}]" if ":" in host else host
-        print(
-            f"cmssync emulator listening on http://{shown}:{actual_port} (dialect {dialect}, seed {seed})",
-            file=sys.stderr,
-            flush=True,
-        )
-        try:
-            server.run(sockets=[sock])
-        finally:
-            sock.close()
+        with _interrupts(server) as interrupted:
+            print(
+                f"cmssync emulator listening on http://{shown}:{actual_port} (dialect {dialect}, seed {seed})",
+                file=sys.stderr,
+                flush=True,
+            )
+            try:
+                server.run(sockets=[sock])
+            finally:
+                sock.close()
+        if interrupted:
+            raise KeyboardInterrupt
     finally:
         emu.close()
+
+
+@contextmanager
+def _interrupts(server: uvicorn.Server) -> Iterator[list[int]]:
+    """Ctrl-C from the moment the address is printed: it stops the server whenever it comes, and is raised as
+    ``KeyboardInterrupt`` once the server has stopped. (uvicorn takes SIGINT over only once it runs; one that came
+    while it started was taken by asyncio's runner, which cancelled the server, and the process exited 0 — on a
+    busy machine, where starting takes longer.) Off the main thread signals cannot be handled: nothing changes."""
+    interrupted: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+
+    def stop(sig: int, _frame: FrameType | None) -> None:
+        interrupted.append(sig)
+        server.should_exit = True
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)

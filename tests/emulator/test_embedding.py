@@ -150,6 +150,34 @@ def test_generated_pages_are_served() -> None:
         assert len(page["areas"]["data"][0]["blocks"]["data"]) == 2
 
 
+def test_ctrl_c_right_after_the_address_is_printed_exits_130() -> None:
+    """On a busy machine the server is still starting when the address line is read: a Ctrl-C then was taken by
+    asyncio's runner and the process exited 0 (issue 36); now it stops the server and exits 130 whenever it comes."""
+    code = (
+        "import sys\n"
+        "from cmssync.emulator.server import run_emulator\n"
+        "try:\n"
+        "    run_emulator(host='127.0.0.1', port=0, db=None, seed='empty', generate=None, dialect='concrete',\n"
+        "                 latency_ms=0, faults=[], client_id='c', client_secret='s', admin_password='pw-12345')\n"
+        "except KeyboardInterrupt:\n"
+        "    sys.exit(130)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for _ in range(3):
+        process = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            assert process.stderr is not None
+            assert process.stderr.readline().startswith("cmssync emulator listening on")
+            process.send_signal(signal.SIGINT)  # at once: the server may not be running yet
+            assert process.wait(timeout=15) == 130
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            if process.stderr is not None:
+                process.stderr.close()
+
+
 def test_run_emulator_in_the_foreground(tmp_path: Path) -> None:
     code = (
         "import sys\n"
