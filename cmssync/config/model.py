@@ -220,9 +220,9 @@ class Settings(Section):
     protect: ProtectSettings = Field(default_factory=ProtectSettings)
     """Objects never deleted."""
     warnings: dict[WarningKind, Literal["on", "off"] | bool] = Field(default_factory=dict)
-    """Plan warnings by kind, ``off`` to leave them out of every plan (e.g. ``{unmanaged_groups: off}`` for the
-    site's own groups): ``unmanaged_groups``, ``protected``, ``foreign_draft_merge``, ``renamed_files``,
-    ``duplicate_files``, ``unreliable_lists``, ``retired_files``."""
+    """Plan warnings by kind, ``off`` to leave them out of every plan (e.g. ``{unmanaged_groups: off}`` for groups
+    dropped from the content, which stay on the site): ``unmanaged_groups``, ``protected``, ``foreign_draft_merge``,
+    ``renamed_files``, ``duplicate_files``, ``unreliable_lists``, ``retired_files``."""
     passwords: PasswordSettings = Field(default_factory=PasswordSettings)
     """The site's password rules, checked by ``validate`` and before apply writes anything."""
     versions: VersionSettings = Field(default_factory=VersionSettings)

@@ -103,7 +103,7 @@ def plan(
         )
     file_settling, user_settling = Settling(options.conflicts), Settling(options.conflicts)
     files = plan_files(content, observed, state, warnings, file_settling)
-    groups = plan_groups(content, observed, warnings)
+    groups = plan_groups(content, observed, state, warnings)
     context = PageContext(
         content=content,
         observed=observed,

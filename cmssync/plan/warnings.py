@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 KINDS: dict[str, re.Pattern[str]] = {
-    "unmanaged_groups": re.compile(r"groups on the site but not in the content"),
+    "unmanaged_groups": re.compile(r"groups managed before but no longer in the content"),
     "protected": re.compile(r"(page|stack|user) \S.* is protected and will not be deleted"),
     "foreign_draft_merge": re.compile(r"(page|stack) \S.*: changes go into its pending draft"),
     "renamed_files": re.compile(r"file \S.*: renamed on the site"),

@@ -67,7 +67,10 @@ def sample_plan() -> Plan:
                 ),
             ),
         ),
-        warnings=("groups on the site but not in the content (left alone): Administrators",),
+        warnings=(
+            "groups managed before but no longer in the content, left on the site (the API deletes no group): "
+            "Reviewers",
+        ),
     )
 
 
