@@ -39,7 +39,8 @@ from typing import Any, Literal, get_args
 
 from cmssync.config.daemon import NotifyEvent
 from cmssync.plan.actions import Action, Plan
-from cmssync.plan.kinds import BUILT_IN_KINDS, KindTable
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
+from cmssync.plan.kinds import KindTable
 from cmssync.plan.scope_model import Scope
 from cmssync.sync.engine import Outcome
 

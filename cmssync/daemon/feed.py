@@ -25,11 +25,12 @@ Something moved: the state says which of the moved objects cmssync manages, and 
 costs nothing beyond the poll. When every item of the window moved, the next ones are read (``after`` the last) up
 to :data:`MAX_PAGES` requests; beyond that a full run is requested instead.
 
-No poll is made while a run is going or waiting to start (it reads the site itself). cmssync's own writes move
-pages too: the pages, files and stacks a run wrote are passed to :meth:`DriftFeed.after_run`, the poll after the run
-reads their list (or one of those stacks) and takes their moves as the run's doing (an editor's change to the same
-object during that run is left to the next full run, which stays the safety net). The first poll of a list only sets
-where it starts.
+No poll is made while a run is going or waiting to start (it reads the site itself), nor before the first run
+finished: what cmssync manages is the state as the last run left it (``DriftFeed.after_run``), never read apart.
+cmssync's own writes move pages too: the pages, files and stacks a run wrote are passed to
+:meth:`DriftFeed.after_run`, the poll after the run reads their list (or one of those stacks) and takes their moves
+as the run's doing (an editor's change to the same object during that run is left to the next full run, which stays
+the safety net). The first poll of a list only sets where it starts.
 """
 
 from __future__ import annotations
@@ -38,17 +39,14 @@ import asyncio
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import structlog
 
 from cmssync.api.client import ConcreteClient
-from cmssync.config import Settings
 from cmssync.plan.actions import Action
 from cmssync.plan.kinds import KindFacts, KindTable
 from cmssync.plan.scope_model import Scope
-from cmssync.state.backends import open_state_backend
 from cmssync.state.records import State
 from cmssync.sync.kinds import Registry, discover
 
@@ -113,8 +111,6 @@ class DriftFeed:
 
     def __init__(
         self,
-        directory: Path,
-        settings: Settings,
         client: ConcreteClient,
         request: Request,
         *,
@@ -123,8 +119,6 @@ class DriftFeed:
         on_poll: Callable[[PollResult], None] = lambda result: None,
         kinds: Registry | None = None,
     ) -> None:
-        self.directory = directory
-        self.settings = settings
         self.client = client
         self.request = request
         self.interval = interval
@@ -145,14 +139,16 @@ class DriftFeed:
         """The list read when no rarer list's turn has come (the pages')."""
         self.kind: Kind = self.every_poll
         """The list of the poll going on (or the last one)."""
-        self._state: State | None = None
+        self.state: State | None = None
+        """The state as the last run left it (``after_run``): what cmssync manages. None: no run finished yet, and
+        no poll is made."""
 
     # -- the loop -------------------------------------------------------------------------------------------------
 
     async def serve(self) -> None:
         """Poll every ``interval`` seconds until cancelled; a failed poll is logged and the next one tries again."""
         while True:
-            if self.busy():
+            if self.busy() or self.state is None:
                 await asyncio.sleep(self.interval)
                 continue
             try:
@@ -166,7 +162,9 @@ class DriftFeed:
 
     async def poll(self) -> PollResult:
         """One poll of one list (module docstring)."""
-        state = await self._current_state()
+        state = self.state
+        if state is None:
+            return PollResult(self.kind, 0)
         self.polls += 1
         kind = self.kind = self._turn(state)
         if kind in self.marks:
@@ -189,7 +187,8 @@ class DriftFeed:
         if not moved:
             return result
         result.moved = len(moved)
-        managed = _managed(self.kinds[kind], await self._current_state(reload=True))
+        assert self.state is not None
+        managed = _managed(self.kinds[kind], self.state)
         result.managed = sorted({managed[key] for key in moved if key in managed} - own)
         if result.managed:
             log.info("drift feed: managed objects changed on the site", kind=kind, keys=result.managed)
@@ -232,14 +231,17 @@ class DriftFeed:
             self.every_poll,
         )
 
-    def after_run(self, written: Iterable[Action]) -> None:
-        """A run finished having written these objects: their next move is its own (module docstring)."""
+    def after_run(self, written: Iterable[Action], state: State | None) -> None:
+        """A run finished having written these objects: their next move is its own (module docstring); ``state``:
+        the state as it left it (None: the run got no state: the last one's stays)."""
+        if state is None:
+            state = self.state
         for action in written:
             if action.kind in self.marks:
                 self.marks[action.kind].pop(action.key, None)
             if action.kind in self.own:
                 self.own[action.kind].add(action.key)
-        self._state = None  # the run may have recorded new objects: read the state again when needed
+        self.state = state  # what the run recorded (it may manage new objects)
 
     # -- reading ----------------------------------------------------------------------------------------------------
 
@@ -259,12 +261,6 @@ class DriftFeed:
         latest = self.lists[kind].latest
         assert latest is not None
         return await latest(self.client, LIMIT, after)
-
-    async def _current_state(self, *, reload: bool = False) -> State:
-        if self._state is None or reload:
-            store = open_state_backend(self.settings, self.directory)
-            self._state = await asyncio.to_thread(store.load)
-        return self._state
 
 
 def _managed(kind: KindFacts, state: State) -> dict[str, str]:

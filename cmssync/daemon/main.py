@@ -31,7 +31,6 @@ from zoneinfo import ZoneInfo
 import structlog
 from apscheduler.triggers.base import BaseTrigger
 
-from cmssync.api.client import ConcreteClient
 from cmssync.config import DaemonSettings, load_settings
 from cmssync.daemon.events import EventTracker, RunFacts
 from cmssync.daemon.feed import DriftFeed, PollResult
@@ -43,14 +42,13 @@ from cmssync.daemon.modes import Mode, ModeControl, ModeReadiness, control_route
 from cmssync.daemon.notify import Notifier, Receiver, receivers_from_settings
 from cmssync.daemon.payloads import public_site
 from cmssync.daemon.reconciler import Backoff, Batch, Reconciler
-from cmssync.daemon.runner import RunRecord, SyncRunner
+from cmssync.daemon.runner import DaemonSite, RunRecord, SyncRunner
 from cmssync.daemon.schedule import Schedule, cron_trigger, interval_trigger, load_timezone
 from cmssync.daemon.watch import ContentWatcher, WatchMode
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ConfigError
 from cmssync.plan.scope import scope_for_paths
 from cmssync.secrets import mask_secrets
 from cmssync.state.backends import open_state_backend
-from cmssync.sync.kinds import discover
 
 log = structlog.get_logger("cmssync.daemon")
 
@@ -150,21 +148,20 @@ class Daemon:
         self.overrides = overrides
         self.config = config
         self.feed: DriftFeed | None = None
-        self.kinds = discover()
-        """The kinds this daemon manages (found once: its runs' workspaces find the same)."""
+        self.gate = RequestGate(shared_pool=True)
+        self.site = DaemonSite(directory, overrides, self.gate)
+        """The site, described once: the runs' workspaces and the feed's client are made from it."""
+        self.kinds = self.site.kinds
         self.metrics = DaemonMetrics(kinds=self.kinds.names)
         self.control = ModeControl(config.mode, self.metrics, on_resume=lambda: self.reconciler.request("resume"))
         self.leadership = leadership if leadership is not None else Leadership(None)
         self.readiness = ModeReadiness(control=self.control, leadership=self.leadership)
-        self.gate = RequestGate(shared_pool=True)
         self.tracker = EventTracker(self.kinds.table)
         self.notifier = Notifier(config.receivers, self.metrics, site=config.site)
         runner = SyncRunner(
-            directory,
-            overrides=overrides,
+            self.site,
             metrics=self.metrics,
             readiness=self.readiness,
-            gate=self.gate,
             mode=lambda: self.control.effective,
             on_finished=self._on_run_finished,
         )
@@ -228,17 +225,13 @@ class Daemon:
         if self.config.feed is None:
             return None
         settings = load_settings(self.directory, overrides=self.overrides)
-        transport = self.gate.transport(settings.max_connections)
-        client = ConcreteClient.from_settings(settings, base_dir=self.directory, transport=transport)
         self.feed = DriftFeed(
-            self.directory,
-            settings,
-            client,
+            self.site.client(settings),
             self.reconciler.request,
             interval=self.config.feed,
             busy=lambda: not self.reconciler.idle.is_set(),
             on_poll=self._polled,
-            kinds=self.kinds,
+            kinds=self.site.kinds,
         )
         return asyncio.create_task(self._feeding(self.feed), name="cmssync-drift-feed")
 
@@ -270,7 +263,7 @@ class Daemon:
         plan = record.report.plan if record.report is not None else None
         if self.feed is not None and record.report is not None:
             done = [o.action for o in record.report.outcomes if o.status == "ok"]
-            self.feed.after_run(done)
+            self.feed.after_run(done, record.report.state)
         self._notify(
             RunFacts(
                 run_id=batch.run_id,

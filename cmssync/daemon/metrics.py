@@ -17,7 +17,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import choose_encoder
 
 from cmssync.api.stats import RequestKey
-from cmssync.plan.kinds import BUILT_IN_KINDS
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
 
 MODES = ("enforce", "report")
 RESULTS = ("success", "failure", "interrupted")

@@ -113,7 +113,7 @@ async def report_only(workspace: Workspace, request: PlanRequest) -> ApplyReport
     The result is an :class:`ApplyReport` with no outcomes, so the log, metrics and readiness treat both modes alike.
     """
     run = await make_plan(workspace, request)
-    return ApplyReport(run.plan, [], [], run.requests)
+    return ApplyReport(run.plan, [], [], run.requests, state=run.state)
 
 
 def is_loopback(host: str | None) -> bool:

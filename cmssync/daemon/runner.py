@@ -11,8 +11,9 @@ In report mode (``daemon.mode: report``, or while suspended: see :mod:`.modes`) 
 scope and writes nothing; its "pending" are the planned changes. ``on_finished`` hands each finished run to the
 notifications (:mod:`.events`); it must not block.
 
-The API client is made through :class:`DaemonWorkspace`, which puts the shutdown :class:`~.gate.RequestGate` in
-front of its transport and keeps the client, so the run's request counters can be read after ``apply`` closed it.
+The daemon's site is described once (:class:`DaemonSite`): every run's workspace and the drift feed's client are
+made from it, each client with the shutdown :class:`~.gate.RequestGate` in front of its transport; a run keeps its
+clients, so its request counters can be read after ``apply`` closed them.
 
 The default site (``GET /sites/default``: the home page's id) is read by every full run and kept
 (:class:`SiteMemo`); an incremental run takes the kept answer instead of asking again, for the same site address.
@@ -27,7 +28,7 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -37,6 +38,7 @@ import structlog
 from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Site
 from cmssync.api.stats import RequestKey
+from cmssync.config import Settings
 from cmssync.content.yamlsource import ParseCache
 from cmssync.daemon.gate import RequestGate
 from cmssync.daemon.health import Readiness
@@ -48,6 +50,7 @@ from cmssync.errors import CmsSyncError, ContentError, printable
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope_model import Scope
 from cmssync.sync.applying import ApplyReport, ApplyRequest, apply_site
+from cmssync.sync.kinds import Registry, discover
 from cmssync.sync.workspace import Workspace, open_workspace
 
 log = structlog.get_logger("cmssync.daemon")
@@ -91,35 +94,54 @@ class DaemonClient(ConcreteClient):
         return site
 
 
-@dataclass(frozen=True)
-class DaemonWorkspace(Workspace):
-    """A workspace whose clients go through the shutdown gate and are kept for their request counters."""
+@dataclass
+class DaemonSite:
+    """One site as the daemon reaches it, described once: its content directory and the settings' overrides, the
+    kinds it manages, the shutdown gate every request goes through, and what is kept between runs (the default
+    site, the parsed YAML). Every run's workspace (:meth:`open`) and the drift feed's client (:meth:`client`) are
+    made from it."""
 
-    gate: RequestGate = field(default_factory=RequestGate)
-    clients: list[ConcreteClient] = field(default_factory=list)
-    site_memo: SiteMemo | None = None
-    reuse_site: bool = False
+    directory: Path
+    overrides: Mapping[str, Any] | None
+    gate: RequestGate
+    kinds: Registry = field(default_factory=discover)
+    site_memo: SiteMemo = field(default_factory=SiteMemo)
+    """The default site as the last full run read it (incremental runs reuse it)."""
+    parse_cache: ParseCache = field(default_factory=ParseCache)
+    """Parsed YAML kept between runs: a one-file edit re-parses one file, not the whole content."""
 
-    @classmethod
-    def wrap(
-        cls, workspace: Workspace, gate: RequestGate, *, site_memo: SiteMemo | None = None, reuse_site: bool = False
-    ) -> DaemonWorkspace:
-        values = {f.name: getattr(workspace, f.name) for f in fields(workspace) if f.init}
-        return cls(**values, gate=gate, site_memo=site_memo, reuse_site=reuse_site)
-
-    def client(self) -> ConcreteClient:
-        transport = self.gate.transport(self.settings.max_connections)
-        client = DaemonClient.from_settings(self.settings, base_dir=self.directory, transport=transport)
+    def client(self, settings: Settings, *, reuse_site: bool = False) -> DaemonClient:
+        """A client through the gate (``reuse_site``: it takes the kept default site)."""
+        transport = self.gate.transport(settings.max_connections)
+        client = DaemonClient.from_settings(settings, base_dir=self.directory, transport=transport)
         assert isinstance(client, DaemonClient)  # from_settings builds the class it is called on
-        client.memo, client.reuse_site = self.site_memo, self.reuse_site
-        self.clients.append(client)
+        client.memo, client.reuse_site = self.site_memo, reuse_site
         return client
 
-    def request_counts(self) -> dict[RequestKey, int]:
-        counts: Counter[RequestKey] = Counter()
-        for client in self.clients:
-            counts.update(client.stats.snapshot())
-        return dict(counts)
+    def open(self, *, reuse_site: bool) -> tuple[Workspace, list[ConcreteClient]]:
+        """A run's workspace, the content loaded afresh, and the clients it makes (kept for their counters)."""
+        clients: list[ConcreteClient] = []
+
+        def connect(settings: Settings) -> ConcreteClient:
+            clients.append(self.client(settings, reuse_site=reuse_site))
+            return clients[-1]
+
+        workspace = open_workspace(
+            self.directory,
+            overrides=self.overrides,
+            any_site=self.overrides is not None,
+            parse_cache=self.parse_cache,
+            kinds=self.kinds,
+            connect=connect,
+        )
+        return workspace, clients
+
+
+def request_counts(clients: list[ConcreteClient]) -> dict[RequestKey, int]:
+    counts: Counter[RequestKey] = Counter()
+    for client in clients:
+        counts.update(client.stats.snapshot())
+    return dict(counts)
 
 
 @dataclass
@@ -143,27 +165,20 @@ class SyncRunner:
 
     def __init__(
         self,
-        directory: Path,
+        site: DaemonSite,
         *,
-        overrides: Mapping[str, Any] | None,
         metrics: DaemonMetrics,
         readiness: Readiness,
-        gate: RequestGate,
         mode: Callable[[], Mode] = lambda: "enforce",
         on_finished: Callable[[Batch, RunRecord], None] = lambda batch, record: None,
     ) -> None:
-        self.directory = directory
+        self.site = site
         self.mode = mode
         """Asked as each run starts: the mode it takes."""
         self.on_finished = on_finished
-        self.overrides = overrides
         self.metrics = metrics
         self.readiness = readiness
-        self.gate = gate
-        self.parse_cache = ParseCache()
-        """Parsed YAML kept between runs: a one-file edit re-parses one file, not the whole content."""
-        self.site_memo = SiteMemo()
-        """The default site as the last full run read it (incremental runs reuse it)."""
+        self.gate = site.gate
 
     async def __call__(self, batch: Batch) -> bool | Literal["permanent"]:
         started = time.monotonic()
@@ -185,13 +200,7 @@ class SyncRunner:
     async def _reconcile(self, batch: Batch) -> RunRecord:
         record = RunRecord(mode=self.mode())
         try:
-            workspace = await asyncio.to_thread(
-                open_workspace,
-                self.directory,
-                overrides=self.overrides,
-                any_site=self.overrides is not None,
-                parse_cache=self.parse_cache,
-            )
+            workspace, clients = await asyncio.to_thread(self.site.open, reuse_site=not batch.full)
         except ContentError as exc:
             record.reason, record.problems = "invalid content", [str(p) for p in exc.problems]
             record.permanent = True  # a save that fixes it triggers the next run
@@ -199,23 +208,20 @@ class SyncRunner:
         except CmsSyncError as exc:
             record.reason, record.permanent = str(exc), not exc.temporary
             return record
-        daemon_workspace = DaemonWorkspace.wrap(
-            workspace, self.gate, site_memo=self.site_memo, reuse_site=not batch.full
-        )
         try:
             # Someone else's draft is skipped (never written into nor approved) unless the settings say otherwise.
             request = PlanRequest(scope=batch.scope, foreign_draft_default="skip")
             if record.mode == "report":
-                record.report = await report_only(daemon_workspace, request)
+                record.report = await report_only(workspace, request)
             else:
-                record.report = await apply_site(daemon_workspace, ApplyRequest(request))
+                record.report = await apply_site(workspace, ApplyRequest(request))
         except ContentError as exc:
             record.reason, record.problems = "invalid content", [str(p) for p in exc.problems]
             record.permanent = True
         except CmsSyncError as exc:
             record.reason, record.permanent = str(exc), not exc.temporary
         finally:
-            record.requests = daemon_workspace.request_counts()
+            record.requests = request_counts(clients)
         report = record.report
         if report is not None and report.plan.writes and workspace.settings.daemon.reports is not None:
             await asyncio.to_thread(save_run_report, workspace, report.plan, batch.run_id)
@@ -233,7 +239,7 @@ class SyncRunner:
             else:
                 record.result = "success"
         if record.result != "success" and batch.full:
-            self.site_memo.forget()  # the site may be another one now: the next run asks again
+            self.site.site_memo.forget()  # the site may be another one now: the next run asks again
         if record.result != "success" and self.gate.closed:
             record.result = "interrupted"
         return record

@@ -36,7 +36,8 @@ from watchdog.observers.polling import PollingObserver
 
 from cmssync.content.paths import CONTENT_DIRS
 from cmssync.errors import ConfigError
-from cmssync.plan.kinds import BUILT_IN_KINDS, KindTable
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
+from cmssync.plan.kinds import KindTable
 
 log = structlog.get_logger("cmssync.daemon")
 

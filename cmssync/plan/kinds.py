@@ -2,7 +2,8 @@
 
 Each kind says here what is true of it without any I/O: the keys its content and its state records name, its
 object ids (``KIND:KEY``), whether and in which order a prune deletes it, and which changed content files are its
-(its scope rule, for the daemon's file-change runs). The built-in kinds' facts are listed below; each kind module
+(its scope rule, for the daemon's file-change runs), and its pure planner. The built-in kinds' facts are listed in
+``cmssync.plan.builtin_kinds``; each kind module
 of ``cmssync.sync.kinds`` (built-in or added) brings its facts with its I/O, and the kinds found there make one
 :class:`KindTable` per run (``cmssync.sync.kinds.discover``), so object ids, targets, scope rules and ``in_scope``
 read an added kind like a built-in one. Nothing here is changed after import.
@@ -15,15 +16,17 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from cmssync.content.paths import STACKS_PREFIX, asset_path_of, page_object, page_object_id, page_path_of
+from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
+from cmssync.content.paths import page_object
+from cmssync.content.site import SiteContent
+from cmssync.plan.actions import Action, FieldConflict, HeldObject, SiteAdditions
+from cmssync.plan.conflicts import ConflictPolicies
 from cmssync.plan.scope_model import Scope
-
-if TYPE_CHECKING:  # the CLI reads the kinds' names (pull --kind) without loading the content and state models
-    from cmssync.content.site import SiteContent
-    from cmssync.state.records import State
+from cmssync.plan.snapshot import Snapshot
+from cmssync.state.records import State
 
 PathScope = Callable[[str], Scope | None]
 """A changed content file (POSIX, relative to the content directory) → what a run must plan for it, or None when
@@ -48,9 +51,17 @@ class KindFacts:
     recorded_as: Callable[[str], str] | None = None
     """A key → the key of the other kind's object it is kept as (a stack's handle → its page path); None: the kind
     keeps its own objects."""
+    binds: str | None = None
+    """What its records' ids name on the site (``group``, ``user``, …; None: its own name): two kinds that bind
+    the same site objects (a kind added over groups, and the group kind) never bind one object twice
+    (:meth:`KindTable.shared_bindings`)."""
     plan_rank: int = 100
     """Where the kind is planned and shown (the built-in kinds 0-4: groups, files, pages, stacks, users; a kind
     added later after them, by name at equal ranks)."""
+    plan: KindPlanner | None = None
+    """The kind's pure planner (:class:`KindInputs` → :class:`KindPlan`), run by ``cmssync.plan.planner`` in plan
+    order; None: planned by another kind (a stack: the pages') or, for a kind added later, by its own module
+    (``ManagedKind.plan``)."""
     keys: Callable[[SiteContent], Iterable[str]] | None = None
     """A kind added later (:func:`add`), which ``SiteContent``, ``State`` and ``Scope`` have no field for: the keys
     of its objects that the content names (read from ``content.root``); its records are ``State.records_of(name)``
@@ -85,44 +96,13 @@ class KindFacts:
         named: dict[str, Any] = {self.plural: keys}
         return Scope(**named)
 
+    @property
+    def site_objects(self) -> str:
+        """What its records' ids name on the site (:attr:`binds`)."""
+        return self.binds or self.name
+
     def id_of(self, key: str) -> str:
         return self.object_id(key) if self.object_id is not None else f"{self.name}:{key}"
-
-
-def _under(*tops: str) -> Callable[[str], bool]:
-    return lambda name: name.split("/", 1)[0] in tops
-
-
-def _page_scope(name: str) -> Scope | None:
-    return Scope(pages=frozenset({page_path_of(name)})) if _under("pages")(name) else None
-
-
-def _stack_scope(name: str) -> Scope | None:
-    return Scope(pages=frozenset({page_path_of(name)})) if _under("stacks")(name) else None
-
-
-def _file_scope(name: str) -> Scope | None:
-    return Scope(files=frozenset({asset_path_of(name)})) if _under("files")(name) and name != "files" else None
-
-
-def _user_scope(name: str) -> Scope | None:
-    return Scope(all_users=True) if _under("users", "users.yaml")(name) else None
-
-
-def _group_scope(name: str) -> Scope | None:
-    return Scope(all_groups=True) if _under("groups", "groups.yaml")(name) else None
-
-
-GROUP = KindFacts("group", "groups", pull_rank=4, scope=_group_scope, plan_rank=0)
-FILE = KindFacts("file", "files", delete_rank=1, pull_rank=2, scope=_file_scope, plan_rank=1)
-PAGE = KindFacts("page", "pages", page_object_id, delete_rank=0, pull_rank=0, scope=_page_scope, plan_rank=2)
-STACK = KindFacts(
-    "stack", "stacks", pull_rank=1, scope=_stack_scope, recorded_as=lambda handle: STACKS_PREFIX + handle, plan_rank=3
-)
-USER = KindFacts("user", "users", delete_rank=2, pull_rank=3, scope=_user_scope, plan_rank=4)
-
-BUILT_IN: tuple[KindFacts, ...] = (GROUP, FILE, PAGE, STACK, USER)
-"""The built-in kinds in plan order (groups, files, pages, stacks, users)."""
 
 
 def _checked_added(kind: KindFacts) -> KindFacts:
@@ -140,7 +120,7 @@ class KindTable:
     """The kinds one run manages, in plan order: built per run (``cmssync.sync.kinds.discover``), never changed.
     Everything that reads the kinds' facts (ids, scopes, the delete guards, bindings) reads one table."""
 
-    kinds: tuple[KindFacts, ...] = BUILT_IN
+    kinds: tuple[KindFacts, ...]
 
     def __post_init__(self) -> None:
         names = [kind.name for kind in self.kinds]
@@ -148,7 +128,7 @@ class KindTable:
         if doubled:
             raise ValueError(f"kind {doubled[0]!r} is managed twice")
         for kind in self.kinds:
-            if kind not in BUILT_IN:
+            if kind.plan is None and kind.recorded_as is None:  # an added kind (it plans itself, for now)
                 _checked_added(kind)
 
     def with_kinds(self, *added: KindFacts) -> KindTable:
@@ -217,33 +197,117 @@ class KindTable:
         return object_id.partition(":")[0] in self and scope.holds(self.scope_of([object_id]))
 
     def shared_bindings(self, state: State) -> list[str]:
-        """One line per site object the state binds to more than one key (a page id, a file, a user id), each
-        with the fix: one site object has one binding (issue 26), or an apply would rewrite it from two files and
-        a prune would delete it for the one that is gone."""
-        problems = []
-        for kind in self.deleted:
-            by_id: dict[str, list[str]] = {}
+        """One line per site object the state binds more than once — to two keys of a kind (a page id, a file, a
+        user id), or to keys of two kinds that bind the same site objects (a kind added over groups, and the group
+        kind) — each with the fix: one site object has one binding (issue 26), or an apply would rewrite it from
+        two files and a prune would delete it for the one that is gone."""
+        bound: dict[tuple[str, str], list[tuple[KindFacts, str]]] = {}
+        for kind in self.kinds:
             for key, record in kind.records_in(state).items():
-                by_id.setdefault(str(record.id).lower(), []).append(key)
-            for object_id, keys in sorted(by_id.items()):
-                if len(keys) > 1:
-                    named = " and ".join(sorted(keys))
-                    problems.append(
-                        f"the state binds {kind.name} {object_id} of the site to {len(keys)} {kind.plural}, {named}: "
-                        f"one site object has one binding. Run `cmssync pull` (it keeps the binding that matches the "
-                        f"site and lists the others), or remove the extra record from the state file"
-                    )
-        return problems
+                bound.setdefault((kind.site_objects, str(record.id).lower()), []).append((kind, key))
+        return [_shared(site, object_id, keys) for (site, object_id), keys in sorted(bound.items()) if len(keys) > 1]
+
+    def bound_by_others(self, kind: str, state: State) -> dict[str, str]:
+        """The site objects of ``kind``'s sort that other kinds bind: id (lowercase) → ``KIND KEY`` (pull takes a
+        site object in as one kind's only)."""
+        site = self[kind].site_objects
+        return {
+            str(record.id).lower(): f"{other.name} {key}"
+            for other in self.kinds
+            if other.name != kind and other.site_objects == site
+            for key, record in other.records_in(state).items()
+        }
 
 
-BUILT_IN_KINDS = KindTable()
-"""The built-in kinds alone (what a run manages when no other kind module is installed)."""
+def _shared(site: str, object_id: str, keys: list[tuple[KindFacts, str]]) -> str:
+    kinds = {kind.name for kind, _key in keys}
+    if len(kinds) == 1:
+        kind = keys[0][0]
+        named = " and ".join(sorted(key for _kind, key in keys))
+        what = f"{kind.name} {object_id} of the site to {len(keys)} {kind.plural}, {named}"
+    else:
+        named = " and ".join(sorted(f"{kind.name} {key}" for kind, key in keys))
+        what = f"{site} {object_id} of the site to {len(keys)} objects of {len(kinds)} kinds, {named}"
+    fix = (
+        "Run `cmssync pull` (it keeps the binding that matches the site and lists the others), or remove the extra "
+        "record from the state file"
+        if len(kinds) == 1
+        else "Remove the record of the kind that must not manage it from the state file (pull takes a site object "
+        "in as one kind's only)"
+    )
+    return f"the state binds {what}: one site object has one binding. {fix}"
 
 
-def display_order(kinds: Iterable[str], *, pulled: bool = False) -> list[str]:
-    """Kinds as a plan (or, ``pulled``, a pull) shows them: the built-in kinds in plan (pull) order, then the others
-    as first named."""
-    named = list(dict.fromkeys(kinds))
-    ranked = sorted(BUILT_IN, key=lambda kind: kind.pull_rank or 0) if pulled else BUILT_IN
-    built_in = [kind.name for kind in ranked]
-    return [name for name in built_in if name in named] + [name for name in named if name not in built_in]
+@dataclass(frozen=True)
+class PlanOptions:
+    base_url: str
+    publish: Literal["approve", "draft"] = "approve"
+    prune: bool = False
+    protect_pages: frozenset[str] = frozenset({"/"})
+    protect_users: frozenset[str] = frozenset({"admin"})
+    max_deletes: int = 10
+    max_fraction: float = 0.25
+    allow_mass_delete: bool = False
+    targets: tuple[str, ...] = ()
+    """``KIND:KEY`` patterns (:mod:`cmssync.plan.selection`); empty means everything."""
+    excludes: tuple[str, ...] = ()
+    """``KIND:KEY`` patterns left out of the plan, with the actions that need them."""
+    replace_moved: bool = False
+    api_username: str | None = None
+    """The account cmssync acts as: never deleted."""
+    passwords_changed: frozenset[str] = frozenset()
+    """Usernames whose password (from the environment) differs from the one last applied, or is not known."""
+    passwords_unset: frozenset[str] = frozenset()
+    """Usernames whose password variable is not set in the environment."""
+    existing_pages: frozenset[str] = frozenset()
+    conflicts: ConflictPolicies = field(default_factory=ConflictPolicies)
+    """How three-way conflicts are settled (``--force``: the content wins everywhere)."""
+    on_foreign_draft: ForeignDraftPolicy = "fail"
+    """Someone else's pending draft: ``fail`` (apply's default), ``skip`` (the daemon's) or ``merge``."""
+    ignore_rules: tuple[GlobalIgnoreRule, ...] = ()
+    areas_owned: bool = False
+    """The content owns its managed areas (``areas: owned``): blocks editors add are deleted, not kept."""
+    silenced_warnings: frozenset[str] = frozenset()
+    """Kinds of warnings left out of the plan (``warnings:`` in the settings; :mod:`cmssync.plan.warnings`)."""
+    known_ids: frozenset[str] = frozenset()
+    """``KIND:KEY`` of the objects of kinds registered with ``cmssync.sync.kinds`` (planned by their own modules):
+    what targets and excludes may name besides the objects this planner knows."""
+    kinds: KindTable | None = None
+    """The kinds this run manages (``cmssync.sync.kinds.discover``'s table); None: the built-in kinds
+    (``cmssync.plan.builtin_kinds.BUILT_IN_KINDS``)."""
+    content_empty: bool | None = None
+    """Whether the whole content is empty, when the planner is given a part of it (a ``--target`` run plans its
+    scope): the empty-content guard is about the whole content. None: judged from the content planned."""
+
+
+@dataclass
+class KindPlan:
+    """What one kind planned: its actions (creates, updates, moves: each carrying its desired form), its delete
+    candidates (the managed objects the content no longer has; guarded by the planner, with every kind's), the
+    three-way conflicts and held objects of its settling, the blocks editors added to its objects, and what a later
+    kind reads of it (``shared``: the files' URLs and ids, for the pages)."""
+
+    actions: list[Action] = field(default_factory=list)
+    deletes: Callable[[], list[Action]] = list
+    """Its delete candidates, asked for once every kind has planned (they may need what its plan found)."""
+    conflicts: list[FieldConflict] = field(default_factory=list)
+    held: list[HeldObject] = field(default_factory=list)
+    additions: list[SiteAdditions] = field(default_factory=list)
+    shared: Any = None
+
+
+@dataclass(frozen=True)
+class KindInputs:
+    """What a kind's pure planner reads: the content, the site observed, the state, the run's options; where it
+    says what it noticed (``warnings``); and what the kinds planned before it did (``planned``, by name)."""
+
+    content: SiteContent
+    observed: Snapshot
+    state: State
+    options: PlanOptions
+    warnings: list[str]
+    planned: Mapping[str, KindPlan]
+
+
+KindPlanner = Callable[[KindInputs], KindPlan]
+"""A kind's pure planner (``KindFacts.plan``)."""

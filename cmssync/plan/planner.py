@@ -22,11 +22,9 @@ Rules worth knowing when reading the code:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
-from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import (
     Action,
@@ -36,193 +34,184 @@ from cmssync.plan.actions import (
     HeldObject,
     KeptObjects,
     Plan,
+    SiteAdditions,
 )
-from cmssync.plan.conflicts import ConflictPolicies, Settling
-from cmssync.plan.files import file_deletes, plan_files
-from cmssync.plan.groups import plan_groups
-from cmssync.plan.kinds import BUILT_IN_KINDS, FILE, PAGE, USER, KindTable
-from cmssync.plan.pages import PageContext, page_deletes, plan_pages
-from cmssync.plan.selection import check_targets, excluded, matches, targeted, without_keys
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
+from cmssync.plan.kinds import KindFacts, KindInputs, KindPlan, KindTable, PlanOptions
+from cmssync.plan.selection import Keyed, check_targets, excluded, matches, targeted
 from cmssync.plan.snapshot import Snapshot
-from cmssync.plan.users import plan_users, user_deletes
 from cmssync.plan.warnings import shown
 from cmssync.state.records import State
 
+__all__ = ["PlanOptions", "plan"]
 
-@dataclass(frozen=True)
-class PlanOptions:
-    base_url: str
-    publish: Literal["approve", "draft"] = "approve"
-    prune: bool = False
-    protect_pages: frozenset[str] = frozenset({"/"})
-    protect_users: frozenset[str] = frozenset({"admin"})
-    max_deletes: int = 10
-    max_fraction: float = 0.25
-    allow_mass_delete: bool = False
-    targets: tuple[str, ...] = ()
-    """``KIND:KEY`` patterns (:mod:`cmssync.plan.selection`); empty means everything."""
-    excludes: tuple[str, ...] = ()
-    """``KIND:KEY`` patterns left out of the plan, with the actions that need them."""
-    replace_moved: bool = False
-    api_username: str | None = None
-    """The account cmssync acts as: never deleted."""
-    passwords_changed: frozenset[str] = frozenset()
-    """Usernames whose password (from the environment) differs from the one last applied, or is not known."""
-    passwords_unset: frozenset[str] = frozenset()
-    """Usernames whose password variable is not set in the environment."""
-    existing_pages: frozenset[str] = frozenset()
-    conflicts: ConflictPolicies = field(default_factory=ConflictPolicies)
-    """How three-way conflicts are settled (``--force``: the content wins everywhere)."""
-    on_foreign_draft: ForeignDraftPolicy = "fail"
-    """Someone else's pending draft: ``fail`` (apply's default), ``skip`` (the daemon's) or ``merge``."""
-    ignore_rules: tuple[GlobalIgnoreRule, ...] = ()
-    areas_owned: bool = False
-    """The content owns its managed areas (``areas: owned``): blocks editors add are deleted, not kept."""
-    silenced_warnings: frozenset[str] = frozenset()
-    """Kinds of warnings left out of the plan (``warnings:`` in the settings; :mod:`cmssync.plan.warnings`)."""
-    known_ids: frozenset[str] = frozenset()
-    """``KIND:KEY`` of the objects of kinds registered with ``cmssync.sync.kinds`` (planned by their own modules):
-    what targets and excludes may name besides the objects this planner knows."""
-    kinds: KindTable = BUILT_IN_KINDS
-    """The kinds this run manages (``cmssync.sync.kinds.discover``'s table)."""
-    content_empty: bool | None = None
-    """Whether the whole content is empty, when the planner is given a part of it (a ``--target`` run plans its
-    scope): the empty-content guard is about the whole content. None: judged from the content planned."""
+
+@dataclass
+class _Joined:
+    """Every kind's plan joined: what the plan is made of, restricted once to the targets and excludes."""
+
+    actions: list[Action] = field(default_factory=list)
+    blocked: list[BlockedDeletes] = field(default_factory=list)
+    kept: list[KeptObjects] = field(default_factory=list)
+    conflicts: list[FieldConflict] = field(default_factory=list)
+    held: list[HeldObject] = field(default_factory=list)
+    additions: list[SiteAdditions] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, kinds: Sequence[KindPlan]) -> _Joined:
+        """The kinds' plans joined in plan order (deletes apart: they are guarded first)."""
+        return cls(
+            actions=[action for kind in kinds for action in kind.actions],
+            conflicts=[conflict for kind in kinds for conflict in kind.conflicts],
+            held=[held for kind in kinds for held in kind.held],
+            additions=[addition for kind in kinds for addition in kind.additions],
+        )
+
+    def restricted(self, keeps: Callable[[str], bool], actions: list[Action], whole: bool) -> _Joined:
+        """These ``actions``, and of the rest what ``keeps`` an object id: a blocked or kept entry whole when any of
+        its keys is kept (``whole``), else with only the keys kept."""
+        return _Joined(
+            actions,
+            _entries(self.blocked, keeps, whole),
+            _entries(self.kept, keeps, whole),
+            [c for c in self.conflicts if keeps(c.id)],
+            [h for h in self.held if keeps(h.id)],
+            [a for a in self.additions if keeps(f"{a.kind}:{a.key}")],
+        )
+
+
+def _entries(found: list[Keyed], keeps: Callable[[str], bool], whole: bool) -> list[Keyed]:
+    if whole:
+        return [entry for entry in found if any(keeps(f"{entry.kind}:{key}") for key in entry.keys)]
+    trimmed = [e.model_copy(update={"keys": tuple(k for k in e.keys if keeps(f"{e.kind}:{k}"))}) for e in found]
+    return [entry for entry in trimmed if entry.keys]
 
 
 def plan(
     content: SiteContent, observed: Snapshot, state: State, options: PlanOptions, added: Sequence[Action] = ()
 ) -> Plan:
-    """The plan; ``added`` is what the registered kinds' planners planned (``cmssync.sync.kinds``): their deletes
-    are guarded with the built-in kinds' and come last with them, their other actions after the built-in kinds'."""
-    warnings: list[str] = list(observed.warnings)
-    if state.retired_files:
-        warnings.append(
-            f"{len(state.retired_files)} replaced file(s) left on the site by an earlier run that did not finish "
-            f"({', '.join(sorted(r.path for r in state.retired_files.values()))}): the next apply deletes them"
-        )
-    file_settling, user_settling = Settling(options.conflicts), Settling(options.conflicts)
-    files = plan_files(content, observed, state, warnings, file_settling)
-    groups = plan_groups(content, observed, state, warnings)
-    context = PageContext(
-        content=content,
-        observed=observed,
-        state=state,
-        publish=options.publish,
-        base_url=options.base_url,
-        file_urls=files.urls,
-        file_ids=files.ids,
-        changing_files=frozenset(files.changing),
-        replace_moved=options.replace_moved,
-        ignore_rules=options.ignore_rules,
-        conflicts=options.conflicts,
-        on_foreign_draft=options.on_foreign_draft,
-        protect_pages=options.protect_pages,
-        areas_owned=options.areas_owned,
-    )
-    pages = plan_pages(context, warnings)
-    conflicts: list[FieldConflict] = [*file_settling.conflicts, *pages.conflicts]
-    held: list[HeldObject] = [*file_settling.held, *pages.held]
-    additions = pages.additions
-    users = plan_users(
-        content, observed, state, options.passwords_changed, options.passwords_unset, warnings, user_settling
-    )
-    conflicts.extend(user_settling.conflicts)
-    held.extend(user_settling.held)
-
-    blocked: list[BlockedDeletes] = []
-    kept: list[KeptObjects] = []
-    added_deletes = [action for action in added if action.op == "delete"]
-    deletes = _deletes(options, pages.moved_from, added_deletes, warnings, blocked, kept, context)
-    others = [action for action in added if action.op != "delete"]
-    actions = [*groups, *files.actions, *pages.actions, *users, *others, *deletes]
-    known = options.kinds.object_ids(content, state) | options.known_ids
-    if options.targets:
-        check_targets(options.targets, known | {a.id for a in actions}, kinds=options.kinds.names)
-        actions = targeted(actions, options.targets)
-        blocked = [b for b in blocked if any(matches(f"{b.kind}:{key}", options.targets) for key in b.keys)]
-        kept = [k for k in kept if any(matches(f"{k.kind}:{key}", options.targets) for key in k.keys)]
-        conflicts = [c for c in conflicts if matches(c.id, options.targets)]
-        held = [h for h in held if matches(h.id, options.targets)]
-        additions = [a for a in additions if matches(f"{a.kind}:{a.key}", options.targets)]
-    if options.excludes:
-        check_targets(options.excludes, known | {a.id for a in actions}, flag="--exclude", kinds=options.kinds.names)
-        actions, dependents = excluded(actions, options.excludes)
-        if dependents:
-            warnings.append(f"left out with the excluded objects they need: {', '.join(dependents)}")
-        blocked = [b for b in (without_keys(b, options.excludes) for b in blocked) if b.keys]
-        kept = [k for k in (without_keys(k, options.excludes) for k in kept) if k.keys]
-        conflicts = [c for c in conflicts if not matches(c.id, options.excludes)]
-        held = [h for h in held if not matches(h.id, options.excludes)]
-        additions = [a for a in additions if not matches(f"{a.kind}:{a.key}", options.excludes)]
+    """The plan: every kind's planner in plan order (``KindFacts.plan``), their deletes guarded together, then the
+    targets and excludes applied once to the joined plan. ``added`` is what the kinds that plan themselves planned
+    (``cmssync.sync.kinds``): their deletes are guarded with the others' and come last with them, their other
+    actions after the others'."""
+    kinds = options.kinds or BUILT_IN_KINDS
+    warnings = [*observed.warnings, *_retired(state)]
+    planned: dict[str, KindPlan] = {}
+    for facts in kinds.kinds:
+        if facts.plan is not None:
+            planned[facts.name] = facts.plan(KindInputs(content, observed, state, options, warnings, planned))
+    others = KindPlan([a for a in added if a.op != "delete"], lambda: [a for a in added if a.op == "delete"])
+    joined = _Joined.of([*planned.values(), others])
+    candidates = _candidates([*planned.values(), others], kinds)
+    joined.actions += _guarded(options, kinds, candidates, (content, observed, state), joined)
+    joined = _selected(joined, options, kinds, kinds.object_ids(content, state) | options.known_ids, warnings)
     return Plan(
         site=observed.site_url,
         publish=options.publish,
         content_digest=content.digest(),
-        actions=tuple(actions),
-        blocked=tuple(blocked),
-        kept=tuple(kept),
-        conflicts=tuple(conflicts),
-        held=tuple(held),
+        actions=tuple(joined.actions),
+        blocked=tuple(joined.blocked),
+        kept=tuple(joined.kept),
+        conflicts=tuple(joined.conflicts),
+        held=tuple(joined.held),
         warnings=tuple(shown(warnings, options.silenced_warnings)),
-        site_additions=tuple(additions),
+        site_additions=tuple(joined.additions),
     )
+
+
+def _retired(state: State) -> list[str]:
+    if not state.retired_files:
+        return []
+    return [
+        f"{len(state.retired_files)} replaced file(s) left on the site by an earlier run that did not finish "
+        f"({', '.join(sorted(r.path for r in state.retired_files.values()))}): the next apply deletes them"
+    ]
+
+
+def _candidates(planned: Sequence[KindPlan], kinds: KindTable) -> dict[str, list[Action]]:
+    """Each deleted kind's delete candidates, in delete order (asked for once every kind has planned)."""
+    candidates: dict[str, list[Action]] = {facts.name: [] for facts in kinds.deleted}
+    for kind in planned:
+        for action in kind.deletes():
+            candidates[action.kind].append(action)
+    return candidates
+
+
+def _selected(joined: _Joined, options: PlanOptions, kinds: KindTable, known: set[str], warnings: list[str]) -> _Joined:
+    """The joined plan restricted to ``--target`` (each action with what it depends on; a blocked or kept entry
+    whole when one of its keys is targeted), then without ``--exclude`` (and the actions that need what is
+    excluded; the excluded keys of blocked and kept entries)."""
+    names = kinds.names
+    if options.targets:
+        check_targets(options.targets, known | {a.id for a in joined.actions}, kinds=names)
+        actions = targeted(joined.actions, options.targets)
+        joined = joined.restricted(lambda object_id: matches(object_id, options.targets), actions, whole=True)
+    if options.excludes:
+        check_targets(options.excludes, known | {a.id for a in joined.actions}, flag="--exclude", kinds=names)
+        actions, dependents = excluded(joined.actions, options.excludes)
+        if dependents:
+            warnings.append(f"left out with the excluded objects they need: {', '.join(dependents)}")
+        joined = joined.restricted(lambda object_id: not matches(object_id, options.excludes), actions, whole=False)
+    return joined
 
 
 # --- deletes and guards -------------------------------------------------------------------------------------------
 
 
-def _deletes(
+def _guarded(
     options: PlanOptions,
-    moved_from: set[str],
-    added: list[Action],
-    warnings: list[str],
-    blocked: list[BlockedDeletes],
-    kept: list[KeptObjects],
-    context: PageContext,
+    kinds: KindTable,
+    candidates: Mapping[str, list[Action]],
+    planned_from: tuple[SiteContent, Snapshot, State],
+    joined: _Joined,
 ) -> list[Action]:
-    """The deletes of managed objects the content no longer has (``context`` holds the content, the site and the
-    state), held back by the mass-delete guards."""
-    content, observed, state = context.content, context.observed, context.state
-    candidates = _delete_candidates(options, moved_from, added, warnings, context)
+    """The deletes of managed objects the content no longer has (each deleted kind's ``candidates``), held back by
+    the mass-delete guards (what they hold goes to ``joined.blocked`` or, with pruning off, ``joined.kept``)."""
+    content, observed, state = planned_from
     if not any(candidates.values()):
         return []
     if not observed.complete:
         return []  # an incremental observation cannot know what disappeared
+    deleted = [facts for facts in kinds.deleted if candidates[facts.name]]
     empty = options.content_empty
     if empty is None:
-        empty = options.kinds.names_nothing(content)
+        empty = kinds.names_nothing(content)
     if empty:
-        for kind in (facts.name for facts in options.kinds.deleted):
-            if candidates[kind]:
-                keys = tuple(a.key for a in candidates[kind])
-                managed = len(options.kinds[kind].records_in(state))
-                blocked.append(BlockedDeletes(kind=kind, keys=keys, managed=managed, guard="empty_content"))
+        joined.blocked += [
+            _blocked(options, facts, state, candidates[facts.name], "empty_content") for facts in deleted
+        ]
         return []
     if not options.prune:
-        kept.extend(
-            KeptObjects(kind=kind, keys=tuple(a.key for a in candidates[kind]))
-            for kind in (facts.name for facts in options.kinds.deleted)
-            if candidates[kind]
-        )
+        joined.kept += [
+            KeptObjects(kind=facts.name, keys=tuple(a.key for a in candidates[facts.name])) for facts in deleted
+        ]
         return []
     result: list[Action] = []
-    for kind in (facts.name for facts in options.kinds.deleted):
-        actions = candidates[kind]
-        managed = len(options.kinds[kind].records_in(state))
+    for facts in deleted:
+        actions = candidates[facts.name]
+        managed = len(facts.records_in(state))
         guard = None if options.allow_mass_delete else _guard_hit(len(actions), managed, options)
-        if actions and guard is not None:
-            limit = (
-                f"max_deletes={options.max_deletes}"
-                if guard == "max_deletes"
-                else f"max_fraction={options.max_fraction}"
-            )
-            blocked.append(
-                BlockedDeletes(kind=kind, keys=tuple(a.key for a in actions), managed=managed, guard=guard, limit=limit)
-            )
+        if guard is not None:
+            joined.blocked.append(_blocked(options, facts, state, actions, guard))
             continue
         result.extend(actions)
     return result
+
+
+def _blocked(
+    options: PlanOptions, facts: KindFacts, state: State, actions: Iterable[Action], guard: Guard
+) -> BlockedDeletes:
+    limits = {
+        "max_deletes": f"max_deletes={options.max_deletes}",
+        "max_fraction": f"max_fraction={options.max_fraction}",
+    }
+    return BlockedDeletes(
+        kind=facts.name,
+        keys=tuple(a.key for a in actions),
+        managed=len(facts.records_in(state)),
+        guard=guard,
+        limit=limits.get(guard, ""),
+    )
 
 
 def _guard_hit(count: int, managed: int, options: PlanOptions) -> Guard | None:
@@ -232,22 +221,3 @@ def _guard_hit(count: int, managed: int, options: PlanOptions) -> Guard | None:
     if count > 1 and managed > 0 and count / managed > options.max_fraction:
         return "max_fraction"
     return None
-
-
-def _delete_candidates(
-    options: PlanOptions, moved_from: set[str], added: list[Action], warnings: list[str], context: PageContext
-) -> dict[str, list[Action]]:
-    """Each deleted kind's deletes of the managed objects the content no longer has (its planner's; a registered
-    kind's are in ``added``)."""
-    content, observed, state = context.content, context.observed, context.state
-    protect_users = options.protect_users | ({options.api_username} if options.api_username else set())
-    candidates: dict[str, list[Action]] = {facts.name: [] for facts in options.kinds.deleted}
-    candidates[PAGE.name] = page_deletes(context, moved_from, warnings)
-    candidates[FILE.name] = file_deletes(content, observed, state)
-    candidates[USER.name] = user_deletes(content, observed, state, protect_users, warnings)
-    for action in added:
-        candidates[action.kind].append(action)
-    return candidates
-
-
-# --- targets ------------------------------------------------------------------------------------------------------

@@ -31,7 +31,8 @@ from cmssync.content.paths import (
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.asset_forms import file_hash, user_digest
-from cmssync.plan.kinds import BUILT_IN_KINDS, KindTable
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
+from cmssync.plan.kinds import KindTable
 from cmssync.plan.scope_model import Scope
 from cmssync.state.records import State
 
@@ -132,7 +133,7 @@ def scope_for_targets(
     *,
     prune: bool,
     replace_moved: bool,
-    kinds: KindTable = BUILT_IN_KINDS,
+    table: KindTable | None = None,
 ) -> Scope | WholeSite:
     """What a ``--target`` run must read so that it plans exactly what the whole-site plan plans for its targets.
 
@@ -161,6 +162,7 @@ def scope_for_targets(
     of a registered kind (the planner plans no delete from an incomplete observation), a
     reference whose target neither the content nor the state can place, or too many pages to read by id.
     """
+    kinds = table or BUILT_IN_KINDS
     ids = kinds.object_ids(content, state)
     named = kinds.scope_of(i for i in ids if any(fnmatch.fnmatchcase(i, t) for t in targets))
     page_orphans = set(state.pages) - set(content.pages)

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from cmssync.errors import PlanError
 from cmssync.plan.actions import Action, BlockedDeletes, KeptObjects
-from cmssync.plan.kinds import BUILT_IN_KINDS
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
 
 Keyed = TypeVar("Keyed", BlockedDeletes, KeptObjects)
 
@@ -75,9 +75,3 @@ def excluded(actions: list[Action], patterns: Iterable[str]) -> tuple[list[Actio
                 out.add(action.id)
                 grew = True
     return [a for a in actions if a.id not in out], sorted(out - named)
-
-
-def without_keys(entry: Keyed, patterns: Iterable[str]) -> Keyed:
-    """A blocked-deletes or kept entry without the keys ``patterns`` exclude."""
-    keys = tuple(key for key in entry.keys if not matches(f"{entry.kind}:{key}", patterns))
-    return entry.model_copy(update={"keys": keys})

@@ -27,16 +27,18 @@ from collections.abc import Mapping
 
 from cmssync.content.paths import object_page_path
 from cmssync.plan.actions import Action, HeldObject, Plan
-from cmssync.plan.kinds import BUILT_IN_KINDS, PAGE, KindTable
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS, PAGE
+from cmssync.plan.kinds import KindTable
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 
 
-def hold_unreadable(plan: Plan, snapshot: Snapshot, state: State, kinds: KindTable = BUILT_IN_KINDS) -> Plan:
+def hold_unreadable(plan: Plan, snapshot: Snapshot, state: State, table: KindTable | None = None) -> Plan:
     """``plan`` without the actions that involve an unreadable object, which are held instead (module docstring)."""
     unreadable = snapshot.unreadable
     if not unreadable:
         return plan
+    kinds = table or BUILT_IN_KINDS
     remote = _remote_ids(unreadable, snapshot, state, kinds)
     pages = sorted(key for object_id in unreadable if (key := _key(object_id, "page")) is not None)
     why: dict[str, str] = {}

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from cmssync.content.paths import page_named
-from cmssync.plan.kinds import display_order
+from cmssync.plan.builtin_kinds import display_order
 from cmssync.sync.pull_commit import PullCommit
 from cmssync.sync.pull_writes import Decision, Preview, Pulled, relative_name
 

@@ -32,7 +32,7 @@ from cmssync.plan.actions import (
     plan_exit_code,
     summary_line,
 )
-from cmssync.plan.kinds import display_order
+from cmssync.plan.builtin_kinds import display_order
 from cmssync.plan.references import FILE_LINK
 from cmssync.render.textdiff import word_diff
 

@@ -20,6 +20,7 @@ from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, StateError
 from cmssync.plan.actions import Plan
 from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import holding_lock
+from cmssync.state.records import State
 from cmssync.sync.apply_assets import delete_retired_files
 from cmssync.sync.deadline import RunDeadline
 from cmssync.sync.engine import STOPPED, ApplyContext, Outcome, Status, execute
@@ -47,6 +48,8 @@ class ApplyReport:
     requests: int
     declined: bool = False
     """The user was asked and said no: nothing was written."""
+    state: State | None = None
+    """The state as the run left it (what it manages now: the daemon's drift feed reads it)."""
 
     @property
     def failed(self) -> bool:
@@ -129,12 +132,12 @@ async def _apply_locked(
         )
         if not plan.writes:
             # Only the replaced files an interrupted run left (the plan warns of them) are finished off.
-            return ApplyReport(plan, [], await delete_retired_files(context, []), client.stats.total)
+            return ApplyReport(plan, [], await delete_retired_files(context, []), client.stats.total, state=state)
         check_passwords(plan, workspace.settings.passwords)
         if confirm is not None and not confirm(plan):
-            return ApplyReport(plan, [], [], client.stats.total, declined=True)
+            return ApplyReport(plan, [], [], client.stats.total, declined=True, state=state)
         outcomes = await execute(plan, context, workspace.kinds.handlers(), on_outcome=on_outcome, stop=deadline.halt)
         problems = await delete_retired_files(context, outcomes)
         late = deadline.problem(sum(1 for outcome in outcomes if outcome.message == STOPPED))
         problems += [late] if late else []
-        return ApplyReport(plan, outcomes, problems, client.stats.total)
+        return ApplyReport(plan, outcomes, problems, client.stats.total, state=state)

@@ -63,7 +63,7 @@ from cmssync.plan.scope import (
     with_references,
 )
 from cmssync.plan.scope_model import Scope
-from cmssync.plan.selection import check_targets, excluded, targeted
+from cmssync.plan.selection import check_targets, targeted
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.unreadable import hold_unreadable
 from cmssync.state.records import State
@@ -96,8 +96,8 @@ async def plan_site(
     header: dict[str, Any] = {"header": _header(workspace, request)}
     companions: list[str] = []
     if request.targets:
-        known = options.kinds.object_ids(workspace.content, state) | added.ids
-        check_targets(options.targets, known, kinds=options.kinds.names)
+        known = workspace.kinds.table.object_ids(workspace.content, state) | added.ids
+        check_targets(options.targets, known, kinds=workspace.kinds.table.names)
         companions = replace_companions(workspace.content, state, options.targets)
         if companions:
             options = dataclasses.replace(options, targets=(*options.targets, *map(page_object_id, companions)))
@@ -105,7 +105,7 @@ async def plan_site(
         targeted = await _observe_targets(workspace, options, client=client, state=state)
         if targeted is not None:
             content, snapshot = targeted
-            options = dataclasses.replace(options, content_empty=options.kinds.names_nothing(workspace.content))
+            options = dataclasses.replace(options, content_empty=workspace.kinds.table.names_nothing(workspace.content))
             plan, snapshot = await _plan_observed(content, snapshot, state, options, client, added)
             plan = _with_companions(plan, workspace.content, state, request.targets, companions)
             update = {**header, "content_digest": workspace.content.digest(), "tie_reads": dict(snapshot.tie_reads)}
@@ -121,14 +121,12 @@ async def plan_site(
 
 
 async def _plan_added(workspace: Workspace, request: PlanRequest, client: ConcreteClient, state: State) -> AddedPlan:
-    """The registered kinds' part of the plan (``cmssync.sync.kinds``): in a full plan every registered kind, with
-    targets or a file-change scope the kinds they name; restricted to the targets, the scope and the excludes as
-    the planner restricts the built-in kinds' actions."""
+    """The added kinds' part of the plan (``cmssync.sync.kinds``): in a full plan every added kind, with targets or
+    a file-change scope the kinds they name, and of those the objects they name (as a scope restricts what the
+    other kinds plan); the planner applies the targets and excludes to the joined plan."""
     patterns = request.scope.kinds if request.scope is not None else request.targets or None
     added = await plan_added_kinds(workspace.kinds, workspace.directory, client, state, patterns)
     actions = added.actions if patterns is None else targeted(added.actions, patterns)
-    if request.excludes:
-        actions, _dependents = excluded(actions, request.excludes)
     return dataclasses.replace(added, actions=actions)
 
 
@@ -197,7 +195,7 @@ async def _observe_targets(
     """
     content = workspace.content
     found = scope_for_targets(
-        content, state, options.targets, prune=options.prune, replace_moved=options.replace_moved, kinds=options.kinds
+        content, state, options.targets, prune=options.prune, replace_moved=options.replace_moved, table=options.kinds
     )
     for _ in range(TARGET_ROUNDS):
         if isinstance(found, WholeSite):

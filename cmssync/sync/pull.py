@@ -114,7 +114,7 @@ async def pull(
     kinds = kinds or discover()
     scope = scope or pull_scope(root, state, kinds.table)
     try:
-        run = PullRun(client, root, settings, state, result, scope, only)
+        run = PullRun(client, root, settings, state, result, scope, only, kinds.table)
         await run_pulls(run, [(kind.name, kind.pull) for kind in kinds.pulled() if kind.pull is not None])
         if not (root / "cmssync.yaml").exists() and CONFIG_VARIABLE not in os.environ:
             text = starter_config(settings, result.unnamed_folders)

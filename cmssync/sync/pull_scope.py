@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cmssync.content.paths import CONTENT_DIRS
-from cmssync.plan.kinds import BUILT_IN_KINDS, KindTable
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
+from cmssync.plan.kinds import KindTable
 from cmssync.state.records import State
 
 

@@ -7,7 +7,7 @@ when the file is written.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ async def pull_users(run: PullRun) -> None:
     if run.only:
         return
     await run.turn("user")
-    await _pull_users(run.client, run.root, run.state, run.result, run.scope)
+    await _pull_users(run.client, run.root, run.state, run.result, run.scope, run.bound_by_others("user"))
 
 
 async def pull_groups(run: PullRun) -> None:
@@ -38,17 +38,19 @@ async def pull_groups(run: PullRun) -> None:
     if run.only:
         return
     await run.turn("group")
-    await _pull_groups(run.client, run.root, run.state, run.result, run.scope)
+    await _pull_groups(run.client, run.root, run.state, run.result, run.scope, run.bound_by_others("group"))
 
 
-async def _site_users(client: ConcreteClient, result: Pulled) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
-    """The site's users as ``users.yaml`` entries, and their ids, by username (never the super admin; a user the
-    content could not hold is said in ``skipped``)."""
+async def _site_users(
+    client: ConcreteClient, result: Pulled, others: Mapping[str, str]
+) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+    """The site's users as ``users.yaml`` entries, and their ids, by username (never the super admin, nor a user
+    another kind binds: ``others``; a user the content could not hold is said in ``skipped``)."""
     site_users: dict[str, dict[str, Any]] = {}
     ids: dict[str, int] = {}
     for user in await client.all_users():
-        if user.id == 1 or not user.username:
-            continue  # the super admin is never managed
+        if user.id == 1 or not user.username or str(user.id) in others:
+            continue  # the super admin is never managed; another kind's user is that kind's
         data = {"username": user.username, "email": user.email or ""}
         if user.language:
             data["language"] = user.language
@@ -61,8 +63,10 @@ async def _site_users(client: ConcreteClient, result: Pulled) -> tuple[dict[str,
     return site_users, ids
 
 
-async def _pull_users(client: ConcreteClient, root: Path, state: State, result: Pulled, scope: PullScope) -> None:
-    site_users, ids = await _site_users(client, result)
+async def _pull_users(
+    client: ConcreteClient, root: Path, state: State, result: Pulled, scope: PullScope, others: Mapping[str, str]
+) -> None:
+    site_users, ids = await _site_users(client, result, others)
     target = root / "users.yaml"
     # a user the site still holds as last applied or pulled: a difference in users.yaml is a local edit, kept
     untouched = {
@@ -87,8 +91,10 @@ async def _pull_users(client: ConcreteClient, root: Path, state: State, result: 
         result.staged.append(Staged("users", "users.yaml", target, text=text, clean=_users_clean(state)))
 
 
-async def _pull_groups(client: ConcreteClient, root: Path, state: State, result: Pulled, scope: PullScope) -> None:
-    groups = {group.name or "": group async for group in client.iter_groups()}
+async def _pull_groups(
+    client: ConcreteClient, root: Path, state: State, result: Pulled, scope: PullScope, others: Mapping[str, str]
+) -> None:
+    groups = {group.name or "": group async for group in client.iter_groups() if str(group.id) not in others}
     target = root / "groups.yaml"
     site_groups = {name: {"name": name} for name in sorted(groups, key=lambda n: groups[n].id)}
     entries = _merged_entries(writer.read_plain(target), site_groups, "name", "group", result, scope)

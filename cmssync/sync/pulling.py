@@ -16,6 +16,8 @@ from pathlib import Path
 
 from cmssync.api.client import ConcreteClient
 from cmssync.config import Settings
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
+from cmssync.plan.kinds import KindTable
 from cmssync.state.records import State
 from cmssync.sync.pull_scope import PullScope
 from cmssync.sync.pull_writes import Pulled
@@ -33,7 +35,14 @@ class PullRun:
     scope: PullScope
     only: tuple[str, ...] = ()
     """``--pages``: only these page paths (the kinds whose objects are not pages read nothing)."""
+    kinds: KindTable = field(default_factory=lambda: BUILT_IN_KINDS)
+    """The run's kinds."""
     _before: dict[str, asyncio.Event | None] = field(default_factory=dict)
+
+    def bound_by_others(self, kind: str) -> dict[str, str]:
+        """The site objects of ``kind``'s sort that other kinds' records bind (id, lowercase → ``KIND KEY``): not
+        taken in as ``kind``'s (one binding per site object)."""
+        return self.kinds.bound_by_others(kind, self.state)
 
     async def turn(self, kind: str) -> None:
         """Wait until the hooks before ``kind``'s have finished."""

@@ -8,7 +8,7 @@ a local file, or a remote backend (:func:`cmssync.state.backends.open_state_back
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,9 @@ from cmssync.state.records import State
 from cmssync.sync.kinds import Registry, discover
 from cmssync.usercache import cache_key, derived_cache_dir
 
+Connect = Callable[[Settings], ConcreteClient]
+"""A run's way to the site: the settings → a client."""
+
 
 @dataclass(frozen=True)
 class Workspace:
@@ -45,8 +48,12 @@ class Workspace:
     """False: the directory does not exist (``content`` is empty): only a saved plan can be applied."""
     kinds: Registry = field(default_factory=discover)
     """The kinds this run manages (found once, when the workspace is opened)."""
+    connect: Connect | None = None
+    """How this run's clients reach the site (the daemon's: through its request gate); None: directly."""
 
     def client(self) -> ConcreteClient:
+        if self.connect is not None:
+            return self.connect(self.settings)
         return ConcreteClient.from_settings(self.settings, base_dir=self.directory, retry=self.retry)
 
     def load_state(self) -> State:
@@ -116,6 +123,8 @@ def open_workspace(
     parse_cache: ParseCache | None = None,
     lock_timeout: float | None = None,
     missing_ok: bool = False,
+    kinds: Registry | None = None,
+    connect: Connect | None = None,
 ) -> Workspace:
     """Load and validate the content (raises ``ContentError`` with every problem) and the settings.
 
@@ -132,7 +141,15 @@ def open_workspace(
     if not settings.site.url:
         raise ConfigError(f"no site to talk to: set site.url in {directory / 'cmssync.yaml'} or CMSSYNC_URL")
     store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
-    return Workspace(directory=directory, content=content, settings=content.settings, store=store, any_site=any_site)
+    return Workspace(
+        directory=directory,
+        content=content,
+        settings=content.settings,
+        store=store,
+        any_site=any_site,
+        kinds=kinds or discover(),
+        connect=connect,
+    )
 
 
 def _without_content(

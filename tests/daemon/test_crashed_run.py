@@ -13,7 +13,7 @@ from cmssync.daemon.gate import RequestGate
 from cmssync.daemon.health import Readiness
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.daemon.reconciler import Batch
-from cmssync.daemon.runner import RunRecord, SyncRunner
+from cmssync.daemon.runner import DaemonSite, RunRecord, SyncRunner
 
 
 async def test_a_crashed_run_marks_readiness_failing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -25,11 +25,9 @@ async def test_a_crashed_run_marks_readiness_failing(tmp_path: Path, monkeypatch
     readiness.ready({"run_id": "before"})
     finished: list[RunRecord] = []
     runner = SyncRunner(
-        tmp_path,
-        overrides={},
+        DaemonSite(tmp_path, {}, RequestGate()),
         metrics=DaemonMetrics(),
         readiness=readiness,
-        gate=RequestGate(),
         on_finished=lambda batch, record: finished.append(record),
     )
     batch = Batch(run_id="r1", triggers=("schedule",), trigger="schedule", scope=None, first_change_at=None)

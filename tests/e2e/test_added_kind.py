@@ -20,11 +20,11 @@ from cmssync.commands.pull import run_pull
 from cmssync.commands.validate import check
 from cmssync.daemon.runner import describe_scope
 from cmssync.daemon.watch import matters
-from cmssync.errors import ConfigError, PlanError
+from cmssync.errors import ConfigError, PlanError, StateError
 from cmssync.plan.actions import BlockedDeletes, KeptObjects
 from cmssync.plan.scope import scope_for_paths
 from cmssync.plan.scope_model import Scope
-from cmssync.state.records import KindRecord
+from cmssync.state.records import GroupRecord, KindRecord
 from cmssync.sync.kinds import discover
 from cmssync.sync.plan_files import write_plan_file
 from tests.support.added_kinds import install
@@ -209,3 +209,19 @@ async def test_pull_takes_a_kinds_objects_in_with_kind(example: Site, raw: RawSi
 async def test_pull_refuses_a_kind_it_does_not_take_in(example: Site) -> None:
     with pytest.raises(ConfigError, match="pull --kind toy: not a kind pull takes in"):
         await run_pull(example.root, out=io.StringIO(), overrides=example.overrides(), kinds=("toy",))
+
+
+async def test_a_site_object_is_bound_by_one_kind_only(example: Site, teams: None) -> None:
+    """A kind added over groups and the group kind: ``pull --all`` takes a team's group in as the team's only, and a
+    state binding one site group under both kinds is refused (issue 33: one binding per site object across kinds)."""
+    (example.root / LIST).write_text("Translators\n")
+    assert not (await example.apply()).failed, example.last_output
+    await run_pull(example.root, out=io.StringIO(), overrides=example.overrides(), take_all=True)
+    assert "Team Translators" not in (example.root / "groups.yaml").read_text()
+    state = example.workspace().load_state()  # refused if one site group were bound twice
+    team_id = state.records_of("team")["Team Translators"].id
+    assert all(record.id != team_id for record in state.groups.values())
+    state.groups["Translators"] = GroupRecord(id=int(str(team_id)))  # as the pull of an earlier version did
+    example.workspace().store.save(state)
+    with pytest.raises(StateError, match=r"binds group \d+ of the site to 2 objects of 2 kinds, group Translators and"):
+        example.workspace().load_state()

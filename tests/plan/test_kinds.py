@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from cmssync.plan.kinds import BUILT_IN_KINDS, KindFacts, KindTable
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
+from cmssync.plan.kinds import KindFacts, KindTable
 from cmssync.plan.scope import scope_for_paths
 from cmssync.plan.scope_model import Scope
 from cmssync.state.records import FileRecord, KindRecord, PageRecord, State, UserRecord

@@ -7,7 +7,8 @@ import pytest
 
 from cmssync.errors import PlanError
 from cmssync.plan.actions import Action, KeptObjects, Precondition, summary_line
-from cmssync.plan.kinds import BUILT_IN_KINDS, KindFacts
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
+from cmssync.plan.kinds import KindFacts
 from cmssync.plan.planner import PlanOptions, plan
 from cmssync.plan.snapshot import LiveUser
 from cmssync.state.records import FileRecord, KindRecord, PageRecord, State, UserRecord

@@ -8,7 +8,7 @@ from cmssync.daemon.gate import RequestGate
 from cmssync.daemon.health import Readiness
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.daemon.reconciler import Batch
-from cmssync.daemon.runner import SyncRunner
+from cmssync.daemon.runner import DaemonSite, SyncRunner
 from cmssync.emulator.embedded import Sandbox
 from tests.report.markup import read
 from tests.report.scenario import overrides
@@ -18,7 +18,7 @@ def _runner(root: Path, sandbox: Sandbox, reports: str | None) -> SyncRunner:
     settings = overrides(root, sandbox)
     if reports is not None:
         settings["daemon"] = {"reports": reports}
-    return SyncRunner(root, overrides=settings, metrics=DaemonMetrics(), readiness=Readiness(), gate=RequestGate())
+    return SyncRunner(DaemonSite(root, settings, RequestGate()), metrics=DaemonMetrics(), readiness=Readiness())
 
 
 def _batch(run_id: str) -> Batch:

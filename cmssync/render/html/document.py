@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from html import escape
 
 from cmssync.plan.actions import SYMBOLS, Action, Plan, summary_line
-from cmssync.plan.kinds import display_order
+from cmssync.plan.builtin_kinds import display_order
 from cmssync.render.html.preview import files_wanted, frame_head, inline_images, placeholder_image, report_policy
 from cmssync.render.html.sections import Previews, action_section, anchor, brief, details_tag
 from cmssync.render.html.static import SCRIPT, STYLE, script_hash

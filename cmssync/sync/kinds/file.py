@@ -8,7 +8,7 @@ import datetime as dt
 from typing import Any
 
 from cmssync.api.client import ConcreteClient
-from cmssync.plan.kinds import FILE
+from cmssync.plan.builtin_kinds import FILE
 from cmssync.plan.preconditions import stale_file
 from cmssync.sync.apply_assets import apply_file
 from cmssync.sync.kinds import ManagedKind

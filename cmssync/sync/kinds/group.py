@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from cmssync.plan.kinds import GROUP
+from cmssync.plan.builtin_kinds import GROUP
 from cmssync.plan.preconditions import stale_group
 from cmssync.sync.apply_assets import apply_group
 from cmssync.sync.kinds import ManagedKind

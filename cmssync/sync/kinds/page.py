@@ -7,7 +7,7 @@ import datetime as dt
 from typing import Any
 
 from cmssync.api.client import ConcreteClient
-from cmssync.plan.kinds import PAGE
+from cmssync.plan.builtin_kinds import PAGE
 from cmssync.plan.preconditions import stale_page
 from cmssync.sync.apply_pages import apply_page
 from cmssync.sync.kinds import ManagedKind

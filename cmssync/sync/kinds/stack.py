@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from cmssync.api.client import ConcreteClient
-from cmssync.plan.kinds import STACK
+from cmssync.plan.builtin_kinds import STACK
 from cmssync.plan.preconditions import stale_page
 from cmssync.sync.apply_stacks import apply_stack
 from cmssync.sync.kinds import ManagedKind

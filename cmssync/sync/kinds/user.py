@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from cmssync.plan.kinds import USER
+from cmssync.plan.builtin_kinds import USER
 from cmssync.plan.preconditions import stale_user
 from cmssync.sync.apply_assets import apply_user
 from cmssync.sync.kinds import ManagedKind

@@ -53,5 +53,5 @@ async def apply_team(action: Action, context: ApplyContext) -> str:
     return f"created (id {group.id})"
 
 
-TEAM = KindFacts("team", "teams", keys=lambda content: listed_teams(content.root), scope=team_scope)
+TEAM = KindFacts("team", "teams", binds="group", keys=lambda content: listed_teams(content.root), scope=team_scope)
 KIND = ManagedKind(TEAM, apply=apply_team, observe=observe_teams, plan=plan_teams, stale=stale_team)

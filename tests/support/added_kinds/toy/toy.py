@@ -92,7 +92,12 @@ async def pull_toys(run: PullRun) -> None:
     if run.only:
         return
     await run.turn("toy")
-    site = await observe_toys(run.client, run.root, run.state)
+    others = run.bound_by_others("toy")  # a user the user kind manages is not a toy
+    site = {
+        name: id_
+        for name, id_ in (await observe_toys(run.client, run.root, run.state)).items()
+        if str(id_) not in others
+    }
     listed = [PREFIX + line for line in _lines(run.root) if line]
     others = sorted(set(site) - set(listed))
     if not run.scope.takes("toy"):
@@ -112,7 +117,13 @@ def toy_scope(name: str) -> Scope | None:
 
 
 TOY = KindFacts(
-    "toy", "toys", delete_rank=3, pull_rank=5, keys=lambda content: listed_toys(content.root), scope=toy_scope
+    "toy",
+    "toys",
+    binds="user",
+    delete_rank=3,
+    pull_rank=5,
+    keys=lambda content: listed_toys(content.root),
+    scope=toy_scope,
 )
 KIND = ManagedKind(
     TOY,

@@ -1,0 +1,85 @@
+"""The contract every kind passes, built-in or added (issue 33): each kind module of ``cmssync.sync.kinds`` — the
+built-in ones and the test kinds of ``tests/support/added_kinds`` put on the package's path — is one module named for
+its kind that brings its applier, its precondition check, its planner (or the kind whose planner plans it), a pull
+hook exactly when pull lists it, a scope rule that answers only for its own files, and ids that its own scope holds.
+``tests/e2e/test_added_kind.py`` runs the toy kind against the sandbox; the built-in kinds are run by the rest of the
+suite."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from cmssync.sync.kinds import ManagedKind, Registry, discover
+from tests.support.added_kinds import install
+
+BUILT_IN = ("group", "file", "page", "stack", "user")
+ADDED = ("team", "toy")
+
+
+@pytest.fixture(scope="module")
+def kinds() -> Iterator[Registry]:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for name in ADDED:
+            install(monkeypatch, name)
+        yield discover()
+
+
+@pytest.mark.parametrize("name", [*BUILT_IN, *ADDED])
+def test_a_kind_is_one_module_named_for_it(kinds: Registry, name: str) -> None:
+    kind = kinds[name]
+    assert Path(inspect.getfile(_module_of(kind))).stem == name  # the module that declares KIND is named for it
+    assert kind.stale is not None  # a saved plan's action of it is checked before it is applied
+
+
+@pytest.mark.parametrize("name", [*BUILT_IN, *ADDED])
+def test_a_kind_is_planned(kinds: Registry, name: str) -> None:
+    kind = kinds[name]
+    facts = kind.facts
+    if facts.plan is not None:  # a pure planner the planner's loop runs
+        assert kind.observe is None
+        assert kind.plan is None
+    elif facts.recorded_as is not None:  # planned as another kind's objects (a stack as its page)
+        assert facts.recorded_as("x") != "x"
+    else:  # it observes and plans itself
+        assert kind.observe is not None
+        assert kind.plan is not None
+        assert facts.keys is not None
+
+
+@pytest.mark.parametrize("name", [*BUILT_IN, *ADDED])
+def test_a_kind_is_pulled_exactly_when_pull_lists_it(kinds: Registry, name: str) -> None:
+    kind = kinds[name]
+    assert (kind.pull is not None) == (kind.facts.pull_rank is not None)
+    assert (name in kinds.table.pulled) == (kind.pull is not None)
+
+
+@pytest.mark.parametrize("name", [*BUILT_IN, *ADDED])
+def test_a_kinds_scope_holds_its_own_objects(kinds: Registry, name: str) -> None:
+    facts = kinds.table[name]
+    key = "/about" if name == "page" else "about"
+    object_id = facts.id_of(key)
+    assert object_id.startswith(f"{name}:")
+    assert kinds.table.in_scope(facts.scoped(frozenset({key})), object_id)
+    assert not kinds.table.in_scope(facts.scoped(frozenset({key + "-other"})), object_id)
+    if facts.scope is not None:
+        assert facts.scope("cmssync.yaml") is None  # the settings are no kind's: a full run
+
+
+def test_the_kinds_are_in_plan_order_and_delete_in_one_order(kinds: Registry) -> None:
+    assert kinds.names == (*BUILT_IN, *ADDED)
+    ranks = [kind.facts.delete_rank for kind in kinds if kind.facts.delete_rank is not None]
+    assert len(ranks) == len(set(ranks))
+    assert set(kinds.handlers()) == set(kinds.names)
+
+
+def _module_of(kind: ManagedKind) -> ModuleType:
+    """The module whose ``KIND`` is this kind."""
+    found = [module for module in list(sys.modules.values()) if getattr(module, "KIND", None) is kind]
+    assert len(found) == 1, found
+    return found[0]
