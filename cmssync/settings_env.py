@@ -11,7 +11,8 @@ so a setting added to the model has its variable without a line here, and a miss
 (``CMSSYNC_PRUNE__MAX_DELTES``) is refused by name, as an unknown key in ``cmssync.yaml`` is. Only the variables
 that are set come back (``exclude_unset``): defaults never override the file.
 
-A list of sections (``daemon.notify``) is given whole, as JSON; there is no variable per item.
+A list of sections (``daemon.notify``) is given whole, as JSON; there is no variable per item. An empty variable is
+unset (a CI system's ``${{ vars.X }}`` of a variable nobody defined is empty, and must not blank the file's value).
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class _Variables(EnvSettingsSource):
 
 class _Environment(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix=PREFIX, env_nested_delimiter=DELIMITER, case_sensitive=False, extra="ignore"
+        env_prefix=PREFIX, env_nested_delimiter=DELIMITER, case_sensitive=False, extra="ignore", env_ignore_empty=True
     )
 
     @classmethod

@@ -10,8 +10,9 @@ import click
 @click.command()
 @click.option(
     "--kind",
-    type=click.Choice(["page", "stack", "file_sidecar", "users", "groups", "settings"]),
-    help="Only the schema of one kind of file (for editors that do not follow #/$defs/… references).",
+    type=click.Choice(["page", "stack", "file_sidecar", "users", "groups", "settings", "plan", "events", "status"]),
+    help="Only the schema of one kind of file (for editors that do not follow #/$defs/… references); plan, events, "
+    "status: the machine-readable outputs (plan --format json, a line of apply --format json, status --format json).",
 )
 @click.option(
     "--format",
@@ -22,10 +23,11 @@ import click
     help="markdown: the settings reference, every setting with its variables (docs/settings.md; --kind settings).",
 )
 def schema(kind: str | None, output_format: str) -> None:
-    """Print the JSON Schema of the content format (for editors and the YAML language server)."""
+    """Print the JSON Schema of the content format (for editors and the YAML language server), or of an output."""
     import json
 
     from cmssync.content.schema import content_schema, schema_for
+    from cmssync.render.schemas import SCHEMA_KINDS, output_schema
 
     if output_format == "markdown":
         if kind != "settings":
@@ -34,7 +36,12 @@ def schema(kind: str | None, output_format: str) -> None:
 
         click.echo(settings_reference(), nl=False)
         return
-    document = content_schema() if kind is None else schema_for(kind)  # type: ignore[arg-type]
+    if kind is None:
+        document = content_schema()
+    elif kind in SCHEMA_KINDS:
+        document = output_schema(kind)  # type: ignore[arg-type]
+    else:
+        document = schema_for(kind)  # type: ignore[arg-type]
     click.echo(json.dumps(document, indent=2, sort_keys=True))
 
 

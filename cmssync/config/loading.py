@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from cmssync.config.model import Settings
 from cmssync.config.values import CONFIG_FILE, DEFAULT_SECRETS_DIR, ENV_REFERENCE, Concurrency
 from cmssync.errors import ConfigError, ContentError, Problem
 from cmssync.secrets import register_credentials, register_secret, register_url_credentials
-from cmssync.settings_env import nested_environment_tree
+from cmssync.settings_env import PREFIX, nested_environment_tree, setting_paths, variable_name
 from cmssync.yamlread import position_of, read_yaml_file
 
 FLAT_ENVIRONMENT: dict[str, tuple[str, ...]] = {
@@ -49,12 +50,26 @@ has its nested name (``CMSSYNC_SITE__URL``, :mod:`cmssync.settings_env`), which 
 
 CONFIG_VARIABLE = "CMSSYNC_CONFIG"
 """Names a settings file to read instead of ``DIR/cmssync.yaml`` (``cmssync --config FILE`` sets it)."""
+STATE_KEY_VARIABLE = "CMSSYNC_STATE_KEY"
+"""The state's password key as hex (:mod:`cmssync.state.keyring`)."""
+TEST_VARIABLES = frozenset(
+    {
+        "CMSSYNC_REALSITE_ENV",
+        "CMSSYNC_REALSITE_RESET",
+        "CMSSYNC_REALSITE_REPORT",
+        "CMSSYNC_RELIABILITY_REPORT",
+        "CMSSYNC_TEST_CHROMIUM",
+    }
+)
+"""Variables of cmssync's own test suite (docs/realsite.md), read by the tests alone: not settings, not refused."""
 
 
 class EnvironmentOverrides(BaseSettings):
     """``CMSSYNC_*`` variables and ``/run/secrets`` files; the flat names of design.md §3."""
 
-    model_config = SettingsConfigDict(env_prefix="CMSSYNC_", case_sensitive=False, extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="CMSSYNC_", case_sensitive=False, extra="ignore", env_ignore_empty=True
+    )
 
     url: str | None = None
     api_prefix: str | None = None
@@ -112,14 +127,18 @@ def load_settings(
     """
     data: dict[str, Any] = {}
     path = config_file(directory)
+    referenced: set[str] = set()
     if path is not None and path.is_file():
         data = _read_config_file(path, os.environ)
+        text = path.read_text(encoding="utf-8", errors="replace")
+        referenced = {match.group(1) for match in ENV_REFERENCE.finditer(text) if match.group(1)}
+    check_variables(os.environ, referenced)
     env_tree = _merge(_environment_tree(secrets_dir), nested_environment_tree(Settings, _resolved_variable))
     merged = _merge(_merge(data, env_tree), dict(overrides or {}))
     try:
         settings = Settings.model_validate(merged)
     except ValidationError as exc:
-        reasons = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
+        reasons = "; ".join(f"{_where(err['loc'])}: {setting_message(err)}" for err in exc.errors())
         raise ConfigError(f"invalid settings from the environment or secrets: {reasons}") from None
     # Masked by value wherever text leaves the process from now on (cmssync.secrets).
     secrets = (
@@ -136,6 +155,51 @@ def load_settings(
     for url in (settings.site.url, state.address, state.lock_address, state.unlock_address):
         register_url_credentials(url)
     return settings
+
+
+@functools.cache
+def known_variables() -> frozenset[str]:
+    """Every ``CMSSYNC_*`` variable cmssync reads: the short names, every setting's nested name, the settings file,
+    the state key (and the test suite's own, :data:`TEST_VARIABLES`)."""
+    short = {f"{PREFIX}{name.upper()}" for name in FLAT_ENVIRONMENT}
+    nested = {variable_name(path) for path, _ in setting_paths(Settings)}
+    return frozenset(short | nested | {CONFIG_VARIABLE, STATE_KEY_VARIABLE} | TEST_VARIABLES)
+
+
+def check_variables(environ: Mapping[str, str], referenced: Collection[str] = ()) -> None:
+    """Refuse a ``CMSSYNC_*`` variable cmssync does not read (a misspelt one would otherwise pass unnoticed),
+    naming the nearest it does; one the settings file references (``${env:CMSSYNC_WEBHOOK_URL}``) is the user's."""
+    known = known_variables()
+    unknown = sorted(
+        name
+        for name in environ
+        if name.upper().startswith(PREFIX) and name.upper() not in known and name not in referenced
+    )
+    if not unknown:
+        return
+    candidates = sorted(known - TEST_VARIABLES)
+    named = []
+    for name in unknown:
+        close = difflib.get_close_matches(name.upper(), candidates, n=1, cutoff=0.6)
+        named.append(f"{name} (did you mean {close[0]}?)" if close else name)
+    raise ConfigError(
+        f"unknown environment variable {'; '.join(named)}: cmssync reads no such variable (every setting's variable "
+        "is in docs/settings.md; unset it, or reference it from cmssync.yaml as ${env:NAME})"
+    )
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """A setting's place, with the variable that gave it when one did (``timeout (CMSSYNC_TIMEOUT)``); a value is
+    never quoted (it may be a secret)."""
+    path = tuple(str(part) for part in loc if not isinstance(part, int))
+    place = ".".join(str(part) for part in loc)
+    for length in range(len(path), 0, -1):
+        names = [variable_name(path[:length])]
+        names += [f"{PREFIX}{short.upper()}" for short, where in FLAT_ENVIRONMENT.items() if where == path[:length]]
+        for name in names:
+            if name in os.environ:
+                return f"{place} ({name})"
+    return place
 
 
 def config_file(directory: Path | None) -> Path | None:
@@ -156,8 +220,8 @@ def _environment_tree(secrets_dir: Path | None) -> dict[str, Any]:
     try:
         return EnvironmentOverrides(**kwargs).as_tree()
     except ValidationError as exc:
-        names = ", ".join(f"CMSSYNC_{str(err['loc'][0]).upper()}" for err in exc.errors())
-        raise ConfigError(f"invalid value in {names}") from None
+        reasons = "; ".join(f"CMSSYNC_{str(err['loc'][0]).upper()}: {setting_message(err)}" for err in exc.errors())
+        raise ConfigError(f"invalid environment variable: {reasons}") from None
 
 
 def _merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:

@@ -78,6 +78,7 @@ def _written_lines(pulled: Pulled) -> list[str]:
         ("users", f"users.yaml ({len(pulled.user_records)} users)", ""),
         ("groups", f"groups.yaml ({len(pulled.group_records)} groups)", ""),
         ("config", "cmssync.yaml (starter)", ""),
+        ("ignore", ".gitignore (.cmssync/ stays local)", ""),
         *((kind, f"{kind} files ({len(records)} objects)", "") for kind, records in pulled.records.items()),
     ):
         counts = settled.counts(kind)

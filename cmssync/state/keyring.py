@@ -15,13 +15,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
+from cmssync.config.loading import STATE_KEY_VARIABLE
 from cmssync.errors import ConfigError, StateError
 from cmssync.fileio import fsync_directory
 from cmssync.secrets import register_secret
 
 log = logging.getLogger(__name__)
 
-KEY_VARIABLE: Final = "CMSSYNC_STATE_KEY"
+KEY_VARIABLE: Final = STATE_KEY_VARIABLE
 """The password key as hex (``openssl rand -hex 32``); wins over the key file beside a local state."""
 
 

@@ -37,12 +37,8 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-import os
-import socket
 import threading
-import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -52,7 +48,7 @@ from cmssync.secrets import url_without_credentials
 from cmssync.state.journal import Entry, replay
 from cmssync.state.keyring import FixedKeyRing, WarningKeyRing
 from cmssync.state.records import FORMAT_VERSION, KIND_PREFIX, RECORD_MAPS, State, migrate_document, validated_state
-from cmssync.state.store import LockHolder, current_user, journal_entry, record_count
+from cmssync.state.store import LockHolder, journal_entry, record_count
 
 if TYPE_CHECKING:
     import psycopg
@@ -344,14 +340,7 @@ class PostgresStateBackend:
                 row = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", (LOCK_NAMESPACE, key)).fetchone()
             if row is None or not row[0]:
                 raise StateLockedError(self._locked_message(purpose, self._holder(purpose, conn)))
-            holder = LockHolder(
-                pid=os.getpid(),
-                host=socket.gethostname(),
-                command=command if command.startswith("cmssync") else f"cmssync {command}",
-                since=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                id=str(uuid.uuid4()),
-                user=current_user(),
-            )
+            holder = LockHolder.of_this_process(command)
             with self._failing("lock the state"):
                 conn.execute(
                     "INSERT INTO cmssync_state_lock (name, purpose, holder, backend_pid) "

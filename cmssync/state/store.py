@@ -49,6 +49,18 @@ class LockHolder:
     user: str = ""
     """The user the holder runs as; empty when unknown."""
 
+    @classmethod
+    def of_this_process(cls, command: str) -> LockHolder:
+        """This process as the holder of a lock taken now for ``command``, under a new lock id."""
+        return cls(
+            pid=os.getpid(),
+            host=socket.gethostname(),
+            command=command if command.startswith("cmssync") else f"cmssync {command}",
+            since=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            id=str(uuid.uuid4()),
+            user=current_user(),
+        )
+
     def describe(self) -> str:
         extra = (f", user {self.user}" if self.user else "") + (f", lock id {self.id}" if self.id else "")
         return f"pid {self.pid} on host {self.host} ({self.command}, since {self.since}{extra})"
@@ -237,14 +249,7 @@ class StateStore:
                     self.lock_path,
                     previous.describe(),
                 )
-            holder = LockHolder(
-                pid=os.getpid(),
-                host=socket.gethostname(),
-                command=command if command.startswith("cmssync") else f"cmssync {command}",
-                since=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                id=str(uuid.uuid4()),
-                user=current_user(),
-            )
+            holder = LockHolder.of_this_process(command)
             _rewrite(fd, json.dumps(dataclasses.asdict(holder)).encode("utf-8"))
             self._remove_leftover_temp_files()
             try:

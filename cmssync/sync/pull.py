@@ -34,7 +34,7 @@ from cmssync.errors import ConfigError
 from cmssync.state.backends import StateBackend, holding_lock, open_state_backend
 from cmssync.state.records import State
 from cmssync.sync.kinds import Registry, discover
-from cmssync.sync.pull_config import starter_config
+from cmssync.sync.pull_config import GITIGNORE, LOCAL_ONLY, starter_config
 from cmssync.sync.pull_record import record_pulled
 from cmssync.sync.pull_scope import PullScope, pull_scope
 from cmssync.sync.pull_writes import Pulled, Staged, discard_staging, settle, staging_directory
@@ -119,6 +119,7 @@ async def pull(
         if not (root / "cmssync.yaml").exists() and CONFIG_VARIABLE not in os.environ:
             text = starter_config(settings, result.unnamed_folders)
             result.staged.append(Staged("config", "cmssync.yaml", root / "cmssync.yaml", text=text))
+            _keep_local_files_out_of_git(root, result)
         result.settled = settle(result.staged, root, force=force, dry_run=dry_run)
     finally:
         discard_staging(result.staging)
@@ -129,3 +130,22 @@ async def pull(
     if state.model_dump() != before:
         store.save(state)
     return result
+
+
+def _keep_local_files_out_of_git(root: Path, result: Pulled) -> None:
+    """With the starter ``cmssync.yaml`` (a directory pulled for the first time), a ``.gitignore`` excluding what
+    cmssync keeps on this machine only (:data:`LOCAL_ONLY`); when the directory has one that does not exclude it, a
+    note instead (the user's file is never rewritten)."""
+    ignore = root / ".gitignore"
+    if not ignore.exists():
+        result.staged.append(Staged("ignore", ".gitignore", ignore, text=GITIGNORE))
+        return
+    try:
+        lines = {line.strip().rstrip("/") for line in ignore.read_text(encoding="utf-8").splitlines()}
+    except (OSError, UnicodeDecodeError):
+        return
+    if not {LOCAL_ONLY.rstrip("/"), "/" + LOCAL_ONLY.rstrip("/")} & lines:
+        result.notes.append(
+            f"{ignore.name} does not exclude {LOCAL_ONLY}: add it, so that the state, its lock and journal, tokens "
+            'and pull\'s hashes are never committed (docs/state.md, "What to commit")'
+        )

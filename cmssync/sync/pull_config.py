@@ -1,4 +1,4 @@
-"""The starter ``cmssync.yaml`` that ``cmssync pull`` writes into a directory that has none.
+"""The starter ``cmssync.yaml`` that ``cmssync pull`` writes into a directory that has none, and its ``.gitignore``.
 
 It names the site the pull read (``site.url`` in effect: the file, ``CMSSYNC_URL`` or ``--sandbox``), signs in with
 the same grant, and takes every credential from the environment through ``${env:CMSSYNC_…}`` references — never a
@@ -9,6 +9,10 @@ again. Every section carries a comment saying what it is for; other settings kee
 settings reference).
 
 No file is written when one is named by ``CMSSYNC_CONFIG`` (``--config FILE``): the settings live elsewhere.
+
+The ``.gitignore`` (:data:`GITIGNORE`, written where there is none) excludes ``.cmssync/``: the local state with its
+lock, journal and password key, the token store and pull's hashes of what it wrote are this machine's; committed,
+every apply dirtied them and the password key travelled with the content.
 """
 
 from __future__ import annotations
@@ -25,6 +29,15 @@ CREDENTIALS = {
     "token": ("token",),
 }
 """The ``auth`` settings each grant needs; each is written as ``${env:CMSSYNC_<NAME>}``."""
+
+
+LOCAL_ONLY = ".cmssync/"
+"""What a content directory holds that is this machine's alone (the default state, tokens, pull's hashes)."""
+GITIGNORE = f"""# Written by `cmssync pull`. Commit the content: cmssync.yaml, pages/, stacks/, files/, users.yaml,
+# groups.yaml. Never commit what cmssync keeps on this machine: the state (with its lock, journal and password
+# key), tokens and pull's hashes. Keep a shared state elsewhere: docs/state.md, "What to commit".
+{LOCAL_ONLY}
+"""
 
 
 def starter_config(settings: Settings, unnamed_folders: Mapping[int, int]) -> str:

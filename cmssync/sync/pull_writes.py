@@ -47,8 +47,8 @@ MANIFEST = Path(".cmssync") / "pulled.json"
 STAGING = Path(".cmssync") / "pull-staging"
 
 Kind = str
-"""What a staged file holds: ``page``, ``stack``, ``file``, ``sidecar``, ``users``, ``groups``, ``config``, or the
-name of a kind added in ``cmssync.sync.kinds`` (its files)."""
+"""What a staged file holds: ``page``, ``stack``, ``file``, ``sidecar``, ``users``, ``groups``, ``config``,
+``ignore`` (the ``.gitignore``), or the name of a kind added in ``cmssync.sync.kinds`` (its files)."""
 Decision = Literal["new", "updated", "unchanged", "kept", "forced"]
 WRITES: frozenset[Decision] = frozenset({"new", "updated", "forced"})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from cmssync.emulator.embedded import Sandbox
-from tests.support.sites import EXAMPLE, PASSWORDS
+from tests.support.sites import EXAMPLE, PASSWORDS, Site
 
 WORKFLOW = Path(__file__).resolve().parents[2] / "deploy" / "ci" / "github-actions.yml"
 
@@ -90,3 +91,60 @@ def test_a_stale_plan_is_refused_planned_again_and_fails(runner: tuple[Path, dic
     state = workspace / ".cmssync-state" / "state.json"
     recorded = json.loads(state.read_text()) if state.exists() else {}
     assert not any(recorded.get(kind) for kind in ("pages", "files", "users", "groups"))  # nothing was applied
+
+
+def workflow_environment(workspace: Path, variables: dict[str, str], secrets: dict[str, str]) -> dict[str, str]:
+    """The workflow's own ``env:`` as GitHub would give it to a step: ``${{ vars.X }}`` and ``${{ secrets.X }}``
+    from the repository's settings (empty when not defined), ``${{ github.workspace }}`` the checkout."""
+    workflow: Any = YAML(typ="safe").load(WORKFLOW.read_text())
+    env: dict[str, str] = {}
+    for name, value in workflow["env"].items():
+        text = str(value).replace("${{ github.workspace }}", str(workspace))
+        for scope, values in (("vars", variables), ("secrets", secrets)):
+            text = re.sub(rf"\$\{{\{{ {scope}\.(\w+) \}}\}}", lambda m, v=values: v.get(m.group(1), ""), text)
+        env[name] = text
+    return env
+
+
+async def test_the_workflow_works_as_written_with_the_config_pull_writes(tmp_path: Path, sandbox: Sandbox) -> None:
+    """The setup docs/ci.md describes: `cmssync pull` writes cmssync.yaml (credentials as ${env:CMSSYNC_…}), the
+    repository defines the variables and secrets the workflow's header names, and the plan job's steps and the
+    apply step run as written (it failed with "auth.grant password needs auth.client_id" before the workflow named
+    CMSSYNC_CLIENT_ID and CMSSYNC_USERNAME)."""
+    pulled = Site(tmp_path / "pulled", sandbox)
+    pulled.root.mkdir()
+    await pulled.pull()
+    starter = (pulled.root / "cmssync.yaml").read_text()
+    assert "${env:CMSSYNC_CLIENT_ID}" in starter
+    assert (pulled.root / ".gitignore").read_text().splitlines()[-1] == ".cmssync/"
+
+    workspace = tmp_path / "workspace"
+    shutil.copytree(EXAMPLE, workspace / "site", ignore=shutil.ignore_patterns(".cmssync"))
+    # The example's content with the config pull wrote, its folders named as the starter's comment asks.
+    assert "folders: {}" in starter
+    named = starter.replace("folders: {}", "folders:\n  /images: 10\n  /documents: 11")
+    (workspace / "site" / "cmssync.yaml").write_text(named)
+    (workspace / "reviewed").mkdir()
+    summary = tmp_path / "summary.md"
+    summary.write_text("")
+    variables = {"CMSSYNC_URL": sandbox.url, "CMSSYNC_CLIENT_ID": sandbox.client_id}
+    variables["CMSSYNC_USERNAME"] = sandbox.admin_username
+    secrets = {"CMSSYNC_CLIENT_SECRET": sandbox.client_secret, "CMSSYNC_PASSWORD": sandbox.admin_password}
+    secrets["CMSSYNC_STATE_KEY"] = "7a" * 32
+    runner_env = {name: value for name, value in os.environ.items() if not name.startswith("CMSSYNC_")}
+    env = {
+        **runner_env,
+        **workflow_environment(workspace, variables, secrets),
+        **PASSWORDS,  # the users' password variables, added to the workflow's env as its header says
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_OUTPUT": str(workspace / "out.txt"),
+    }
+    for name in ("Read the state (branch cmssync-state; none before the first apply)", "Validate", "Plan"):
+        done = bash(step("plan", name), workspace, env)
+        assert done.returncode == 0, f"{name}: {done.stdout}{done.stderr}"
+    assert (workspace / "out.txt").read_text() == "changes=true\n"
+    shutil.copy(workspace / "plan.json", workspace / "reviewed" / "plan.json")
+    applied = bash(step("apply", "Apply exactly the reviewed plan"), workspace, env)
+    assert applied.returncode == 0, applied.stderr
+    assert json.loads((workspace / "apply.ndjson").read_text().splitlines()[-1])["status"] == "complete"

@@ -59,7 +59,9 @@ def test_short_names_keep_working_and_the_nested_name_wins(monkeypatch: pytest.M
 @pytest.mark.parametrize(
     ("name", "value", "message"),
     [
-        ("CMSSYNC_PRUNE__MAX_DELTES", "5", "CMSSYNC_PRUNE__MAX_DELTES: unknown setting"),
+        ("CMSSYNC_PRUNE__MAX_DELTES", "5", r"CMSSYNC_PRUNE__MAX_DELTES \(did you mean CMSSYNC_PRUNE__MAX_DELETES\?\)"),
+        ("CMSSYNC_TIMOUT", "5", r"unknown environment variable CMSSYNC_TIMOUT \(did you mean CMSSYNC_TIMEOUT\?\)"),
+        ("CMSSYNC_CONCURRENCY", "lots", "CMSSYNC_CONCURRENCY: "),
         ("CMSSYNC_PRUNE__MAX_DELETES", "many", "CMSSYNC_PRUNE__MAX_DELETES: Input should be a valid integer"),
         ("CMSSYNC_PROTECT__PAGES", "/legal", "lists and mappings are written as JSON"),
     ],
@@ -72,8 +74,18 @@ def test_a_bad_variable_is_named(name: str, value: str, message: str, monkeypatc
 
 def test_a_bad_value_of_a_top_level_variable_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CMSSYNC_TIMEOUT", "soon")
-    with pytest.raises(ConfigError, match="timeout: Value error, invalid duration"):
+    with pytest.raises(ConfigError, match=r"timeout \(CMSSYNC_TIMEOUT\): invalid duration"):
         load_settings(None, secrets_dir=None)
+
+
+def test_a_variable_the_settings_file_references_is_the_users(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``${env:CMSSYNC_WEBHOOK_URL}`` in cmssync.yaml (docs/daemon.md) is a name the user chose: not refused."""
+    (tmp_path / "cmssync.yaml").write_text("daemon:\n  notify:\n    - url: ${env:CMSSYNC_WEBHOOK_URL}\n")
+    monkeypatch.setenv("CMSSYNC_WEBHOOK_URL", "https://hooks.example.com/x")
+    assert load_settings(tmp_path, secrets_dir=None).daemon.notify[0].url.get_secret_value().endswith("/x")
+    monkeypatch.setenv("CMSSYNC_WEBHOK_SECRET", "x")
+    with pytest.raises(ConfigError, match="unknown environment variable CMSSYNC_WEBHOK_SECRET"):
+        load_settings(tmp_path, secrets_dir=None)
 
 
 def test_every_setting_has_a_variable_that_sets_it(monkeypatch: pytest.MonkeyPatch) -> None:
