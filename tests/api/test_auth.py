@@ -16,8 +16,7 @@ from cmssync.api.auth import DEFAULT_SCOPES, OAuthTokens, StaticToken, granted_s
 from cmssync.api.client import ConcreteClient, token_source
 from cmssync.config import Settings
 from cmssync.errors import ConfigError
-
-from .conftest import BASE, HTML_404, FakeTokenEndpoint, data, make_jwt, mock_client, oauth
+from tests.support.api_clients import BASE, HTML_404, FakeTokenEndpoint, data, make_jwt, mock_client, oauth
 
 GROUP = {"id": 4, "name": "G"}
 

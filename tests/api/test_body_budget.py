@@ -12,8 +12,7 @@ import pytest
 from cmssync.api import errors as e
 from cmssync.api.client import ConcreteClient
 from cmssync.api.transport import MAX_BODY_BYTES, MAX_BUFFERED_BYTES
-
-from .conftest import FAST, FakeTokenEndpoint, oauth
+from tests.support.api_clients import FAST, FakeTokenEndpoint, oauth
 
 CHUNK = 1 << 20
 

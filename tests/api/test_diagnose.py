@@ -12,8 +12,7 @@ import pytest
 from cmssync.api.client import PROBE_WAITS, ConcreteClient
 from cmssync.config import Settings
 from cmssync.sync.diagnose import StatusReport, diagnose
-
-from .conftest import FAST, HTML_404, WHOOPS_500, make_jwt
+from tests.support.api_clients import FAST, HTML_404, WHOOPS_500, make_jwt
 
 URL = "http://cms.test"
 ALL = ["account:read", "system:info:read", "sites:read", "pages:read"]

@@ -11,8 +11,7 @@ import httpx
 import pytest
 
 from cmssync.api import errors as e
-
-from .conftest import data, mock_client
+from tests.support.api_clients import data, mock_client
 
 USER = {"id": 2, "username": "old", "email": "old@example.com"}
 

@@ -10,8 +10,7 @@ import pytest
 
 from cmssync.api import errors as e
 from cmssync.api.errors import error_for_response, is_token_rejection, parse_retry_after
-
-from .conftest import HTML_404, WHOOPS_500
+from tests.support.api_clients import HTML_404, WHOOPS_500
 
 TRANSCRIPT = Path("/work/shared/conformance/concrete-9.3.1/transcript.jsonl")
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from cmssync.api.limiter import MAX_LIMIT, AdaptiveLimit, FixedLimit, Slot, deferred, make_limiter
-from tests.api.conftest import data, mock_client
+from tests.support.api_clients import data, mock_client
 
 
 def php_pool(workers: int, service: float, network: float = 0.0):  # type: ignore[no-untyped-def]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from .conftest import data, mock_client
+from tests.support.api_clients import data, mock_client
 
 
 def page(ident: int, path: str = "") -> dict[str, object]:

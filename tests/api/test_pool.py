@@ -15,8 +15,7 @@ from cmssync.api.auth import StaticToken
 from cmssync.api.client import ConcreteClient
 from cmssync.api.pool import CachedSocketBackend
 from cmssync.api.retry import Kind
-
-from .conftest import FAST
+from tests.support.api_clients import FAST
 
 GROUP = json.dumps({"data": {"id": 4, "name": "Editors"}}).encode()
 

@@ -15,8 +15,7 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.retry import RetryPolicy
 from cmssync.config import Settings
 from cmssync.sync.diagnose import diagnose
-
-from .conftest import LIVE, sandbox_client
+from tests.support.api_clients import LIVE, sandbox_client
 
 pytestmark = pytest.mark.slow
 

@@ -9,8 +9,7 @@ import pytest
 
 from cmssync.api import errors as e
 from cmssync.api.client import ConcreteClient
-
-from .conftest import sandbox_client
+from tests.support.api_clients import sandbox_client
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,7 @@ from cmssync.api.token_cache import CachedToken, TokenCache, cache_key, default_
 from cmssync.config import Settings
 from cmssync.errors import ConfigError
 from cmssync.secrets import mask_secrets
-
-from .conftest import BASE, FakeTokenEndpoint, data, mock_client, oauth
+from tests.support.api_clients import BASE, FakeTokenEndpoint, data, mock_client, oauth
 
 GROUP = {"id": 4, "name": "G"}
 TOKEN_URL = BASE + "/oauth/2.0/token"

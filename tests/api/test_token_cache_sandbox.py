@@ -17,9 +17,8 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import AuthenticationFailed
 from cmssync.config import Settings
 from cmssync.emulator.embedded import Sandbox
+from tests.support.api_clients import LIVE
 from tests.support.sites import sandbox_environment
-
-from .conftest import LIVE
 
 TOKEN_ROUTE = "POST /oauth/2.0/token"
 

@@ -15,8 +15,7 @@ from cmssync.api import errors as e
 from cmssync.api.auth import StaticToken
 from cmssync.api.client import ConcreteClient
 from cmssync.api.retry import RetryPolicy
-
-from .conftest import FAST, FakeTokenEndpoint, data, error_list, mock_client, oauth
+from tests.support.api_clients import FAST, FakeTokenEndpoint, data, error_list, mock_client, oauth
 
 USER = {"id": 2, "username": "u", "email": "u@example.com"}
 GROUP = {"id": 4, "name": "G"}

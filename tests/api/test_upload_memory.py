@@ -16,8 +16,7 @@ import pytest
 
 from cmssync.api.auth import StaticToken
 from cmssync.api.client import ConcreteClient
-
-from .conftest import FAST
+from tests.support.api_clients import FAST
 
 SIZE = 200 * 1024 * 1024
 LIMIT = 32 * 1024 * 1024

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import httpx
 
-from .conftest import mock_client
+from tests.support.api_clients import mock_client
 
 
 def user(ident: int) -> dict[str, object]:

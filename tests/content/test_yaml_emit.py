@@ -14,13 +14,7 @@ from ruamel.yaml.nodes import ScalarNode
 
 from cmssync.content import writer, yaml_emit
 from cmssync.content.yaml_emit import dump_fresh
-
-
-def ruamel_text(data: Any) -> str:
-    buffer = io.StringIO()
-    writer._yaml().dump(writer.fresh(data), buffer)
-    return buffer.getvalue()
-
+from tests.support.yaml_text import ruamel_text
 
 TRICKY = [
     'plain text', '', ' leading', 'trailing ', "it's", 'say "hi"', 'a: b', 'a #b', '#c', '- x', '-x', '? q', ': v',

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from tests.daemon.conftest import DaemonProcess, DaemonSite, DriftMaker
 from tests.daemon.receiver import WebhookReceiver, black_hole, receiver
+from tests.support.daemon import DaemonProcess, DaemonSite, DriftMaker
 from tests.support.editors import Editor
 from tests.support.rawsite import RawSite
 

@@ -14,7 +14,7 @@ import pytest
 from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import open_workspace
-from tests.daemon.conftest import DaemonProcess, DaemonSite, DriftMaker
+from tests.support.daemon import DaemonProcess, DaemonSite, DriftMaker
 from tests.support.rawsite import RawSite
 from tests.support.sites import requests_by_route
 

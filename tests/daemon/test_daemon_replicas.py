@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from tests.daemon.conftest import EXAMPLE, PASSWORDS, DaemonProcess, DaemonSite
+from tests.support.daemon import EXAMPLE, PASSWORDS, DaemonProcess, DaemonSite
 from tests.support.postgres import PostgresCluster
 from tests.support.rawsite import RawSite
 

@@ -38,7 +38,7 @@ from cmssync.daemon.main import RETRY_BACKOFF
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import open_workspace
-from tests.daemon.conftest import DaemonProcess, DaemonSite, write_settings
+from tests.support.daemon import DaemonProcess, DaemonSite, write_settings
 from tests.support.rawsite import RawSite
 from tests.support.server import ThreadedServer
 

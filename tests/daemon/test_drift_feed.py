@@ -9,40 +9,12 @@ import time
 import httpx
 import pytest
 
-from cmssync.emulator.embedded import Sandbox
-from tests.daemon.conftest import DaemonProcess, DaemonSite, DriftMaker
 from tests.daemon.receiver import receiver
+from tests.support.daemon import POLL, TOKEN_ROUTE, DaemonProcess, DaemonSite, DriftMaker, idle, polls, wait_for_poll
 from tests.support.rawsite import RawSite
 from tests.support.tokens import sandbox_token
 
 pytestmark = pytest.mark.slow
-
-POLL = "0.25s"
-TOKEN_ROUTE = "/oauth/2.0/token"
-
-
-def polls(daemon: DaemonProcess) -> float:
-    return sum(v for (name, _), v in daemon.metrics().items() if name == "cmssync_drift_feed_polls_total")
-
-
-def api_requests(sandbox: Sandbox) -> int:
-    return sum(e["count"] for e in sandbox.stats()["requests"] if e["route"] != TOKEN_ROUTE)
-
-
-def wait_for_poll(daemon: DaemonProcess) -> None:
-    deadline = time.monotonic() + 10
-    while polls(daemon) < 1:
-        assert time.monotonic() < deadline, "the drift feed never polled"
-        time.sleep(0.05)
-
-
-def idle(daemon: DaemonProcess, sandbox: Sandbox, seconds: float = 1.5) -> tuple[float, int]:
-    """Polls made and requests the sandbox answered over ``seconds`` with nothing changing."""
-    before = polls(daemon)
-    sandbox.clear_stats()
-    time.sleep(seconds)
-    requests = api_requests(sandbox)
-    return polls(daemon) - before, requests
 
 
 def test_a_managed_page_changed_on_the_site_is_run_for_and_reverted(daemon_site: DaemonSite, drift: DriftMaker) -> None:

@@ -16,9 +16,8 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.emulator.seeds import DEFAULT_SEED
-from tests.daemon.conftest import DaemonProcess, DaemonSite
 from tests.daemon.receiver import receiver
-from tests.daemon.test_drift_feed import POLL, TOKEN_ROUTE, idle
+from tests.support.daemon import POLL, TOKEN_ROUTE, DaemonProcess, DaemonSite, idle
 from tests.support.tokens import sandbox_token
 
 pytestmark = pytest.mark.slow

@@ -11,7 +11,7 @@ import pytest
 from cmssync.config import DaemonSettings
 from cmssync.daemon.main import DaemonConfig, watch_mode
 from cmssync.errors import ConfigError
-from tests.daemon.conftest import REPO
+from tests.support.daemon import REPO
 
 
 @pytest.mark.parametrize(

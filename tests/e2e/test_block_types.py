@@ -13,9 +13,8 @@ import json
 from pathlib import Path
 
 from cmssync.emulator.embedded import Sandbox
-from tests.emulator.replay import load_transcript
+from tests.emulator.replay import BLOCK_TYPES_RECORDING, FIRST_CREATED_BLOCK, load_transcript
 from tests.emulator.replay_blocks import blocks_site_seed
-from tests.emulator.test_replay_block_types import BLOCK_TYPES, FIRST_CREATED_BLOCK
 from tests.realsite.harness import PublicSite, SiteAccess, page_files, run_cmssync, write_settings
 from tests.support.block_edits import coverage, edit_one_block_per_type
 
@@ -29,7 +28,10 @@ EDITED = {
 
 def test_pull_edit_one_block_of_each_type_apply_plan_empty(sandbox_server: Sandbox, tmp_path: Path) -> None:
     seed = blocks_site_seed(
-        load_transcript(BLOCK_TYPES), site_step="setup.site", first_block=FIRST_CREATED_BLOCK, owned_sub_areas=True
+        load_transcript(BLOCK_TYPES_RECORDING),
+        site_step="setup.site",
+        first_block=FIRST_CREATED_BLOCK,
+        owned_sub_areas=True,
     )
     (tmp_path / "seed.json").write_text(json.dumps(seed), encoding="utf-8")
     sandbox_server.reset(seed=str(tmp_path / "seed.json"), dialect="concrete")

@@ -15,16 +15,18 @@ from cmssync.plan.conflicts import page_base
 from cmssync.plan.desired import Resolver
 from cmssync.plan.page_form import page_form, render_desired
 from cmssync.sync.pull_record import staged_form
-from tests.content.test_yaml_emit import ruamel_text
-from tests.emulator.replay import load_transcript
+from tests.emulator.replay import BLOCK_TYPES_RECORDING, FIRST_CREATED_BLOCK, load_transcript
 from tests.emulator.replay_blocks import blocks_site_seed
-from tests.emulator.test_replay_block_types import BLOCK_TYPES, FIRST_CREATED_BLOCK
 from tests.support.sites import Site
+from tests.support.yaml_text import ruamel_text
 
 
 async def test_every_file_pull_writes_is_what_ruamel_writes(sandbox_server: Sandbox, tmp_path: Path) -> None:
     seed = blocks_site_seed(
-        load_transcript(BLOCK_TYPES), site_step="setup.site", first_block=FIRST_CREATED_BLOCK, owned_sub_areas=True
+        load_transcript(BLOCK_TYPES_RECORDING),
+        site_step="setup.site",
+        first_block=FIRST_CREATED_BLOCK,
+        owned_sub_areas=True,
     )
     site = Site.seeded(sandbox_server, tmp_path, seed)
     await site.pull()

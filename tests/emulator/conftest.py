@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from tests.emulator.helpers import client, token
+from tests.emulator.helpers import Clock, client, token
 
 
 @pytest.fixture
@@ -30,6 +30,14 @@ def any_api(sandbox_any_dialect: Sandbox) -> Iterator[httpx.Client]:
     """Like ``api`` but once per dialect."""
     with client(sandbox_any_dialect, token(sandbox_any_dialect)) as http:
         yield http
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The sandbox's clock moved on a second at a time by the test."""
+    clock = Clock()
+    monkeypatch.setattr("cmssync.emulator.routing.now", clock.now)
+    return clock
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import ssl
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
 from cmssync.emulator.embedded import Sandbox
+from tests.support.tokens import sandbox_token
 
 # Shared so that creating a client does not load the CA bundle again (~50 ms per httpx.Client otherwise).
 TLS = ssl.create_default_context()
@@ -64,3 +68,30 @@ def http_get(url: str, **kwargs: Any) -> httpx.Response:
 
 def http_post(url: str, **kwargs: Any) -> httpx.Response:
     return http_request("POST", url, **kwargs)
+
+
+LIST_SCOPES = "pages:read pages:update pages:areas:update_block pages:versions:read pages:versions:update files:read "
+LIST_SCOPES += "files:update users:read users:update"
+
+
+@contextlib.contextmanager
+def connected(sandbox: Sandbox, seed: str, generate: str | None = None) -> Iterator[httpx.Client]:
+    """The sandbox reset to ``seed`` (a reset drops tokens), and a client with a fresh token."""
+    sandbox.reset(seed=seed, generate=generate)
+    token = sandbox_token(sandbox, LIST_SCOPES)
+    with httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}) as client:
+        yield client
+
+
+class Clock:
+    """The sandbox's clock for its request handlers, moved on a second by the test instead of waiting for one (the
+    lists are dated to the second); never behind the real clock, which dates what a reset seeds."""
+
+    def __init__(self) -> None:
+        self.offset = 0
+
+    def now(self) -> int:
+        return int(time.time()) + self.offset
+
+    def next_second(self) -> None:
+        self.offset += 1

@@ -31,6 +31,10 @@ from cmssync.emulator import imagesize
 TRANSCRIPT = (
     Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "concrete-9.3.1" / "transcript.jsonl"
 )
+BLOCK_TYPES_RECORDING = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1" / "block-types.jsonl"
+"""The recorded exchanges of the block-types scenario (in this repository)."""
+FIRST_CREATED_BLOCK = 154
+"""The id of the first block the block-types recording created."""
 RECORDED_BASE = "http://127.0.0.1:8090"
 PREFIX = "/ccm/api/1.0"
 

@@ -15,8 +15,8 @@ import pytest
 from cmssync.api.limiter import AdaptiveLimit
 from cmssync.emulator.embedded import Sandbox
 from cmssync.emulator.settings import Settings
-from tests.api.conftest import sandbox_client
 from tests.emulator.helpers import client, token
+from tests.support.api_clients import sandbox_client
 
 REPO = Path(__file__).resolve().parents[2]
 

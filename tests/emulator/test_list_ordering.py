@@ -4,52 +4,16 @@ page or a file to the top of its list (what the daemon's drift feed relies on)."
 
 from __future__ import annotations
 
-import contextlib
 import json
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from tests.support.tokens import sandbox_token
+from tests.emulator.helpers import Clock, connected
 
 RECORDING = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1" / "lists.jsonl"
-SCOPES = "pages:read pages:update pages:areas:update_block pages:versions:read pages:versions:update files:read "
-SCOPES += "files:update users:read users:update"
-
-
-@contextlib.contextmanager
-def connected(sandbox: Sandbox, seed: str, generate: str | None = None) -> Iterator[httpx.Client]:
-    """The sandbox reset to ``seed`` (a reset drops tokens), and a client with a fresh token."""
-    sandbox.reset(seed=seed, generate=generate)
-    token = sandbox_token(sandbox, SCOPES)
-    with httpx.Client(base_url=sandbox.api_url, headers={"Authorization": f"Bearer {token}"}) as client:
-        yield client
-
-
-class Clock:
-    """The sandbox's clock for its request handlers, moved on a second by the test instead of waiting for one (the
-    lists are dated to the second); never behind the real clock, which dates what a reset seeds."""
-
-    def __init__(self) -> None:
-        self.offset = 0
-
-    def now(self) -> int:
-        return int(time.time()) + self.offset
-
-    def next_second(self) -> None:
-        self.offset += 1
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    clock = Clock()
-    monkeypatch.setattr("cmssync.emulator.routing.now", clock.now)
-    return clock
 
 
 def recorded(step: str) -> dict[str, object]:

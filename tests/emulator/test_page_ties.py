@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 
 from cmssync.emulator.embedded import Sandbox
-from tests.emulator.test_list_ordering import connected
+from tests.emulator.helpers import connected
 
 RECORDING = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1" / "page-ties.jsonl"
 GROUP = 137  # the recording's tied group: a parent, 130 children, 6 grandchildren

@@ -8,17 +8,13 @@ Same comparison as ``test_replay_blocks.py``, against the recorded site rebuilt 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.emulator.replay import Result, load_transcript
+from tests.emulator.replay import BLOCK_TYPES_RECORDING, FIRST_CREATED_BLOCK, Result, load_transcript
 from tests.emulator.replay_blocks import blocks_site_seed
 from tests.emulator.replay_run import run_replay
 
-BLOCK_TYPES = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1" / "block-types.jsonl"
 RECORDED_BASE = "http://127.0.0.1:8090"
-FIRST_CREATED_BLOCK = 154
 
 _NEIGHBOURS = "the next/previous labels show only beside a neighbour page; the sandbox's view has no page order"
 _THEME = "the marker {text!r} also occurs in the Atomik theme's navigation and forms, which the sandbox does not render"
@@ -41,7 +37,7 @@ ALLOWED_MISMATCHES: dict[int, str] = {
 
 @pytest.fixture(scope="module")
 def replay_results(tmp_path_factory: pytest.TempPathFactory) -> list[Result]:
-    exchanges = load_transcript(BLOCK_TYPES)
+    exchanges = load_transcript(BLOCK_TYPES_RECORDING)
     seed = blocks_site_seed(exchanges, site_step="setup.site", first_block=FIRST_CREATED_BLOCK, owned_sub_areas=True)
     work = tmp_path_factory.mktemp("replay-block-types")
     return run_replay("block-types.jsonl", exchanges, seed, work, ALLOWED_MISMATCHES, recorded_base=RECORDED_BASE)

@@ -13,8 +13,7 @@ from typing import Any
 import httpx
 
 from cmssync.emulator.embedded import Sandbox
-from tests.emulator import test_list_ordering
-from tests.emulator.test_list_ordering import Clock
+from tests.emulator.helpers import Clock
 from tests.support.tokens import sandbox_token
 
 RECORDING = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1" / "stack-feed.jsonl"
@@ -37,9 +36,6 @@ SEED: dict[str, Any] = {
     ],
     "global_areas": ["Footer Column 1"],
 }
-
-
-clock = test_list_ordering.clock  # the fixture: the sandbox's clock moved on a second at a time
 
 
 def _exchanges() -> dict[str, dict[str, Any]]:

@@ -24,22 +24,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.realsite.harness import CommandRun, PublicSite, RawApi, SiteAccess, reset_environment, write_settings
+from tests.realsite.harness import (
+    PublicSite,
+    RawApi,
+    Report,
+    SiteAccess,
+    read_env_file,
+    reset_environment,
+    write_settings,
+)
 
 HERE = Path(__file__).resolve().parent
-
-
-def read_env_file(path: Path) -> dict[str, str]:
-    """``KEY=VALUE`` lines of a shell env file (quotes removed, ``# comments`` dropped)."""
-    values: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, raw = line.partition("=")
-        parts = shlex.split(raw, comments=True)
-        values[key.strip()] = " ".join(parts) if parts else ""
-    return values
 
 
 def _unavailable() -> str | None:
@@ -61,23 +56,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if HERE in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.skip(reason=reason))
-
-
-class Report:
-    """Measurements of the commands the scenarios ran (printed at the end, and written to CMSSYNC_REALSITE_REPORT)."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.records: list[dict[str, object]] = []
-
-    def add(self, scenario: str, run: CommandRun, **counts: object) -> None:
-        self.lines.append(f"[{scenario}] {run.line()}" + "".join(f", {k}={v}" for k, v in counts.items()))
-        record = {"scenario": scenario, "args": list(run.args), "exit": run.code, "seconds": round(run.seconds, 2)}
-        self.records.append({**record, "requests": run.requests, **counts})
-
-    def note(self, scenario: str, text: str) -> None:
-        self.lines.append(f"[{scenario}] {text}")
-        self.records.append({"scenario": scenario, "note": text})
 
 
 REPORT = Report()

@@ -306,3 +306,33 @@ def reset_environment(site_env: Mapping[str, str]) -> dict[str, str]:
     if len(words) > 1 and not words[-1].startswith("-"):
         found["DB_NAME"] = words[-1]
     return {**os.environ, **found}
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """``KEY=VALUE`` lines of a shell env file (quotes removed, ``# comments`` dropped)."""
+    values: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, raw = line.partition("=")
+        parts = shlex.split(raw, comments=True)
+        values[key.strip()] = " ".join(parts) if parts else ""
+    return values
+
+
+class Report:
+    """Measurements of the commands the scenarios ran (printed at the end, and written to CMSSYNC_REALSITE_REPORT)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.records: list[dict[str, object]] = []
+
+    def add(self, scenario: str, run: CommandRun, **counts: object) -> None:
+        self.lines.append(f"[{scenario}] {run.line()}" + "".join(f", {k}={v}" for k, v in counts.items()))
+        record = {"scenario": scenario, "args": list(run.args), "exit": run.code, "seconds": round(run.seconds, 2)}
+        self.records.append({**record, "requests": run.requests, **counts})
+
+    def note(self, scenario: str, text: str) -> None:
+        self.lines.append(f"[{scenario}] {text}")
+        self.records.append({"scenario": scenario, "note": text})

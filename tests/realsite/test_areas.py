@@ -15,8 +15,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from tests.realsite.conftest import Report
-from tests.realsite.harness import PublicSite, RawApi, SiteAccess, page_files, run_cmssync
+from tests.realsite.harness import PublicSite, RawApi, Report, SiteAccess, page_files, run_cmssync
 
 
 def _round_trip() -> YAML:

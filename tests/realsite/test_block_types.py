@@ -14,8 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tests.realsite.conftest import Report
-from tests.realsite.harness import PublicSite, RawApi, SiteAccess, link_differences, page_files, run_cmssync
+from tests.realsite.harness import PublicSite, RawApi, Report, SiteAccess, link_differences, page_files, run_cmssync
 from tests.support.block_edits import coverage, edit_one_block_per_type
 
 LOSSY = {"share_this_page"}

@@ -13,8 +13,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from tests.realsite.conftest import Report
-from tests.realsite.harness import RawApi, SiteAccess, page_files, run_cmssync
+from tests.realsite.harness import RawApi, Report, SiteAccess, page_files, run_cmssync
 
 
 def _yaml() -> YAML:

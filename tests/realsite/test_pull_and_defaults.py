@@ -13,8 +13,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from tests.realsite.conftest import Report
-from tests.realsite.harness import RawApi, SiteAccess, run_cmssync
+from tests.realsite.harness import RawApi, Report, SiteAccess, run_cmssync
 
 POST = """name: A cmssync entry
 type: blog_entry

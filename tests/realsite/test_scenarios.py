@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.realsite.conftest import Report
-from tests.realsite.harness import PublicSite, RawApi, SiteAccess, page_files, run_cmssync
+from tests.realsite.harness import PublicSite, RawApi, Report, SiteAccess, page_files, run_cmssync
 from tests.realsite.scenario import DROPPED_WORD_PAGE, LINK_TEXT, LINKED_PAGE, done_when, seed_editor_content
 
 

@@ -16,7 +16,6 @@ import functools
 import json
 import logging
 import os
-from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -28,30 +27,8 @@ from cmssync.api.retry import RetryPolicy
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.sites import USER_PASSWORD, USER_PASSWORD_ENV, ReliabilitySite
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import REPORT_ENV, ReliabilityReport
 from tests.support.sites import PASSWORDS, copy_example
-
-REPORT_ENV = "CMSSYNC_RELIABILITY_REPORT"
-
-
-class ReliabilityReport:
-    """Counters across the session; ``add`` from any test."""
-
-    def __init__(self) -> None:
-        self.counts: Counter[str] = Counter()
-
-    def add(self, **counts: int) -> None:
-        self.counts.update(counts)
-
-    def maximum(self, **values: int) -> None:
-        """Keep the largest value seen (a peak, not a count)."""
-        for key, value in values.items():
-            self.counts[key] = max(self.counts[key], value)
-
-    def as_dict(self) -> dict[str, int]:
-        keys = ("cases_tried", "faults_injected", "kills", "duplicates_found", "secrets_leaked")
-        return {key: int(self.counts[key]) for key in keys} | {
-            key: int(value) for key, value in sorted(self.counts.items()) if key not in keys
-        }
 
 
 @pytest.fixture(scope="session")

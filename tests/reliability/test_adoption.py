@@ -13,8 +13,8 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.cli import run_cli
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.sites import ReliabilitySite, write_settings
+from tests.support.reliability_report import ReliabilityReport
 
 GENERATED = 150
 GENERATED_TEXT = b"generated file\n"

@@ -31,9 +31,9 @@ from cmssync.errors import ApplyError
 from cmssync.plan.asset_forms import file_form
 from cmssync.state.records import State
 from cmssync.sync.file_adoption import uploaded_copy
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.sites import ReliabilitySite, write_settings
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 
 OURS = b"ours: the price list\n"
 THEIRS = b"an editor's own note\n"

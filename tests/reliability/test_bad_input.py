@@ -19,7 +19,7 @@ import pytest
 import cmssync.content.loader
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.cli import CliResult, run_cli
-from tests.reliability.conftest import ReliabilityReport
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import sandbox_environment
 
 CORPUS = Path(__file__).resolve().parents[1] / "content" / "invalid"

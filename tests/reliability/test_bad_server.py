@@ -18,11 +18,11 @@ from cmssync.emulator.embedded import Sandbox
 from cmssync.state.records import State
 from cmssync.state.store import StateStore
 from tests.reliability.cli import CliResult, run_cli
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite, cli_environment
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import copy_example
 
 HTML = b"<!DOCTYPE html><html><head><title>Down for maintenance</title></head><body>Back soon</body></html>"

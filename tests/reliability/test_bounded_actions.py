@@ -23,11 +23,11 @@ from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action
 from cmssync.sync.engine import ApplyContext
 from cmssync.sync.kinds import page as page_kind
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.sites import ReliabilitySite, write_generated_content
-from tests.reliability.test_crash import RUN_TIMEOUT, assert_valid_state, cmssync_env, start_apply, writes
+from tests.support.killed_runs import RUN_TIMEOUT, assert_valid_state, cmssync_env, start_apply, writes
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 
 CONCURRENCY = 2
 SLOWER = ["latency:1:ms=15"]

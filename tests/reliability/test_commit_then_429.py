@@ -10,10 +10,10 @@ from collections.abc import Callable
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.sites import ReliabilitySite
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 
 
 @pytest.mark.parametrize(

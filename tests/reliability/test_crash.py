@@ -11,57 +11,25 @@ depths of one large apply — groups and files early, page creates, block adds a
 
 from __future__ import annotations
 
-import json
-import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from cmssync.emulator.embedded import Sandbox
-from cmssync.state.store import StateStore
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
-from tests.reliability.sites import USER_PASSWORD, USER_PASSWORD_ENV, ReliabilitySite, write_generated_content
+from tests.reliability.sites import ReliabilitySite, write_generated_content
+from tests.support.killed_runs import RUN_TIMEOUT, assert_valid_state, cmssync_env, start_apply, writes
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 
-REPO = Path(__file__).resolve().parents[2]
 KILLS = 10
 UPDATE_KILLS = 6
 KILL_SEED = 7
-RUN_TIMEOUT = 60.0
 POLL = 0.01
 SLOWER = ["latency:1:ms=20"]
 """Every request waits 20 ms, so the apply is long enough for a 10 ms poll to stop it near its kill point."""
-
-
-def writes(stats: dict[str, Any]) -> int:
-    """Requests that change the site (every non-GET except asking for a token)."""
-    return sum(r["count"] for r in stats["requests"] if r["method"] != "GET" and r["route"] != "/oauth/2.0/token")
-
-
-def cmssync_env(sandbox: Sandbox) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("CMSSYNC_")}
-    env.update(
-        CMSSYNC_CLIENT_SECRET=sandbox.client_secret,
-        CMSSYNC_PASSWORD=sandbox.admin_password,
-        **{USER_PASSWORD_ENV: USER_PASSWORD},
-    )
-    return env
-
-
-def start_apply(root: Path, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("ab") as sink:
-        return subprocess.Popen(
-            [sys.executable, "-m", "cmssync", "--log-format", "json", "apply", "--yes", str(root)],
-            cwd=REPO,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
 
 
 def kill_after_writes(process: subprocess.Popen[bytes], sandbox: Sandbox, count: int) -> int | None:
@@ -78,13 +46,6 @@ def kill_after_writes(process: subprocess.Popen[bytes], sandbox: Sandbox, count:
             return None
         time.sleep(POLL)  # polling another process's progress: there is no event to wait on
     raise AssertionError(f"the apply neither reached {count} writes nor finished within {RUN_TIMEOUT} s")
-
-
-def assert_valid_state(path: Path) -> None:
-    if not path.exists():
-        return  # killed before the first remote change was recorded
-    json.loads(path.read_text(encoding="utf-8"))
-    StateStore(path).load()
 
 
 def apply_with_kills(

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.scenarios import Scenario, ScenarioResult, count_duplicates, run_scenario
+from tests.support.reliability_report import ReliabilityReport
 
 SINGLE_KINDS = {
     "500": ("500:0.1",),

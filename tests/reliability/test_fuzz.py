@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from cmssync.content.loader import load_content
 from cmssync.errors import CmsSyncError, ContentError
 from tests.reliability.cli import run_cli
-from tests.reliability.conftest import ReliabilityReport
+from tests.support.reliability_report import ReliabilityReport
 
 KEYS = [
     "name",

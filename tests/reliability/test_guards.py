@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from tests.reliability.cli import run_cli
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import Inventory, take_inventory
 from tests.reliability.sites import ReliabilitySite
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import sandbox_environment
 
 LEAVES = ("pages/about/team.yaml", "pages/services/consulting.yaml", "pages/services/training.yaml")

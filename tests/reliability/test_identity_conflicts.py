@@ -23,11 +23,11 @@ from cmssync.emulator.embedded import Sandbox
 from cmssync.state.records import PageRecord
 from cmssync.state.store import StateStore
 from tests.reliability.cli import run_cli
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite, write_settings
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 
 NEWS = "name: News\nareas:\n  Main:\n    - type: content\n      value: {content: <p>News.</p>}\n"
 

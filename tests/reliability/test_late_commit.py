@@ -18,11 +18,11 @@ import pytest
 import cmssync.api.transport
 from cmssync.api.retry import RetryPolicy
 from cmssync.emulator.embedded import Sandbox
-from tests.e2e.conftest import RawSite
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite
+from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 
 NEWS = "name: News\nareas:\n  Main:\n    - type: content\n      value: {content: <p>News.</p>}\n"
 LATE = Corruption("page create committed late", "POST", r"/pages$", late=1.5, times=1)

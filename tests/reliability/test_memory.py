@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.conftest import ReliabilityReport
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import copy_example
 
 HUGE = 200 * 1024 * 1024

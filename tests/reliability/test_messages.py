@@ -18,9 +18,9 @@ import pytest
 from cmssync.emulator.embedded import Sandbox
 from cmssync.state.store import StateStore
 from tests.reliability.cli import run_cli
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import copy_example
 
 NEWS = "name: News\nareas:\n  Main:\n    - type: content\n      value: {content: <p>News.</p>}\n"

@@ -13,9 +13,9 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.page_writer import PageWriter
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.sites import ReliabilitySite, write_generated_content
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 
 PAGE = "/rel-section-1"
 

@@ -15,7 +15,7 @@ import pytest
 from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import ContentError
-from tests.reliability.conftest import ReliabilityReport
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import Site
 from tests.support.tokens import sandbox_token
 

@@ -12,10 +12,10 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.kinds import page as page_kind
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import take_inventory
 from tests.reliability.sites import ReliabilitySite
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 
 PRICE_LIST = "files/documents/price-list.txt"
 

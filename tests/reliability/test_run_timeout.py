@@ -12,8 +12,8 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import ApplyError
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.sites import ReliabilitySite
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import copy_example
 
 

@@ -16,9 +16,9 @@ from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import StateError
 from cmssync.secrets import register_credentials
 from tests.reliability.cli import run_cli
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.sites import state_server_site
 from tests.state.state_server import Scripted, StateServer
+from tests.support.reliability_report import ReliabilityReport
 
 USERNAME = "gitlab-ci-token"
 PASSWORD = "glpat-Forms-Vb7Tq2SECRET"

@@ -27,9 +27,9 @@ from cmssync.errors import ApiError
 from cmssync.logs import configure_logging
 from cmssync.secrets import register_secret
 from tests.reliability.cli import run_cli
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.proxy import CorruptingProxy, Corruption, through
 from tests.reliability.sites import ReliabilitySite, cli_environment
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import copy_example
 
 CLIENT_SECRET = "cs-Echo-Kq7Lm2vSECRET"

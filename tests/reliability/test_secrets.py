@@ -21,7 +21,7 @@ import pytest
 from cmssync.api.auth import DEFAULT_SCOPES, OAuthTokens
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.cli import CliResult, run_cli
-from tests.reliability.conftest import ReliabilityReport
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import copy_example
 
 CLIENT_SECRET = "cs-Zq8vW3nTq1LkSECRET"

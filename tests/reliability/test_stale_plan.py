@@ -14,10 +14,10 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.cli import run_cli
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.sites import USER_PASSWORD_ENV, ReliabilitySite, cli_environment, write_settings
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import copy_example
 
 NEWS = "name: News\nareas:\n  Main:\n    - type: content\n      value: {content: <p>News.</p>}\n"

@@ -11,9 +11,9 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.cli import run_cli
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.sites import state_server_site
 from tests.state.state_server import Scripted, StateServer
+from tests.support.reliability_report import ReliabilityReport
 
 
 @pytest.mark.parametrize("output", ["text", "json"])

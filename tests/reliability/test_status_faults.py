@@ -16,7 +16,7 @@ from cmssync.api.client import PROBE_WAITS
 from cmssync.commands.status import run_status
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.diagnose import PATIENT
-from tests.reliability.conftest import ReliabilityReport
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import PASSWORDS, Site, copy_example
 
 FAULTS = ["429:0.3", "503:0.2", "drop:0.1"]

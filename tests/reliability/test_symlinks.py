@@ -18,10 +18,10 @@ import pytest
 import cmssync.sync.applying
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.cli import run_cli
-from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import take_inventory
 from tests.reliability.sites import ReliabilitySite, cli_environment
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import copy_example
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")

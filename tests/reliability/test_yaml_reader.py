@@ -14,7 +14,7 @@ import pytest
 from cmssync.config import load_settings
 from cmssync.content.loader import load_content
 from cmssync.errors import ContentError
-from tests.reliability.conftest import ReliabilityReport
+from tests.support.reliability_report import ReliabilityReport
 
 DEEP = "name: Deep\ndescription: " + "[" * 80 + "]" * 80 + "\n"
 PAGE = "name: Page {}\nareas:\n  Main:\n    - type: content\n      value: {{content: <p>Text</p>}}\n"

@@ -7,13 +7,17 @@ hostile block holds a ``<script>`` and ``onerror=`` handlers that would set a ``
 
 from __future__ import annotations
 
+import asyncio
 import struct
 import zlib
 from pathlib import Path
 from typing import Any
 
+from cmssync.commands.plan import render
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan
+from cmssync.sync.applying import ApplyRequest, apply_site
+from cmssync.sync.planning import make_plan
 from cmssync.sync.workspace import Workspace
 from tests.support.sites import Site
 
@@ -133,3 +137,15 @@ def big_plan(pages: int, *, site: str = "https://www.example.org") -> Plan:
             )
         )
     return Plan(site=site, content_digest="sha256:" + "0" * 64, actions=tuple(actions))
+
+
+def edit_scenario_report(root: Path, sandbox: Sandbox, out: Path, *, hostile: bool = False) -> Path:
+    """content-example applied, then edited (and given the hostile page): the report of what is left to do."""
+    report = asyncio.run(apply_site(workspace(root, sandbox), ApplyRequest()))
+    assert not report.failed
+    edit(root)
+    if hostile:
+        hostile_page(root)
+    plan = asyncio.run(make_plan(workspace(root, sandbox))).plan
+    out.write_text(render(plan, "html", color=False, content_dir=root))
+    return out

@@ -6,37 +6,21 @@ the tests poll for them (there is no event to await from outside the page).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from cmssync.commands.plan import render
 from cmssync.emulator.embedded import Sandbox
 from cmssync.render.html import render_html
-from cmssync.sync.applying import ApplyRequest, apply_site
-from cmssync.sync.planning import make_plan
 from tests.report.browser import Browser, Frame, attributes
-from tests.report.scenario import HOSTILE, big_plan, edit, hostile_page, workspace
+from tests.report.scenario import HOSTILE, big_plan, edit_scenario_report
 
 pytestmark = pytest.mark.slow
 
 LOAD_BUDGET_S = 2.0
 MATERIALIZE_ALL = "window.dispatchEvent(new Event('beforeprint')); document.querySelectorAll('iframe').length"
-
-
-def _edit_scenario_report(root: Path, sandbox: Sandbox, out: Path, *, hostile: bool = False) -> Path:
-    """content-example applied, then edited (and given the hostile page): the report of what is left to do."""
-    report = asyncio.run(apply_site(workspace(root, sandbox), ApplyRequest()))
-    assert not report.failed
-    edit(root)
-    if hostile:
-        hostile_page(root)
-    plan = asyncio.run(make_plan(workspace(root, sandbox))).plan
-    out.write_text(render(plan, "html", color=False, content_dir=root))
-    return out
 
 
 def _loaded_frames(browser: Browser, count: int) -> list[Frame]:
@@ -63,7 +47,7 @@ def _pwned(node: dict[str, Any]) -> list[str]:
 def test_edit_scenario_shows_each_change_rendered_before_and_after(
     browser: Browser, example_root: Path, sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    path = _edit_scenario_report(example_root, sandbox, tmp_path / "report.html")
+    path = edit_scenario_report(example_root, sandbox, tmp_path / "report.html")
     browser.open(path.as_uri())
     frames = browser.evaluate(MATERIALIZE_ALL)
     assert frames == 6  # two updated blocks (before and after), one removed (before), one added (after)
@@ -100,7 +84,7 @@ def test_edit_scenario_shows_each_change_rendered_before_and_after(
 def test_content_scripts_and_handlers_never_run(
     browser: Browser, example_root: Path, sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    path = _edit_scenario_report(example_root, sandbox, tmp_path / "report.html", hostile=True)
+    path = edit_scenario_report(example_root, sandbox, tmp_path / "report.html", hostile=True)
     control = tmp_path / "control.html"
     escaped = HOSTILE.replace("&", "&amp;").replace('"', "&quot;")
     control.write_text(f'<!doctype html><iframe sandbox="allow-scripts" srcdoc="{escaped}"></iframe>')

@@ -13,7 +13,7 @@ from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan
 from cmssync.render.html import render_html
 from tests.report.browser import Browser
-from tests.report.test_report_browser import _edit_scenario_report
+from tests.report.scenario import edit_scenario_report
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +30,7 @@ def no_scripts(browser: Browser) -> Iterator[Browser]:
 def test_previews_show_the_blocks_text_without_scripts(
     no_scripts: Browser, example_root: Path, sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    path = _edit_scenario_report(example_root, sandbox, tmp_path / "report.html")
+    path = edit_scenario_report(example_root, sandbox, tmp_path / "report.html")
     no_scripts.open(path.as_uri())
     panes = no_scripts.evaluate(
         "Array.from(document.querySelectorAll('.pv')).map(p => [p.getAttribute('data-title'), p.textContent,"

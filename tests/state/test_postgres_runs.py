@@ -26,7 +26,7 @@ from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.workspace import open_workspace
 from tests.reliability.inventory import problems, take_inventory
 from tests.reliability.sites import write_generated_content
-from tests.reliability.test_crash import REPO, RUN_TIMEOUT, cmssync_env, start_apply, writes
+from tests.support.killed_runs import REPO, RUN_TIMEOUT, cmssync_env, start_apply, writes
 from tests.support.postgres import PostgresCluster
 from tests.support.rawsite import RawSite
 

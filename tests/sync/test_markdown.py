@@ -8,7 +8,7 @@ from markdown_it import MarkdownIt
 
 from cmssync.plan.actions import Action, BlockChange, BlockedDeletes, FieldConflict, HeldObject, KeptObjects, Plan
 from cmssync.render.markdown import DEFAULT_BUDGET, fence_for, render_markdown
-from tests.sync.test_report import sample_plan
+from tests.support.plans import sample_plan
 
 
 def big_plan(pages: int, html: str = "<p>" + "word " * 60 + "</p>") -> Plan:

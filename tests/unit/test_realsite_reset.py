@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.realsite.conftest import read_env_file
-from tests.realsite.harness import reset_environment
+from tests.realsite.harness import read_env_file, reset_environment
 
 
 def test_the_reset_script_gets_the_tested_sites_directory_and_database(tmp_path: Path) -> None:

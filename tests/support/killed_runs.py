@@ -1,0 +1,52 @@
+"""``cmssync apply`` as a real subprocess against the session sandbox, to be killed: its environment (secrets as a
+user sets them), its start, the writes it made (from the sandbox's statistics), and the check that the state it
+left is valid."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from cmssync.emulator.embedded import Sandbox
+from cmssync.state.store import StateStore
+from tests.reliability.sites import USER_PASSWORD, USER_PASSWORD_ENV
+
+REPO = Path(__file__).resolve().parents[2]
+RUN_TIMEOUT = 60.0
+
+
+def writes(stats: dict[str, Any]) -> int:
+    """Requests that change the site (every non-GET except asking for a token)."""
+    return sum(r["count"] for r in stats["requests"] if r["method"] != "GET" and r["route"] != "/oauth/2.0/token")
+
+
+def cmssync_env(sandbox: Sandbox) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("CMSSYNC_")}
+    env.update(
+        CMSSYNC_CLIENT_SECRET=sandbox.client_secret,
+        CMSSYNC_PASSWORD=sandbox.admin_password,
+        **{USER_PASSWORD_ENV: USER_PASSWORD},
+    )
+    return env
+
+
+def start_apply(root: Path, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as sink:
+        return subprocess.Popen(
+            [sys.executable, "-m", "cmssync", "--log-format", "json", "apply", "--yes", str(root)],
+            cwd=REPO,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def assert_valid_state(path: Path) -> None:
+    if not path.exists():
+        return  # killed before the first remote change was recorded
+    json.loads(path.read_text(encoding="utf-8"))
+    StateStore(path).load()
