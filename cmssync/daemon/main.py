@@ -152,7 +152,7 @@ class Daemon:
         self.site = DaemonSite(directory, overrides, self.gate)
         """The site, described once: the runs' workspaces and the feed's client are made from it."""
         self.kinds = self.site.kinds
-        self.metrics = DaemonMetrics(kinds=self.kinds.names)
+        self.metrics = DaemonMetrics(kinds=self.kinds.table)
         self.control = ModeControl(config.mode, self.metrics, on_resume=lambda: self.reconciler.request("resume"))
         self.leadership = leadership if leadership is not None else Leadership(None)
         self.readiness = ModeReadiness(control=self.control, leadership=self.leadership)

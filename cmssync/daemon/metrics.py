@@ -11,13 +11,17 @@ after the retries, ``dropped`` when a receiver's queue was full).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter as Tally
+from collections.abc import Iterable, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import choose_encoder
 
 from cmssync.api.stats import RequestKey
+from cmssync.daemon.events import ObjectState
 from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
+from cmssync.plan.kinds import KindTable
+from cmssync.plan.scope_model import Scope
 
 MODES = ("enforce", "report")
 RESULTS = ("success", "failure", "interrupted")
@@ -28,9 +32,11 @@ HELD_REASONS = ("conflict", "foreign_draft", "unreadable")
 
 
 class DaemonMetrics:
-    def __init__(self, registry: CollectorRegistry | None = None, kinds: Sequence[str] = BUILT_IN_KINDS.names) -> None:
-        self.kinds = tuple(kinds)
+    def __init__(self, registry: CollectorRegistry | None = None, kinds: KindTable = BUILT_IN_KINDS) -> None:
+        self.kinds = tuple(kinds.names)
         """The run's kinds (their drift gauges start at 0)."""
+        self._drifted = ObjectState(kinds)
+        """The objects found drifted, as each run's scope last saw them."""
         self.registry = registry if registry is not None else CollectorRegistry()
         self.runs = Counter(
             "cmssync_sync_runs", "Reconcile runs, by result and trigger.", ["result", "trigger"], registry=self.registry
@@ -55,7 +61,8 @@ class DaemonMetrics:
         )
         self.drift = Gauge(
             "cmssync_drift_resources",
-            "Objects changed outside cmssync, found by the last full run, by kind.",
+            "Objects changed outside cmssync as the runs last saw them (a full run: the whole site; a drift-feed or "
+            "file-change run: the objects it read), by kind.",
             ["kind"],
             registry=self.registry,
         )
@@ -138,24 +145,28 @@ class DaemonMetrics:
         requests: Mapping[RequestKey, int],
         finished_at: float,
         latency: float | None = None,
-        drift: Mapping[str, int] | None = None,
         pending: int | None = None,
     ) -> None:
-        """Count one finished run. ``drift`` only from full runs (None leaves the gauge as it was); ``pending``
-        None when the run did not get as far as a plan."""
+        """Count one finished run; ``pending`` None when the run did not get as far as a plan."""
         self.runs.labels(result=result, trigger=trigger).inc()
         self.duration.observe(duration)
         if latency is not None:
             self.change_latency.observe(latency)
         for key, count in requests.items():
             self.api_requests.labels(method=key.method, status=key.status).inc(count)
-        if drift is not None:
-            for kind in {*self.kinds, *drift}:
-                self.drift.labels(kind=kind).set(drift.get(kind, 0))
         if pending is not None:
             self.pending.set(pending)
         if result == "success":
             self.last_success.set(finished_at)
+
+    def record_drift(self, drifted: Iterable[str], scope: Scope | None) -> None:
+        """The objects (``KIND:KEY``) a run's plan found changed outside cmssync; ``scope`` what the run read (None:
+        the whole site). Objects outside the scope keep what the last run that read them found, so a drift-feed run
+        updates the gauge for what it read (it used to move only on full runs)."""
+        self._drifted.update(dict.fromkeys(drifted, ""), scope)
+        counts = Tally(object_id.partition(":")[0] for object_id in self._drifted.current)
+        for kind in {*self.kinds, *counts}:
+            self.drift.labels(kind=kind).set(counts.get(kind, 0))
 
     def record_poll(self, kind: str, result: str, moved: int, managed: int, requests: Mapping[RequestKey, int]) -> None:
         """Count one poll of the drift feed and the requests it sent."""

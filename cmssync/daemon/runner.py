@@ -258,9 +258,10 @@ class SyncRunner:
             requests=record.requests,
             finished_at=finished_at,
             latency=latency if record.result == "success" else None,
-            drift=_drift(report) if batch.full and report is not None else None,
             pending=None if report is None else _pending(record.mode, report),
         )
+        if report is not None:
+            self.metrics.record_drift((action.id for action in report.plan.actions if action.drift), batch.scope)
         run = {
             "run_id": batch.run_id,
             "trigger": batch.trigger,

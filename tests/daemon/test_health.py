@@ -6,12 +6,14 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
 from cmssync.api.stats import RequestKey
 from cmssync.daemon.health import HealthServer, Readiness, build_app, parse_address
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.errors import ConfigError
+from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
 
 
 @pytest.fixture
@@ -88,9 +90,9 @@ async def test_metrics_parse_and_count(served: tuple[httpx.AsyncClient, Readines
         duration=1.5,
         requests=requests,
         finished_at=1_700_000_000.0,
-        drift={"page": 2},
         pending=0,
     )
+    metrics.record_drift(["page:/a", "page:/b"], None)
     metrics.record_run(trigger="file", result="failure", duration=0.2, requests={}, finished_at=0.0, latency=0.4)
     response = await client.get("/metrics")
     assert response.status_code == 200
@@ -106,6 +108,24 @@ async def test_metrics_parse_and_count(served: tuple[httpx.AsyncClient, Readines
     assert found[("cmssync_drift_resources", (("kind", "user"),))] == 0
     assert found[("cmssync_pending_changes", ())] == 0
     assert found[("cmssync_last_success_timestamp_seconds", ())] == 1_700_000_000.0
+
+
+def test_the_drift_gauge_follows_every_run_that_read_the_objects() -> None:
+    """``cmssync_drift_resources`` moved only on full runs (issue 36): a drift-feed run of one page now updates what
+    it read, and leaves what it did not read as the last run found it."""
+    metrics = DaemonMetrics(CollectorRegistry())
+
+    def gauge(kind: str) -> float | None:
+        return metrics.registry.get_sample_value("cmssync_drift_resources", {"kind": kind})
+
+    metrics.record_drift(["page:/a", "page:/b", "user:jane"], None)  # a full run
+    assert (gauge("page"), gauge("user")) == (2, 1)
+    metrics.record_drift([], BUILT_IN_KINDS.scope_of(["page:/a"]))  # a feed run that read /a: no longer drifted
+    assert (gauge("page"), gauge("user")) == (1, 1)
+    metrics.record_drift(["page:/c"], BUILT_IN_KINDS.scope_of(["page:/c"]))  # a feed run that found /c changed
+    assert gauge("page") == 2
+    metrics.record_drift([], None)
+    assert (gauge("page"), gauge("user")) == (0, 0)
 
 
 async def test_metrics_speak_openmetrics_when_asked(
