@@ -9,6 +9,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -150,49 +152,46 @@ def test_generated_pages_are_served() -> None:
         assert len(page["areas"]["data"][0]["blocks"]["data"]) == 2
 
 
+FOREGROUND = (
+    "import sys\n"
+    "from cmssync.emulator.server import run_emulator\n"
+    "try:\n"
+    "    run_emulator(host='127.0.0.1', port=0, db=None, seed='empty', generate=None, dialect='documented',\n"
+    "                 latency_ms=0, faults=[], client_id='c', client_secret='s', admin_password='pw-12345')\n"
+    "except KeyboardInterrupt:\n"
+    "    sys.exit(130)\n"
+)
+"""``cmssync emulator`` in the foreground, as a process of its own (exit 130 on Ctrl-C)."""
+
+
+@contextmanager
+def _foreground() -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """The emulator in the foreground and the line it printed first (its address); killed if still running."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen([sys.executable, "-c", FOREGROUND], stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert process.stderr is not None
+        yield process, process.stderr.readline()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
+
+
 def test_ctrl_c_right_after_the_address_is_printed_exits_130() -> None:
     """On a busy machine the server is still starting when the address line is read: a Ctrl-C then was taken by
     asyncio's runner and the process exited 0 (issue 36); now it stops the server and exits 130 whenever it comes."""
-    code = (
-        "import sys\n"
-        "from cmssync.emulator.server import run_emulator\n"
-        "try:\n"
-        "    run_emulator(host='127.0.0.1', port=0, db=None, seed='empty', generate=None, dialect='concrete',\n"
-        "                 latency_ms=0, faults=[], client_id='c', client_secret='s', admin_password='pw-12345')\n"
-        "except KeyboardInterrupt:\n"
-        "    sys.exit(130)\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     for _ in range(3):
-        process = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, env=env)
-        try:
-            assert process.stderr is not None
-            assert process.stderr.readline().startswith("cmssync emulator listening on")
+        with _foreground() as (process, line):
+            assert line.startswith("cmssync emulator listening on")
             process.send_signal(signal.SIGINT)  # at once: the server may not be running yet
             assert process.wait(timeout=15) == 130
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            if process.stderr is not None:
-                process.stderr.close()
 
 
-def test_run_emulator_in_the_foreground(tmp_path: Path) -> None:
-    code = (
-        "import sys\n"
-        "from cmssync.emulator.server import run_emulator\n"
-        "try:\n"
-        "    run_emulator(host='127.0.0.1', port=0, db=None, seed='empty', generate=None, dialect='documented',\n"
-        "                 latency_ms=0, faults=[], client_id='c', client_secret='s', admin_password='pw-12345')\n"
-        "except KeyboardInterrupt:\n"
-        "    sys.exit(130)\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
+def test_run_emulator_in_the_foreground() -> None:
+    with _foreground() as (process, line):
         assert line.startswith("cmssync emulator listening on http://127.0.0.1:")
         assert "(dialect documented, seed empty)" in line
         url = line.split()[4]
@@ -204,12 +203,6 @@ def test_run_emulator_in_the_foreground(tmp_path: Path) -> None:
         assert response.status_code == 200
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=15) == 130
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
 
 
 def test_restart_applies_changed_credentials(tmp_path: Path) -> None:
