@@ -34,8 +34,8 @@ from cmssync.content.paths import object_page_path
 from cmssync.plan.actions import Action, BlockChange, FieldChange, FieldConflict, HeldObject, Kind, Resolution
 from cmssync.plan.blocks import DesiredBlock, LiveBlock
 from cmssync.plan.canonical_html import comparable
-from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, attribute_matches
-from cmssync.plan.normalize import digest, normalize_text
+from cmssync.plan.desired import attribute_matches
+from cmssync.plan.normalize import digest
 from cmssync.plan.snapshot import LivePage
 from cmssync.state.records import AreaBase, PageBase, PageRecord
 
@@ -121,29 +121,15 @@ def page_base(fields: Mapping[str, Any], areas: Mapping[str, Sequence[DesiredBlo
 # --- detection ----------------------------------------------------------------------------------------------------
 
 
-def live_field(live: LivePage, name: str) -> Any:
-    if name.startswith("attributes."):
-        return live.attributes.get(name.removeprefix("attributes."))
-    if name == "description":
-        return normalize_text(live.description)
-    return {
-        "name": live.name,
-        "type": live.type,
-        "template": live.template,
-        "publish_end_date": live.publish_end_date,
-    }.get(name)
-
-
 def field_matches(name: str, value: Any, live: LivePage) -> bool:
     """Whether desired field ``name`` (``name``, ``attributes.HANDLE``…) already holds ``value`` on ``live``."""
-    return _same(name, value, live_field(live, name), live)
+    return _same(name, value, live.field(name), live)
 
 
 def _same(name: str, value: Any, live_value: Any, live: LivePage) -> bool:
     if name.startswith("attributes."):
         handle = name.removeprefix("attributes.")
-        kind = live.attribute_types.get(handle) or DEFAULT_ATTRIBUTE_TYPES.get(handle)
-        return attribute_matches(value, live_value, kind)
+        return attribute_matches(value, live_value, live.attribute_type(handle))
     return bool(value == live_value)
 
 
@@ -285,7 +271,7 @@ def applied_base(
     written_areas = {block.area for block in action.blocks}
     kept_fields = dict(new.fields)
     for name, value in new.fields.items():
-        if name not in written and name in old.fields and not _same(name, value, live_field(live, name), live):
+        if name not in written and name in old.fields and not _same(name, value, live.field(name), live):
             kept_fields[name] = old.fields[name]
     kept_areas = dict(new.areas)
     for area, base in new.areas.items():

@@ -32,9 +32,8 @@ from cmssync.plan.additions import without_additions
 from cmssync.plan.block_changes import alignment_changes, desired_change
 from cmssync.plan.blocks import AlignmentError, align_area, honourable
 from cmssync.plan.conflicts import ConflictPolicies, PageSides, find_conflicts, settle
-from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver, attribute_matches
+from cmssync.plan.desired import Resolver, attribute_matches
 from cmssync.plan.ignore import page_ignore, visible_desired_areas, visible_live_page
-from cmssync.plan.normalize import normalize_text
 from cmssync.plan.page_form import DEFAULT_TEMPLATE, DEFAULT_TYPE, DesiredPage, PageForm, page_form, render_desired
 from cmssync.plan.page_identity import identity_conflict, move_actions, moved_from, pinned_move
 from cmssync.plan.snapshot import LivePage, Snapshot
@@ -376,20 +375,14 @@ def _changed(page: _Compared, context: PageContext, note: str | None, result: Pa
 
 def _field_changes(path: str, live: LivePage, desired: DesiredPage, warnings: list[str]) -> list[FieldChange]:
     changes: list[FieldChange] = []
-    current = {
-        "name": live.name,
-        "description": normalize_text(live.description),
-        "type": live.type,
-        "template": live.template,
-    }
     for name, value in desired.fields.items():
+        before = live.field(name)
         if not name.startswith("attributes."):
-            if current[name] != value:
-                changes.append(FieldChange(field=name, before=current[name], after=value))
+            if before != value:
+                changes.append(FieldChange(field=name, before=before, after=value))
             continue
         handle = name.removeprefix("attributes.")
-        kind = live.attribute_types.get(handle) or DEFAULT_ATTRIBUTE_TYPES.get(handle)
-        before = live.attributes.get(handle)
+        kind = live.attribute_type(handle)
         if attribute_matches(value, before, kind):
             continue
         if kind == "select" and not _all_ints(value):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cmssync.plan.blocks import LiveBlock
+from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,7 @@ class LivePage:
     path: str
     name: str
     description: str
+    """Normalised at the read (``cmssync.plan.normalize.normalize_text``), like every value of the page."""
     type: str | None
     template: str | None
     attributes: Mapping[str, Any] = field(default_factory=dict, hash=False)
@@ -52,6 +54,24 @@ class LivePage:
 
     def blocks(self, area: str) -> tuple[LiveBlock, ...]:
         return tuple(self.areas.get(area, ()))
+
+    def field(self, name: str) -> Any:
+        """The site's value of a page field as the content names it (``name``, ``description``, ``type``,
+        ``template``, ``publish_end_date``, ``attributes.HANDLE``); None when the page has none."""
+        if name.startswith("attributes."):
+            return self.attributes.get(name.removeprefix("attributes."))
+        return {
+            "name": self.name,
+            "description": self.description,
+            "type": self.type,
+            "template": self.template,
+            "publish_end_date": self.publish_end_date,
+        }.get(name)
+
+    def attribute_type(self, handle: str) -> str | None:
+        """The attribute's type as the site reports it, else the type of a core attribute of that handle (an
+        attribute without a value is left out of a read, type and all)."""
+        return self.attribute_types.get(handle) or DEFAULT_ATTRIBUTE_TYPES.get(handle)
 
 
 @dataclass(frozen=True, slots=True)

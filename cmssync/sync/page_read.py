@@ -8,7 +8,9 @@ but cannot be read is recorded, never taken as absent (``cmssync.sync.read_failu
 page and which the run).
 
 :func:`to_live_page` converts any page the API returned (read alone or in a children list) into a ``LivePage``:
-block values normalized against the site's address so they compare with the content, attributes by handle.
+block values normalized against the site's address so they compare with the content, the description's line ends
+and trailing spaces as the content's, dates in one form, attributes by handle. This is where a page read is
+normalised: the planner compares what it holds as it is.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, PendingDeletion
 from cmssync.api.models import Block, Page
 from cmssync.plan.blocks import LiveBlock
-from cmssync.plan.normalize import normalize_block_value, normalize_date
+from cmssync.plan.normalize import normalize_block_value, normalize_date, normalize_text
 from cmssync.plan.snapshot import LivePage
 from cmssync.sync.read_failures import note_unreadable_page
 
@@ -73,7 +75,7 @@ def to_live_page(page: Page, live_version_id: int | None, base_url: str, *, batc
         id=page.id,
         path=page.url_path,
         name=page.name or "",
-        description=page.description or "",
+        description=normalize_text(page.description or ""),
         type=_interned(page.type),
         template=_interned(page.template),
         attributes=attributes,
