@@ -123,8 +123,10 @@ CONTENT_DIRS = ("pages", "stacks", "files", "users", "groups")
 """The top-level directories of the content."""
 STACKS_PREFIX = "/!stacks/"
 """Where a site keeps its stacks (global areas such as a footer column): ``/!stacks/footer-column-1``, whose file
-is ``stacks/footer-column-1.yaml``. Internally a stack is a page at that path (cmssync.content.models.StackSpec), and
-the state records it there; plans, targets and output name it ``stack:footer-column-1`` (:func:`page_object`)."""
+is ``stacks/footer-column-1.yaml``; a stack's version for another locale is a child page of it
+(``/!stacks/footer-column-1/footer-column-1``), next to it in ``stacks/footer-column-1/footer-column-1.yaml``.
+Internally a stack is a page at that path (cmssync.content.models.StackSpec), and the state records it there;
+plans, targets and output name it ``stack:footer-column-1`` (:func:`page_object`)."""
 YAML_SUFFIX = ".yaml"
 """The one extension of content YAML files; ``.yml`` is reported wherever it appears (one spelling, one rule)."""
 LIST_FILES = {"users.yaml": "users", "groups.yaml": "groups"}
@@ -135,16 +137,22 @@ def page_path_of(name: str) -> str:
     """The page path of a page file, from its content-relative POSIX name.
 
     ``pages/index.yaml`` → ``/``; ``pages/a.yaml`` and ``pages/a/index.yaml`` → ``/a``; ``pages/a/b.yaml`` →
-    ``/a/b``; a stack file ``stacks/footer.yaml`` → ``/!stacks/footer``. Raises ``ValueError`` for a name that is not
+    ``/a/b``; a stack file ``stacks/footer.yaml`` → ``/!stacks/footer``, a localized version of it
+    ``stacks/footer/footer.yaml`` → ``/!stacks/footer/footer``. Raises ``ValueError`` for a name that is not
     a page or stack file or whose segments are not valid handles;
     words Concrete drops from the URLs it makes are allowed here (an existing page may have them) and checked by
     ``cmssync.content.checks.creatable_handles`` for pages that are not pinned to an existing id.
     """
     if name.startswith("stacks/") and name.endswith(YAML_SUFFIX):
         handle = name[len("stacks/") : -len(YAML_SUFFIX)]
-        if "/" in handle:
-            raise ValueError(f"{name}: stacks/ holds stack files only (stacks/<handle>{YAML_SUFFIX}), no directories")
-        check_page_handle(handle, created=False)
+        parts = handle.split("/")
+        if len(parts) > 2:
+            raise ValueError(
+                f"{name}: stacks/ holds stack files (stacks/<handle>{YAML_SUFFIX}) and their localized versions "
+                f"(stacks/<handle>/<version>{YAML_SUFFIX}), nothing deeper"
+            )
+        for part in parts:
+            check_page_handle(part, created=False)
         return STACKS_PREFIX + handle
     if not name.startswith("pages/") or not name.endswith(YAML_SUFFIX):
         raise ValueError(f"{name}: not a page file (pages/**/*{YAML_SUFFIX})")
@@ -156,14 +164,16 @@ def page_path_of(name: str) -> str:
     return "/" + "/".join(parts)
 
 
-def page_file_names(path: str) -> tuple[str, ...]:
-    """The names a page file for ``path`` may have, preferred first (the inverse of :func:`page_path_of`)."""
+def page_file_names(path: str, *, tree_home: bool = False) -> tuple[str, ...]:
+    """The names a page file for ``path`` may have, preferred first (the inverse of :func:`page_path_of`). A locale
+    tree's home (``tree_home``: ``/de``) prefers ``pages/de/index.yaml``, so the whole tree is in its folder."""
     if path == "/":
         return ("pages/index.yaml",)
     if is_stack_path(path):
         return (f"stacks/{path[len(STACKS_PREFIX) :]}{YAML_SUFFIX}",)
     stem = path.strip("/")
-    return (f"pages/{stem}{YAML_SUFFIX}", f"pages/{stem}/index{YAML_SUFFIX}")
+    names = (f"pages/{stem}{YAML_SUFFIX}", f"pages/{stem}/index{YAML_SUFFIX}")
+    return names[::-1] if tree_home else names
 
 
 def is_stack_path(path: str) -> bool:

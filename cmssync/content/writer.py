@@ -49,10 +49,11 @@ def spec_data(spec: BaseModel) -> dict[str, Any]:
     return spec.model_dump(mode="python", exclude_unset=True, exclude_none=True)
 
 
-def page_file(root: Path, path: str) -> Path:
+def page_file(root: Path, path: str, *, tree_home: bool = False) -> Path:
     """The file of page ``path``: ``pages/index.yaml`` for ``/``; an existing ``pages/a/index.yaml`` for ``/a``
-    is kept, otherwise ``pages/a.yaml``."""
-    names = page_file_names(path)
+    is kept, otherwise ``pages/a.yaml`` (a locale tree's home: ``pages/de/index.yaml`` unless ``pages/de.yaml``
+    exists)."""
+    names = page_file_names(path, tree_home=tree_home)
     existing = [name for name in names if (root / name).is_file()]
     return root / (existing[0] if existing else names[0])
 

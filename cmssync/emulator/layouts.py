@@ -19,7 +19,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable
 
-from cmssync.emulator import versioning
+from cmssync.emulator import locales, versioning
 from cmssync.emulator.store import Store, dumps, loads
 
 GLOBAL_AREAS = "global_areas"
@@ -80,18 +80,25 @@ def set_global_areas(store: Store, names: Iterable[str]) -> None:
     store.set_meta(GLOBAL_AREAS, dumps([str(n) for n in names]))
 
 
-def global_areas(store: Store) -> list[tuple[str, int, list[sqlite3.Row]]]:
-    """Each global area the theme shows: its name, its stack page and the blocks of the stack's recent version."""
+def global_areas(store: Store, locale: str) -> list[tuple[str, int, list[sqlite3.Row]]]:
+    """Each global area the theme shows on a page of ``locale``: its name, the stack page rendered (the stack's
+    version for that locale if it has one, else the neutral stack: ``cmssync.emulator.locales``) and the blocks of
+    that page's recent version."""
     names = loads(store.get_meta(GLOBAL_AREAS, "[]")) or []
     found = []
     for name in names:
         for page in store.all(
-            "SELECT id FROM pages WHERE type = 'core_stack' AND in_trash = 0 AND path LIKE ? ORDER BY id",
+            "SELECT id FROM pages WHERE type = 'core_stack' AND in_trash = 0 AND path LIKE ?"
+            " AND path NOT LIKE ? ORDER BY id",
             STACKS_PREFIX + "%",
+            STACKS_PREFIX + "%/%",
         ):
             recent = versioning.recent_version(store, int(page["id"]))
             if recent is not None and recent["name"] == name:
-                blocks = versioning.placed_blocks(store, int(page["id"]), int(recent["id"]))
-                found.append((str(name), int(page["id"]), blocks))
+                shown = locales.stack_for(store, int(page["id"]), locale)
+                version = recent if shown == int(page["id"]) else versioning.recent_version(store, shown)
+                assert version is not None
+                blocks = versioning.placed_blocks(store, shown, int(version["id"]))
+                found.append((str(name), shown, blocks))
                 break
     return found

@@ -14,7 +14,7 @@ import sqlite3
 
 from starlette.responses import Response
 
-from cmssync.emulator import blockvalues, layouts, markup, versioning
+from cmssync.emulator import blockvalues, layouts, locales, markup, versioning
 from cmssync.emulator.store import Store, loads
 
 
@@ -71,7 +71,8 @@ def page_response(store: Store, trimmed_path: str, base_url: str) -> Response | 
         for name in grouped
         if not layouts.is_sub_area(name)
     )
-    for name, _stack_id, blocks in layouts.global_areas(store):
+    locale = locales.locale_of(store, page)
+    for name, _stack_id, blocks in layouts.global_areas(store, locale):
         stack = layouts.by_area(blocks)
         sections += (
             f'<section class="ccm-global-area" data-area="{html.escape(name)}">'
@@ -82,8 +83,9 @@ def page_response(store: Store, trimmed_path: str, base_url: str) -> Response | 
         # The blog entry template heads the page with its name.
         sections = f"<header><h1>{html.escape(version['name'])}</h1></header>\n{sections}"
     body = (
-        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n</head>\n'
-        f'<body>\n<div class="ccm-page page-type-{html.escape(page["type"] or "")} '
+        f'<!DOCTYPE html>\n<html lang="{locale.split("_")[0]}">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{title}</title>\n</head>\n<body>\n"
+        f'<div class="ccm-page page-type-{html.escape(page["type"] or "")} '
         f'page-template-{html.escape(version["template"] or "")}">\n{sections}</div>\n</body>\n</html>\n'
     )
     return Response(body, headers={"cache-control": "no-cache, private", "content-type": "text/html; charset=UTF-8"})

@@ -14,12 +14,12 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from cmssync.emulator import blockexport, blockvalues, layouts, markup, timefmt, versioning
+from cmssync.emulator import blockexport, blockvalues, layouts, locales, markup, timefmt, versioning
 from cmssync.emulator.blocktypes import file_columns
 from cmssync.emulator.catalog import FILE_ATTRIBUTE_KEYS, FILE_TYPE_NAMES
 from cmssync.emulator.store import Store, loads
 
-LOCALE = "en_US"
+LOCALE = locales.DEFAULT_LOCALE
 DEFAULT_AVATAR = "/concrete/images/avatar_none.png"
 _FILE_COLUMNS = file_columns()
 _FILE_URL = re.compile(r"/application/files/(\d{4}/\d{4}/\d{4})/([^\"'\s<>?#]+)")
@@ -91,7 +91,7 @@ class Renderer:
             "date_last_updated": self.date(page["date_modified"]),
             "type": page["type"] or False,  # a system page has none
             "template": (version["template"] or False) if version is not None else False,
-            "locale": LOCALE,
+            "locale": locales.locale_of(self.store, page),
             "description": version["description"] if version is not None else "",
             "version": self.wrap(self.version(version)),
         }
@@ -270,7 +270,7 @@ class Renderer:
             "default_locale": LOCALE,
         }
         if "locales" in includes:
-            out["locales"] = self.wrap([{"id": 1, "country": "US", "language": "en", "home_page_id": 1}])
+            out["locales"] = self.wrap(locales.trees(self.store))
         if "custom_attributes" in includes:
             out["custom_attributes"] = self.wrap([])
         return out

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Message
 
-from cmssync.emulator import envelope, pagetypes, sitetree, slugs, versioning
+from cmssync.emulator import envelope, locales, pagetypes, sitetree, slugs, versioning
 from cmssync.emulator.catalog import PAGE_TEMPLATES
 from cmssync.emulator.context import ApiError, Ctx, as_id, denied, missing_key, not_found
 from cmssync.emulator.phperror import PhpError
@@ -23,6 +23,7 @@ PENDING_DELETION = "This page is pending deletion."
 _VISIBLE = (
     f"in_trash = 0 AND {sitetree.NOT_SYSTEM}"
     " AND EXISTS (SELECT 1 FROM versions v WHERE v.page_id = pages.id AND v.is_approved = 1)"
+    f" AND NOT {locales.OUTSIDE_DEFAULT_TREE}"  # the list shows the default locale's tree only (locales.jsonl)
 )
 
 

@@ -42,6 +42,10 @@
     stacks the theme shows on every public page. ``page_types: {handle: id}`` replaces the install's page types
     (:mod:`cmssync.emulator.pagetypes`), as a site of another theme has other ones.
 
+    ``locales: [{locale: de_DE, slug: de, prefix: true, stacks: true}]`` adds locale trees after everything else
+    (``cmssync.emulator.locales.add_locale``: a home at ``/de``, a copy of the default tree placing the same block
+    ids, ``[de_DE] `` names with ``prefix``, and a ``de_DE`` version of every stack with ``stacks``).
+
 Every seed also gets the OAuth client of the settings (all scopes), a limited client ``<client_id>-limited``
 (secret ``<client_secret>-limited``, scopes ``pages:read system:info:read``) and the admin with the configured
 password. All seeded objects share one timestamp, like a freshly installed site — so list sort keys tie, which is
@@ -61,7 +65,17 @@ import uuid as uuidlib
 from pathlib import Path
 from typing import Any
 
-from cmssync.emulator import filestore, generator, imagesize, layouts, pagetypes, sitetree, userstore, versioning
+from cmssync.emulator import (
+    filestore,
+    generator,
+    imagesize,
+    layouts,
+    locales,
+    pagetypes,
+    sitetree,
+    userstore,
+    versioning,
+)
 from cmssync.emulator.blocktypes import BLOCK_TYPES
 from cmssync.emulator.blockvalues import stored as stored_block
 from cmssync.emulator.catalog import PAGE_TEMPLATES
@@ -242,6 +256,15 @@ def populate(store: Store, settings: Settings, seed: str, generate: str | None, 
     for entry in data.get("files", []):
         _file(store, entry, int(folders[0]["id"]), ts, rng)
     layouts.set_global_areas(store, data.get("global_areas") or [])
+    for entry in data.get("locales") or []:
+        locales.add_locale(
+            store,
+            str(entry["locale"]),
+            slug=entry.get("slug"),
+            ts=ts,
+            prefix=bool(entry.get("prefix", True)),
+            stacks=bool(entry.get("stacks", True)),
+        )
     if data.get("uploads"):
         store.set_meta(filestore.PINNED_UPLOADS, dumps(list(data["uploads"])))
     for table, next_id in (data.get("next_ids") or {}).items():

@@ -86,6 +86,12 @@ CREATE TABLE IF NOT EXISTS files (
     content BLOB NOT NULL, tiebreak INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS files_by_date ON files (date_added, tiebreak);
+CREATE TABLE IF NOT EXISTS locales (  -- the site's locale trees besides the default one (en_US, home page 1)
+    id INTEGER PRIMARY KEY, language TEXT NOT NULL, country TEXT NOT NULL, home_page_id INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS localized_stacks (  -- a stack's version for a locale: a child page of the neutral stack
+    page_id INTEGER PRIMARY KEY, locale TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS file_attributes (
     file_id INTEGER NOT NULL, handle TEXT NOT NULL, av_id INTEGER NOT NULL, value TEXT NOT NULL,
     PRIMARY KEY (file_id, handle)
@@ -111,6 +117,8 @@ TABLES = (
     "folders",
     "files",
     "file_attributes",
+    "locales",
+    "localized_stacks",
 )
 
 

@@ -153,7 +153,7 @@ def page_deletes(context: PageContext, moved_from: set[str], warnings: list[str]
         live = observed.pages.get(path)
         if path in content.pages or path in moved_from or live is None or live.id != record.id:
             continue  # kept, moved, or already gone (or replaced by another page at that path): nothing to delete
-        if context.protected(path) or live.id == observed.home_page_id:
+        if context.protected(path) or live.id == observed.home_page_id or observed.trees.is_home(path):
             warnings.append(f"{page_named(path)} is protected and will not be deleted")
             continue
         children = tuple(f"page:{p}" for p in sorted(state.pages) if parent_path(p) == path and p not in content.pages)

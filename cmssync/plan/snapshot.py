@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
+from cmssync.content.trees import Trees
 from cmssync.plan.blocks import LiveBlock
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES
 
@@ -132,6 +133,8 @@ class Snapshot:
     tie_reads: Mapping[str, int] = field(default_factory=dict)
     """Files and users (by kind) read one request each because the list walks could not return them: their dates
     tie in a group longer than a page of the list (a bulk import; concrete-api.md §13)."""
+    trees: Trees = field(default_factory=Trees)
+    """The site's locale trees (``cmssync.content.trees``): each page's tree, the homes never created or deleted."""
 
     def batched_pages(self, paths: Iterable[str]) -> list[str]:
         """Those of ``paths`` whose page was read in a batch (drafts unknown), sorted."""

@@ -50,6 +50,7 @@ from cmssync.sync.observe_pages import (
     read_pages_alone,
 )
 from cmssync.sync.observe_users import observe_users
+from cmssync.sync.site_trees import read_trees
 
 __all__ = [
     "ObserveProgress",
@@ -74,7 +75,7 @@ async def observe(
     incomplete (unless the scope holds every delete candidate a targeted delete needs: ``Scope.deletes``).
     """
     pages_read = PageProgress(progress or observe_progress.get())
-    site = await client.default_site(includes=())
+    site, trees = await read_trees(client)
     home_id = site.home_page_id or 1
     base_url = client.base_url
     if scope is not None:
@@ -89,7 +90,7 @@ async def observe(
     want_users = bool(content.users or state.users) and (scope is None or scope.all_users or bool(scope.users))
     want_groups = bool(content.groups or state.groups or content.users) and (scope is None or scope.all_groups)
     pages, files, users, groups = await asyncio.gather(
-        observe_pages(client, content, state, home_id, base_url, pages_read, scoped=scope is not None),
+        observe_pages(client, content, state, trees.roots(home_id), base_url, pages_read, scoped=scope is not None),
         observe_files(
             client,
             state,
@@ -125,6 +126,7 @@ async def observe(
         warnings=tuple(warnings),
         unreadable={**pages.unreadable, **unreadable},
         tie_reads={kind: count for kind, count in ties.items() if count},
+        trees=trees,
     )
 
 

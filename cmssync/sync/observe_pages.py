@@ -119,15 +119,17 @@ async def observe_pages(
     client: ConcreteClient,
     content: SiteContent,
     state: State,
-    home_id: int,
+    roots: Mapping[str, int],
     base_url: str,
     progress: PageProgress,
     *,
     scoped: bool,
 ) -> PageIndex:
-    """Pages by batch where that saves requests, one by one where the batch cannot tell (module docstring)."""
-    reads = _Reads(client, base_url, home_id, progress)
-    known = _known_ids(content, state, home_id)
+    """Pages by batch where that saves requests, one by one where the batch cannot tell (module docstring).
+    ``roots``: the home page of each locale tree by path (``/``, ``/de``: ``cmssync.content.trees``); a tree other
+    than the default one is walked from its home only when the content or the state names a page of it."""
+    reads = _Reads(client, base_url, roots, progress)
+    known = _known_ids(content, state, roots)
     primary = set(content.pages) | set(content.settings.existing_pages) | set(state.pages)
     wanted = primary | {parent for path in content.pages if (parent := parent_path(path)) is not None}
     progress.expect(len(wanted | {"/"}))
@@ -144,19 +146,23 @@ async def observe_pages(
 async def _read_tree(
     reads: _Reads, content: SiteContent, state: State, known: Mapping[int, str], looked_for: set[str]
 ) -> dict[int, str]:
-    """The tree walk, with the home page (not a child of anything) read on its own meanwhile; returns the known
-    pages it did not meet."""
-    home_id = reads.home_id
+    """The tree walk, with each tree's home page (not a child of anything) read on its own meanwhile; returns the
+    known pages it did not meet."""
     named = {record.id for record in state.pages.values()} | {s.id for s in content.pages.values() if s.id}
-    managed = "/" in content.pages or "/" in content.settings.existing_pages or "/" in state.pages
-    home = reads.alone({home_id: "/"}) if managed or home_id in named else reads.parent_only(home_id)
-    await all_settled([home, reads.levels(looked_for, known)])
+    managed = set(content.pages) | set(content.settings.existing_pages) | set(state.pages)
+    homes = [
+        reads.alone({home_id: home}) if home in managed or home_id in named else reads.parent_only(home_id)
+        for home, home_id in reads.roots.items()
+        if home == "/" or any(path == home or path.startswith(home + "/") for path in looked_for)
+    ]
+    await all_settled([*homes, reads.levels(looked_for, known)])
     return {i: p for i, p in known.items() if i not in reads.index.by_id and p in looked_for}
 
 
-def _known_ids(content: SiteContent, state: State, home_id: int) -> dict[int, str]:
-    """Page ids the run already knows (the home page, the state's records, pinned ids), with their expected paths."""
-    known: dict[int, str] = {home_id: "/"}
+def _known_ids(content: SiteContent, state: State, roots: Mapping[str, int]) -> dict[int, str]:
+    """Page ids the run already knows (the trees' homes, the state's records, pinned ids), with their expected
+    paths."""
+    known: dict[int, str] = {home_id: home for home, home_id in roots.items()}
     for path, record in state.pages.items():
         known.setdefault(record.id, path)
     for path, spec in content.pages.items():
@@ -176,9 +182,10 @@ async def _read_scoped(reads: _Reads, content: SiteContent, known: Mapping[int, 
     if not missing:
         return {}
     wanted = missing | {a for path in missing for a in _ancestors(path)}
-    # the home page itself only as the parent of a missing top-level page (its id is the site's)
-    if "/" not in missing and not any(parent_path(path) == "/" for path in missing):
-        known = {i: p for i, p in known.items() if i != reads.home_id}
+    # a tree's home itself only as the parent of a missing page at its top (its id is the site's)
+    for home, home_id in reads.roots.items():
+        if home not in missing and not any(parent_path(path) == home for path in missing):
+            known = {i: p for i, p in known.items() if i != home_id}
     await reads.alone({i: p for i, p in known.items() if p in wanted and i not in reads.index.by_id})
     await reads.levels(wanted, known)
     looked_for = wanted | set(content.pages)  # not the parents of pages that were found
@@ -191,7 +198,8 @@ class _Reads:
 
     client: ConcreteClient
     base_url: str
-    home_id: int
+    roots: Mapping[str, int]
+    """Home path → page id of each locale tree."""
     progress: PageProgress
     index: PageIndex = field(default_factory=PageIndex)
 
@@ -236,8 +244,9 @@ class _Reads:
         one read). A no-op plan so costs one round trip for the whole tree, not one per level.
         """
         index = self.index
-        ids: dict[str, int] = {"/": self.home_id, **{path: page.id for path, page in index.by_path.items()}}
-        pending = sorted(path for path in wanted if path.startswith("/") and path != "/" and path not in index.by_path)
+        ids: dict[str, int] = {**self.roots, **{path: page.id for path, page in index.by_path.items()}}
+        roots = self.roots
+        pending = sorted(path for path in wanted if path.startswith("/") and path not in roots and path not in index.by_path)
         lists = _ChildLists(self.client, self.base_url, lambda page_id, path: path in wanted or page_id in known)
         parents_wanted = {ancestor for path in pending for ancestor in _ancestors(path)}
         try:

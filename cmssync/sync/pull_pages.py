@@ -50,6 +50,7 @@ from cmssync.sync.pull_stacks import find_stacks
 from cmssync.sync.pull_tree import read_page_map, read_tree
 from cmssync.sync.pull_writes import Kind, Pulled, PulledPage, Staged
 from cmssync.sync.pulling import PullRun
+from cmssync.sync.site_trees import read_trees
 
 
 async def pull_pages(run: PullRun) -> None:
@@ -58,7 +59,7 @@ async def pull_pages(run: PullRun) -> None:
     client, root, state, result = run.client, run.root, run.state, run.result
     # Read while files and users are: the flat page list (a chain of list pages) and the site's home page id.
     page_map = None if run.only else asyncio.ensure_future(read_page_map(client))
-    site = asyncio.ensure_future(client.default_site(includes=()))
+    site = asyncio.ensure_future(read_trees(client))
     try:
         await run.turn("page")
         pages = _PageStaging.of(client.base_url, root, state, result, run.only, run.scope)
@@ -69,8 +70,9 @@ async def pull_pages(run: PullRun) -> None:
             for page in batch:
                 pages.arrived(page)
 
-        home_id = (await site).home_page_id or 1
-        tree = await read_tree(client, home_id, stage, wanted=pages.wanted, page_map=page_map)
+        the_site, result.trees = await site
+        roots = result.trees.roots(the_site.home_page_id or 1)
+        tree = await read_tree(client, roots, stage, wanted=pages.wanted, page_map=page_map)
         pages_read.finish()
         result.page_ids.update(tree.ids)
         result.notes += _moved_on_the_site(root, state, tree.ids, pages.wanted)
@@ -114,7 +116,7 @@ async def _stage_stacks(run: PullRun, pages: _PageStaging) -> None:
         result.page_ids[path] = stack.id
         if wanted and path not in wanted:
             continue
-        if writer.page_file(pages.root, path).is_file():
+        if result.page_file(path).is_file():
             pages.to_merge.append(stack)
         elif wanted or pages.scope.takes("stack"):
             pages.stage(stack)
@@ -166,7 +168,7 @@ class _PageStaging:
         path = page.url_path
         if self.wanted and path not in self.wanted:
             return
-        if writer.page_file(self.root, path).is_file():
+        if self.result.page_file(path).is_file():
             if not self.stage(page, walking=True):
                 self.to_merge.append(page)  # its merge needs every page's id: once the walk is done
         elif self.wanted or self.scope.takes("page"):
@@ -185,7 +187,7 @@ class _PageStaging:
         except ValueError as exc:
             result.skipped.append(f"{page_named(path)}: {exc}")
             return True
-        target = writer.page_file(self.root, path)
+        target = result.page_file(path)
         existing = writer.read_plain(target)
         pinned = existing.get("id") if isinstance(existing, dict) else None
         if isinstance(pinned, int) and not isinstance(pinned, bool) and pinned != page.id:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -56,6 +56,7 @@ HOME = "the home page (no children list holds it)"
 NOT_LISTED = "children of pages the page list does not show"
 ALL_CHILDREN = "children of every page (the page list has tied dates)"
 NO_LIVE_VERSION = "pages without a live version"
+OTHER_TREE = "children of pages of other locale trees (the page list shows the default tree only)"
 UNRENDERED = tuple(include for include in PULL_INCLUDES if include != "areas.content")
 """What pull reads of a page whose render fails: its blocks and attributes."""
 
@@ -118,33 +119,39 @@ class PageMap:
 
 async def read_tree(
     client: ConcreteClient,
-    home_id: int,
+    roots: Mapping[str, int],
     on_pages: Callable[[list[Page]], None],
     *,
     wanted: Collection[str] = (),
     page_map: Awaitable[PageMap] | None = None,
 ) -> TreeRead:
-    """Walk the tree from the home page (module docstring), calling ``on_pages`` with each batch of pages read.
-    ``wanted`` (paths; empty: every page): only the children lists on the way to them are read. ``page_map``: the
-    flat list's map (:func:`read_page_map`) when the caller started reading it earlier."""
+    """Walk each locale tree from its home page (``roots``: home path → id; module docstring), calling
+    ``on_pages`` with each batch of pages read. ``wanted`` (paths; empty: every page): only the trees and children
+    lists on the way to them are read. ``page_map``: the flat list's map (:func:`read_page_map`) when the caller
+    started reading it earlier. The flat list shows the default tree only (``locales.jsonl``), so every page of
+    another tree has its children list read (counted as :data:`OTHER_TREE`)."""
     read = TreeRead()
-    home_task = asyncio.ensure_future(_read_page(client, home_id, "/", read.unread))
+    roots = {path: page_id for path, page_id in roots.items() if path == "/" or _wanted_below(path, wanted)}
+    home_tasks = [asyncio.ensure_future(_read_page(client, i, path, read.unread)) for path, i in roots.items()]
     try:
         if wanted:
             known = PageMap(_ancestors(wanted), set(), trusted=True)
         else:
             known = await (page_map if page_map is not None else read_page_map(client))
     finally:
-        home = await home_task
-    read.alone[HOME] += 1
-    if home is None:  # not pulled, but its children may be
-        home = Page(id=home_id)
-    else:
-        on_pages([home])
-    read.ids[home.url_path or "/"] = home.id
-    level = [home]
+        found = list(await asyncio.gather(*home_tasks))
+    level = []
+    for (path, page_id), home in zip(roots.items(), found, strict=True):
+        read.alone[HOME] += 1
+        if home is None:  # not pulled, but its children may be
+            home = Page(id=page_id, path=None if path == "/" else path)
+        else:
+            on_pages([home])
+        read.ids[home.url_path] = home.id
+        level.append(home)
+    others = {path for path in roots if path != "/"}
     while level:
-        asked = [page for page in level if _has_children(page, known, read, targeted=bool(wanted))]
+        asked = [page for page in level if _has_children(page, known, read, targeted=bool(wanted), others=others)]
         following: list[Page] = []
         # each list is converted as it arrives: a level of 10,000 pages with their blocks is never held at once
         pending = {asyncio.ensure_future(_read_children(client, p, read.unread)) for p in asked}
@@ -173,13 +180,16 @@ def _shell(page: Page) -> Page:
     return page.model_copy(update={"areas": None, "custom_attributes": []})
 
 
-def _has_children(page: Page, known: PageMap, read: TreeRead, *, targeted: bool) -> bool:
+def _has_children(page: Page, known: PageMap, read: TreeRead, *, targeted: bool, others: Collection[str]) -> bool:
     """Whether to ask for ``page``'s children list (and count why, when the list alone would not have)."""
     path = page.url_path or "/"
-    if path in known.parents or path == "/":
+    if path in known.parents or path == "/" or path in others:
         return True
     if targeted:
         return False
+    if any(path.startswith(home + "/") for home in others):
+        read.alone[OTHER_TREE] += 1
+        return True
     if not known.trusted:
         read.alone[ALL_CHILDREN] += 1
         return True
@@ -197,6 +207,10 @@ async def read_page_map(client: ConcreteClient) -> PageMap:
         listed[page.url_path] = page.id
         dates.append(page.date_last_updated)
     return PageMap(_ancestors(listed), set(listed.values()), trusted=unreliable_list_warning("pages", dates) is None)
+
+
+def _wanted_below(home: str, wanted: Collection[str]) -> bool:
+    return not wanted or any(path == home or path.startswith(home + "/") for path in wanted)
 
 
 def _ancestors(paths: Iterable[str]) -> set[str]:

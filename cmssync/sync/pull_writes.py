@@ -36,7 +36,9 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from cmssync.api.models import File
+from cmssync.content import writer
 from cmssync.content.files import FileSpec
+from cmssync.content.trees import Trees
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, Problem
 from cmssync.fileio import move_atomically, write_atomically
 from cmssync.plan.desired import Resolver
@@ -157,6 +159,12 @@ class Pulled:
     local_edits: dict[str, list[str]] = field(default_factory=dict)
     """Page path → fields (``area:NAME``) its file changed and the site did not since the last apply or pull: kept
     as the file has them (apply sends them), and the page's record left as it was."""
+    trees: Trees = field(default_factory=Trees)
+    """The site's locale trees (``cmssync.content.trees``): where each tree's pages are written."""
+
+    def page_file(self, path: str) -> Path:
+        """The file of the page or stack at ``path`` (a locale tree's home: ``pages/<slug>/index.yaml``)."""
+        return writer.page_file(self.root, path, tree_home=path != "/" and self.trees.is_home(path))
 
     @property
     def complete(self) -> bool:

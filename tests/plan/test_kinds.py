@@ -52,7 +52,7 @@ def test_a_changed_file_is_scoped_by_its_kinds_rule() -> None:
     assert scope_for_paths(["stacks/footer.yaml", "files/a.pdf.yaml", "groups.yaml"]) == Scope(
         pages=frozenset({"/!stacks/footer"}), files=frozenset({"a.pdf"}), all_groups=True
     )
-    assert scope_for_paths(["stacks/nested/footer.yaml"]) is None  # not a valid stack file: a full run says so
+    assert scope_for_paths(["stacks/a/b/footer.yaml"]) is None  # not a valid stack file: a full run says so
 
 
 def test_a_site_object_bound_twice_is_said_per_kind() -> None:

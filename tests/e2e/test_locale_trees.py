@@ -1,0 +1,120 @@
+"""Every locale tree of a multilingual site (issue 35): the sandbox site has a ``de_DE`` tree at ``/de`` made as a
+real 9.3.1 site makes it (``cmssync.emulator.locales``, recorded in ``locales.jsonl``): a copy of the default tree
+whose pages place the same block ids as their sources, the page list showing the default tree only, and a ``de_DE``
+version of the stack as a child page of the neutral stack.
+
+Pull takes both trees (the second under ``pages/de/``, its home ``pages/de/index.yaml``) and the localized stack
+next to the neutral one; the next plan is empty; an edit of a block shared with the default tree's original shows
+on the ``/de`` page only; a new page file in ``pages/de/`` is created in that tree; a localized stack edit shows on
+that locale's pages only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from cmssync.emulator.embedded import Sandbox
+from tests.support.sites import Site
+
+
+def _content(text: str) -> dict[str, Any]:
+    return {"type": "content", "value": {"content": f"<p>{text}</p>"}}
+
+
+SEED: dict[str, Any] = {
+    "pages": [
+        {"path": "/", "name": "Home", "areas": {"Main": [_content("Welcome")]}},
+        {"path": "/about", "name": "About", "areas": {"Main": [_content("About us"), _content("Our story")]}},
+        {"path": "/about/team", "name": "Team", "areas": {"Main": [_content("The team")]}},
+        {"path": "/!stacks", "name": "Stacks", "type": False, "template": False, "id": 20},
+        {
+            "path": "/!stacks/footer",
+            "name": "Footer",
+            "type": "core_stack",
+            "template": False,
+            "id": 21,
+            "areas": {"Main": [_content("Footer text")]},
+        },
+    ],
+    "global_areas": ["Footer"],
+    "locales": [{"locale": "de_DE"}],
+}
+
+
+@pytest.fixture
+def site(sandbox_server: Sandbox, tmp_path: Path) -> Site:
+    return Site.seeded(sandbox_server, tmp_path, SEED)
+
+
+def _public(site: Site, path: str) -> str:
+    return httpx.get(site.sandbox.url + path, timeout=30).text
+
+
+def _files(root: Path, folder: str) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in (root / folder).rglob("*.yaml"))
+
+
+async def test_pull_takes_every_tree_and_the_plan_after_is_empty(site: Site) -> None:
+    await site.pull()
+    assert _files(site.root, "pages") == [
+        "pages/about.yaml",
+        "pages/about/team.yaml",
+        "pages/de/about.yaml",
+        "pages/de/about/team.yaml",
+        "pages/de/index.yaml",
+        "pages/index.yaml",
+    ]
+    assert _files(site.root, "stacks") == ["stacks/footer.yaml", "stacks/footer/footer.yaml"]
+    assert "[de_DE] About" in (site.root / "pages/de/about.yaml").read_text(encoding="utf-8")
+    plan = await site.plan()
+    assert not plan.actions, [a.id for a in plan.actions]
+
+
+async def test_an_edit_in_the_second_tree_shows_there_only(site: Site) -> None:
+    await site.pull()
+    # /de/about places the same block ids as /about: the edit must reach the /de page only
+    site.edit("pages/de/about.yaml", "Our story", "Unsere Geschichte")
+    plan = await site.plan()
+    assert [(a.kind, a.key, a.op) for a in plan.actions] == [("page", "/de/about", "update")]
+    report = await site.apply()
+    assert report.exit_code == 0, site.last_output
+    assert "Unsere Geschichte" in _public(site, "/de/about")
+    assert "Unsere Geschichte" not in _public(site, "/about")
+    assert "Our story" in _public(site, "/about")
+    assert not (await site.plan()).actions
+
+
+async def test_a_new_page_file_in_the_tree_folder_is_created_in_that_tree(site: Site) -> None:
+    await site.pull()
+    site.write(
+        "pages/de/kontakt.yaml",
+        "name: Kontakt\ntype: page\ntemplate: full\nareas:\n  Main:\n"
+        "    - type: content\n      value: {content: <p>Schreiben Sie uns</p>}\n",
+    )
+    plan = await site.plan()
+    assert [(a.kind, a.key, a.op) for a in plan.actions] == [("page", "/de/kontakt", "create")]
+    report = await site.apply()
+    assert report.exit_code == 0, site.last_output
+    page = _public(site, "/de/kontakt")
+    assert '<html lang="de">' in page
+    assert "Schreiben Sie uns" in page
+    assert not (await site.plan()).actions
+
+
+async def test_a_localized_stack_edit_shows_on_its_locales_pages_only(site: Site) -> None:
+    await site.pull()
+    site.edit("stacks/footer/footer.yaml", "Footer text", "Fusszeile")
+    plan = await site.plan()
+    assert [(a.kind, a.key, a.op) for a in plan.actions] == [("stack", "footer/footer", "update")]
+    report = await site.apply()
+    assert report.exit_code == 0, site.last_output
+    for path in ("/de", "/de/about"):
+        assert "Fusszeile" in _public(site, path)
+    for path in ("/", "/about"):
+        assert "Fusszeile" not in _public(site, path)
+        assert "Footer text" in _public(site, path)
+    assert not (await site.plan()).actions
