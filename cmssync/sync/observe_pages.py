@@ -246,7 +246,9 @@ class _Reads:
         index = self.index
         ids: dict[str, int] = {**self.roots, **{path: page.id for path, page in index.by_path.items()}}
         roots = self.roots
-        pending = sorted(path for path in wanted if path.startswith("/") and path not in roots and path not in index.by_path)
+        pending = sorted(
+            path for path in wanted if path.startswith("/") and path not in roots and path not in index.by_path
+        )
         lists = _ChildLists(self.client, self.base_url, lambda page_id, path: path in wanted or page_id in known)
         parents_wanted = {ancestor for path in pending for ancestor in _ancestors(path)}
         try:

@@ -127,7 +127,8 @@ def test_every_locale_tree_is_pulled_edited_and_extended(
     if original in pages[trees[0]["code"]] or original == "/":
         assert marker not in public.page(original).html
     created = public.page(new_page)
-    assert created.status == 200 and new_marker in created.html
+    assert created.status == 200
+    assert new_marker in created.html
     created_id = next(
         int(c["id"])
         for c in api.call("GET", f"/pages/{other_pages[new_page.rsplit('/', 1)[0] or '/']}/children")
