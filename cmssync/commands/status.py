@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from cmssync.config import load_settings
+from cmssync.content.paths import is_stack_path
+from cmssync.content.trees import Trees
 from cmssync.errors import EXIT_ERROR, EXIT_OK, CmsSyncError, ContentError
 from cmssync.plan.actions import OUTPUT_FORMAT_VERSION, Plan, plan_exit_code, summary_line
 from cmssync.state.backends import open_state_backend
@@ -28,6 +31,8 @@ class Status:
     lines: list[str]
     problems: list[str] = dataclasses.field(default_factory=list)
     plan: Plan | None = None
+    trees: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """Each locale tree of a site with several: its locale, home, pages managed, changes, translations inferred."""
 
     @property
     def ok(self) -> bool:
@@ -40,6 +45,7 @@ class Status:
             "ok": self.ok,
             "problems": self.problems,
             "connection": self.connection,
+            **({"trees": self.trees} if self.trees else {}),
             "drift": None
             if plan is None
             else {
@@ -86,6 +92,8 @@ async def check_status(directory: Path, *, overrides: dict[str, Any] | None = No
             workspace = dataclasses.replace(workspace, retry=PATIENT)
             status.plan = (await make_plan(workspace)).plan
             extra.append(f"drift:     {summary_line(status.plan)}")
+            status.trees = tree_facts(status.plan, workspace.content.pages)
+            extra += [tree_line(tree) for tree in status.trees]
             # nothing held back is silent: each held object (foreign draft, conflict, unreadable) on its own line
             extra += [f"held:      {held.kind} {held.key}: {held.message}" for held in status.plan.held]
             # objects that could not be read (held with what needs them): drift there is unknown
@@ -100,3 +108,38 @@ async def check_status(directory: Path, *, overrides: dict[str, Any] | None = No
     verdict = lines[-1] if not report.ok else "status:    ok" if status.ok else "status:    problem(s), see above"
     status.lines = [*lines[:-1], *extra, verdict]
     return status
+
+
+def tree_facts(plan: Plan, paths: Iterable[str]) -> list[dict[str, Any]]:
+    """Per locale tree of a site with several (none otherwise): the pages the content manages in it, the plan's
+    changes there, and how many of its pages sit at the same place as a page of the default tree — the only
+    relation between translations cmssync can infer (the API does not say which page translates which)."""
+    if not plan.trees:
+        return []
+    trees = Trees.of_homes(plan.trees)
+    pages: dict[str, list[str]] = {tree.locale: [] for tree in trees.trees}
+    for path in paths:
+        tree = trees.tree_of(path)
+        if tree is not None and not is_stack_path(path):
+            pages[tree.locale].append(path)
+    default = trees.default
+    places = set(pages[default.locale]) if default is not None else set()
+    facts = []
+    for tree in trees.trees:
+        changes = sum(1 for action in plan.actions if plan.tree_of(action.kind, action.key) == tree.locale)
+        same = None if tree.default else sum(1 for path in pages[tree.locale] if tree.relative(path) in places)
+        facts.append(
+            {"locale": tree.locale, "home": tree.home_path, "pages": len(pages[tree.locale]), "changes": changes}
+            | ({} if same is None else {"same_place_as_default": same})
+        )
+    return facts
+
+
+def tree_line(tree: dict[str, Any]) -> str:
+    """``tree:      de_DE at /de: 24 page(s) managed, 1 change(s); 23 at the same place as a default-tree page``."""
+    line = (
+        f"tree:      {tree['locale']} at {tree['home']}: {tree['pages']} page(s) managed, {tree['changes']} change(s)"
+    )
+    if "same_place_as_default" in tree:
+        line += f"; {tree['same_place_as_default']} at the same place as a default-tree page (translations by path)"
+    return line

@@ -19,6 +19,7 @@ otherwise :meth:`Trees.address` gives no tree for them and nothing is invented.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from cmssync.content.paths import STACKS_PREFIX, is_stack_path
@@ -77,6 +78,16 @@ class Trees:
     def multiple(self) -> bool:
         """More than one tree: then keys, reports and status name each object's tree."""
         return len(self.trees) > 1
+
+    @property
+    def homes(self) -> dict[str, str]:
+        """Home path → locale of every tree (what a plan carries to name each object's tree)."""
+        return {tree.home_path: tree.locale for tree in self.trees}
+
+    @classmethod
+    def of_homes(cls, homes: Mapping[str, str], site: str = DEFAULT_SITE) -> Trees:
+        """The trees :attr:`homes` describes (their homes' ids unknown: 0)."""
+        return cls(site, tuple(Tree(locale, path, 0, default=path == "/") for path, locale in homes.items()))
 
     @property
     def default(self) -> Tree | None:

@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from cmssync.content.paths import object_page_path
+from cmssync.content.trees import Trees
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from cmssync.plan.asset_forms import FileForm, UserForm
 from cmssync.plan.block_form import BlockForm
@@ -292,6 +294,9 @@ class Plan(_Frozen):
     site_additions: tuple[SiteAdditions, ...] = ()
     """Blocks editors added to managed areas, kept (the content does not own the areas)."""
     header: PlanHeader | None = None
+    trees: dict[str, str] = Field(default_factory=dict)
+    """Home path → locale of each locale tree of the site, when it has more than one (``cmssync.content.trees``):
+    reports name each page's tree. Empty on a single-locale site."""
     tie_reads: dict[str, int] = Field(default_factory=dict)
     """Files and users (by kind) the observation read one request each because the site's lists could not return
     them (``Snapshot.tie_reads``): the cost of dates that tie in groups longer than a list page."""
@@ -300,6 +305,13 @@ class Plan(_Frozen):
     def writes(self) -> bool:
         """Whether applying would write anything."""
         return bool(self.actions)
+
+    def tree_of(self, kind: str, key: str) -> str | None:
+        """The locale of the tree a page or stack the plan names is in, when the site has several trees and the
+        tree is known (``cmssync.content.trees``); else None."""
+        path = object_page_path(kind, key) if self.trees else None
+        tree = Trees.of_homes(self.trees).tree_of(path) if path is not None else None
+        return tree.locale if tree is not None else None
 
     @property
     def is_empty(self) -> bool:

@@ -58,6 +58,7 @@ def render_json(plan: Plan) -> str:
         "detailed_exit_code": plan_exit_code(plan, detailed=True),
         "summary": plan.summary(),
         "site": plan.site,
+        **({"trees": plan.trees} if plan.trees else {}),
         "publish": plan.publish,
         "content_digest": plan.content_digest,
         "header": plan.header.model_dump(mode="json") if plan.header is not None else None,
@@ -74,11 +75,11 @@ def render_json(plan: Plan) -> str:
             for entry in plan.site_additions
         ],
         "warnings": list(plan.warnings),
-        "actions": [_action_json(action) for action in plan.actions],
+        "actions": [_action_json(action, plan) for action in plan.actions],
         "conflicts": [conflict.model_dump(mode="json") | {"id": conflict.id} for conflict in plan.conflicts],
         "held": [
             entry.model_dump(mode="json", exclude={"action"})
-            | {"id": entry.id, "action": _action_json(entry.action) if entry.action else None}
+            | {"id": entry.id, "action": _action_json(entry.action, plan) if entry.action else None}
             for entry in plan.held
         ],
         "refused": len(plan.refused),
@@ -90,11 +91,13 @@ def render_json(plan: Plan) -> str:
     return markup_free_json(json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False)) + "\n"
 
 
-def _action_json(action: Action) -> dict[str, Any]:
+def _action_json(action: Action, plan: Plan) -> dict[str, Any]:
     """An action as the report shows it: what changes, not what apply sends (the write forms of pages, blocks,
-    files and users)."""
+    files and users); on a site with several locale trees, the tree of a page or stack (``tree``)."""
     data = action.model_dump(mode="json", exclude={"page", "file", "user"})
     data["id"] = action.id
+    if plan.trees:
+        data["tree"] = plan.tree_of(action.kind, action.key)
     data["changes"] = [_change_json(change) for change in action.changes]
     data["blocks"] = [
         block.model_dump(mode="json", exclude={"write", "live_position"}) | {"position": block.place}
@@ -108,6 +111,18 @@ def _change_json(change: FieldChange) -> dict[str, Any]:
     if change.sensitive:
         data["before"] = data["after"] = SENSITIVE
     return data
+
+
+def trees_line(trees: dict[str, str]) -> str:
+    """``locale trees: en_US at /, de_DE at /de``."""
+    return "locale trees: " + ", ".join(f"{locale} at {home}" for home, locale in trees.items())
+
+
+def named(plan: Plan, thing: Action | HeldObject) -> str:
+    """``page /de/about (de_DE)``: an object as the plan's lines name it, with its locale tree when the site has
+    several and the tree is known."""
+    tree = plan.tree_of(thing.kind, thing.key)
+    return f"{thing.kind} {thing.key}" + (f" ({tree})" if tree else "")
 
 
 def render_text(plan: Plan, *, color: bool = False, width: int = 100) -> str:
@@ -143,7 +158,7 @@ def _compact_lines(plan: Plan) -> Iterator[Text]:
         for action in (a for a in plan.actions if a.kind == kind):
             symbol = SYMBOLS[action.op]
             more = details(action)
-            line = f"{symbol} {action.kind} {action.key}: {action.op}" + (f" ({more})" if more else "")
+            line = f"{symbol} {named(plan, action)}: {action.op}" + (f" ({more})" if more else "")
             yield _styled(symbol, line)
     yield from _closing_lines(plan)
 
@@ -152,13 +167,15 @@ def _text_lines(plan: Plan) -> Iterator[Text]:
     yield Text(f"cmssync plan for {plan.site} (publish: {plan.publish})", style="bold")
     if plan.header is not None:
         yield Text(header_line(plan.header), style="dim")
+    if plan.trees:
+        yield Text(trees_line(plan.trees), style="dim")
     for kind in display_order(a.kind for a in plan.actions):
         actions = [a for a in plan.actions if a.kind == kind]
         if not actions:
             continue
         yield Text("")
         for action in actions:
-            yield _styled(SYMBOLS[action.op], f"{SYMBOLS[action.op]} {action.kind} {action.key}: {action.op}")
+            yield _styled(SYMBOLS[action.op], f"{SYMBOLS[action.op]} {named(plan, action)}: {action.op}")
             if action.drift:
                 yield Text("    changed outside cmssync; the content wins", style="magenta")
             if action.note:
@@ -194,9 +211,7 @@ def _held_lines(plan: Plan) -> Iterator[Text]:
     for entry in plan.held:
         yield Text("")
         verb = "refused" if entry.fails else "skipped"
-        yield Text(
-            f"! {entry.kind} {entry.key}: {verb} ({held_reason(entry)})", style="red" if entry.fails else "yellow"
-        )
+        yield Text(f"! {named(plan, entry)}: {verb} ({held_reason(entry)})", style="red" if entry.fails else "yellow")
         yield Text(f"    {entry.message}", style="dim")
         for conflict in plan.conflicts:
             if conflict.id == entry.id:

@@ -108,7 +108,7 @@ async def plan_site(
             options = dataclasses.replace(options, content_empty=workspace.kinds.table.names_nothing(workspace.content))
             plan, snapshot = await _plan_observed(content, snapshot, state, options, client, added)
             plan = _with_companions(plan, workspace.content, state, request.targets, companions)
-            update = {**header, "content_digest": workspace.content.digest(), "tie_reads": dict(snapshot.tie_reads)}
+            update = {**header, "content_digest": workspace.content.digest(), **_observed_facts(snapshot)}
             return plan.model_copy(update=update), snapshot
     scope = request.scope
     if scope is not None:
@@ -117,7 +117,13 @@ async def plan_site(
     content = scope.restrict(workspace.content) if scope is not None else workspace.content
     plan, snapshot = await _plan_observed(content, snapshot, state, options, client, added)
     plan = _with_companions(plan, workspace.content, state, request.targets, companions)
-    return plan.model_copy(update={**header, "tie_reads": dict(snapshot.tie_reads)}), snapshot
+    return plan.model_copy(update={**header, **_observed_facts(snapshot)}), snapshot
+
+
+def _observed_facts(snapshot: Snapshot) -> dict[str, Any]:
+    """What the plan reports of the observation itself: its tied-date reads, and the site's locale trees when
+    there are several (each object's tree is then named)."""
+    return {"tie_reads": dict(snapshot.tie_reads), "trees": snapshot.trees.homes if snapshot.trees.multiple else {}}
 
 
 async def _plan_added(workspace: Workspace, request: PlanRequest, client: ConcreteClient, state: State) -> AddedPlan:

@@ -11,13 +11,16 @@ that locale's pages only.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from cmssync.commands.status import check_status
 from cmssync.emulator.embedded import Sandbox
+from cmssync.render.text import render_json, render_text
 from tests.support.sites import Site
 
 
@@ -80,6 +83,11 @@ async def test_an_edit_in_the_second_tree_shows_there_only(site: Site) -> None:
     site.edit("pages/de/about.yaml", "Our story", "Unsere Geschichte")
     plan = await site.plan()
     assert [(a.kind, a.key, a.op) for a in plan.actions] == [("page", "/de/about", "update")]
+    assert plan.trees == {"/": "en_US", "/de": "de_DE"}
+    text = render_text(plan)
+    assert "locale trees: en_US at /, de_DE at /de" in text
+    assert "~ page /de/about (de_DE): update" in text
+    assert json.loads(render_json(plan))["actions"][0]["tree"] == "de_DE"
     report = await site.apply()
     assert report.exit_code == 0, site.last_output
     assert "Unsere Geschichte" in _public(site, "/de/about")
@@ -110,6 +118,7 @@ async def test_a_localized_stack_edit_shows_on_its_locales_pages_only(site: Site
     site.edit("stacks/footer/footer.yaml", "Footer text", "Fusszeile")
     plan = await site.plan()
     assert [(a.kind, a.key, a.op) for a in plan.actions] == [("stack", "footer/footer", "update")]
+    assert "~ stack footer/footer (de_DE): update" in render_text(plan)  # the one tree besides the default
     report = await site.apply()
     assert report.exit_code == 0, site.last_output
     for path in ("/de", "/de/about"):
@@ -118,3 +127,38 @@ async def test_a_localized_stack_edit_shows_on_its_locales_pages_only(site: Site
         assert "Fusszeile" not in _public(site, path)
         assert "Footer text" in _public(site, path)
     assert not (await site.plan()).actions
+
+
+async def test_a_single_locale_sites_pull_is_unchanged_by_a_second_tree(
+    sandbox_server: Sandbox, tmp_path: Path
+) -> None:
+    """The default tree's files are byte for byte what a pull of the same site without the second tree writes (a
+    single-locale site's content is exactly what it always was), and the second tree adds files only."""
+    (tmp_path / "single").mkdir()
+    (tmp_path / "multi").mkdir()
+    single = Site.seeded(sandbox_server, tmp_path / "single", {k: v for k, v in SEED.items() if k != "locales"})
+    await single.pull()
+    before = {p.relative_to(single.root).as_posix(): p.read_bytes() for p in single.root.rglob("*") if p.is_file()}
+    multi = Site.seeded(sandbox_server, tmp_path / "multi", SEED)
+    await multi.pull()
+    after = {p.relative_to(multi.root).as_posix(): p.read_bytes() for p in multi.root.rglob("*") if p.is_file()}
+    assert {name for name in after if name not in before} == {
+        "pages/de/index.yaml",
+        "pages/de/about.yaml",
+        "pages/de/about/team.yaml",
+        "stacks/footer/footer.yaml",
+    }
+    for name, data in before.items():
+        if not name.startswith(".cmssync"):
+            assert after[name] == data, name  # the same sandbox server: the same site URL in cmssync.yaml
+
+
+async def test_status_names_every_tree_and_the_translations_it_can_infer(site: Site) -> None:
+    await site.pull()
+    site.edit("pages/de/about.yaml", "Our story", "Unsere Geschichte")
+    status = await check_status(site.root, overrides=site.overrides())
+    assert status.trees == [
+        {"locale": "en_US", "home": "/", "pages": 3, "changes": 0},
+        {"locale": "de_DE", "home": "/de", "pages": 3, "changes": 1, "same_place_as_default": 3},
+    ]
+    assert "tree:      de_DE at /de: 3 page(s) managed, 1 change(s); 3 at the same place" in "\n".join(status.lines)
