@@ -25,6 +25,10 @@ Something moved: the state says which of the moved objects cmssync manages, and 
 costs nothing beyond the poll. When every item of the window moved, the next ones are read (``after`` the last) up
 to :data:`MAX_PAGES` requests; beyond that a full run is requested instead.
 
+Pages of locale trees other than the default one are in no list (``GET /pages`` shows the default tree only):
+on a multilingual site, every :data:`TREE_EVERY`-th poll that would read the page list reads instead the children
+list of one parent of such managed pages, or one managed tree home (``cmssync.daemon.tree_feed``), still one request.
+
 No poll is made while a run is going or waiting to start (it reads the site itself), nor before the first run
 finished: what cmssync manages is the state as the last run left it (``DriftFeed.after_run``), never read apart.
 cmssync's own writes move pages too: the pages, files and stacks a run wrote are passed to
@@ -37,13 +41,14 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 
 from cmssync.api.client import ConcreteClient
+from cmssync.daemon.tree_feed import TreeWatch
 from cmssync.plan.actions import Action
 from cmssync.plan.kinds import KindFacts, KindTable
 from cmssync.plan.scope_model import Scope
@@ -55,6 +60,8 @@ log = structlog.get_logger("cmssync.daemon")
 LIMIT = 10
 """Items a poll asks for: a poll notices up to this many changes without a second request."""
 MAX_PAGES = 5
+TREE_EVERY = 4
+"""On a multilingual site, every this-many-th poll due for the page list watches the other trees' pages instead."""
 """Requests one poll may make to find where the moved items end; more moved than that asks for a full run."""
 
 Kind = str
@@ -142,6 +149,8 @@ class DriftFeed:
         self.state: State | None = None
         """The state as the last run left it (``after_run``): what cmssync manages. None: no run finished yet, and
         no poll is made."""
+        self.tree_watch = TreeWatch()
+        """The managed pages of locale trees other than the default one (in no list)."""
 
     # -- the loop -------------------------------------------------------------------------------------------------
 
@@ -167,6 +176,9 @@ class DriftFeed:
             return PollResult(self.kind, 0)
         self.polls += 1
         kind = self.kind = self._turn(state)
+        if kind == self.every_poll and self.polls % TREE_EVERY == 1 and self.tree_watch.active(state):
+            label, moved = await self.tree_watch.poll(self.client, state)
+            return await self._moved(kind, (PollResult(label, 1), moved), set(), keyed=False)
         if kind in self.marks:
             return await self._moved(kind, await self._read_one(kind, state), set())
         head = self.heads[kind]
@@ -181,14 +193,17 @@ class DriftFeed:
             return PollResult(kind, requests, len(moved), full=True)
         return await self._moved(kind, (result, moved), own)
 
-    async def _moved(self, kind: Kind, read: tuple[PollResult, list[str]], own: set[str]) -> PollResult:
-        """Request a run of the managed objects among the ``moved`` ids (``own``: keys the last run wrote)."""
+    async def _moved(
+        self, kind: Kind, read: tuple[PollResult, list[str]], own: set[str], *, keyed: bool = True
+    ) -> PollResult:
+        """Request a run of the managed objects among the ``moved`` ids (``own``: keys the last run wrote;
+        ``keyed`` False: ``moved`` are already managed keys)."""
         result, moved = read
         if not moved:
             return result
         result.moved = len(moved)
         assert self.state is not None
-        managed = _managed(self.kinds[kind], self.state)
+        managed = _managed(self.kinds[kind], self.state) if keyed else {key: key for key in moved}
         result.managed = sorted({managed[key] for key in moved if key in managed} - own)
         if result.managed:
             log.info("drift feed: managed objects changed on the site", kind=kind, keys=result.managed)
@@ -231,11 +246,18 @@ class DriftFeed:
             self.every_poll,
         )
 
-    def after_run(self, written: Iterable[Action], state: State | None) -> None:
+    def after_run(
+        self, written: Iterable[Action], state: State | None, *, trees: Mapping[str, str] | None = None
+    ) -> None:
         """A run finished having written these objects: their next move is its own (module docstring); ``state``:
-        the state as it left it (None: the run got no state: the last one's stays)."""
+        the state as it left it (None: the run got no state: the last one's stays); ``trees``: the locale trees
+        the run found (``Plan.trees``)."""
         if state is None:
             state = self.state
+        written = list(written)
+        if trees is not None:
+            self.tree_watch.learn(trees)
+        self.tree_watch.forget(action.key for action in written if action.kind == "page")
         for action in written:
             if action.kind in self.marks:
                 self.marks[action.kind].pop(action.key, None)
