@@ -58,7 +58,8 @@ async def test_an_edit_in_another_tree_is_noticed_for_one_request_a_poll(site: S
         for _ in range(3 * TREE_EVERY):  # the /de tree's 3 sources (home, its and /de/about's children) read once
             kinds.append((await feed.poll()).kind)
         assert _api_requests(site.sandbox) == len(kinds)  # one request a poll
-        assert "page:de_DE" in kinds and "page" in kinds
+        assert "page:de_DE" in kinds
+        assert "page" in kinds
         assert requested == []
         _edit_and_approve(site.sandbox, state.pages["/de/about/team"].id, "<p>Vom Redakteur</p>")
         results: list[Any] = [await feed.poll() for _ in range(3 * TREE_EVERY)]
