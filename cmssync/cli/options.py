@@ -168,6 +168,10 @@ def _set_global(ctx: click.Context, param: click.Parameter, value: Any) -> None:
         from cmssync.config import CONFIG_VARIABLE
 
         os.environ[CONFIG_VARIABLE] = str(Path(value).absolute())
+    if param.name == "env":
+        from cmssync.config import ENV_VARIABLE
+
+        os.environ[ENV_VARIABLE] = str(value)
     configure_from_flags(root.obj)
 
 
@@ -185,7 +189,7 @@ def configure_from_flags(flags: dict[str, Any]) -> None:
 
 def global_options(command: F) -> F:
     """The options every command takes before or after its name: ``--debug``, ``--log-format``, ``--config``,
-    ``--no-color``, ``--quiet``."""
+    ``--env``, ``--no-color``, ``--quiet``."""
     options = [
         click.option(
             "--debug", is_flag=True, expose_value=False, callback=_set_global, help="Show tracebacks and debug logs."
@@ -204,6 +208,15 @@ def global_options(command: F) -> F:
             expose_value=False,
             callback=_set_global,
             help="Read the settings from this file instead of DIR/cmssync.yaml (also CMSSYNC_CONFIG).",
+        ),
+        click.option(
+            "--env",
+            "env",
+            metavar="NAME",
+            default=None,
+            expose_value=False,
+            callback=_set_global,
+            help="Apply the settings of this environment of cmssync.yaml's environments (also CMSSYNC_ENV).",
         ),
         click.option(
             "--no-color", is_flag=True, expose_value=False, callback=_set_global, help="No colors (also NO_COLOR)."

@@ -13,7 +13,7 @@ and state sections in ``daemon`` and ``state``), the loading in
 """
 
 from cmssync.config.daemon import DaemonSettings, NotifySettings
-from cmssync.config.loading import CONFIG_VARIABLE, FLAT_ENVIRONMENT, config_file, load_settings
+from cmssync.config.loading import CONFIG_VARIABLE, ENV_VARIABLE, FLAT_ENVIRONMENT, config_file, load_settings
 from cmssync.config.model import (
     AuthSettings,
     ConflictPolicy,
@@ -41,6 +41,7 @@ __all__ = [
     "CONFIG_VARIABLE",
     "DEFAULT_API_PREFIX",
     "DEFAULT_SECRETS_DIR",
+    "ENV_VARIABLE",
     "FLAT_ENVIRONMENT",
     "AuthSettings",
     "ConflictPolicy",

@@ -9,7 +9,7 @@ import os
 import re
 import typing
 from collections.abc import Collection, Iterable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import (
@@ -22,6 +22,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from cmssync.config.model import Settings
+from cmssync.config.state import url_scheme
 from cmssync.config.values import CONFIG_FILE, DEFAULT_SECRETS_DIR, ENV_REFERENCE, Concurrency
 from cmssync.errors import ConfigError, ContentError, Problem
 from cmssync.secrets import register_credentials, register_secret, register_url_credentials
@@ -62,6 +63,8 @@ TEST_VARIABLES = frozenset(
     }
 )
 """Variables of cmssync's own test suite (docs/realsite.md), read by the tests alone: not settings, not refused."""
+ENV_VARIABLE = "CMSSYNC_ENV"
+"""Names the environment of ``environments`` to apply (``cmssync --env NAME`` sets it)."""
 
 
 class EnvironmentOverrides(BaseSettings):
@@ -133,6 +136,7 @@ def load_settings(
         text = path.read_text(encoding="utf-8", errors="replace")
         referenced = {match.group(1) for match in ENV_REFERENCE.finditer(text) if match.group(1)}
     check_variables(os.environ, referenced)
+    data = select_environment(data, os.environ.get(ENV_VARIABLE, "").strip() or None)
     env_tree = _merge(_environment_tree(secrets_dir), nested_environment_tree(Settings, _resolved_variable))
     merged = _merge(_merge(data, env_tree), dict(overrides or {}))
     try:
@@ -163,7 +167,7 @@ def known_variables() -> frozenset[str]:
     the state key (and the test suite's own, :data:`TEST_VARIABLES`)."""
     short = {f"{PREFIX}{name.upper()}" for name in FLAT_ENVIRONMENT}
     nested = {variable_name(path) for path, _ in setting_paths(Settings)}
-    return frozenset(short | nested | {CONFIG_VARIABLE, STATE_KEY_VARIABLE} | TEST_VARIABLES)
+    return frozenset(short | nested | {CONFIG_VARIABLE, ENV_VARIABLE, STATE_KEY_VARIABLE} | TEST_VARIABLES)
 
 
 def check_variables(environ: Mapping[str, str], referenced: Collection[str] = ()) -> None:
@@ -224,6 +228,32 @@ def _environment_tree(secrets_dir: Path | None) -> dict[str, Any]:
         raise ConfigError(f"invalid environment variable: {reasons}") from None
 
 
+def select_environment(data: Mapping[str, Any], name: str | None) -> dict[str, Any]:
+    """The settings of environment ``name``: the file's settings with ``environments[name]`` laid over them (a
+    mapping merged key by key, anything else replaced), and a state of its own unless the environment names one:
+    the base state file's name in a folder named after the environment. ``None``: the file's settings as they are.
+    """
+    if name is None:
+        return dict(data)
+    environments = data.get("environments") or {}
+    if name not in environments:
+        known = ", ".join(sorted(environments)) or "none are defined"
+        raise ConfigError(f"no environment {name!r} in the settings (--env or {ENV_VARIABLE}); environments: {known}")
+    overlay = environments[name]
+    merged = _merge(data, overlay)
+    merged["environment"] = name
+    if "state" not in overlay:
+        base = data.get("state", ".cmssync/state.json")
+        if not isinstance(base, str) or url_scheme(base) is not None:
+            raise ConfigError(
+                f"environment {name!r}: set its own state in environments.{name}.state (each environment keeps a "
+                "state of its own; only a state file's place can be derived from the base one)"
+            )
+        place = PurePosixPath(base)
+        merged["state"] = str(place.parent / name / place.name)
+    return merged
+
+
 def _merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for key, value in top.items():
@@ -251,17 +281,43 @@ def _read_config_file(path: Path, environ: Mapping[str, str]) -> dict[str, Any]:
         raise ContentError([Problem(name, 1, 1, "cmssync.yaml must be a mapping of settings")])
     problems: list[Problem] = []
     resolved = _resolve_env(document, (), (1, 1), environ, name, problems)
-    try:
-        Settings.model_validate(resolved)
-    except ValidationError as exc:
-        for err in exc.errors():
-            line, col = position_of(document, err["loc"], at_key=err["type"] == "extra_forbidden")
-            where = ".".join(str(p) for p in err["loc"] if p != "[key]")
-            problems.append(Problem(name, line, col, f"{where}: {setting_message(err)}"))
+    _validate_settings(resolved, document, (), name, problems)
+    for env_name, overlay in (resolved.get("environments") or {}).items() if isinstance(resolved, dict) else ():
+        if isinstance(overlay, Mapping) and "environments" in overlay:
+            line, col = position_of(document, ("environments", env_name, "environments"), at_key=True)
+            problems.append(
+                Problem(name, line, col, f"environments.{env_name}: an environment cannot hold environments")
+            )
+        elif isinstance(overlay, Mapping):
+            merged = _merge({k: v for k, v in resolved.items() if k != "environments"}, overlay)
+            _validate_settings(merged, document, ("environments", env_name), name, problems, only=set(overlay))
     if problems:
         raise ContentError(problems)
     assert isinstance(resolved, dict)
     return resolved
+
+
+def _validate_settings(
+    resolved: Any,
+    document: CommentedMap,
+    at: tuple[str, ...],
+    name: str,
+    problems: list[Problem],
+    *,
+    only: set[str] | None = None,
+) -> None:
+    """Validate a settings tree, each problem located in the file (``at``: where the tree is: an environment's
+    overlay; ``only``: report problems of these top-level keys, the ones the overlay sets)."""
+    try:
+        Settings.model_validate(resolved)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            if only is not None and (not loc or loc[0] not in only):
+                continue
+            line, col = position_of(document, (*at, *loc), at_key=err["type"] == "extra_forbidden")
+            where = ".".join(str(p) for p in (*at, *loc) if p != "[key]")
+            problems.append(Problem(name, line, col, f"{where}: {setting_message(err)}"))
 
 
 def setting_message(err: ErrorDetails) -> str:

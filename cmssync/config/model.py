@@ -253,6 +253,18 @@ class Settings(Section):
     """Seconds one HTTP request may take (connect, send, each read) before it counts as failed and is retried."""
     daemon: DaemonSettings = Field(default_factory=DaemonSettings)
     """The daemon."""
+    values: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], str] = Field(default_factory=dict)
+    """Named values the content uses as ``${value:NAME}`` in any text (a banner, an analytics snippet); each
+    environment may give its own (``environments``)."""
+    environments: dict[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")], dict[str, Any]] = Field(
+        default_factory=dict
+    )
+    """One repository, several sites (docs/environments.md): environment name → the settings that differ there
+    (``site``, ``auth``, ``publish``, ``prune``, ``values``, … any setting but ``environments``), chosen with
+    ``--env NAME`` (``CMSSYNC_ENV``). Each environment keeps a state of its own: ``state`` if it sets one, else the
+    base state file's name in a folder named after the environment (``.cmssync/production/state.json``)."""
+    environment: str | None = None
+    """The environment these settings are for (set from ``--env``/``CMSSYNC_ENV``; not written in the file)."""
 
     @property
     def silenced_warnings(self) -> frozenset[str]:

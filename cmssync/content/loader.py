@@ -25,6 +25,7 @@ from cmssync.content.models import FileSidecar, GroupSpec, LocatedSpec, Location
 from cmssync.content.paths import is_stack_path
 from cmssync.content.site import SiteContent
 from cmssync.content.specfile import FileResult, Kind, SpecAt, read_file
+from cmssync.content.values import MARKER
 from cmssync.content.yamlsource import MAX_YAML_BYTES, ParseCache, Source, read_text
 from cmssync.errors import ContentError, Problem
 from cmssync.yamlread import value_position
@@ -57,7 +58,7 @@ def load_content(
     return loader.load()
 
 
-def load_page(root: Path, path: str, target: Path) -> PageSpec:
+def load_page(root: Path, path: str, target: Path, values: Mapping[str, str] | None = None) -> PageSpec:
     """The spec of page (or stack) ``path`` from its file ``target`` as :func:`load_content` reads it, without the
     rest of the content (``cmssync pull`` records the pages it wrote one at a time); ``ContentError`` when the file
     is not a valid page (checks across files are :func:`load_content`'s)."""
@@ -66,7 +67,7 @@ def load_page(root: Path, path: str, target: Path) -> PageSpec:
     if isinstance(text, Problem):
         raise ContentError([text])
     source = Source(name, text)
-    result = read_file("stack" if is_stack_path(path) else "page", source)
+    result = read_file("stack" if is_stack_path(path) else "page", source, values or {})
     if result.problems or not result.specs:
         raise ContentError(result.problems or [Problem(source.name, 0, 0, "not a page file")])
     spec = result.specs[0].spec
@@ -90,6 +91,8 @@ class _Loader:
         self.sources: dict[str, Source] = {}
         """Every YAML file read, by name."""
         self.values = 0
+        self.settings_values: Mapping[str, str] = {}
+        """The settings' ``values`` (``${value:NAME}``, :mod:`cmssync.content.values`)."""
         """Values of the YAML files read so far (bounded by :data:`MAX_CONTENT_VALUES`)."""
         self.found: list[tuple[Source, SpecAt]] = []
         """Every valid spec with its file (for the reference checks)."""
@@ -101,6 +104,7 @@ class _Loader:
         self.problems.extend(layout.problems)
         _refuse_oversized(layout)
         settings = self._settings(layout)
+        self.settings_values = settings.values if settings is not None else {}
         pages = self._pages(layout)
         users = self._list_specs(layout.users, UserSpec, "users")
         groups = self._list_specs(layout.groups, GroupSpec, "groups")
@@ -161,10 +165,11 @@ class _Loader:
         source = self._source(entry)
         if source is None:
             return []
-        cache = self.parse_cache
+        # a file with ${value:…} is read with this run's values (an environment's), never taken from the cache
+        cache = self.parse_cache if MARKER not in source.text else None
         result: FileResult | None = cache.get(kind, source.text) if cache is not None else None
         if result is None:
-            result = read_file(kind, source)
+            result = read_file(kind, source, self.settings_values)
             if not result.problems:
                 source.forget_tree()
                 if cache is not None:

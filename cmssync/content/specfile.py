@@ -7,6 +7,7 @@ the same text share a cache entry, and a result read from the cache is a fresh c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeVar
 
@@ -15,6 +16,7 @@ from pydantic import BaseModel
 from cmssync.content.models import FileSidecar, GroupSpec, LocatedSpec, PageSpec, StackSpec, UserSpec
 from cmssync.content.text import Reference, Text
 from cmssync.content.validation import clean_loc, validate
+from cmssync.content.values import MARKER, substitute_tree
 from cmssync.content.yamlsource import Source
 from cmssync.errors import Problem
 from cmssync.yamlread import YamlDocument, YamlList, YamlMap, start_of, value_position
@@ -54,11 +56,22 @@ _MAPPINGS: Final[dict[str, tuple[type[LocatedSpec], str]]] = {
 _LISTS: Final[dict[str, tuple[type[LocatedSpec], str]]] = {"users": (UserSpec, "user"), "groups": (GroupSpec, "group")}
 
 
-def read_file(kind: Kind, source: Source) -> FileResult:
-    """The specs of ``source``, a file of ``kind``, or its problems."""
+def read_file(kind: Kind, source: Source, values: Mapping[str, str] | None = None) -> FileResult:
+    """The specs of ``source``, a file of ``kind``, or its problems; ``${value:NAME}`` in a page or stack file
+    replaced by ``values`` first (:mod:`cmssync.content.values`)."""
     parsed = source.parsed
     if not isinstance(parsed, YamlDocument):
         return FileResult(problems=[parsed])
+    if kind in ("page", "stack") and MARKER in source.text:
+        unknown: list[Problem] = []
+
+        def problem(node: Any, key: Any, message: str) -> None:
+            line, column = (node.at[key][2:] if isinstance(node, YamlMap) else node.at[key]) if node.at else (0, 0)
+            unknown.append(Problem(source.name, line, column, message))
+
+        substitute_tree(parsed.data, values or {}, problem)
+        if unknown:
+            return FileResult(problems=unknown)
     if kind in _MAPPINGS:
         model, what = _MAPPINGS[kind]
         result = _mapping_file(source.name, parsed.data, model, what)

@@ -248,6 +248,8 @@ def _header(workspace: Workspace, request: PlanRequest) -> PlanHeader:
         "force": request.force,
         "incremental": request.scope is not None,
     }
+    if workspace.settings.environment:  # --env: which environment's settings the plan is for
+        options["environment"] = workspace.settings.environment
     return PlanHeader(
         cmssync_version=__version__,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),

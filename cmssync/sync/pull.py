@@ -109,7 +109,11 @@ async def pull(
     ``record`` write the files but leave the state as it is (``pull --commit``: the files go to a branch, not into
     the content the state describes)."""
     result = Pulled(
-        root=root, dry_run=dry_run, site_url=client.base_url, staging=staging_directory(root, dry_run=dry_run)
+        root=root,
+        dry_run=dry_run,
+        site_url=client.base_url,
+        staging=staging_directory(root, dry_run=dry_run),
+        values=settings.values,
     )
     kinds = kinds or discover()
     scope = scope or pull_scope(root, state, kinds.table)

@@ -27,6 +27,7 @@ from cmssync.api.models import Page
 from cmssync.content import writer
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import STACKS_PREFIX, check_page_path, is_stack_path, page_named
+from cmssync.content.values import with_values
 from cmssync.plan.conflicts import field_matches, live_area_digest
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.plan.page_form import DesiredPage, page_form, render_desired
@@ -197,7 +198,8 @@ class _PageStaging:
             )
             return True
         watched, asked = watching(self.resolve) if walking else (self.resolve, lambda: False)
-        desired = _desired(existing, path, watched, self.base_url)
+        readable = with_values(existing, result.values) if isinstance(existing, dict) else existing
+        desired = _desired(readable, path, watched, self.base_url)
         if asked():
             return False
         notes: list[str] = []
@@ -212,11 +214,10 @@ class _PageStaging:
             data = self._merged(page, existing, data, desired)
             notes, placeholders = _written_placeholders(path, data, notes, placeholders)
         try:
-            spec = PageSpec.model_validate(data)
-        except ValidationError as exc:
-            result.skipped.append(
-                f"{page_named(path)}: {target.name} cannot keep what it says: {exc.errors()[0]['msg']}"
-            )
+            spec = PageSpec.model_validate(with_values(data, result.values))
+        except ValueError as exc:  # a ValidationError, or a ${value:…} the settings do not hold
+            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            result.skipped.append(f"{page_named(path)}: {target.name} cannot keep what it says: {reason}")
             return True
         result.notes += notes
         result.placeholders += placeholders
@@ -254,7 +255,7 @@ class _PageStaging:
             if isinstance(block, dict) and "keep" not in block
         )
         result.sub_areas += [(path, name, len(blocks)) for name, blocks in areas.items() if is_sub_area(name)]
-        clean = _page_clean(path, self.state, self.resolve, self.base_url)
+        clean = _page_clean(path, self.state, self.resolve, self.base_url, result.values)
         kind: Kind = "stack" if is_stack_path(path) else "page"
         result.staged.append(Staged(kind, path, target, text=writer.render_yaml(target, data), clean=clean))
         form = staged_form(spec, path, self.resolve, self.base_url)
@@ -319,7 +320,9 @@ def _desired(existing: Any, path: str, resolve: Resolver, base_url: str) -> Desi
         return None
 
 
-def _page_clean(path: str, state: State, resolve: Resolver, base_url: str) -> Callable[[Path], bool]:
+def _page_clean(
+    path: str, state: State, resolve: Resolver, base_url: str, values: Mapping[str, str]
+) -> Callable[[Path], bool]:
     """Whether a page file is what the last apply or pull recorded: its digest is the state's."""
 
     def clean(target: Path) -> bool:
@@ -328,7 +331,8 @@ def _page_clean(path: str, state: State, resolve: Resolver, base_url: str) -> Ca
         if record is None or record.digest is None or not isinstance(data, dict):
             return False
         try:
-            desired = render_desired(page_form(PageSpec.model_validate(data)), path, resolve, base_url=base_url)
+            spec = PageSpec.model_validate(with_values(data, values))
+            desired = render_desired(page_form(spec), path, resolve, base_url=base_url)
         except (ValidationError, ValueError, KeyError):
             return False
         return desired.digest == record.digest

@@ -140,7 +140,7 @@ def _record_pages(root: Path, state: State, base_url: str, result: Pulled, pages
         form = page.form
         if form is None:
             try:
-                spec = load_page(root, path, targets[path])
+                spec = load_page(root, path, targets[path], result.values)
             except ContentError:
                 continue  # not recorded: the next plan shows the file's problem
             desired = render_desired(page_form(spec), path, resolve, base_url=base_url)

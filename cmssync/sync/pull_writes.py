@@ -27,7 +27,7 @@ import json
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -159,6 +159,8 @@ class Pulled:
     local_edits: dict[str, list[str]] = field(default_factory=dict)
     """Page path → fields (``area:NAME``) its file changed and the site did not since the last apply or pull: kept
     as the file has them (apply sends them), and the page's record left as it was."""
+    values: Mapping[str, str] = field(default_factory=dict)
+    """The settings' values (``${value:NAME}`` in the files is read with them, as the loader does)."""
     trees: Trees = field(default_factory=Trees)
     """The site's locale trees (``cmssync.content.trees``): where each tree's pages are written."""
 
