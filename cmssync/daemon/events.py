@@ -69,6 +69,8 @@ class EventObject:
     op: str | None = None
     fields: tuple[str, ...] = ()
     detail: str | None = None
+    tree: str | None = None
+    """The locale tree of a page or stack on a site with several (``Plan.tree_of``)."""
 
     @property
     def id(self) -> str:
@@ -248,6 +250,7 @@ class EventTracker:
                 self.drifted,
                 {a.id: drift_mark(a) for a in plan.actions if a.drift},
                 actions,
+                plan,
                 "drift_found",
                 lambda total, news: (
                     f"Drift found: {total} object{_s(total)} changed on the site ({len(news)} new): {_ids(news)}"
@@ -258,6 +261,7 @@ class EventTracker:
                 self.pending,
                 {a.id: a.op for a in plan.actions if not a.drift},
                 actions,
+                plan,
                 "changes_pending",
                 lambda total, news: f"{total} content change{_s(total)} not applied (report mode): {_ids(news)}",
             )
@@ -265,7 +269,7 @@ class EventTracker:
             done = {o.action.id: drift_mark(o.action) for o in run.outcomes if o.status == "ok" and o.action.drift}
             news = self.reverted.update(done, run.scope)
             if news:
-                objects = _objects(actions[i] for i in news)
+                objects = _objects((actions[i] for i in news), plan)
                 summary = f"Reverted {len(news)} object{_s(len(news))} changed on the site: {_ids(news)}"
                 events.append(self._event(run, "drift_reverted", summary, objects=objects, total=len(news)))
         conflicted = conflicted_objects(plan)
@@ -286,6 +290,7 @@ class EventTracker:
         state: ObjectState,
         marks: Mapping[str, str],
         actions: Mapping[str, Action],
+        plan: Plan,
         type_: EventType,
         summary: Callable[[int, list[str]], str],
     ) -> list[Event]:
@@ -295,7 +300,8 @@ class EventTracker:
         if not news:
             return []
         total = len(state.current)
-        return [self._event(run, type_, summary(total, news), objects=_objects(actions[i] for i in news), total=total)]
+        objects = _objects((actions[i] for i in news), plan)
+        return [self._event(run, type_, summary(total, news), objects=objects, total=total)]
 
     def _held(self, run: RunFacts, plan: Plan) -> list[Event]:
         entries = {entry.id: entry for entry in plan.held if entry.reason != "conflict"}
@@ -327,8 +333,10 @@ class EventTracker:
         return [self._event(run, "deletes_blocked", summary, objects=objects, total=total, problems=reasons)]
 
 
-def _objects(actions: Iterable[Action]) -> tuple[EventObject, ...]:
-    return tuple(EventObject(a.kind, a.key, a.op, action_fields(a), a.note) for a in actions)
+def _objects(actions: Iterable[Action], plan: Plan) -> tuple[EventObject, ...]:
+    return tuple(
+        EventObject(a.kind, a.key, a.op, action_fields(a), a.note, plan.tree_of(a.kind, a.key)) for a in actions
+    )
 
 
 def _s(count: int) -> str:

@@ -39,7 +39,7 @@ def public_site(url: str | None) -> str:
 def json_document(event: Event, site: str) -> dict[str, Any]:
     objects = [
         {k: v for k, v in {"id": o.id, "kind": o.kind, "key": o.key, "op": o.op, "fields": list(o.fields),
-                           "detail": o.detail}.items() if v not in (None, [])}
+                           "detail": o.detail, "tree": o.tree}.items() if v not in (None, [])}
         for o in event.objects[:MAX_OBJECTS]
     ]  # fmt: skip
     document: dict[str, Any] = {

@@ -188,3 +188,15 @@ def test_a_mode_change_starts_the_mode_states_afresh() -> None:
     tracker.observe(run(plan(drifted("/about"))))
     tracker.observe(run(plan(), mode="enforce"))
     assert types(tracker.observe(run(plan(drifted("/about"))))) == ["drift_found"]
+
+
+def test_an_object_of_another_locale_tree_names_its_tree() -> None:
+    multilingual = Plan(
+        site="http://site",
+        content_digest="x",
+        actions=(drifted("/de/about"), drifted("/about")),
+        trees={"/": "en_US", "/de": "de_DE"},
+    )
+    events = EventTracker().observe(run(multilingual))
+    assert sorted((o.id, o.tree) for o in events[0].objects) == [("page:/about", "en_US"), ("page:/de/about", "de_DE")]
+    assert [o.tree for o in EventTracker().observe(run(plan(drifted("/about"))))[0].objects] == [None]
