@@ -110,7 +110,10 @@ async def test_one_repository_two_sites_each_with_its_overrides_and_state(
     assert not (await make_plan(open_workspace(repository))).plan.actions
 
 
-def test_the_env_option_chooses_the_environment(repository: Path, production: Sandbox) -> None:
+def test_the_env_option_chooses_the_environment(
+    repository: Path, production: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV_VARIABLE, "")  # --env sets it in this process: unset again after the test
     result = CliRunner().invoke(cli, ["plan", "--env", "production", str(repository)])
     assert f"cmssync plan for {production.url} (publish: draft)" in result.output
     assert "environment=production" in result.output
