@@ -9,7 +9,7 @@ from cmssync.commands.pull import run_pull
 from cmssync.content.writer import read_plain, write_yaml
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.asset_forms import file_digest, user_digest
-from tests.e2e.test_pull_yaml_emit import recorded_as_loaded
+from tests.support.pull_records import recorded_as_loaded
 from tests.support.rawsite import RawSite
 from tests.support.sites import Site
 

@@ -4,19 +4,15 @@ the fast path wrote every page file, and the next plan is empty."""
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 from cmssync.content.blocktypes import block_type
 from cmssync.content.writer import read_plain
 from cmssync.content.yaml_emit import dump_fresh
 from cmssync.emulator.embedded import Sandbox
-from cmssync.plan.conflicts import page_base
-from cmssync.plan.desired import Resolver
-from cmssync.plan.page_form import page_form, render_desired
-from cmssync.sync.pull_record import staged_form
 from tests.emulator.replay import BLOCK_TYPES_RECORDING, FIRST_CREATED_BLOCK, load_transcript
 from tests.emulator.replay_blocks import blocks_site_seed
+from tests.support.pull_records import recorded_as_loaded
 from tests.support.sites import Site
 from tests.support.yaml_text import ruamel_text
 
@@ -44,25 +40,6 @@ async def test_every_file_pull_writes_is_what_ruamel_writes(sandbox_server: Sand
     assert plan.actions == (), [(a.kind, a.key, a.op) for a in plan.actions]
     assert recorded_as_loaded(site)[True] == len(written_pages := list((site.root / "pages").rglob("*.yaml")))
     assert written_pages
-
-
-def recorded_as_loaded(site: Site) -> Counter[bool]:
-    """Each page's digest and base, recorded by pull from what it staged or read back, are what the whole content,
-    loaded as the planner loads it, gives; how many pages were recorded from what was staged (True) or not."""
-    workspace = site.workspace()
-    state, content = workspace.load_state(), workspace.content
-    resolve = Resolver(
-        file_urls={path: record.url for path, record in state.files.items()},
-        file_ids={path: str(record.id) for path, record in state.files.items()},
-        page_ids={path: record.id for path, record in state.pages.items()},
-    )
-    ways = Counter[bool]()
-    for path, record in state.pages.items():
-        desired = render_desired(page_form(content.pages[path]), path, resolve, base_url=site.sandbox.url)
-        assert record.digest == desired.digest, path
-        assert record.base == page_base(desired.fields, desired.areas, desired.end_date), path
-        ways[staged_form(content.pages[path], path, resolve, site.sandbox.url) is not None] += 1
-    return ways
 
 
 def _blocks(data: dict[str, object]) -> list[dict[str, object]]:
