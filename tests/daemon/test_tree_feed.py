@@ -16,8 +16,8 @@ from cmssync.config import load_settings
 from cmssync.daemon.feed import TREE_EVERY, DriftFeed
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.scope_model import Scope
-from tests.daemon.test_drift_feed import TOKEN_ROUTE
-from tests.e2e.test_locale_trees import SEED
+from tests.support.daemon import TOKEN_ROUTE
+from tests.support.locale_trees import SEED
 from tests.support.sites import Site
 from tests.support.tokens import sandbox_token
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -21,31 +20,8 @@ import pytest
 from cmssync.commands.status import check_status
 from cmssync.emulator.embedded import Sandbox
 from cmssync.render.text import render_json, render_text
+from tests.support.locale_trees import SEED
 from tests.support.sites import Site
-
-
-def _content(text: str) -> dict[str, Any]:
-    return {"type": "content", "value": {"content": f"<p>{text}</p>"}}
-
-
-SEED: dict[str, Any] = {
-    "pages": [
-        {"path": "/", "name": "Home", "areas": {"Main": [_content("Welcome")]}},
-        {"path": "/about", "name": "About", "areas": {"Main": [_content("About us"), _content("Our story")]}},
-        {"path": "/about/team", "name": "Team", "areas": {"Main": [_content("The team")]}},
-        {"path": "/!stacks", "name": "Stacks", "type": False, "template": False, "id": 20},
-        {
-            "path": "/!stacks/footer",
-            "name": "Footer",
-            "type": "core_stack",
-            "template": False,
-            "id": 21,
-            "areas": {"Main": [_content("Footer text")]},
-        },
-    ],
-    "global_areas": ["Footer"],
-    "locales": [{"locale": "de_DE"}],
-}
 
 
 @pytest.fixture

@@ -23,8 +23,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from tests.realsite.conftest import Report
-from tests.realsite.harness import PublicSite, RawApi, SiteAccess, run_cmssync
+from tests.realsite.harness import PublicSite, RawApi, Report, SiteAccess, run_cmssync
 
 yaml = YAML()
 yaml.width = 4096
