@@ -92,7 +92,7 @@ async def read_degrading(
         unread.unreadable[object_id] = f"{what}: cannot be read ({exc}); not pulled, its file left as it is"
         return None
     unread.unrendered.append(
-        f"{what}: its rendered areas cannot be read ({rendering}); pulled without them (a block whose download "
+        f"{what}: the rendered areas cannot be read ({rendering}); pulled without them (a block whose download "
         "links or pictures only the render shows is kept as a placeholder)"
     )
     return found

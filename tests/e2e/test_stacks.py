@@ -146,7 +146,7 @@ async def test_a_stack_whose_render_fails_is_pulled_without_it(site: Site) -> No
     # a theme template that breaks outside a page: the stack's read with its render answers 500, without it 200
     code, summary = await _pull(site, "500:1:path=/ccm/api/1.0/pages/7$:query=areas\\.content")
     assert code == 0, summary
-    assert "note: stack footer (id 7): its rendered areas cannot be read (GET /ccm/api/1.0/pages/7 (500)" in summary
+    assert "note: stack footer (id 7): the rendered areas cannot be read (GET /ccm/api/1.0/pages/7 (500)" in summary
     assert "stacks (global areas): 2 written new" in summary
     written = YAML(typ="safe").load((site.root / FOOTER).read_text(encoding="utf-8"))
     assert written["areas"] == {"Main": [_content("Footer text")]}  # no link needed the render
@@ -183,7 +183,7 @@ async def test_pages_whose_list_cannot_be_read_are_named_and_the_others_are_pull
     assert not (site.root / "pages" / "about.yaml").exists()
     code, summary = await _pull(site, "500:1:path=/ccm/api/1.0/pages/1/children:query=areas\\.content", take_all=True)
     assert code == 0, summary
-    assert "note: the pages below page / (children of id 1): its rendered areas cannot be read" in summary
+    assert "note: the pages below page / (children of id 1): the rendered areas cannot be read" in summary
     assert (site.root / "pages" / "about.yaml").is_file()
 
 
