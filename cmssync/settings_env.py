@@ -50,7 +50,8 @@ def variable_name(path: tuple[str, ...]) -> str:
 def section_model(field: FieldInfo) -> type[BaseModel] | None:
     """The model of a section field (``site: SiteSettings``), or None for a value (``state: str``)."""
     annotation = field.annotation
-    candidates = typing.get_args(annotation) if isinstance(annotation, types.UnionType) else (annotation,)
+    union = isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union
+    candidates = typing.get_args(annotation) if union else (annotation,)
     for candidate in candidates:
         if isinstance(candidate, type) and issubclass(candidate, BaseModel):
             return candidate

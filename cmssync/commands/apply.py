@@ -135,6 +135,9 @@ async def run_apply(
         return EXIT_ERROR
     for problem in report.problems:
         out.write(f"problem: {problem}\n")
+    if report.adopted is not None and report.adopted.files:
+        files = ", ".join(str(path) for path in report.adopted.files)
+        out.write(f"Site changes written into the content (drift: adopt): {files}\n")
     out.write(summary(report) + "\n")
     if stopped:
         not_started = sum(1 for o in report.outcomes if o.message == STOPPED)
@@ -183,6 +186,7 @@ def _summary_json(report: ApplyReport, *, stopped: bool, exit_code: int) -> dict
         "counts": report.counts(),
         "not_started": sum(1 for o in report.outcomes if o.message == STOPPED),
         "problems": list(report.problems),
+        "adopted": [str(path) for path in report.adopted.files] if report.adopted is not None else [],
         "requests": report.requests,
         "exit_code": exit_code,
     }

@@ -128,6 +128,10 @@ class ProtectSettings(Section):
 
 ConflictPolicy = Literal["content_wins", "site_wins", "fail"]
 """How a three-way conflict is settled: write the content's value, keep the site's, or refuse the object."""
+DriftPolicy = Literal["propose", "revert", "adopt"]
+"""What becomes of an editor's approved change to something the content did not change since the last sync: list it
+as a site change to bring back into the content and leave it on the site, write over it (the content wins), or
+write it into the content directory."""
 ForeignDraftPolicy = Literal["fail", "skip", "merge"]
 """A page with someone else's pending draft: refuse it (exit 1), leave it alone, or write into that draft."""
 
@@ -187,6 +191,26 @@ class ConflictSettings(Section):
     """Per-object (and per-field) policies; the first matching rule wins, a page file's ``on_conflict`` first."""
 
 
+class DriftRule(Section):
+    """A drift policy for the objects matching ``match`` (``KIND:KEY`` fnmatch pattern, as in ``conflicts.rules``),
+    optionally only for some fields (``name``, ``attributes.meta_*``, ``area:Main``)."""
+
+    match: Annotated[str, Field(min_length=3)]
+    fields: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    policy: DriftPolicy
+
+
+class DriftSettings(Section):
+    """Editors' approved changes to what the content did not change since the last sync (docs/editor-safety.md)."""
+
+    policy: DriftPolicy = "propose"
+    """``propose``: never written over; the plan lists them as site changes to bring back into the content.
+    ``revert``: the content wins (the site's value is written over). ``adopt``: ``apply`` writes them into the
+    content directory (as ``pull`` would)."""
+    rules: list[DriftRule] = Field(default_factory=list)
+    """Per-object (and per-field) policies; the first matching rule wins, a page file's ``on_drift`` first."""
+
+
 class VersionSettings(Section):
     """Housekeeping of page versions."""
 
@@ -229,6 +253,12 @@ class Settings(Section):
     """Page version housekeeping."""
     conflicts: ConflictSettings = Field(default_factory=ConflictSettings)
     """Three-way conflicts between the content and editors' changes on the site (docs/editor-safety.md)."""
+    drift: DriftPolicy | DriftSettings = "propose"
+    """An editor's approved change to a field or area the content did not change since the last sync: ``propose``
+    (the default) leaves it on the site and lists it in the plan as a site change to bring back into the content;
+    ``revert`` writes the content's value over it; ``adopt`` writes it into the content directory (docs/editor-
+    safety.md). Or a mapping with per-object ``rules`` (``{policy: propose, rules: [{match: "page:/blog/*", policy:
+    revert}]}``). ``CMSSYNC_DRIFT=revert`` sets the policy for one run."""
     areas: Literal["shared", "owned"] = "shared"
     """Blocks an editor adds to a managed area: ``shared`` keeps them in place and lists them as additions on the
     site; ``owned`` deletes them like any drift (docs/editor-safety.md). A page file's ``areas_owned`` overrides."""
@@ -309,6 +339,19 @@ class Settings(Section):
         """
         path = Path(setting)
         return path if path.is_absolute() else base_dir / path
+
+    @property
+    def drift_settings(self) -> DriftSettings:
+        """``drift`` in its mapping form (a single word is the policy of every object)."""
+        return DriftSettings(policy=self.drift) if isinstance(self.drift, str) else self.drift
+
+    @field_validator("drift", mode="wrap")
+    @classmethod
+    def _drift_form(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """One error per problem: a mapping is validated as :class:`DriftSettings` only."""
+        if isinstance(value, Mapping):
+            return DriftSettings.model_validate(value)
+        return handler(value)
 
     @property
     def concurrency_limit(self) -> int | None:

@@ -45,7 +45,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from cmssync.config import ConflictPolicy, ForeignDraftPolicy, IgnoreRule
+from cmssync.config import ConflictPolicy, DriftPolicy, ForeignDraftPolicy, IgnoreRule
 from cmssync.content.blocks import (
     BLOCK_TAGS,
     KNOWN_BLOCK_TYPES,
@@ -127,6 +127,9 @@ class PageSpec(LocatedSpec):
     """This page's conflict policy: one for every field, or field → policy (``*`` for the others)."""
     on_foreign_draft: ForeignDraftPolicy | None = None
     """This page's policy for someone else's pending draft (overrides the ``on_foreign_draft`` setting)."""
+    on_drift: DriftPolicy | dict[str, DriftPolicy] | None = None
+    """This page's drift policy (an editor's approved change to what the content did not change): one for every
+    field, or field → policy (``*`` for the others); overrides ``drift`` in cmssync.yaml."""
     areas_owned: bool | None = None
     """Whether this page's content owns its managed areas: ``true`` deletes blocks editors add to them, ``false``
     keeps them as additions on the site (overrides the ``areas`` setting)."""
@@ -148,6 +151,7 @@ class StackSpec(LocatedSpec):
     ignore: IgnoreRule | None = None
     on_conflict: ConflictPolicy | dict[str, ConflictPolicy] | None = None
     on_foreign_draft: ForeignDraftPolicy | None = None
+    on_drift: DriftPolicy | dict[str, DriftPolicy] | None = None
 
     def as_page(self) -> PageSpec:
         """The page the planner sees: the same id and areas, nothing else managed."""
@@ -158,6 +162,7 @@ class StackSpec(LocatedSpec):
             ignore=self.ignore,
             on_conflict=self.on_conflict,
             on_foreign_draft=self.on_foreign_draft,
+            on_drift=self.on_drift,
             protect=True,
         )
         if self.source is not None:

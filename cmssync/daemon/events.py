@@ -8,7 +8,8 @@ same drift seen by ten runs: one event; a new drifted object, or the same page e
 
 * ``run_failed`` on the first failure, and again only when the failure changes (other failed objects, another
   reason); ``recovered`` on the first success after failures. An interrupted run (SIGTERM) is neither.
-* ``drift_found`` (report mode and suspended runs): objects changed on the site since cmssync applied them;
+* ``drift_found`` (report mode and suspended runs): objects changed on the site since cmssync applied them; in
+  every mode, the editors' changes the drift policy keeps on the site (``Plan.site_changes``, ``drift: propose``);
   ``changes_pending``: content changes not applied (create, update, delete, move) — keyed by operation, so editing a
   file already pending does not notify again.
 * ``drift_reverted`` (enforce mode): drifted objects the run overwrote successfully. An object whose revert does not
@@ -32,13 +33,13 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 from cmssync.config.daemon import NotifyEvent
-from cmssync.plan.actions import Action, Plan
+from cmssync.plan.actions import Action, Plan, SiteChange
 from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
 from cmssync.plan.kinds import KindTable
 from cmssync.plan.scope_model import Scope
@@ -243,25 +244,26 @@ class EventTracker:
 
     def _plan_events(self, run: RunFacts, plan: Plan) -> list[Event]:
         events: list[Event] = []
-        actions = plan.by_id()
+        objects = {a.id: _object(a, plan) for a in plan.actions}
+        objects |= {c.id: _site_object(c, plan) for c in plan.site_changes}
+        kept = {c.id: site_change_mark(c) for c in plan.site_changes}  # drift: propose/adopt, in every mode
+        drifted = {a.id: drift_mark(a) for a in plan.actions if a.drift} if run.mode == "report" else {}
+        events += self._reported(
+            run,
+            self.drifted,
+            drifted | kept,
+            objects,
+            "drift_found",
+            lambda total, news: (
+                f"Drift found: {total} object{_s(total)} changed on the site ({len(news)} new): {_ids(news)}"
+            ),
+        )
         if run.mode == "report":
-            events += self._reported(
-                run,
-                self.drifted,
-                {a.id: drift_mark(a) for a in plan.actions if a.drift},
-                actions,
-                plan,
-                "drift_found",
-                lambda total, news: (
-                    f"Drift found: {total} object{_s(total)} changed on the site ({len(news)} new): {_ids(news)}"
-                ),
-            )
             events += self._reported(
                 run,
                 self.pending,
                 {a.id: a.op for a in plan.actions if not a.drift},
-                actions,
-                plan,
+                objects,
                 "changes_pending",
                 lambda total, news: f"{total} content change{_s(total)} not applied (report mode): {_ids(news)}",
             )
@@ -269,16 +271,16 @@ class EventTracker:
             done = {o.action.id: drift_mark(o.action) for o in run.outcomes if o.status == "ok" and o.action.drift}
             news = self.reverted.update(done, run.scope)
             if news:
-                objects = _objects((actions[i] for i in news), plan)
+                reverted = tuple(objects[i] for i in news)
                 summary = f"Reverted {len(news)} object{_s(len(news))} changed on the site: {_ids(news)}"
-                events.append(self._event(run, "drift_reverted", summary, objects=objects, total=len(news)))
+                events.append(self._event(run, "drift_reverted", summary, objects=reverted, total=len(news)))
         conflicted = conflicted_objects(plan)
         news = self.conflicts.update({i: _digest(o.fields) for i, o in conflicted.items()}, run.scope)
         if news:
             total = len(self.conflicts.current)
             summary = f"Conflict: {total} object{_s(total)} changed both in the content and on the site: {_ids(news)}"
-            objects = tuple(conflicted[i] for i in news)
-            events.append(self._event(run, "conflict", summary, objects=objects, total=total))
+            shown = tuple(conflicted[i] for i in news)
+            events.append(self._event(run, "conflict", summary, objects=shown, total=total))
         events += self._held(run, plan)
         if run.scope is None:
             events += self._blocked(run, plan)
@@ -289,19 +291,17 @@ class EventTracker:
         run: RunFacts,
         state: ObjectState,
         marks: Mapping[str, str],
-        actions: Mapping[str, Action],
-        plan: Plan,
+        objects: Mapping[str, EventObject],
         type_: EventType,
         summary: Callable[[int, list[str]], str],
     ) -> list[Event]:
-        """One event when ``marks`` (report mode: action id -> mark) name objects ``state`` had not seen yet; its
-        total counts every object ``state`` holds now."""
+        """One event when ``marks`` (object id -> mark) name objects ``state`` had not seen yet; its total counts
+        every object ``state`` holds now."""
         news = state.update(marks, run.scope)
         if not news:
             return []
         total = len(state.current)
-        objects = _objects((actions[i] for i in news), plan)
-        return [self._event(run, type_, summary(total, news), objects=objects, total=total)]
+        return [self._event(run, type_, summary(total, news), objects=tuple(objects[i] for i in news), total=total)]
 
     def _held(self, run: RunFacts, plan: Plan) -> list[Event]:
         entries = {entry.id: entry for entry in plan.held if entry.reason != "conflict"}
@@ -333,10 +333,22 @@ class EventTracker:
         return [self._event(run, "deletes_blocked", summary, objects=objects, total=total, problems=reasons)]
 
 
-def _objects(actions: Iterable[Action], plan: Plan) -> tuple[EventObject, ...]:
-    return tuple(
-        EventObject(a.kind, a.key, a.op, action_fields(a), a.note, plan.tree_of(a.kind, a.key)) for a in actions
+def _object(action: Action, plan: Plan) -> EventObject:
+    tree = plan.tree_of(action.kind, action.key)
+    return EventObject(action.kind, action.key, action.op, action_fields(action), action.note, tree)
+
+
+def _site_object(change: SiteChange, plan: Plan) -> EventObject:
+    """A site change the drift policy keeps (``propose``/``adopt``): its fields, and what becomes of it."""
+    op = f"site change ({change.action})"
+    return EventObject(
+        change.kind, change.key, op, change.fields, change.describe(), plan.tree_of(change.kind, change.key)
     )
+
+
+def site_change_mark(change: SiteChange) -> str:
+    """How a kept site change looks: its fields with the site's values (a second edit on the site is news)."""
+    return _digest([[(c.field, c.after) for c in change.changes], [(b.area, b.place, b.after) for b in change.blocks]])
 
 
 def _s(count: int) -> str:

@@ -261,7 +261,7 @@ class SyncRunner:
             pending=None if report is None else _pending(record.mode, report),
         )
         if report is not None:
-            self.metrics.record_drift((action.id for action in report.plan.actions if action.drift), batch.scope)
+            self.metrics.record_drift(_drifted(report), batch.scope)
         run = {
             "run_id": batch.run_id,
             "trigger": batch.trigger,
@@ -325,9 +325,16 @@ def _pending(mode: Mode, report: ApplyReport) -> int:
     return sum(1 for o in report.outcomes if o.status != "ok")
 
 
+def _drifted(report: ApplyReport) -> dict[str, str]:
+    """Object id -> kind of the objects changed outside cmssync: those the run overwrote (``drift: revert``,
+    flagged actions) and those the drift policy keeps on the site (``Plan.site_changes``)."""
+    drifted = {action.id: action.kind for action in report.plan.actions if action.drift}
+    return drifted | {change.id: change.kind for change in report.plan.site_changes}
+
+
 def _drift(report: ApplyReport) -> dict[str, int]:
-    """Objects changed outside cmssync, by kind (the plan flags them; the run overwrote them)."""
-    return dict(Counter(action.kind for action in report.plan.actions if action.drift))
+    """The objects changed outside cmssync, by kind."""
+    return dict(Counter(_drifted(report).values()))
 
 
 def _by_method(requests: Mapping[RequestKey, int]) -> Counter[str]:

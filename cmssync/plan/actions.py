@@ -24,6 +24,7 @@ from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from cmssync.plan.asset_forms import FileForm, UserForm
 from cmssync.plan.block_form import BlockForm
 from cmssync.plan.page_form import PageForm
+from cmssync.state.records import PageBase
 
 OUTPUT_FORMAT_VERSION = 2
 """The one ``format_version`` of every machine-readable output: the plan file and ``plan --format json``, apply's
@@ -265,6 +266,50 @@ class SiteAdditions(_Frozen):
         )
 
 
+SiteChangeAction = Literal["propose", "adopt"]
+"""What becomes of a site change: listed to bring back into the content, or written into the content by apply."""
+
+
+class SiteChange(_Object):
+    """An editor's approved change to what the content did not change since the last sync (the three-way base),
+    which the drift policy (``propose``, ``adopt``) keeps on the site instead of writing over it: a plan entry,
+    shown in every format; it makes the plan not empty (the content and the site differ) but writes nothing there.
+
+    ``changes`` and ``blocks`` go from the content's value (``before``) to the site's (``after``): what bringing
+    the change back into the content does. ``live_version_id`` is the site's live version that holds them (the API
+    names no author or approver of a version: ``tests/conformance/concrete-9.3.1/versions.jsonl``)."""
+
+    action: SiteChangeAction = "propose"
+    reason: Literal["changed_on_site"] = "changed_on_site"
+    changes: tuple[FieldChange, ...] = ()
+    blocks: tuple[BlockChange, ...] = ()
+    live_version_id: int | None = None
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The fields and areas changed (``description``, ``area:Main``), in order."""
+        areas = dict.fromkeys(f"area:{block.area}" for block in self.blocks)
+        return (*(change.field for change in self.changes), *areas)
+
+    def describe(self) -> str:
+        version = f" (live version {self.live_version_id})" if self.live_version_id is not None else ""
+        verb = (
+            "written into the content" if self.action == "adopt" else "kept on the site, to bring back into the content"
+        )
+        return f"{self.kind} {self.key}: {', '.join(self.fields)} changed on the site{version}; {verb}"
+
+
+class Rebase(_Object):
+    """A managed page whose content changed since the last sync to what the site holds (a proposal merged, an
+    editor's words merged into the content by hand): nothing to write, but ``apply`` records the site's version
+    as the page's base (``digest``, ``base``), so the next change an editor makes there is a site change again,
+    not a conflict with the content's old value. Not a change: a plan with only these is empty."""
+
+    digest: str
+    base: PageBase
+    live_version_id: int | None = None
+
+
 class PlanHeader(_Frozen):
     """Where a plan came from: enough to tell two saved plans (or two PR comments) apart."""
 
@@ -293,6 +338,10 @@ class Plan(_Frozen):
     """Things the user should know that change nothing: unmanaged groups, protected objects, page-move limits."""
     site_additions: tuple[SiteAdditions, ...] = ()
     """Blocks editors added to managed areas, kept (the content does not own the areas)."""
+    site_changes: tuple[SiteChange, ...] = ()
+    """Editors' approved changes kept on the site by the drift policy (``propose``, ``adopt``): to bring back."""
+    rebase: tuple[Rebase, ...] = ()
+    """Pages whose content caught up with the site: apply records their base (:class:`Rebase`)."""
     header: PlanHeader | None = None
     trees: dict[str, str] = Field(default_factory=dict)
     """Home path → locale of each locale tree of the site, when it has more than one (``cmssync.content.trees``):
@@ -316,9 +365,9 @@ class Plan(_Frozen):
     @property
     def is_empty(self) -> bool:
         """The site matches the content: nothing to write, no delete held back by a guard, no object held, no
-        managed object removed from the content and kept. The one answer behind the JSON's ``has_changes`` and
-        ``is_empty`` and the exit code (:func:`plan_exit_code`)."""
-        return not self.actions and not self.blocked and not self.held and not self.kept
+        managed object removed from the content and kept, no site change to bring back. The one answer behind the
+        JSON's ``has_changes`` and ``is_empty`` and the exit code (:func:`plan_exit_code`)."""
+        return not self.actions and not self.blocked and not self.held and not self.kept and not self.site_changes
 
     @property
     def has_changes(self) -> bool:
@@ -374,6 +423,17 @@ def _matches(plan: Plan) -> str:
     return "The site matches the content."
 
 
+def site_changes_line(changes: tuple[SiteChange, ...]) -> str:
+    """`` N site changes kept …`` for the summary, or nothing."""
+    proposed = sum(1 for change in changes if change.action == "propose")
+    adopted = len(changes) - proposed
+    parts = [f"{proposed} to bring back into the content (drift: propose)"] if proposed else []
+    parts += [f"{adopted} to write into the content (drift: adopt)"] if adopted else []
+    if not parts:
+        return ""
+    return f" Site changes not reverted: {', '.join(parts)}."
+
+
 def summary_line(plan: Plan) -> str:
     if plan.is_empty:
         added = sum(len(entry.blocks) for entry in plan.site_additions)
@@ -406,6 +466,7 @@ def _held_back(plan: Plan) -> str:
     added = sum(len(entry.blocks) for entry in plan.site_additions)
     if added:
         held += f" {added} block{'s' if added != 1 else ''} added on the site kept (areas not owned)."
+    held += site_changes_line(plan.site_changes)
     return held
 
 

@@ -53,13 +53,16 @@ def _plan_pages(given: KindInputs) -> KindPlan:
         replace_moved=options.replace_moved,
         ignore_rules=options.ignore_rules,
         conflicts=options.conflicts,
+        drift=options.drift,
         on_foreign_draft=options.on_foreign_draft,
         protect_pages=options.protect_pages,
         areas_owned=options.areas_owned,
     )
     pages = plan_pages(context, given.warnings)
     deletes = lambda: page_deletes(context, pages.moved_from, given.warnings)  # noqa: E731
-    return KindPlan(pages.actions, deletes, pages.conflicts, pages.held, pages.additions)
+    return KindPlan(
+        pages.actions, deletes, pages.conflicts, pages.held, pages.additions, pages.site_changes, pages.rebase
+    )
 
 
 def _plan_users(given: KindInputs) -> KindPlan:

@@ -4,16 +4,23 @@ Pure. The *base* is what cmssync last applied, kept per page in the state (:clas
 the values of its fields and attributes, and a digest per managed area with the shape it was computed over. For each
 field that differs between the content and the site:
 
-* content equals the base → only the site changed: drift, the content wins (reverted, as before);
+* content equals the base → only the site changed: drift, settled by the drift policy (``cmssync.plan.drift``:
+  by default kept on the site and listed as a site change to bring back; ``revert``: the content wins);
 * site equals the base → only the content changed: an ordinary update;
 * both differ from the base → a :class:`~cmssync.plan.actions.FieldConflict` (base, content and site values).
 
 An area's site side is the live area projected on the base's shape (the same block types in the same order, the
 same value keys; a kept block by id), so an editor's edit, move, add or delete of a block in it counts as a site
-change. Records written before bases existed (or a base without this field) fall back to the page level: the site
-changed when its live version is not the one the state recorded, the content changed when its digest is not the
-recorded one; both → every differing field is a conflict with an unknown base. Such old states therefore keep
-working unchanged; the next apply of a page records its base.
+change. When both sides changed an area and it kept its blocks everywhere (and the base holds a digest per block,
+recorded since issue 34), the area is compared block by block: a block only the site changed is drift, a block
+only the content changed an update, a block the site changed to what the content now says nothing at all (the
+editor's words merged into the content), and only a block changed both ways, differently, makes the area a
+conflict. :class:`ThreeWay` is what the comparison found.
+
+Records written before bases existed (or a base without this field) fall back to the page level: the site changed
+when its live version is not the one the state recorded, the content changed when its digest is not the recorded
+one; both → every differing field is a conflict with an unknown base; the site only → a site change. Such old
+states therefore keep working unchanged; the next apply of a page records its base.
 
 A conflict is settled by a policy (:class:`ConflictPolicies`): ``content_wins`` writes the content's value (what
 ``--force`` does for all), ``site_wins`` drops that field's change (the site keeps the editor's value), ``fail`` (the
@@ -27,9 +34,9 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from cmssync.config import ConflictPolicy, ConflictRule
+from cmssync.config import ConflictPolicy, ConflictRule, DriftRule
 from cmssync.content.paths import object_page_path
 from cmssync.plan.actions import Action, BlockChange, FieldChange, FieldConflict, HeldObject, Kind, Resolution
 from cmssync.plan.blocks import DesiredBlock, LiveBlock
@@ -40,6 +47,8 @@ from cmssync.plan.snapshot import LivePage
 from cmssync.state.records import AreaBase, PageBase, PageRecord
 
 AREA_PREFIX = "area:"
+RuleT = TypeVar("RuleT", ConflictRule, DriftRule)
+PolicyT = TypeVar("PolicyT", bound=str)
 
 
 @dataclass(frozen=True)
@@ -56,20 +65,29 @@ class ConflictPolicies:
     ) -> Resolution:
         if self.force:
             return "content_wins"
-        if isinstance(own, str):
-            return own
-        if own is not None:
-            found = own.get(field) or own.get("*")
-            if found is not None:
-                return found
-        # A stack also answers to its page's id (page:/!stacks/<handle>), as rules written before it was a kind name it.
-        ids = [f"{kind}:{key}", *([f"page:{object_page_path(kind, key)}"] if kind == "stack" else [])]
-        for rule in self.rules:
-            if not any(fnmatch.fnmatchcase(object_id, rule.match) for object_id in ids):
-                continue
-            if not rule.fields or any(fnmatch.fnmatchcase(field, pattern) for pattern in rule.fields):
-                return rule.policy
-        return self.default
+        rule = first_rule(self.rules, kind, key, field)
+        return own_choice(own, field) or (rule.policy if rule is not None else self.default)
+
+
+def own_choice(own: PolicyT | Mapping[str, PolicyT] | None, field: str) -> PolicyT | None:
+    """A page file's own policy (``on_conflict``, ``on_drift``) for ``field``: one for every field, or field →
+    policy with ``*`` for the others; None when it names none."""
+    if own is None or isinstance(own, str):
+        return own
+    return own.get(field) or own.get("*")
+
+
+def first_rule(rules: Sequence[RuleT], kind: Kind, key: str, field: str) -> RuleT | None:
+    """The first of ``rules`` (``conflicts.rules``, ``drift.rules``) whose ``match`` names the object and whose
+    ``fields`` (none: every field) name ``field``."""
+    # A stack also answers to its page's id (page:/!stacks/<handle>), as rules written before it was a kind name it.
+    ids = [f"{kind}:{key}", *([f"page:{object_page_path(kind, key)}"] if kind == "stack" else [])]
+    for rule in rules:
+        if not any(fnmatch.fnmatchcase(object_id, rule.match) for object_id in ids):
+            continue
+        if not rule.fields or any(fnmatch.fnmatchcase(field, pattern) for pattern in rule.fields):
+            return rule
+    return None
 
 
 # --- bases --------------------------------------------------------------------------------------------------------
@@ -81,20 +99,25 @@ def _block_shape(block: DesiredBlock) -> tuple[str, ...]:
     return (block.type, *sorted(block.value))
 
 
+def _desired_values(block: DesiredBlock) -> list[Any]:
+    if block.keep_id is not None:
+        return [block.type, {"keep": block.keep_id}]
+    return [block.type, {k: comparable(v) for k, v in sorted(block.value.items())}]
+
+
+def block_digest(values: list[Any]) -> str:
+    """The short digest of one block's values (:attr:`AreaBase.blocks`)."""
+    return digest(values).removeprefix("sha256:")[:16]
+
+
 def area_base(blocks: Sequence[DesiredBlock]) -> AreaBase:
     shape = tuple(_block_shape(block) for block in blocks)
-    values = [
-        [
-            b.type,
-            {"keep": b.keep_id} if b.keep_id is not None else {k: comparable(v) for k, v in sorted(b.value.items())},
-        ]
-        for b in blocks
-    ]
-    return AreaBase(shape=shape, digest=digest(values))
+    values = [_desired_values(b) for b in blocks]
+    return AreaBase(shape=shape, digest=digest(values), blocks=tuple(block_digest(v) for v in values))
 
 
-def live_area_digest(blocks: Sequence[LiveBlock], shape: Sequence[Sequence[str]]) -> str | None:
-    """The live area in the base's form, or None when its blocks no longer have the base's types and order."""
+def _live_values(blocks: Sequence[LiveBlock], shape: Sequence[Sequence[str]]) -> list[list[Any]] | None:
+    """The live area's blocks in the base's form, or None when they no longer have the base's types and order."""
     if len(blocks) != len(shape):
         return None
     values: list[list[Any]] = []
@@ -107,7 +130,13 @@ def live_area_digest(blocks: Sequence[LiveBlock], shape: Sequence[Sequence[str]]
             values.append([block_type, {"keep": block.id}])
             continue
         values.append([block_type, {key: comparable(block.value.get(key, "")) for key in keys}])
-    return digest(values)
+    return values
+
+
+def live_area_digest(blocks: Sequence[LiveBlock], shape: Sequence[Sequence[str]]) -> str | None:
+    """The live area in the base's form, or None when its blocks no longer have the base's types and order."""
+    values = _live_values(blocks, shape)
+    return digest(values) if values is not None else None
 
 
 def page_base(fields: Mapping[str, Any], areas: Mapping[str, Sequence[DesiredBlock]], end_date: str | None) -> PageBase:
@@ -155,19 +184,38 @@ class PageSides:
         return self.record.digest is not None and self.record.digest != self.content_digest
 
 
-def find_conflicts(
-    sides: PageSides, changes: Sequence[FieldChange], blocks: Sequence[BlockChange]
-) -> tuple[list[FieldConflict], bool]:
-    """(conflicts, site-only drift seen) for the planned changes of one page (nothing settled yet)."""
+@dataclass(frozen=True)
+class ThreeWay:
+    """What comparing one page's planned changes with the base found: conflicts, and what only the site changed."""
+
+    conflicts: list[FieldConflict] = field(default_factory=list)
+    site_fields: frozenset[str] = frozenset()
+    """Fields (``attributes.H``, ``area:NAME``) only the site changed since the base: the whole field or area."""
+    site_blocks: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    """Area → live positions of the blocks only the site changed, in an area whose other blocks the content
+    changed (the area's other block changes are the content's)."""
+
+    @property
+    def site_changed(self) -> bool:
+        """Whether the site changed something the content did not (drift)."""
+        return bool(self.site_fields or self.site_blocks)
+
+
+def find_conflicts(sides: PageSides, changes: Sequence[FieldChange], blocks: Sequence[BlockChange]) -> ThreeWay:
+    """The conflicts of the planned changes of one page, and what only the site changed (nothing settled yet)."""
     base = sides.record.base
     conflicts: list[FieldConflict] = []
-    drift = False
+    site_fields: set[str] = set()
+    site_blocks: dict[str, frozenset[int]] = {}
     fallback = sides.site_moved() and sides.content_moved()
+    content_kept = sides.record.digest is not None and not sides.content_moved()
     for change in changes:
         known = base is not None and change.field in base.fields
         if not known:
             if fallback:
                 conflicts.append(_conflict(sides, change.field, None, False, change.after, change.before))
+            elif content_kept and sides.site_moved():
+                site_fields.add(change.field)  # no base for it, but the content is what cmssync last applied
             continue
         assert base is not None
         before = base.fields[change.field]
@@ -176,22 +224,54 @@ def find_conflicts(
         if content_changed and site_changed:
             conflicts.append(_conflict(sides, change.field, before, True, change.after, change.before))
         elif site_changed:
-            drift = True
+            site_fields.add(change.field)
     for area in dict.fromkeys(block.area for block in blocks):
         known_area = base.areas.get(area) if base is not None else None
         content_blocks = [[b.type, {"keep": b.keep_id} if b.keep_id else dict(b.value)] for b in sides.areas[area]]
-        site_blocks = _site_blocks_shown(sides.areas[area], sides.live.blocks(area))
+        site_blocks_shown = _site_blocks_shown(sides.areas[area], sides.live.blocks(area))
         if known_area is None:
             if fallback:
-                conflicts.append(_conflict(sides, AREA_PREFIX + area, None, False, content_blocks, site_blocks))
+                conflicts.append(_conflict(sides, AREA_PREFIX + area, None, False, content_blocks, site_blocks_shown))
+            elif content_kept and sides.site_moved():
+                site_fields.add(AREA_PREFIX + area)
             continue
         content_changed = area_base(list(sides.areas[area])).digest != known_area.digest
         site_changed = live_area_digest(sides.live.blocks(area), known_area.shape) != known_area.digest
         if content_changed and site_changed:
-            conflicts.append(_conflict(sides, AREA_PREFIX + area, None, False, content_blocks, site_blocks))
+            split = _site_only_blocks(sides, area, known_area, [b for b in blocks if b.area == area])
+            if split is None:
+                conflicts.append(_conflict(sides, AREA_PREFIX + area, None, False, content_blocks, site_blocks_shown))
+            elif split:
+                site_blocks[area] = split
         elif site_changed:
-            drift = True
-    return conflicts, drift
+            site_fields.add(AREA_PREFIX + area)
+    return ThreeWay(conflicts, frozenset(site_fields), site_blocks)
+
+
+def _site_only_blocks(
+    sides: PageSides, area: str, base: AreaBase, changes: Sequence[BlockChange]
+) -> frozenset[int] | None:
+    """An area both sides changed, block by block: the live positions of the blocks only the site changed, or None
+    when that cannot be told or a block was changed both ways (a conflict on the area).
+
+    Told only when the area kept its blocks on every side (the base's types and order in the content and on the
+    site, per-block digests recorded) and the content's changes are updates in place; a block the site changed to
+    exactly what the content now says is no conflict (the editor's words merged into the content)."""
+    content = list(sides.areas[area])
+    site = _live_values(sides.live.blocks(area), base.shape)
+    if len(base.blocks) != len(base.shape) or site is None or [_block_shape(b) for b in content] != list(base.shape):
+        return None
+    if any(change.op != "update" or change.live_position != change.position for change in changes):
+        return None
+    site_only: set[int] = set()
+    for index, (was, mine, theirs) in enumerate(zip(base.blocks, content, site, strict=True)):
+        ours, live = block_digest(_desired_values(mine)), block_digest(theirs)
+        if live in (was, ours):
+            continue
+        if ours != was:
+            return None  # both changed this block, differently
+        site_only.add(index)
+    return frozenset(site_only)
 
 
 def _site_blocks_shown(content: Sequence[DesiredBlock], live: Sequence[LiveBlock]) -> list[list[Any]]:

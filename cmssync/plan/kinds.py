@@ -22,8 +22,9 @@ from typing import Any, Literal
 from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
 from cmssync.content.paths import page_object
 from cmssync.content.site import SiteContent
-from cmssync.plan.actions import Action, FieldConflict, HeldObject, SiteAdditions
+from cmssync.plan.actions import Action, FieldConflict, HeldObject, Rebase, SiteAdditions, SiteChange
 from cmssync.plan.conflicts import ConflictPolicies
+from cmssync.plan.drift import DriftPolicies
 from cmssync.plan.scope_model import Scope
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
@@ -262,6 +263,8 @@ class PlanOptions:
     existing_pages: frozenset[str] = frozenset()
     conflicts: ConflictPolicies = field(default_factory=ConflictPolicies)
     """How three-way conflicts are settled (``--force``: the content wins everywhere)."""
+    drift: DriftPolicies = field(default_factory=DriftPolicies)
+    """What becomes of an editor's change to what the content did not change (``cmssync.plan.drift``)."""
     on_foreign_draft: ForeignDraftPolicy = "fail"
     """Someone else's pending draft: ``fail`` (apply's default), ``skip`` (the daemon's) or ``merge``."""
     ignore_rules: tuple[GlobalIgnoreRule, ...] = ()
@@ -293,6 +296,10 @@ class KindPlan:
     conflicts: list[FieldConflict] = field(default_factory=list)
     held: list[HeldObject] = field(default_factory=list)
     additions: list[SiteAdditions] = field(default_factory=list)
+    site_changes: list[SiteChange] = field(default_factory=list)
+    """Editors' changes its drift policy keeps on the site (``cmssync.plan.drift``)."""
+    rebase: list[Rebase] = field(default_factory=list)
+    """Objects whose content caught up with the site: their base is recorded by apply."""
     shared: Any = None
 
 

@@ -26,13 +26,16 @@ from cmssync.plan.actions import (
     FieldConflict,
     HeldObject,
     Precondition,
+    Rebase,
     SiteAdditions,
+    SiteChange,
 )
 from cmssync.plan.additions import without_additions
 from cmssync.plan.block_changes import alignment_changes, desired_change
 from cmssync.plan.blocks import AlignmentError, align_area, honourable
-from cmssync.plan.conflicts import ConflictPolicies, PageSides, find_conflicts, settle
+from cmssync.plan.conflicts import ConflictPolicies, PageSides, ThreeWay, applied_base, find_conflicts, settle
 from cmssync.plan.desired import Resolver, attribute_matches
+from cmssync.plan.drift import DriftPolicies, keep_site_changes
 from cmssync.plan.ignore import page_ignore, visible_desired_areas, visible_live_page
 from cmssync.plan.page_form import DEFAULT_TEMPLATE, DEFAULT_TYPE, DesiredPage, PageForm, page_form, render_desired
 from cmssync.plan.page_identity import identity_conflict, move_actions, moved_from, pinned_move
@@ -55,6 +58,7 @@ class PageContext:
     replace_moved: bool = False
     ignore_rules: tuple[GlobalIgnoreRule, ...] = ()
     conflicts: ConflictPolicies = field(default_factory=ConflictPolicies)
+    drift: DriftPolicies = field(default_factory=DriftPolicies)
     on_foreign_draft: ForeignDraftPolicy = "fail"
     protect_pages: frozenset[str] = frozenset()
     areas_owned: bool = False
@@ -70,6 +74,11 @@ class PageContext:
             or (spec is not None and spec.protect)
             or (record is not None and record.protected)
         )
+
+    def owns_areas(self, path: str) -> bool:
+        """Whether the content owns the page's managed areas (``areas_owned`` in its file, else ``areas: owned``)."""
+        spec = self.content.pages[path]
+        return spec.areas_owned if spec.areas_owned is not None else self.areas_owned
 
     def resolver(self) -> Resolver:
         return Resolver(file_urls=self.file_urls, file_ids=self.file_ids, page_ids=self._page_ids)
@@ -87,6 +96,8 @@ class PageResult:
     conflicts: list[FieldConflict] = field(default_factory=list)
     held: list[HeldObject] = field(default_factory=list)
     additions: list[SiteAdditions] = field(default_factory=list)
+    site_changes: list[SiteChange] = field(default_factory=list)
+    rebase: list[Rebase] = field(default_factory=list)
 
 
 def desired_page(path: str, context: PageContext, form: PageForm | None = None) -> DesiredPage:
@@ -256,6 +267,9 @@ def _update(
     warnings += stack_warnings(path, spec.name, live, changes=page.changed, draft=context.publish == "draft")
     if page.changed:
         return _changed(page, context, note, result)
+    rebase = _caught_up(page, context)
+    if rebase is not None:
+        result.rebase.append(rebase)
     if context.publish == "approve" and live.has_draft:
         if page.ours:
             return Action(
@@ -297,8 +311,7 @@ def _compare(
     base = record.base if record is not None else None
     known = set(base.areas) if base is not None else set()
     wanted = dataclasses.replace(wanted, areas=writable_areas(path, wanted.areas, seen, known, warnings))
-    owned = spec.areas_owned if spec.areas_owned is not None else context.areas_owned
-    if not owned and base is not None:
+    if not context.owns_areas(path) and base is not None:
         seen, added = without_additions(path, seen, wanted.areas, base)
         result.additions.extend(added)
     changes = _field_changes(path, seen, wanted, warnings)
@@ -359,18 +372,44 @@ def _changed(page: _Compared, context: PageContext, note: str | None, result: Pa
     if record is None:
         return action
     sides = PageSides(page.kind, page.key, page.seen, record, page.desired.digest, page.wanted.areas)
-    found, site_only = find_conflicts(sides, page.changes, page.blocks)
+    found = find_conflicts(sides, page.changes, page.blocks)
     if page.ours and record.draft_target == page.desired.digest:
         # The pending draft is cmssync's own, left half written by a run aiming at this very content: what
         # differs from the base there is its own writes, not a change made on the site (issue 29 item 3).
-        found, site_only = [], False
-    if site_only and not found:
-        action = action.model_copy(update={"drift": True})
-    settled = settle(action, found, context.conflicts, spec.on_conflict)
+        found = ThreeWay()
+    kept = keep_site_changes(
+        action,
+        found,
+        context.drift,
+        spec.on_drift,
+        page.live.live_version_id,
+        areas_owned=context.owns_areas(page.path),
+    )
+    result.site_changes.extend(kept.site_changes)
+    if kept.action is None:
+        return None
+    settled = settle(kept.action, found.conflicts, context.conflicts, spec.on_conflict)
     result.conflicts.extend(settled.conflicts)
     if settled.held is not None:
         result.held.append(settled.held)
     return settled.action
+
+
+def _caught_up(page: _Compared, context: PageContext) -> Rebase | None:
+    """A page with nothing to write whose content changed since cmssync last applied or pulled it: the content took
+    the site's values (a merged proposal), so the site's version becomes its base once applied; None otherwise."""
+    record = context.state.pages.get(page.path)
+    if record is None or record.digest is None or record.digest == page.desired.digest:
+        return None
+    if page.live.has_draft and not page.ours:
+        return None  # compared with someone else's unapproved draft: no base of that
+    desired = page.desired
+    nothing = Action(kind=page.kind, key=page.key, op="update")  # nothing written: where the site differs (an
+    # ignored field), the old base stays
+    base = applied_base(record.base, desired.fields, desired.areas, desired.end_date, nothing, page.live)
+    return Rebase(
+        kind=page.kind, key=page.key, digest=desired.digest, base=base, live_version_id=page.live.live_version_id
+    )
 
 
 def _field_changes(path: str, live: LivePage, desired: DesiredPage, warnings: list[str]) -> list[FieldChange]:

@@ -34,7 +34,9 @@ from cmssync.plan.actions import (
     HeldObject,
     KeptObjects,
     Plan,
+    Rebase,
     SiteAdditions,
+    SiteChange,
 )
 from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
 from cmssync.plan.kinds import KindFacts, KindInputs, KindPlan, KindTable, PlanOptions
@@ -56,6 +58,8 @@ class _Joined:
     conflicts: list[FieldConflict] = field(default_factory=list)
     held: list[HeldObject] = field(default_factory=list)
     additions: list[SiteAdditions] = field(default_factory=list)
+    site_changes: list[SiteChange] = field(default_factory=list)
+    rebase: list[Rebase] = field(default_factory=list)
 
     @classmethod
     def of(cls, kinds: Sequence[KindPlan]) -> _Joined:
@@ -65,6 +69,8 @@ class _Joined:
             conflicts=[conflict for kind in kinds for conflict in kind.conflicts],
             held=[held for kind in kinds for held in kind.held],
             additions=[addition for kind in kinds for addition in kind.additions],
+            site_changes=[change for kind in kinds for change in kind.site_changes],
+            rebase=[entry for kind in kinds for entry in kind.rebase],
         )
 
     def restricted(self, keeps: Callable[[str], bool], actions: list[Action], whole: bool) -> _Joined:
@@ -77,6 +83,8 @@ class _Joined:
             [c for c in self.conflicts if keeps(c.id)],
             [h for h in self.held if keeps(h.id)],
             [a for a in self.additions if keeps(f"{a.kind}:{a.key}")],
+            [c for c in self.site_changes if keeps(c.id)],
+            [r for r in self.rebase if keeps(r.id)],
         )
 
 
@@ -116,6 +124,8 @@ def plan(
         held=tuple(joined.held),
         warnings=tuple(shown(warnings, options.silenced_warnings)),
         site_additions=tuple(joined.additions),
+        site_changes=tuple(joined.site_changes),
+        rebase=tuple(joined.rebase),
     )
 
 

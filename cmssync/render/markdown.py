@@ -75,6 +75,7 @@ def _head(plan: Plan) -> list[str]:
     notes += [f"**Kept:** {_md(kept.describe())}" for kept in plan.kept]
     notes += [f"**Site addition:** {_md(added.describe())}" for added in plan.site_additions]
     lines += _notes(notes)
+    lines += _site_changes(plan)
     lines += _held(plan)
     warnings = list(plan.warnings)
     notes = [f"**Warning:** {_md(warning[:500])}" for warning in warnings[:MAX_WARNINGS]]
@@ -87,6 +88,24 @@ def _notes(notes: list[str]) -> list[str]:
     """Each note a quoted paragraph of its own, with a blank line after it (adjacent quoted lines would run into
     one paragraph, and a line right after an HTML block such as ``</details>`` would be taken as part of it)."""
     return [line for note in notes for line in (f"> {note}", "")]
+
+
+def _site_changes(plan: Plan) -> list[str]:
+    """Editors' changes kept on the site (drift policy), one line each, and their values (content → site) in a
+    collapsible diff: ``-`` what the content says, ``+`` what the site holds."""
+    if not plan.site_changes:
+        return []
+    lines = _notes([f"**Site change ({entry.action}):** {_md(entry.describe())}" for entry in plan.site_changes])
+    body: list[str] = []
+    for entry in plan.site_changes:
+        body.append(f"# {entry.kind} {entry.key}: content → site")
+        body += diff_body(
+            Action(kind=entry.kind, key=entry.key, op="update", changes=entry.changes, blocks=entry.blocks)
+        )
+    fence = fence_for("\n".join(body))
+    count = len(plan.site_changes)
+    summary = f"{count} site change(s) to bring back into the content"
+    return [*lines, f"<details><summary>{summary}</summary>", "", f"{fence}diff", *body, fence, "</details>", ""]
 
 
 def _held(plan: Plan) -> list[str]:

@@ -28,6 +28,7 @@ from cmssync.plan.actions import (
     HeldObject,
     Plan,
     PlanHeader,
+    SiteChange,
     markup_free_json,
     plan_exit_code,
     summary_line,
@@ -74,6 +75,7 @@ def render_json(plan: Plan) -> str:
             {**entry.model_dump(mode="json"), "count": len(entry.blocks), "message": entry.describe()}
             for entry in plan.site_additions
         ],
+        "site_changes": [_site_change_json(entry) for entry in plan.site_changes],
         "warnings": list(plan.warnings),
         "actions": [_action_json(action, plan) for action in plan.actions],
         "conflicts": [conflict.model_dump(mode="json") | {"id": conflict.id} for conflict in plan.conflicts],
@@ -103,6 +105,21 @@ def _action_json(action: Action, plan: Plan) -> dict[str, Any]:
         block.model_dump(mode="json", exclude={"write", "live_position"}) | {"position": block.place}
         for block in action.blocks
     ]
+    return data
+
+
+def _site_change_json(entry: SiteChange) -> dict[str, Any]:
+    """A site change kept by the drift policy: ``action`` (``propose``/``adopt``), ``reason``, and its changes from
+    the content's value (``before``) to the site's (``after``)."""
+    data = entry.model_dump(mode="json")
+    data["id"] = entry.id
+    data["fields"] = list(entry.fields)
+    data["changes"] = [_change_json(change) for change in entry.changes]
+    data["blocks"] = [
+        block.model_dump(mode="json", exclude={"write", "live_position"}) | {"position": block.place}
+        for block in entry.blocks
+    ]
+    data["message"] = entry.describe()
     return data
 
 
@@ -199,6 +216,7 @@ def _closing_lines(plan: Plan) -> Iterator[Text]:
         yield Text(f"! kept: {kept.describe()}", style="yellow")
     for added in plan.site_additions:
         yield Text(f"= site addition: {added.describe()}", style="cyan")
+    yield from site_change_lines(plan)
     for warning in plan.warnings:
         yield Text(f"warning: {warning}", style="yellow")
     yield Text("")
@@ -224,6 +242,17 @@ def _held_lines(plan: Plan) -> Iterator[Text]:
     for conflict in settled:
         yield Text(f"~ {conflict.kind} {conflict.key}: conflict settled ({conflict.resolution})", style="yellow")
         yield from conflict_lines(conflict)
+
+
+def site_change_lines(plan: Plan) -> Iterator[Text]:
+    """Editors' changes the drift policy keeps on the site, each value from the content's to the site's."""
+    for entry in plan.site_changes:
+        yield Text(f"= site change ({entry.action}): {entry.describe()}", style="cyan")
+        yield Text("    content → site:", style="dim")
+        for change in entry.changes:
+            yield from _change_lines(change)
+        for block in entry.blocks:
+            yield from _block_lines(block)
 
 
 def held_reason(entry: HeldObject) -> str:

@@ -113,6 +113,10 @@ class AreaBase(_Record):
     shape: Annotated[tuple[tuple[str, ...], ...], AfterValidator(shared)] = ()
     """One object for equal shapes (most areas of a site are alike: :func:`cmssync.memory.shared`)."""
     digest: Digest
+    blocks: tuple[str, ...] = ()
+    """A short digest per block, in order (recorded since issue 34; empty in older states): which blocks of the area
+    an editor changed, so a change the content already holds, or one to a block the content left alone, is not taken
+    for a conflict with the content's change to another block of the area."""
 
 
 class PageBase(_Record):

@@ -16,11 +16,13 @@ from pathlib import Path
 
 from cmssync.config.model import PasswordSettings
 from cmssync.content.passwords import problems_of
+from cmssync.content.paths import object_page_path
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, StateError
 from cmssync.plan.actions import Plan
 from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import holding_lock
 from cmssync.state.records import State
+from cmssync.sync.adopt import Adopted, adopt_site_changes
 from cmssync.sync.apply_assets import delete_retired_files
 from cmssync.sync.deadline import RunDeadline
 from cmssync.sync.engine import STOPPED, ApplyContext, Outcome, Status, execute
@@ -50,6 +52,8 @@ class ApplyReport:
     """The user was asked and said no: nothing was written."""
     state: State | None = None
     """The state as the run left it (what it manages now: the daemon's drift feed reads it)."""
+    adopted: Adopted | None = None
+    """Site changes written into the content directory (``drift: adopt``; ``cmssync.sync.adopt``)."""
 
     @property
     def failed(self) -> bool:
@@ -91,6 +95,21 @@ async def apply_site(
     return report
 
 
+def record_rebased(plan: Plan, state: State, workspace: Workspace) -> None:
+    """Record the base of the pages whose content caught up with the site (``Plan.rebase``): nothing is written to
+    the site, so it is done before the actions and saved at once."""
+    if not plan.rebase:
+        return
+    for entry in plan.rebase:
+        path = object_page_path(entry.kind, entry.key)
+        record = state.pages.get(path) if path is not None else None
+        if path is None or record is None:
+            continue
+        live = entry.live_version_id if entry.live_version_id is not None else record.live_version_id
+        state.record_page(path, record.evolve(digest=entry.digest, base=entry.base, live_version_id=live))
+    workspace.store.save(state)
+
+
 def check_passwords(plan: Plan, rules: PasswordSettings) -> None:
     """Before the first write: every password the plan sets is there and as long as the site accepts, or
     ``ContentError`` naming each one (instead of the site refusing it after the changes ahead of it)."""
@@ -130,9 +149,14 @@ async def _apply_locked(
             publish=plan.publish,
             versions_keep=workspace.settings.versions.keep,
         )
+        record_rebased(plan, state, workspace)
         if not plan.writes:
             # Only the replaced files an interrupted run left (the plan warns of them) are finished off.
-            return ApplyReport(plan, [], await delete_retired_files(context, []), client.stats.total, state=state)
+            problems = await delete_retired_files(context, [])
+            adopted = await adopt_site_changes(client, workspace, state, plan)
+            return ApplyReport(
+                plan, [], problems + _adopt_problems(adopted), client.stats.total, adopted=adopted, state=state
+            )
         check_passwords(plan, workspace.settings.passwords)
         if confirm is not None and not confirm(plan):
             return ApplyReport(plan, [], [], client.stats.total, declined=True, state=state)
@@ -140,4 +164,18 @@ async def _apply_locked(
         problems = await delete_retired_files(context, outcomes)
         late = deadline.problem(sum(1 for outcome in outcomes if outcome.message == STOPPED))
         problems += [late] if late else []
-        return ApplyReport(plan, outcomes, problems, client.stats.total, state=state)
+        adopted = await adopt_site_changes(client, workspace, state, plan) if not late else None
+        problems += _adopt_problems(adopted)
+        return ApplyReport(plan, outcomes, problems, client.stats.total, adopted=adopted, state=state)
+
+
+def _adopt_problems(adopted: Adopted | None) -> list[str]:
+    """A file ``drift: adopt`` could not write because it holds a local edit pull would lose."""
+    if adopted is None:
+        return []
+    root = adopted.pulled.root
+    return [
+        f"{staged.target.relative_to(root)}: the site's change was not written into it (drift: adopt): the file "
+        "holds a local edit pull would overwrite; run cmssync pull --pages to review it"
+        for staged in adopted.pulled.settled.kept()
+    ]

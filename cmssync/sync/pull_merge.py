@@ -11,9 +11,9 @@ has is kept, with the site's (empty) value:
   (a number or date cannot be written empty); an attribute pull does not read (select, file, or not on the page's
   read) is left as the file has it;
 * keys the site has no value for — ``id`` (pull refuses a file pinning another id before this), ``protect``,
-  ``ignore``, ``on_conflict``, ``on_foreign_draft``, ``areas_owned``, ``publish_end_date`` — stay as written: they
-  are the content's instructions, not the site's state. ``publish_end_date`` is not in the API's page read, so it is
-  kept even though the site may differ (then the next plan shows it).
+  ``ignore``, ``on_conflict``, ``on_foreign_draft``, ``on_drift``, ``areas_owned``, ``publish_end_date`` — stay as
+  written: they are the content's instructions, not the site's state. ``publish_end_date`` is not in the API's page
+  read, so it is kept even though the site may differ (then the next plan shows it).
 
 ``type`` and ``template`` the site does not have are dropped (the site's truth; they matter only on creation).
 """
@@ -35,6 +35,7 @@ CONTENT_ONLY_KEYS = (
     "protect",
     "on_conflict",
     "on_foreign_draft",
+    "on_drift",
     "areas_owned",
 )
 """Page keys the API does not read back: an existing file's value is kept as written."""

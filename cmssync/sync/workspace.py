@@ -23,6 +23,7 @@ from cmssync.content.yamlsource import ParseCache
 from cmssync.errors import ConfigError, ContentError, StateError
 from cmssync.memory import give_back_freed_memory
 from cmssync.plan.conflicts import ConflictPolicies
+from cmssync.plan.drift import DriftPolicies
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import StateBackend, open_state_backend
@@ -89,6 +90,7 @@ class Workspace:
             conflicts=ConflictPolicies(
                 default=settings.conflicts.policy, rules=tuple(settings.conflicts.rules), force=request.force
             ),
+            drift=DriftPolicies(default=settings.drift_settings.policy, rules=tuple(settings.drift_settings.rules)),
             on_foreign_draft=settings.on_foreign_draft or request.foreign_draft_default,
             areas_owned=settings.areas == "owned",
             ignore_rules=tuple(settings.ignore),

@@ -128,7 +128,7 @@ def test_report_mode_observes_and_plans_but_never_writes(
 def test_report_mode_sends_one_signed_notification_per_drift(
     daemon_site: DaemonSite, hook: WebhookReceiver, drift: DriftMaker
 ) -> None:
-    daemon = applied_then_report_mode(daemon_site, hook)
+    daemon = applied_then_report_mode(daemon_site.reverting(), hook)
     full_run(daemon)
     assert published(daemon) == []  # nothing happened: nothing is sent
 
@@ -161,7 +161,7 @@ def test_report_mode_sends_one_signed_notification_per_drift(
 def test_enforce_mode_notifies_revert_failure_and_recovery_once_each(
     daemon_site: DaemonSite, hook: WebhookReceiver, drift: DriftMaker, raw: RawSite
 ) -> None:
-    daemon = start(daemon_site, hook.url)
+    daemon = start(daemon_site.reverting(), hook.url)
     daemon.wait_for("run finished", trigger="startup", result="success")
     full_run(daemon)
     assert published(daemon) == []

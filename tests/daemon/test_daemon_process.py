@@ -107,8 +107,28 @@ def test_a_burst_of_saves_gives_one_or_two_runs(daemon_site: DaemonSite, raw: Ra
     assert "founded in 2034" in about_text(raw)
 
 
-def test_sighup_undoes_drift(daemon_site: DaemonSite, raw: RawSite, drift: DriftMaker) -> None:
+def test_a_full_run_keeps_an_editors_change_under_the_default_drift_policy(
+    daemon_site: DaemonSite, raw: RawSite, drift: DriftMaker
+) -> None:
+    """``drift: propose`` (the default): the daemon never writes over an editor's approved change; the run counts
+    it as drift (a site change to bring back) and writes nothing."""
     daemon = started(daemon_site)
+    drift.change_block("/about", "Main", 1, "<p>Changed on the site</p>")
+    daemon_site.sandbox.clear_stats()
+    mark = daemon.mark()
+    daemon.signal(signal.SIGHUP)
+    run = daemon.wait_for("run finished", after=mark, trigger="signal")
+    assert run["result"] == "success"
+    assert run["drift"] == {"page": 1}
+    assert "Changed on the site" in about_text(raw)
+    assert FOUNDED not in about_text(raw)
+    writes = [e for e in daemon_site.sandbox.stats()["requests"] if e["method"] not in ("GET", "HEAD", "POST")]
+    assert writes == []
+    assert daemon.metrics()[("cmssync_drift_resources", (("kind", "page"),))] == 1
+
+
+def test_sighup_undoes_drift(daemon_site: DaemonSite, raw: RawSite, drift: DriftMaker) -> None:
+    daemon = started(daemon_site.reverting())
     drift.change_block("/about", "Main", 1, "<p>Changed on the site</p>")
     assert "Changed on the site" in about_text(raw)
 
@@ -133,7 +153,7 @@ def test_sighup_undoes_drift(daemon_site: DaemonSite, raw: RawSite, drift: Drift
 
 
 def test_the_schedule_undoes_drift(daemon_site: DaemonSite, raw: RawSite, drift: DriftMaker) -> None:
-    daemon = started(daemon_site, interval="1s")
+    daemon = started(daemon_site.reverting(), interval="1s")
     drift.change_block("/about", "Main", 1, "<p>Changed on the site</p>")
     mark = daemon.mark()
     run = daemon.wait_until(

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_a_managed_page_changed_on_the_site_is_run_for_and_reverted(daemon_site: DaemonSite, drift: DriftMaker) -> None:
-    daemon = daemon_site.start(feed=POLL)
+    daemon = daemon_site.reverting().start(feed=POLL)
     daemon.wait_for("run finished", trigger="startup", result="success")
     made, requests = idle(daemon, daemon_site.sandbox)
     assert made >= 3

@@ -91,7 +91,7 @@ def wait_for_stack_polls(daemon: DaemonProcess, count: int) -> None:
 
 
 def test_an_editors_stack_edit_is_run_for_and_reverted(stack_site: DaemonSite) -> None:
-    daemon = stack_site.start(feed=POLL)
+    daemon = stack_site.reverting().start(feed=POLL)
     daemon.wait_for("run finished", trigger="startup", result="success")
     wait_for_stack_polls(daemon, 2)
     made, requests = idle(daemon, stack_site.sandbox)

@@ -6,11 +6,13 @@ in ``tests.support.sandbox``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
+from tests.support.editors import Editor
 from tests.support.rawsite import RawSite
 from tests.support.sites import EXAMPLE, PASSWORDS, Site, copy_example
 
@@ -27,3 +29,13 @@ def example(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -
 def example_any_dialect(tmp_path: Path, sandbox_any_dialect: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Site:
     root = copy_example(tmp_path / "site", monkeypatch)
     return Site(root, sandbox_any_dialect)
+
+
+@pytest.fixture
+def editor(sandbox: Sandbox) -> Iterator[Editor]:
+    """Someone changing pages on the sandbox's live site through the REST API, as the dashboard would."""
+    person = Editor(sandbox)
+    try:
+        yield person
+    finally:
+        person.close()

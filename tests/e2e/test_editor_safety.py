@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
-
-import pytest
 
 from cmssync.commands.plan import run_plan
-from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.request import PlanRequest
 from cmssync.render.text import render_json, render_text
 from cmssync.sync.applying import ApplyRequest
@@ -18,15 +14,6 @@ from tests.support.editors import Editor
 from tests.support.sites import Site
 
 ABOUT = "pages/about.yaml"
-
-
-@pytest.fixture
-def editor(sandbox: Sandbox) -> Iterator[Editor]:
-    person = Editor(sandbox)
-    try:
-        yield person
-    finally:
-        person.close()
 
 
 def edit_yaml(site: Site, relative: str, old: str, new: str) -> None:
@@ -73,15 +60,20 @@ async def test_a_site_edit_and_a_content_edit_of_one_page_are_a_conflict_and_not
 
 
 async def test_site_only_changes_are_drift_and_other_fields_are_not_conflicts(example: Site, editor: Editor) -> None:
+    """``drift: revert`` (the behaviour before issue 34): the editor's change is written over, the content wins."""
+    edit_yaml(example, "cmssync.yaml", "publish: approve", "publish: approve\ndrift: revert")
     assert not (await example.apply()).failed
     editor.edit("/about", name="Renamed by the editor")
     edit_yaml(example, ABOUT, "Who we are and how we work.", "Who we are, from the content.")
     plan = await example.plan()
     assert not plan.held
     assert not plan.conflicts
+    assert not plan.site_changes
     action = plan.by_id()["page:/about"]
     assert {c.field for c in action.changes} == {"name", "description"}
     assert action.drift
+    assert not (await example.apply()).failed
+    assert editor.live("/about")["name"] == "About us"
 
 
 async def test_site_wins_policy_keeps_the_editor_value_and_applies_the_rest(example: Site, editor: Editor) -> None:

@@ -114,7 +114,8 @@ async def test_a_stack_edited_on_the_site_and_in_the_content_is_a_conflict(site:
     editor.edit_block("/!stacks/footer", "Main", 0, "<p>Footer text, by an editor</p>", page_id=7)
     editor.close()
     plan = await site.plan()
-    assert [a.drift for a in plan.actions] == [True]  # changed on the site only: drift, the content wins
+    assert plan.actions == ()  # changed on the site only: kept there (drift: propose), to bring back
+    assert [(c.id, c.fields) for c in plan.site_changes] == [("stack:footer", ("area:Main",))]
     site.edit(FOOTER, "Footer text", "Footer text, edited")
     plan = await site.plan()
     assert [(c.id, c.field) for c in plan.conflicts] == [("stack:footer", "area:Main")]

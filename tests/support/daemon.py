@@ -197,6 +197,12 @@ class DaemonSite:
         self.processes.append(process)
         return process
 
+    def reverting(self) -> DaemonSite:
+        """``drift: revert`` in cmssync.yaml: editors' changes are written over (the behaviour before issue 34)."""
+        settings = self.root / "cmssync.yaml"
+        settings.write_text(settings.read_text() + "drift: revert\n")
+        return self
+
     def edit(self, relative: str, old: str, new: str) -> None:
         """An editor's atomic save: a temporary file renamed over the target."""
         path = self.root / relative

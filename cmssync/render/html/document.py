@@ -126,6 +126,7 @@ def _summary(plan: Plan) -> str:
             f"<p>Applying overwrites these site changes with the content: {links}</p>"
         )
     parts += _held_back(plan)
+    parts += _site_changes(plan)
     if plan.warnings:
         listed = "".join(f"<li>{escape(w)}</li>" for w in plan.warnings)
         parts.append(f'<h3 id="warnings">Warnings: {len(plan.warnings)}</h3><ul class="warnings">{listed}</ul>')
@@ -167,6 +168,31 @@ def _held_back(plan: Plan) -> list[str]:
 
 
 _BLOCK_WORDS = (("add", "added"), ("update", "changed"), ("delete", "removed"))
+
+
+def _site_changes(plan: Plan) -> list[str]:
+    """Editors' changes the drift policy keeps on the site (issue 34), each value from the content's to the site's."""
+    if not plan.site_changes:
+        return []
+    items = [
+        f"<li><strong>{escape(entry.describe())}</strong><ul>"
+        + "".join(
+            f"<li><code>{escape(c.field)}</code>: content {escape(_short(c.before))} → site "
+            f"{escape(_short(c.after))}</li>"
+            for c in entry.changes
+        )
+        + "".join(
+            f"<li><code>{escape(b.area)}[{b.place}]</code> {escape(b.block_type)}: content "
+            f"{escape(_short(b.before))} → site {escape(_short(b.after))}</li>"
+            for b in entry.blocks
+        )
+        + "</ul></li>"
+        for entry in plan.site_changes
+    ]
+    return [
+        f'<h3 id="site-changes">Site changes to bring back: {len(plan.site_changes)}</h3>'
+        f'<ul class="warnings">{"".join(items)}</ul>'
+    ]
 
 
 def _counts(plan: Plan) -> str:
