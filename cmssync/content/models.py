@@ -43,6 +43,7 @@ from pydantic import (
     SerializationInfo,
     StrictInt,
     WithJsonSchema,
+    model_validator,
 )
 
 from cmssync.config import ConflictPolicy, DriftPolicy, ForeignDraftPolicy, IgnoreRule
@@ -101,6 +102,10 @@ __all__ = [
 # --- pages --------------------------------------------------------------------------------------------------------
 
 
+RELATION_KEYS = ("translation_of", "translations", "translation", "related")
+"""Keys a user might write to relate translations; refused with the reason (:meth:`PageSpec._no_relations`)."""
+
+
 class PageSpec(LocatedSpec):
     """A page file ``pages/….yaml``; its path comes from the file's place (see ``cmssync.content.layout``)."""
 
@@ -133,6 +138,24 @@ class PageSpec(LocatedSpec):
     areas_owned: bool | None = None
     """Whether this page's content owns its managed areas: ``true`` deletes blocks editors add to them, ``false``
     keeps them as additions on the site (overrides the ``areas`` setting)."""
+    locale: Annotated[str, Field(pattern=r"^[a-z]{2,3}(_[A-Za-z0-9]+)+$")] | None = None
+    """Only on the home of a locale tree other than the default one (``pages/de/index.yaml``: ``de_DE``, written by
+    ``pull``): the tree it is the home of. cmssync checks it against the site; it cannot add a locale (the REST API
+    has no way to), so a tree the site does not have is an error (docs/content-format.md, locale trees)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_relations(cls, data: Any) -> Any:
+        """Which page translates which cannot be written: the REST API neither shows nor sets Concrete's
+        multilingual relations."""
+        for key in RELATION_KEYS:
+            if isinstance(data, dict) and key in data:
+                raise ValueError(
+                    f"{key}: the REST API cannot relate pages across locale trees (Concrete's multilingual relations "
+                    "are not in the API); pages at the same place in each tree are shown as translations by "
+                    "`cmssync status`, and relations are made in the dashboard"
+                )
+        return data
 
 
 class StackSpec(LocatedSpec):

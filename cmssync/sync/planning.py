@@ -48,9 +48,10 @@ from cmssync import __version__
 from cmssync.api.client import ConcreteClient
 from cmssync.content.paths import object_page_path, page_object_id
 from cmssync.content.site import SiteContent
-from cmssync.errors import ConfigError
+from cmssync.errors import ConfigError, ContentError
 from cmssync.plan import planner
 from cmssync.plan.actions import Plan, PlanHeader
+from cmssync.plan.locales import locale_problems
 from cmssync.plan.planner import PlanOptions
 from cmssync.plan.request import PlanRequest
 from cmssync.plan.scope import (
@@ -179,7 +180,11 @@ async def _plan_observed(
     added: AddedPlan,
 ) -> tuple[Plan, Snapshot]:
     """Plan, then read the pages to write on their own and plan again (the module docstring's two phases); the
-    registered kinds' actions are planned with the rest (their deletes guarded with the built-in kinds')."""
+    registered kinds' actions are planned with the rest (their deletes guarded with the built-in kinds'). A page
+    file's ``locale:`` the site's trees contradict is a located error first (``cmssync.plan.locales``)."""
+    problems = locale_problems(content.pages, snapshot.trees)
+    if problems:
+        raise ContentError(problems)
     plan = hold_unreadable(
         planner.plan(content, snapshot, state, options, added.actions), snapshot, state, options.kinds
     )

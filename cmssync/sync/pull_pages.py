@@ -209,6 +209,9 @@ class _PageStaging:
             a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle
         }
         written = stack_data(page, writer.spec_data(spec)) if is_stack_path(path) else writer.spec_data(spec)
+        tree = result.trees.tree_of(path) if path != "/" and result.trees.is_home(path) else None
+        if tree is not None:  # a locale tree's home says which tree it is (cmssync.plan.locales)
+            written = _with_locale(written, tree.locale)
         data = keep_explicit(existing, written, types, frozenset(PULLED_ATTRIBUTE_TYPES))
         if isinstance(existing, dict) and desired is not None:
             data = self._merged(page, existing, data, desired)
@@ -260,6 +263,17 @@ class _PageStaging:
         result.staged.append(Staged(kind, path, target, text=writer.render_yaml(target, data), clean=clean))
         form = staged_form(spec, path, self.resolve, self.base_url)
         result.pages[path] = PulledPage(page.id, page.version.id if page.version else None, form)
+
+
+def _with_locale(data: dict[str, Any], locale: str) -> dict[str, Any]:
+    """``data`` with ``locale:`` right after the page's name."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        out[key] = value
+        if key == "name":
+            out["locale"] = locale
+    out.setdefault("locale", locale)
+    return out
 
 
 def _moved_on_the_site(root: Path, state: State, ids: Mapping[str, int], wanted: set[str]) -> list[str]:

@@ -19,6 +19,7 @@ import pytest
 
 from cmssync.commands.status import check_status
 from cmssync.emulator.embedded import Sandbox
+from cmssync.errors import ContentError
 from cmssync.render.text import render_json, render_text
 from tests.support.locale_trees import SEED
 from tests.support.sites import Site
@@ -49,8 +50,33 @@ async def test_pull_takes_every_tree_and_the_plan_after_is_empty(site: Site) -> 
     ]
     assert _files(site.root, "stacks") == ["stacks/footer.yaml", "stacks/footer/footer.yaml"]
     assert "[de_DE] About" in (site.root / "pages/de/about.yaml").read_text(encoding="utf-8")
+    assert (
+        (site.root / "pages/de/index.yaml")
+        .read_text(encoding="utf-8")
+        .startswith("name: '[de_DE] Home'\nlocale: de_DE\n")
+    )
     plan = await site.plan()
     assert not plan.actions, [a.id for a in plan.actions]
+    before = {p: p.read_bytes() for p in site.root.rglob("*.yaml")}
+    await site.pull()  # a second pull writes nothing
+    assert {p: p.read_bytes() for p in site.root.rglob("*.yaml")} == before
+
+
+async def test_what_the_api_cannot_do_is_a_located_error(site: Site) -> None:
+    await site.pull()
+    site.write("pages/fr/index.yaml", "name: Accueil\nlocale: fr_FR\n")
+    with pytest.raises(ContentError) as caught:
+        await site.plan()
+    [problem] = caught.value.problems
+    assert str(problem).startswith("pages/fr/index.yaml:1:1: locale fr_FR: the site has no such locale tree")
+    assert "cmssync cannot add a locale" in str(problem)
+    (site.root / "pages/fr/index.yaml").unlink()
+    site.edit("pages/de/about.yaml", "name:", "locale: de_DE\nname:")
+    with pytest.raises(ContentError, match="that tree's home is /de on the site, not /de/about"):
+        await site.plan()
+    site.edit("pages/de/about.yaml", "locale: de_DE\nname:", "translation_of: /about\nname:")
+    with pytest.raises(ContentError, match="translation_of: the REST API cannot relate pages across locale trees"):
+        await site.plan()
 
 
 async def test_an_edit_in_the_second_tree_shows_there_only(site: Site) -> None:
