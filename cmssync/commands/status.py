@@ -127,7 +127,11 @@ def tree_facts(plan: Plan, paths: Iterable[str]) -> list[dict[str, Any]]:
     facts = []
     for tree in trees.trees:
         changes = sum(1 for action in plan.actions if plan.tree_of(action.kind, action.key) == tree.locale)
-        same = None if tree.default else sum(1 for path in pages[tree.locale] if tree.relative(path) in places)
+        same = (
+            None
+            if tree.default or default is None
+            else sum(1 for path in pages[tree.locale] if trees.translations(path).get(default.locale) in places)
+        )
         facts.append(
             {"locale": tree.locale, "home": tree.home_path, "pages": len(pages[tree.locale]), "changes": changes}
             | ({} if same is None else {"same_place_as_default": same})

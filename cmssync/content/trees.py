@@ -120,13 +120,6 @@ class Trees:
         """A tree's home page: never created, moved or deleted by cmssync (the API cannot add a locale)."""
         return any(tree.home_path == path for tree in self.trees)
 
-    def tag(self, path: str) -> str:
-        """`` (de_DE)`` after an object's name when the site has several trees and the tree is known, else ``""``."""
-        if not self.multiple:
-            return ""
-        tree = self.tree_of(path)
-        return f" ({tree.locale})" if tree is not None else ""
-
     def translations(self, path: str) -> dict[str, str]:
         """Locale → the path at the same place in each other tree (what a translation of ``path`` would be at; the
         API does not say which pages translate which, so this is the only relation cmssync shows)."""

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from cmssync.content.paths import object_page_path
-from cmssync.content.trees import Trees
+from cmssync.content.trees import Address, Trees
 from cmssync.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
 from cmssync.plan.asset_forms import FileForm, UserForm
 from cmssync.plan.block_form import BlockForm
@@ -355,12 +355,17 @@ class Plan(_Frozen):
         """Whether applying would write anything."""
         return bool(self.actions)
 
+    def address_of(self, kind: str, key: str) -> Address | None:
+        """Where a page or stack the plan names lives: the site and its locale tree (``locale`` empty when the site
+        has one tree, or the tree is not known: ``cmssync.content.trees``); None for the other kinds."""
+        path = object_page_path(kind, key)
+        return Trees.of_homes(self.trees).address(path) if path is not None else None
+
     def tree_of(self, kind: str, key: str) -> str | None:
         """The locale of the tree a page or stack the plan names is in, when the site has several trees and the
-        tree is known (``cmssync.content.trees``); else None."""
-        path = object_page_path(kind, key) if self.trees else None
-        tree = Trees.of_homes(self.trees).tree_of(path) if path is not None else None
-        return tree.locale if tree is not None else None
+        tree is known; else None."""
+        address = self.address_of(kind, key) if self.trees else None
+        return address.locale or None if address is not None else None
 
     @property
     def is_empty(self) -> bool:
