@@ -7,6 +7,7 @@ pages render an edit."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -174,3 +175,65 @@ def test_a_localized_stack_reads_and_renders_as_recorded(sandbox_server: Sandbox
         for which in ("tree2_home", "tree1_home")
     ]
     assert counts == recorded_counts == [1, 0]
+
+
+TREE_FEED = RECORDING.parent / "tree-feed.jsonl"
+TREE_FEED_STAGES = ("nothing", "child_block_update", "child_approval", "home_block_update", "home_approval")
+
+
+def _moves(marks: list[tuple[Any, Any]]) -> list[bool]:
+    """Per stage after the first: whether the mark (date, live version) moved since the stage before."""
+    return [after != before for before, after in itertools.pairwise(marks)]
+
+
+def _marks(children: list[list[dict[str, Any]]], homes: list[dict[str, Any]], child: int) -> tuple[list[bool], ...]:
+    child_marks = [
+        next((p["date_last_updated"], p["version"]["data"]["id"]) for p in listed if int(p["id"]) == child)
+        for listed in children
+    ]
+    home_marks = [(p["date_last_updated"], p["version"]["data"]["id"]) for p in homes]
+    return _moves(child_marks), _moves(home_marks)
+
+
+def test_the_second_trees_reads_the_drift_feed_makes_move_as_recorded(
+    sandbox_server: Sandbox, tmp_path: Path, clock: Any
+) -> None:
+    """``tree-feed.jsonl``: a block update moves nothing until approved; the approval moves the child in its
+    parent's children list (date and live version), and the tree home read on its own (``daemon/tree_feed.py``)."""
+    steps = {e["step"]: e for e in map(json.loads, TREE_FEED.read_text(encoding="utf-8").splitlines())}
+    recorded_children = [_body(steps[f"children.after_{stage}"]) for stage in TREE_FEED_STAGES]
+    recorded_homes = [_body(steps[f"home.after_{stage}"]) for stage in TREE_FEED_STAGES]
+    recorded_child = int(recorded_children[1][0]["id"])  # the recorder edits the first child with a content block
+    assert next(e for e in steps.values() if e["step"] == "edit.child.update_block")["request"]["path"].startswith(
+        f"/ccm/api/1.0/pages/{recorded_child}/"
+    )
+    seed = tmp_path / "seed.json"
+    seed.write_text(json.dumps(SEED), encoding="utf-8")
+    sandbox_server.reset(seed=str(seed), dialect="concrete")
+    children: list[list[dict[str, Any]]] = []
+    homes: list[dict[str, Any]] = []
+    with httpx.Client(base_url=sandbox_server.url + "/ccm/api/1.0", timeout=30) as http:
+        http.headers["authorization"] = "Bearer " + sandbox_token(sandbox_server, SCOPES)
+        site = http.get("/sites/default", params={"includes": "locales"}).json()["data"]
+        home = int(site["locales"]["data"][1]["home_page_id"])
+
+        def reads() -> None:
+            children.append(http.get(f"/pages/{home}/children").json()["data"])
+            homes.append(http.get(f"/pages/{home}").json()["data"])
+            clock.next_second()
+
+        def edit(page_id: int) -> None:
+            page = http.get(f"/pages/{page_id}", params={"includes": "areas"}).json()["data"]
+            block = page["areas"]["data"][0]["blocks"]["data"][0]["id"]
+            http.put(f"/pages/{page_id}/Main/{block}", json={"value": {"content": "<p>e</p>"}}).raise_for_status()
+
+        def approve(page_id: int) -> None:
+            newest = max(int(v["id"]) for v in http.get(f"/page_versions/{page_id}").json()["data"])
+            http.put(f"/page_versions/{page_id}/{newest}", json={"is_approved": True}).raise_for_status()
+
+        reads()
+        child = int(children[0][0]["id"])
+        for act in (lambda: edit(child), lambda: approve(child), lambda: edit(home), lambda: approve(home)):
+            act()
+            reads()
+    assert _marks(children, homes, child) == _marks(recorded_children, recorded_homes, recorded_child)
