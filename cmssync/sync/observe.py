@@ -6,7 +6,7 @@ again on their own by :func:`read_pages_alone` (``cmssync.sync.planning.plan_sit
 of a site whose pages sit under P parents costs P + 1 page requests, plus the lists below and a constant (token,
 default site).
 
-Files (``cmssync.sync.observe_files``), users (``observe_users``) and groups (``observe_groups``) are listed
+Files (``cmssync.sync.observe_files``), users (``observe_users``) and groups (``cmssync.sync.kinds.group``) are listed
 (``limit=100``) only when the content or the state names objects of that kind, and only for the kinds in scope in an
 incremental run. Their lists have the tied-dates weakness of every list (concrete-api.md §13), so objects the state
 knows but a list walk missed are read by id (none when the dates are distinct). A group that fits a list page is
@@ -27,7 +27,6 @@ other kinds' walks.
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -38,18 +37,9 @@ from cmssync.plan.scope_model import Scope
 from cmssync.plan.snapshot import Snapshot
 from cmssync.secrets import url_without_credentials
 from cmssync.state.records import State
-from cmssync.sync.file_adoption import hash_adoption_candidates
-from cmssync.sync.observe_files import observe_files
-from cmssync.sync.observe_groups import observe_groups
+from cmssync.sync.kinds import ObserveRun, Registry, discover
 from cmssync.sync.observe_known import unreliable_list_warning
-from cmssync.sync.observe_pages import (
-    ObserveProgress,
-    PageProgress,
-    observe_pages,
-    observe_progress,
-    read_pages_alone,
-)
-from cmssync.sync.observe_users import observe_users
+from cmssync.sync.observe_pages import ObserveProgress, PageProgress, observe_progress, read_pages_alone
 from cmssync.sync.site_trees import read_trees
 
 __all__ = [
@@ -68,8 +58,10 @@ async def observe(
     *,
     scope: Scope | None = None,
     progress: ObserveProgress | None = None,
+    kinds: Registry | None = None,
 ) -> Snapshot:
-    """A snapshot of every live object the content or the state names (see the module docstring).
+    """A snapshot of every live object the content or the state names (see the module docstring): each kind's
+    reader (``ManagedKind.read``) at once, into the snapshot's fields.
 
     With a ``scope`` (incremental and ``--target`` runs), only the objects in scope are read, and the snapshot is
     incomplete (unless the scope holds every delete candidate a targeted delete needs: ``Scope.deletes``).
@@ -81,51 +73,23 @@ async def observe(
     if scope is not None:
         content = _observed_content(scope.restrict(content), scope)
         state = _restricted_state(state, scope)
-    warnings: list[str] = []
-    unreadable: dict[str, str] = {}
-    ties: Counter[str] = Counter()
-    # A kind that neither the content nor the state names is not read at all (a site managed for its pages only
-    # costs no file, user or group list); groups also matter to the content's users (memberships).
-    want_files = bool(content.files or state.files)
-    want_users = bool(content.users or state.users) and (scope is None or scope.all_users or bool(scope.users))
-    want_groups = bool(content.groups or state.groups or content.users) and (scope is None or scope.all_groups)
-    pages, files, users, groups = await asyncio.gather(
-        observe_pages(client, content, state, trees.roots(home_id), base_url, pages_read, scoped=scope is not None),
-        observe_files(
-            client,
-            state,
-            list_all=want_files and (scope is None or bool(set(content.files) - set(state.files))),
-            warnings=warnings,
-            unreadable=unreadable,
-            ties=ties,
-        ),
-        observe_users(client, state, content.users, unreadable, ties, listed=scope is None or scope.all_users)
-        if want_users
-        else _nothing(),
-        observe_groups(client) if want_groups else _nothing(),
-        return_exceptions=True,  # every read finishes before a failure is raised (see all_settled)
-    )
-    if isinstance(pages, BaseException):
-        raise pages
-    if isinstance(files, BaseException):
-        raise files
-    if isinstance(users, BaseException):
-        raise users
-    if isinstance(groups, BaseException):
-        raise groups
-    files = await hash_adoption_candidates(client, content, state, files, warnings)  # adopt by bytes only
+    run = ObserveRun(client, content, state, scope, trees.roots(home_id), base_url, pages_read)
+    readers = [kind.read for kind in kinds or discover() if kind.read is not None]
+    # every read finishes before a failure is raised (see all_settled)
+    read = await asyncio.gather(*(reader(run) for reader in readers), return_exceptions=True)
+    observed: dict[str, Any] = {}
+    for result in read:
+        if isinstance(result, BaseException):
+            raise result
+        observed.update(result)
     return Snapshot(
         site_url=url_without_credentials(base_url),  # shown in plans and reports, never with a password
         home_page_id=home_id,
-        pages=pages.by_path,
-        pages_by_id=pages.by_id,
-        files=files,
-        users=users,
-        groups=groups,
+        **observed,
         complete=scope is None or scope.deletes,
-        warnings=tuple(warnings),
-        unreadable={**pages.unreadable, **unreadable},
-        tie_reads={kind: count for kind, count in ties.items() if count},
+        warnings=tuple(run.warnings),
+        unreadable=run.unreadable,
+        tie_reads={kind: count for kind, count in run.ties.items() if count},
         trees=trees,
     )
 
@@ -150,8 +114,3 @@ def _restricted_state(state: State, scope: Scope) -> State:
         users={name: r for name, r in state.users.items() if scope.all_users or name in scope.users},
         groups=state.groups if scope.all_groups else {},
     )
-
-
-async def _nothing() -> dict[str, Any]:
-    """What a kind that is not read observes."""
-    return {}

@@ -99,7 +99,8 @@ async def load_plan_file(
     if content is None:
         message = f"the content directory {workspace.directory} does not exist: the plan is applied as saved"
         note(message, level=logging.WARNING)
-    snapshot = await observe(client, planned_objects(plan, workspace.settings, workspace.directory), state)
+    planned = planned_objects(plan, workspace.settings, workspace.directory)
+    snapshot = await observe(client, planned, state, kinds=workspace.kinds)
     snapshot = await read_pages_alone(client, snapshot, pages_to_write(plan, snapshot, state))
     added = await observe_planned_kinds(workspace.kinds, plan.actions, workspace.directory, client, state)
     check_fresh(plan, content, snapshot, state, added, workspace.kinds)

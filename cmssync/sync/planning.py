@@ -68,7 +68,7 @@ from cmssync.plan.selection import check_targets, targeted
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.unreadable import hold_unreadable
 from cmssync.state.records import State
-from cmssync.sync.kinds import AddedPlan, plan_added_kinds
+from cmssync.sync.kinds import AddedPlan, Registry, plan_added_kinds
 from cmssync.sync.observe import observe, read_pages_alone
 from cmssync.sync.workspace import Workspace
 
@@ -114,7 +114,7 @@ async def plan_site(
     scope = request.scope
     if scope is not None:
         scope = with_changed_users(scope, workspace.content, state, options.passwords_changed)
-    scope, snapshot = await _observe_incremental(client, workspace.content, state, scope)
+    scope, snapshot = await _observe_incremental(client, workspace.content, state, scope, workspace.kinds)
     content = scope.restrict(workspace.content) if scope is not None else workspace.content
     plan, snapshot = await _plan_observed(content, snapshot, state, options, client, added)
     plan = _with_companions(plan, workspace.content, state, request.targets, companions)
@@ -138,18 +138,18 @@ async def _plan_added(workspace: Workspace, request: PlanRequest, client: Concre
 
 
 async def _observe_incremental(
-    client: ConcreteClient, content: SiteContent, state: State, scope: Scope | None
+    client: ConcreteClient, content: SiteContent, state: State, scope: Scope | None, kinds: Registry
 ) -> tuple[Scope | None, Snapshot]:
     """The scope to plan and the snapshot: the whole site, or an incremental scope grown by what its references
     need (``with_references``); when that cannot be placed, the whole site is read and marked incomplete, so the
     scoped plan resolves every reference and still plans no delete."""
     if scope is None:
-        return None, await observe(client, content, state)
+        return None, await observe(client, content, state, kinds=kinds)
     grown = with_references(scope, content, state)
     if isinstance(grown, Scope):
-        return grown, await observe(client, content, state, scope=grown)
+        return grown, await observe(client, content, state, scope=grown, kinds=kinds)
     log.debug("incremental run reads the whole site", reason=grown.reason)
-    return scope, dataclasses.replace(await observe(client, content, state), complete=False)
+    return scope, dataclasses.replace(await observe(client, content, state, kinds=kinds), complete=False)
 
 
 def _with_companions(
@@ -213,7 +213,7 @@ async def _observe_targets(
             log.debug("targeted plan reads the whole site", targets=list(options.targets), reason=found.reason)
             return None
         scope = found
-        snapshot = await observe(client, content, state, scope=scope)
+        snapshot = await observe(client, content, state, scope=scope, kinds=workspace.kinds)
         found = scope_after_observation(scope, content, state, snapshot.pages, snapshot.unreadable)
         if found == scope:
             return _planned_part(scope, content, state, snapshot)

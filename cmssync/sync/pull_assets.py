@@ -32,7 +32,7 @@ from cmssync.content.models import FileSidecar, Location
 from cmssync.errors import one_line
 from cmssync.plan.asset_forms import desired_file_meta, file_digest
 from cmssync.state.records import State
-from cmssync.sync.observe import unreliable_list_warning
+from cmssync.sync.observe_known import unreliable_list_warning
 from cmssync.sync.pull_scope import PullScope
 from cmssync.sync.pull_writes import Pulled, Staged, sha256_of
 

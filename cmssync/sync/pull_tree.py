@@ -47,7 +47,7 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Page
 from cmssync.content.paths import page_named, page_object_id, parent_path
 from cmssync.errors import ApiError
-from cmssync.sync.observe import unreliable_list_warning
+from cmssync.sync.observe_known import unreliable_list_warning
 from cmssync.sync.read_failures import fails_the_object
 
 PULL_INCLUDES = ("areas", "areas.content", "custom_attributes")

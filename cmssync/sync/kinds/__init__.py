@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections import Counter
 from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +32,11 @@ from cmssync.content.site import SiteContent
 from cmssync.errors import Problem
 from cmssync.plan.actions import Action
 from cmssync.plan.kinds import KindFacts, KindTable
+from cmssync.plan.scope_model import Scope
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 from cmssync.sync.engine import Handler
+from cmssync.sync.observe_pages import PageProgress
 from cmssync.sync.pulling import Puller
 
 Observer = Callable[[ConcreteClient, Path, State], Awaitable[Any]]
@@ -52,6 +55,28 @@ kind in no list (:attr:`ManagedKind.latest_by_id`), one object the state records
 id; the mark: whatever an edit changes in that read, compared with the mark its previous read showed)."""
 
 
+@dataclass
+class ObserveRun:
+    """One observation of the site (``cmssync.sync.observe``): the content and the state it covers (restricted to
+    the scope in a scoped run), the site's tree homes and address, and what the kinds' readers note as they read
+    (warnings, objects that cannot be read, list walks' tie reads)."""
+
+    client: ConcreteClient
+    content: SiteContent
+    state: State
+    scope: Scope | None
+    roots: Mapping[str, int]
+    """The home page of each locale tree by path (``cmssync.content.trees``)."""
+    base_url: str
+    pages_read: PageProgress
+    warnings: list[str] = field(default_factory=list)
+    unreadable: dict[str, str] = field(default_factory=dict)
+    ties: Counter[str] = field(default_factory=Counter)
+
+
+Reader = Callable[[ObserveRun], Awaitable[Mapping[str, Any]]]
+"""A built-in kind's read of the site into the snapshot: what it read, by the ``Snapshot`` field it fills (the
+kinds' readers run at once, ``cmssync.sync.observe``)."""
 Validator = Callable[[SiteContent], list[Problem]]
 """``validate``'s check of the kind's objects in the loaded content: each problem with its file and position."""
 
@@ -63,6 +88,8 @@ class ManagedKind:
     observe: Observer | None = None
     plan: Planner | None = None
     stale: Stale | None = None
+    read: Reader | None = None
+    """A built-in kind's read of the site into the snapshot (an added kind observes with :attr:`observe`)."""
     pull: Puller | None = None
     """Takes the site's objects of the kind into the content (``cmssync.sync.pulling``); with it the kind
     declares a ``pull_rank`` (``pull --kind``). None: pull does not read the kind."""
