@@ -272,9 +272,6 @@ class PlanOptions:
     """The content owns its managed areas (``areas: owned``): blocks editors add are deleted, not kept."""
     silenced_warnings: frozenset[str] = frozenset()
     """Kinds of warnings left out of the plan (``warnings:`` in the settings; :mod:`cmssync.plan.warnings`)."""
-    known_ids: frozenset[str] = frozenset()
-    """``KIND:KEY`` of the objects of kinds registered with ``cmssync.sync.kinds`` (planned by their own modules):
-    what targets and excludes may name besides the objects this planner knows."""
     kinds: KindTable | None = None
     """The kinds this run manages (``cmssync.sync.kinds.discover``'s table); None: the built-in kinds
     (``cmssync.plan.builtin_kinds.BUILT_IN_KINDS``)."""

@@ -95,24 +95,19 @@ def _entries(found: list[Keyed], keeps: Callable[[str], bool], whole: bool) -> l
     return [entry for entry in trimmed if entry.keys]
 
 
-def plan(
-    content: SiteContent, observed: Snapshot, state: State, options: PlanOptions, added: Sequence[Action] = ()
-) -> Plan:
-    """The plan: every kind's planner in plan order (``KindFacts.plan``), their deletes guarded together, then the
-    targets and excludes applied once to the joined plan. ``added`` is what the kinds that plan themselves planned
-    (``cmssync.sync.kinds``): their deletes are guarded with the others' and come last with them, their other
-    actions after the others'."""
+def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOptions) -> Plan:
+    """The plan: every kind's planner in plan order (``KindFacts.plan``, built-in and added kinds alike), their
+    deletes guarded together, then the targets and excludes applied once to the joined plan."""
     kinds = options.kinds or BUILT_IN_KINDS
     warnings = [*observed.warnings, *_retired(state)]
     planned: dict[str, KindPlan] = {}
     for facts in kinds.kinds:
         if facts.plan is not None:
             planned[facts.name] = facts.plan(KindInputs(content, observed, state, options, warnings, planned))
-    others = KindPlan([a for a in added if a.op != "delete"], lambda: [a for a in added if a.op == "delete"])
-    joined = _Joined.of([*planned.values(), others])
-    candidates = _candidates([*planned.values(), others], kinds)
+    joined = _Joined.of(list(planned.values()))
+    candidates = _candidates(list(planned.values()), kinds)
     joined.actions += _guarded(options, kinds, candidates, (content, observed, state), joined)
-    joined = _selected(joined, options, kinds, kinds.object_ids(content, state) | options.known_ids, warnings)
+    joined = _selected(joined, options, kinds, kinds.object_ids(content, state), warnings)
     return Plan(
         site=observed.site_url,
         publish=options.publish,

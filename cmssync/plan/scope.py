@@ -193,11 +193,12 @@ def scope_for_targets(
         all_groups=bool(named.groups),
         lookups=frozenset(lookups - builder.pages),
         deletes=deletes,
+        kinds=named.kinds,
     )
 
 
 def _added_orphans(content: SiteContent, state: State, kinds: KindTable) -> set[str]:
-    """``KIND:KEY`` of the registered kinds' objects the state records and the content no longer names."""
+    """``KIND:KEY`` of the added kinds' objects the state records and the content no longer names."""
     return {
         kind.id_of(key)
         for kind in kinds.kinds

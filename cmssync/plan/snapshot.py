@@ -130,6 +130,9 @@ class Snapshot:
     """``kind:key`` → the server's reason, for objects that exist (a listing shows them, or the server did not say
     "not found") but could not be read: planned for nothing, never created again (``cmssync.plan.unreadable``)."""
 
+    kinds: Mapping[str, Any] = field(default_factory=dict)
+    """What each kind added in ``cmssync.sync.kinds`` observed, by kind (only the kinds read: a scoped run reads
+    those it names)."""
     tie_reads: Mapping[str, int] = field(default_factory=dict)
     """Files and users (by kind) read one request each because the list walks could not return them: their dates
     tie in a group longer than a page of the list (a bulk import; concrete-api.md §13)."""

@@ -89,6 +89,7 @@ async def observe(
         complete=scope is None or scope.deletes,
         warnings=tuple(run.warnings),
         unreadable=run.unreadable,
+        kinds=run.kinds,
         tie_reads={kind: count for kind, count in run.ties.items() if count},
         trees=trees,
     )

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field, ValidationError
 
@@ -37,7 +35,7 @@ from cmssync.logs import note
 from cmssync.plan.actions import OUTPUT_FORMAT_VERSION, Action, Plan, markup_free_json
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
-from cmssync.sync.kinds import Registry, discover, observe_planned_kinds, stale_now
+from cmssync.sync.kinds import Registry, discover, stale_now
 from cmssync.sync.observe import observe, read_pages_alone
 from cmssync.sync.planning import pages_to_write
 from cmssync.sync.uploads import SavedBlobs, decode_blob, decode_blobs, encode_blobs, uploads
@@ -102,8 +100,7 @@ async def load_plan_file(
     planned = planned_objects(plan, workspace.settings, workspace.directory)
     snapshot = await observe(client, planned, state, kinds=workspace.kinds)
     snapshot = await read_pages_alone(client, snapshot, pages_to_write(plan, snapshot, state))
-    added = await observe_planned_kinds(workspace.kinds, plan.actions, workspace.directory, client, state)
-    check_fresh(plan, content, snapshot, state, added, workspace.kinds)
+    check_fresh(plan, content, snapshot, state, workspace.kinds)
     return plan, snapshot, blobs
 
 
@@ -147,7 +144,6 @@ def check_fresh(
     content: SiteContent | None,
     snapshot: Snapshot,
     state: State,
-    added: Mapping[str, Any] | None = None,
     kinds: Registry | None = None,
 ) -> None:
     """Refuse a plan file whose content changed, or one of whose preconditions no longer holds on the site.
@@ -157,8 +153,8 @@ def check_fresh(
     changes or deletes must still exist (a page also still at the live version the plan saw), and an object the
     action creates must still be absent (``Precondition.absent``). A plan file applied twice, say by a re-run CI
     job, is so refused instead of creating ``/news-1``, a second group and second copies of every file. Each kind
-    checks its own actions (``ManagedKind.stale``: the built-in kinds' in ``cmssync.plan.preconditions``), a
-    registered kind against what its observer read now (``added``, by kind: ``observe_planned_kinds``).
+    checks its own actions (``ManagedKind.stale``: the built-in kinds' in ``cmssync.plan.preconditions``), a kind
+    that observes itself against what its observer read now (``Snapshot.kinds``).
     """
     if content is not None and plan.content_digest != content.digest():
         raise PlanError("the plan file is stale: the content changed since it was made; run `cmssync plan` again")
@@ -166,6 +162,6 @@ def check_fresh(
         raise PlanError(f"the plan file was made for {plan.site}, not {snapshot.site_url}")
     registry = kinds or discover()
     for action in plan.actions:
-        problem = stale_now(registry, action, snapshot, added or {}, state)
+        problem = stale_now(registry, action, snapshot, state)
         if problem is not None:
             raise PlanError(f"the plan file is stale: {action.kind} {action.key} {problem}; run `cmssync plan` again")

@@ -64,11 +64,11 @@ from cmssync.plan.scope import (
     with_references,
 )
 from cmssync.plan.scope_model import Scope
-from cmssync.plan.selection import check_targets, targeted
+from cmssync.plan.selection import check_targets
 from cmssync.plan.snapshot import Snapshot
 from cmssync.plan.unreadable import hold_unreadable
 from cmssync.state.records import State
-from cmssync.sync.kinds import AddedPlan, Registry, plan_added_kinds
+from cmssync.sync.kinds import Registry
 from cmssync.sync.observe import observe, read_pages_alone
 from cmssync.sync.workspace import Workspace
 
@@ -92,12 +92,11 @@ async def plan_site(
     """Observe what ``request`` covers and plan it, with a client and state the caller holds open."""
     if not workspace.has_content:  # planned from nothing, every managed object would be deleted
         raise ConfigError(f"content directory {workspace.directory} does not exist")
-    added = await _plan_added(workspace, request, client, state)
-    options = dataclasses.replace(workspace.plan_options(state, request), known_ids=added.ids)
+    options = workspace.plan_options(state, request)
     header: dict[str, Any] = {"header": _header(workspace, request)}
     companions: list[str] = []
     if request.targets:
-        known = workspace.kinds.table.object_ids(workspace.content, state) | added.ids
+        known = workspace.kinds.table.object_ids(workspace.content, state)
         check_targets(options.targets, known, kinds=workspace.kinds.table.names)
         companions = replace_companions(workspace.content, state, options.targets)
         if companions:
@@ -107,7 +106,7 @@ async def plan_site(
         if targeted is not None:
             content, snapshot = targeted
             options = dataclasses.replace(options, content_empty=workspace.kinds.table.names_nothing(workspace.content))
-            plan, snapshot = await _plan_observed(content, snapshot, state, options, client, added)
+            plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
             plan = _with_companions(plan, workspace.content, state, request.targets, companions)
             update = {**header, "content_digest": workspace.content.digest(), **_observed_facts(snapshot)}
             return plan.model_copy(update=update), snapshot
@@ -116,7 +115,7 @@ async def plan_site(
         scope = with_changed_users(scope, workspace.content, state, options.passwords_changed)
     scope, snapshot = await _observe_incremental(client, workspace.content, state, scope, workspace.kinds)
     content = scope.restrict(workspace.content) if scope is not None else workspace.content
-    plan, snapshot = await _plan_observed(content, snapshot, state, options, client, added)
+    plan, snapshot = await _plan_observed(content, snapshot, state, options, client)
     plan = _with_companions(plan, workspace.content, state, request.targets, companions)
     return plan.model_copy(update={**header, **_observed_facts(snapshot)}), snapshot
 
@@ -125,16 +124,6 @@ def _observed_facts(snapshot: Snapshot) -> dict[str, Any]:
     """What the plan reports of the observation itself: its tied-date reads, and the site's locale trees when
     there are several (each object's tree is then named)."""
     return {"tie_reads": dict(snapshot.tie_reads), "trees": snapshot.trees.homes if snapshot.trees.multiple else {}}
-
-
-async def _plan_added(workspace: Workspace, request: PlanRequest, client: ConcreteClient, state: State) -> AddedPlan:
-    """The added kinds' part of the plan (``cmssync.sync.kinds``): in a full plan every added kind, with targets or
-    a file-change scope the kinds they name, and of those the objects they name (as a scope restricts what the
-    other kinds plan); the planner applies the targets and excludes to the joined plan."""
-    patterns = request.scope.kinds if request.scope is not None else request.targets or None
-    added = await plan_added_kinds(workspace.kinds, workspace.directory, client, state, patterns)
-    actions = added.actions if patterns is None else targeted(added.actions, patterns)
-    return dataclasses.replace(added, actions=actions)
 
 
 async def _observe_incremental(
@@ -177,23 +166,17 @@ async def _plan_observed(
     state: State,
     options: PlanOptions,
     client: ConcreteClient,
-    added: AddedPlan,
 ) -> tuple[Plan, Snapshot]:
-    """Plan, then read the pages to write on their own and plan again (the module docstring's two phases); the
-    registered kinds' actions are planned with the rest (their deletes guarded with the built-in kinds'). A page
+    """Plan, then read the pages to write on their own and plan again (the module docstring's two phases). A page
     file's ``locale:`` the site's trees contradict is a located error first (``cmssync.plan.locales``)."""
     problems = locale_problems(content.pages, snapshot.trees)
     if problems:
         raise ContentError(problems)
-    plan = hold_unreadable(
-        planner.plan(content, snapshot, state, options, added.actions), snapshot, state, options.kinds
-    )
+    plan = hold_unreadable(planner.plan(content, snapshot, state, options), snapshot, state, options.kinds)
     to_write = pages_to_write(plan, snapshot, state)
     if to_write:
         snapshot = await read_pages_alone(client, snapshot, to_write)
-        plan = hold_unreadable(
-            planner.plan(content, snapshot, state, options, added.actions), snapshot, state, options.kinds
-        )
+        plan = hold_unreadable(planner.plan(content, snapshot, state, options), snapshot, state, options.kinds)
     return plan, snapshot
 
 

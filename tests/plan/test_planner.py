@@ -8,7 +8,7 @@ import pytest
 from cmssync.errors import PlanError
 from cmssync.plan.actions import Action, KeptObjects, Precondition, summary_line
 from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
-from cmssync.plan.kinds import KindFacts
+from cmssync.plan.kinds import KindFacts, KindPlan
 from cmssync.plan.planner import PlanOptions, plan
 from cmssync.plan.snapshot import LiveUser
 from cmssync.state.records import FileRecord, KindRecord, PageRecord, State, UserRecord
@@ -169,31 +169,31 @@ def test_an_empty_content_directory_never_deletes(tmp_path: Path) -> None:
 
 
 def test_a_registered_kinds_deletes_are_guarded_with_the_built_in_kinds(tmp_path: Path) -> None:
-    """A registered kind's deletes (its planner's, ``added``) are counted per kind with the pages', files' and
+    """An added kind's deletes (its planner hook's delete candidates) are counted per kind with the pages', files' and
     users': kept without pruning, held by an incomplete observation, blocked by a guard unless allowed, and applied
     after the built-in kinds' deletes in their order."""
     content = write_content(tmp_path, {"pages/p0.yaml": "name: P0\n", "crews.txt": "a\n"})
     state, pages = _managed_pages(2)
     for n, key in enumerate("abc"):
         state.record("crew", key, KindRecord(id=n))
-    crew = KindFacts("crew", "crews", delete_rank=3, keys=lambda content: ["a"])
+    deletes = [Action(kind="crew", key=key, op="delete", precondition=Precondition(remote_id=key)) for key in "bc"]
+    crew = KindFacts(
+        "crew", "crews", delete_rank=3, keys=lambda content: ["a"], plan=lambda given: KindPlan([], lambda: deletes)
+    )
     kinds = BUILT_IN_KINDS.with_kinds(crew)
     assert [kind.name for kind in kinds.deleted] == ["page", "file", "user", "crew"]
-    added = [Action(kind="crew", key=key, op="delete", precondition=Precondition(remote_id=key)) for key in "bc"]
     observed = snapshot(*pages)
-    kept = plan(content, observed, state, options(kinds=kinds), added)
+    kept = plan(content, observed, state, options(kinds=kinds))
     assert kept.actions == ()
     assert kept.kept == (KeptObjects(kind="page", keys=("/p1",)), KeptObjects(kind="crew", keys=("b", "c")))
     incomplete = dataclasses.replace(observed, complete=False)
-    assert (
-        plan(content, incomplete, state, options(prune=True, allow_mass_delete=True, kinds=kinds), added).actions == ()
-    )
-    guarded = plan(content, observed, state, options(prune=True, kinds=kinds), added)
+    assert plan(content, incomplete, state, options(prune=True, allow_mass_delete=True, kinds=kinds)).actions == ()
+    guarded = plan(content, observed, state, options(prune=True, kinds=kinds))
     assert [a.id for a in guarded.actions] == ["page:/p1"]  # one delete is never bulk; 2 of 3 crews are
     assert [(b.kind, b.keys, b.managed, b.guard) for b in guarded.blocked] == [("crew", ("b", "c"), 3, "max_fraction")]
-    allowed = plan(content, observed, state, options(prune=True, allow_mass_delete=True, kinds=kinds), added)
+    allowed = plan(content, observed, state, options(prune=True, allow_mass_delete=True, kinds=kinds))
     assert [a.id for a in allowed.actions] == ["page:/p1", "crew:b", "crew:c"]
-    assert plan(content, observed, state, options(prune=True, max_fraction=1.0, kinds=kinds), added).blocked == ()
+    assert plan(content, observed, state, options(prune=True, max_fraction=1.0, kinds=kinds)).blocked == ()
 
 
 def test_a_target_must_name_an_object(tmp_path: Path) -> None:

@@ -11,11 +11,10 @@ import inspect
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from cmssync.sync.kinds import ManagedKind, Registry, discover
+from cmssync.sync.kinds import Registry, discover
 from tests.support.added_kinds import install
 
 BUILT_IN = ("group", "file", "page", "stack", "user")
@@ -32,22 +31,23 @@ def kinds() -> Iterator[Registry]:
 
 @pytest.mark.parametrize("name", [*BUILT_IN, *ADDED])
 def test_a_kind_is_one_module_named_for_it(kinds: Registry, name: str) -> None:
-    kind = kinds[name]
-    assert Path(inspect.getfile(_module_of(kind))).stem == name  # the module that declares KIND is named for it
-    assert kind.stale is not None  # a saved plan's action of it is checked before it is applied
+    module = sys.modules[f"cmssync.sync.kinds.{name}"]  # found by listing the package
+    assert Path(inspect.getfile(module)).stem == name
+    assert module.KIND.name == name
+    assert kinds[name].stale is not None  # a saved plan's action of it is checked before it is applied
 
 
 @pytest.mark.parametrize("name", [*BUILT_IN, *ADDED])
-def test_a_kind_is_planned(kinds: Registry, name: str) -> None:
+def test_a_kind_is_observed_and_planned_in_the_loops(kinds: Registry, name: str) -> None:
     kind = kinds[name]
     facts = kind.facts
-    if facts.plan is not None:  # a pure planner the planner's loop runs
-        assert kind.observe is None
-        assert kind.plan is None
-    elif facts.recorded_as is not None:  # planned as another kind's objects (a stack as its page)
+    if facts.recorded_as is not None:  # planned and read as another kind's objects (a stack as its page)
         assert facts.recorded_as("x") != "x"
-    else:  # it observes and plans itself
-        assert kind.observe is not None
+        assert facts.plan is None
+        return
+    assert facts.plan is not None  # the planner's loop runs it
+    assert kind.read is not None  # the observer's loop runs it
+    if kind.observe is not None:  # an added kind's own observer and planner, joined to the loops by the registry
         assert kind.plan is not None
         assert facts.keys is not None
 
@@ -76,10 +76,3 @@ def test_the_kinds_are_in_plan_order_and_delete_in_one_order(kinds: Registry) ->
     ranks = [kind.facts.delete_rank for kind in kinds if kind.facts.delete_rank is not None]
     assert len(ranks) == len(set(ranks))
     assert set(kinds.handlers()) == set(kinds.names)
-
-
-def _module_of(kind: ManagedKind) -> ModuleType:
-    """The module whose ``KIND`` is this kind."""
-    found = [module for module in list(sys.modules.values()) if getattr(module, "KIND", None) is kind]
-    assert len(found) == 1, found
-    return found[0]

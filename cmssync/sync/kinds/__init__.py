@@ -7,14 +7,13 @@ its I/O: how apply executes its actions (:attr:`ManagedKind.apply`), how a saved
 validated (:attr:`ManagedKind.validate`), and what the drift feed polls (:attr:`ManagedKind.latest`).
 
 The built-in kinds (groups, files, pages, stacks, users: ``group.py``, ``file.py``, ``page.py``, ``stack.py``,
-``user.py``) are planned one module each (``cmssync.plan.pages``, ``files``, ``users``, ``groups``), joined by
-``cmssync.plan.planner``, and observed one module each (``cmssync.sync.observe_pages``, ``observe_files``,
-``observe_users``, ``observe_groups``), joined by ``cmssync.sync.observe``. A kind added later brings its own
+``user.py``) bring their reader (:attr:`ManagedKind.read`), run at once by ``cmssync.sync.observe``, and their pure
+planner (``KindFacts.plan``), run in plan order by ``cmssync.plan.planner``. A kind added later brings its own
 :attr:`ManagedKind.observe` (the live objects, read through the client), :attr:`ManagedKind.plan` (pure: the content
-directory, what was observed and the state → actions) and :attr:`ManagedKind.stale`; it keeps its records in
-``State.kinds`` (``State.record``/``forget``). Its actions come after the built-in kinds'; with a ``delete_rank`` its
-deletes are guarded with theirs (``cmssync.plan.planner``). A new kind is one module here; see
-``docs/architecture.md``.
+directory, what was observed and the state → actions) and :attr:`ManagedKind.stale`, which the :class:`Registry`
+joins to the same loops; it keeps its records in ``State.kinds`` (``State.record``/``forget``). Its actions come
+after the built-in kinds'; with a ``delete_rank`` its deletes are guarded with theirs. A new kind is one module
+here; see ``docs/architecture.md``.
 """
 
 from __future__ import annotations
@@ -22,8 +21,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +30,9 @@ from cmssync.api.client import ConcreteClient
 from cmssync.content.site import SiteContent
 from cmssync.errors import Problem
 from cmssync.plan.actions import Action
-from cmssync.plan.kinds import KindFacts, KindTable
+from cmssync.plan.kinds import KindFacts, KindInputs, KindPlan, KindPlanner, KindTable
 from cmssync.plan.scope_model import Scope
+from cmssync.plan.selection import targeted
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 from cmssync.sync.engine import Handler
@@ -72,6 +72,8 @@ class ObserveRun:
     warnings: list[str] = field(default_factory=list)
     unreadable: dict[str, str] = field(default_factory=dict)
     ties: Counter[str] = field(default_factory=Counter)
+    kinds: dict[str, Any] = field(default_factory=dict)
+    """What the added kinds read (``Snapshot.kinds``)."""
 
 
 Reader = Callable[[ObserveRun], Awaitable[Mapping[str, Any]]]
@@ -107,14 +109,19 @@ class ManagedKind:
 
 
 class Registry:
-    """The kinds one run manages, in plan order (built-in and added alike), found by :func:`discover`."""
+    """The kinds one run manages, in plan order (built-in and added alike), found by :func:`discover`. A kind that
+    observes and plans itself (:attr:`ManagedKind.observe`, :attr:`ManagedKind.plan`) joins the same loops as the
+    built-in kinds: its observer becomes its reader (:func:`_added_reader`: ``Snapshot.kinds``) and its planner its
+    pure planner hook (:func:`_added_planner`)."""
 
-    def __init__(self, kinds: Iterable[ManagedKind]) -> None:
-        self.kinds: tuple[ManagedKind, ...] = tuple(sorted(kinds, key=lambda kind: (kind.facts.plan_rank, kind.name)))
+    def __init__(self, found: Iterable[ManagedKind]) -> None:
+        kinds = tuple(found)
+        for kind in kinds:
+            _check(kind)
+        joined = [_joined(kind) for kind in kinds]
+        self.kinds: tuple[ManagedKind, ...] = tuple(sorted(joined, key=lambda kind: (kind.facts.plan_rank, kind.name)))
         self.table = KindTable(tuple(kind.facts for kind in self.kinds))  # refuses a name managed twice
         self._by_name = {kind.name: kind for kind in self.kinds}
-        for kind in self.kinds:
-            _check(kind)
 
     def __iter__(self) -> Iterator[ManagedKind]:
         return iter(self.kinds)
@@ -132,11 +139,6 @@ class Registry:
     def handlers(self) -> dict[str, Handler]:
         return {kind.name: kind.apply for kind in self.kinds}
 
-    def added(self, names: Collection[str] | None = None) -> list[ManagedKind]:
-        """The kinds that observe and plan themselves (not the built-in ones, which ``cmssync.sync.observe`` and
-        ``cmssync.plan.planner`` join), in plan order; only those in ``names`` when given."""
-        return [kind for kind in self.kinds if kind.plan is not None and (names is None or kind.name in names)]
-
     def pulled(self) -> list[ManagedKind]:
         """The kinds pull reads, in the order their hooks run (plan order)."""
         return [kind for kind in self.kinds if kind.pull is not None]
@@ -151,6 +153,52 @@ def _check(kind: ManagedKind) -> None:
         raise ValueError(f"kind {kind.name!r}: a kind with a pull hook declares its pull_rank, and only then")
 
 
+def _joined(kind: ManagedKind) -> ManagedKind:
+    """A kind that observes and plans itself, with its reader and pure planner hook (the others as they are)."""
+    if kind.observe is None or kind.plan is None:
+        return kind
+    facts = replace(kind.facts, plan=_added_planner(kind.name, kind.plan, kind.facts.delete_rank is not None))
+    return replace(kind, facts=facts, read=_added_reader(kind.name, kind.observe))
+
+
+@dataclass(frozen=True)
+class _Observed:
+    """What an added kind's observer read (``Snapshot.kinds``), and the ``KIND:KEY`` patterns of its objects a
+    scoped run plans (None: every object)."""
+
+    value: Any
+    patterns: tuple[str, ...] | None
+
+
+def _added_reader(name: str, observe: Observer) -> Reader:
+    async def read(run: ObserveRun) -> Mapping[str, Any]:
+        patterns = None
+        if run.scope is not None:  # a scoped run reads the kind only when its scope names it
+            patterns = tuple(p for p in run.scope.kinds if p.partition(":")[0] == name)
+            if not patterns:
+                return {}
+        run.kinds[name] = _Observed(await observe(run.client, run.content.root, run.state), patterns)
+        return {}
+
+    return read
+
+
+def _added_planner(name: str, plan: Planner, deletes: bool) -> KindPlanner:
+    def planned(given: KindInputs) -> KindPlan:
+        observed = given.observed.kinds.get(name)
+        if not isinstance(observed, _Observed):
+            return KindPlan()  # not read: out of the run's scope
+        actions = plan(given.content.root, observed.value, given.state)
+        if observed.patterns is not None:
+            actions = targeted(actions, observed.patterns)
+        if not deletes and any(action.op == "delete" for action in actions):
+            raise ValueError(f"kind {name!r} plans deletes but declares no delete_rank (where they are guarded)")
+        kept = [action for action in actions if action.op != "delete"]
+        return KindPlan(kept, lambda: [action for action in actions if action.op == "delete"])
+
+    return planned
+
+
 def discover(paths: Sequence[str] | None = None) -> Registry:
     """The kinds found by listing this package (its ``__path__``, or ``paths`` when given): each module's ``KIND``.
     Called once per run; importing a module twice costs nothing, so a run never sees another run's kinds."""
@@ -162,52 +210,15 @@ def discover(paths: Sequence[str] | None = None) -> Registry:
     return Registry(found)
 
 
-@dataclass(frozen=True)
-class AddedPlan:
-    """What the registered kinds plan: their actions, and the actions' ids (``KIND:KEY``: a ``--target`` or
-    ``--exclude`` may name them besides the objects the content and the state name, ``object_ids``)."""
-
-    actions: list[Action] = field(default_factory=list)
-    ids: frozenset[str] = frozenset()
-
-
-async def plan_added_kinds(
-    kinds: Registry, directory: Path, client: ConcreteClient, state: State, patterns: Iterable[str] | None = None
-) -> AddedPlan:
-    """Observe and plan the registered kinds: every one, or with ``patterns`` (``KIND:KEY``: targets, or a
-    file-change scope's) only the kinds they name. The actions are not yet restricted to the patterns, and their
-    deletes not yet guarded (``cmssync.plan.planner.plan`` does, with the built-in kinds' deletes): a kind without
-    a ``delete_rank`` deletes nothing."""
-    names = None if patterns is None else {pattern.partition(":")[0] for pattern in patterns}
-    actions: list[Action] = []
-    for kind in kinds.added(names):
-        assert kind.observe is not None
-        assert kind.plan is not None
-        planned = kind.plan(directory, await kind.observe(client, directory, state), state)
-        if kind.facts.delete_rank is None and any(action.op == "delete" for action in planned):
-            raise ValueError(f"kind {kind.name!r} plans deletes but declares no delete_rank (where they are guarded)")
-        actions += planned
-    return AddedPlan(actions, frozenset(action.id for action in actions))
-
-
-async def observe_planned_kinds(
-    kinds: Registry, actions: Iterable[Action], directory: Path, client: ConcreteClient, state: State
-) -> dict[str, Any]:
-    """What the added kinds with an action in a saved plan read now (for :func:`stale_now`)."""
-    named = {action.kind for action in actions}
-    return {kind.name: await kind.observe(client, directory, state) for kind in kinds.added(named) if kind.observe}
-
-
-def stale_now(
-    kinds: Registry, action: Action, snapshot: Snapshot, added: Mapping[str, Any], state: State
-) -> str | None:
+def stale_now(kinds: Registry, action: Action, snapshot: Snapshot, state: State) -> str | None:
     """Why a saved plan's action no longer holds (None: it holds), by its kind's own check (:attr:`ManagedKind.stale`)
-    against the site now: the snapshot for the built-in kinds, what its observer read for a registered kind
-    (``added``: :func:`observe_planned_kinds`). An object that cannot be read now is never written blind."""
+    against the site now: the snapshot, or for a kind that observes itself what its observer read now
+    (``Snapshot.kinds``). An object that cannot be read now is never written blind."""
     if action.id in snapshot.unreadable:
         return f"cannot be read now: {snapshot.unreadable[action.id]}"
     if action.kind not in kinds:
         return f"is of a kind this installation does not manage (kinds: {', '.join(kinds.names)})"
     kind = kinds[action.kind]
     assert kind.stale is not None
-    return kind.stale(action, added[kind.name] if kind.observe is not None else snapshot, state)
+    observed = snapshot.kinds.get(kind.name)
+    return kind.stale(action, observed.value if isinstance(observed, _Observed) else snapshot, state)
