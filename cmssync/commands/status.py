@@ -56,6 +56,7 @@ class Status:
                 "changed_outside_cmssync": [a.id for a in plan.actions if a.drift],
                 "held": [{"id": h.id, "reason": h.reason, "message": h.message} for h in plan.held],
                 "site_additions": sum(len(entry.blocks) for entry in plan.site_additions),
+                "site_changes": [change.id for change in plan.site_changes],
                 "line": summary_line(plan),
             },
         }

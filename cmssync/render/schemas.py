@@ -49,6 +49,21 @@ _ACTION: Final = _object(
     {"depends_on": _STRINGS, "note": {"type": ["string", "null"]}},
 )
 _GROUPED: Final = _object({"count": _COUNT, "message": {"type": "string"}})
+_SITE_CHANGE: Final = _object(
+    {
+        "id": _TEXT,
+        "kind": _TEXT,
+        "key": _TEXT,
+        "action": {"enum": ["propose", "adopt"]},
+        "reason": {"const": "changed_on_site"},
+        "fields": _STRINGS,
+        "changes": _ACTION["properties"]["changes"],
+        "blocks": {"type": "array", "items": {"type": "object"}},
+        "message": _TEXT,
+    },
+    {"live_version_id": {"type": ["integer", "null"]}},
+)
+"""An editor's change the drift policy keeps on the site; ``before`` is the content's value, ``after`` the site's."""
 _SUMMARY: Final = {"type": "object", "additionalProperties": _COUNT}
 
 
@@ -73,6 +88,7 @@ def plan_schema() -> dict[str, Any]:
                 "blocked": {"type": "array", "items": _GROUPED},
                 "kept": {"type": "array", "items": _GROUPED},
                 "site_additions": {"type": "array", "items": _GROUPED},
+                "site_changes": {"type": "array", "items": _SITE_CHANGE},
                 "warnings": _STRINGS,
                 "actions": {"type": "array", "items": {"$ref": "#/$defs/action"}},
                 "conflicts": {
@@ -160,7 +176,8 @@ def status_schema() -> dict[str, Any]:
             },
             "site_additions": _COUNT,
             "line": {"type": "string"},
-        }
+        },
+        {"site_changes": _STRINGS},
     )
     return {
         "$schema": _DRAFT,

@@ -75,6 +75,11 @@ async def test_plans_and_apply_events_validate(example: Site, editor: Editor) ->
     assert held["held"]
     plans.validate(held)
 
+    editor.edit("/services", description="Services, by the editor.")  # a site change (drift: propose)
+    proposed = json.loads(render_json(await example.plan()))
+    assert [entry["id"] for entry in proposed["site_changes"]] == ["page:/services"]
+    plans.validate(proposed)
+
 
 async def test_status_validates(example: Site) -> None:
     assert not (await example.apply()).failed
