@@ -97,7 +97,7 @@ async def apply_site(
 
 def record_rebased(plan: Plan, state: State, workspace: Workspace) -> None:
     """Record the base of the pages whose content caught up with the site (``Plan.rebase``): nothing is written to
-    the site, so it is done before the actions and saved at once."""
+    the site, so it is done before the actions (once the run is confirmed) and saved at once."""
     if not plan.rebase:
         return
     for entry in plan.rebase:
@@ -149,9 +149,9 @@ async def _apply_locked(
             publish=plan.publish,
             versions_keep=workspace.settings.versions.keep,
         )
-        record_rebased(plan, state, workspace)
         if not plan.writes:
             # Only the replaced files an interrupted run left (the plan warns of them) are finished off.
+            record_rebased(plan, state, workspace)
             problems = await delete_retired_files(context, [])
             adopted = await adopt_site_changes(client, workspace, state, plan)
             return ApplyReport(
@@ -160,6 +160,7 @@ async def _apply_locked(
         check_passwords(plan, workspace.settings.passwords)
         if confirm is not None and not confirm(plan):
             return ApplyReport(plan, [], [], client.stats.total, declined=True, state=state)
+        record_rebased(plan, state, workspace)
         outcomes = await execute(plan, context, workspace.kinds.handlers(), on_outcome=on_outcome, stop=deadline.halt)
         problems = await delete_retired_files(context, outcomes)
         late = deadline.problem(sum(1 for outcome in outcomes if outcome.message == STOPPED))
