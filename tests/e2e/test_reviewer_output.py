@@ -3,9 +3,10 @@ renders as GitHub shows it (tests/sync/test_markdown.py checks the markdown itse
 
 from __future__ import annotations
 
-from cmssync.plan.actions import Action, BlockChange, Plan
+from cmssync.plan.actions import Action, Plan
 from cmssync.render.markdown import render_markdown
 from cmssync.render.text import readable, render_text
+from tests.support.plans import content_update
 from tests.support.sites import Site
 
 
@@ -27,15 +28,7 @@ def test_values_show_files_by_name_and_pages_by_path() -> None:
 def test_a_re_pointed_file_is_no_garbled_token_in_the_comment() -> None:
     before = '<p><img src="{ccm:export:file:111122223333:people-01.jpg}" alt="People"></p>\n' + "<p>words</p>\n" * 3
     after = before.replace("{ccm:export:file:111122223333:people-01.jpg}", "${file-id:images/people-01.jpg}")
-    block = BlockChange(
-        area="Main",
-        op="update",
-        position=0,
-        block_type="content",
-        block_id=7,
-        before={"content": before},
-        after={"content": after},
-    )
+    block = content_update(7, {"content": before}, {"content": after})
     plan = Plan(
         site="https://x.test",
         content_digest="00",

@@ -24,8 +24,8 @@ from cmssync.plan.actions import Action
 from cmssync.sync.engine import ApplyContext
 from cmssync.sync.kinds import page as page_kind
 from tests.reliability.inventory import duplicates, problems, take_inventory
-from tests.reliability.sites import ReliabilitySite, write_generated_content
-from tests.support.killed_runs import RUN_TIMEOUT, assert_valid_state, cmssync_env, start_apply, writes
+from tests.reliability.sites import ReliabilitySite
+from tests.support.killed_runs import RUN_TIMEOUT, assert_valid_state, cmssync_env, start_apply, write_run_site, writes
 from tests.support.rawsite import RawSite
 from tests.support.reliability_report import ReliabilityReport
 
@@ -37,16 +37,7 @@ SLOWER = ["latency:1:ms=15"]
 def generated(tmp_path: Path, sandbox: Sandbox) -> Iterator[ReliabilitySite]:
     root = tmp_path / "site"
     site = ReliabilitySite(root, sandbox, settings={"concurrency": CONCURRENCY})
-    write_generated_content(
-        root,
-        sections=2,
-        pages_per_section=10,
-        blocks=3,
-        files=2,
-        users=1,
-        groups=1,
-        settings={"site": {"url": sandbox.url}, "state": str(site.state_path), "concurrency": CONCURRENCY},
-    )
+    write_run_site(root, sandbox, str(site.state_path), concurrency=CONCURRENCY)
     sandbox.set_faults(SLOWER)
     yield site
     sandbox.clear_faults()

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from cmssync.emulator.embedded import Sandbox
 from tests.reliability.inventory import duplicates, problems, take_inventory
-from tests.reliability.sites import ReliabilitySite, write_generated_content
-from tests.support.killed_runs import RUN_TIMEOUT, assert_valid_state, cmssync_env, start_apply, writes
+from tests.reliability.sites import ReliabilitySite
+from tests.support.killed_runs import RUN_TIMEOUT, assert_valid_state, cmssync_env, start_apply, write_run_site, writes
 from tests.support.rawsite import RawSite
 from tests.support.reliability_report import ReliabilityReport
 
@@ -92,16 +92,8 @@ async def test_sigkill_at_ten_points_then_apply_converges(
     apply converges: the plan is empty, nothing is duplicated or lost, and the live pages hold the edits."""
     root = tmp_path / "site"
     site = ReliabilitySite(root, sandbox)
-    write_generated_content(
-        root,
-        sections=6,
-        pages_per_section=9,
-        blocks=3,
-        files=8,
-        users=5,
-        groups=3,
-        settings={"site": {"url": sandbox.url}, "state": str(site.state_path), "concurrency": 4},
-    )
+    sizes = {"sections": 6, "pages_per_section": 9, "files": 8, "users": 5, "groups": 3}
+    write_run_site(root, sandbox, str(site.state_path), concurrency=4, **sizes)
     raw = RawSite(sandbox)
     before = take_inventory(raw, block_pages=set())
     env = cmssync_env(sandbox)

@@ -12,6 +12,7 @@ from cmssync.render.html.document import OPEN_LIMIT
 from cmssync.render.html.preview import IMAGE_BUDGET, MAX_IMAGE_BYTES, estimated_height
 from tests.report.markup import read
 from tests.report.scenario import HOSTILE, big_plan, png
+from tests.support.plans import content_update
 
 SITE = "https://www.example.org/cms"
 
@@ -71,15 +72,7 @@ def test_the_policy_allows_only_the_reports_script_and_images_from_the_site() ->
 
 def test_previews_resolve_the_site_and_keep_new_files_for_inlining() -> None:
     after = '<p><img src="${file:images/new.png}"></p><p><img src="{CCM:BASE_URL}/application/files/1/old.png"></p>'
-    block = BlockChange(
-        area="Main",
-        op="update",
-        position=0,
-        block_type="content",
-        block_id=4,
-        before={"content": "<p>x</p>"},
-        after={"content": after},
-    )
+    block = content_update(4, {"content": "<p>x</p>"}, {"content": after})
     plan = plan_of(page_update(b=block), Action(kind="file", key="images/new.png", op="create"))
     assert files_wanted(plan) == ["images/new.png"]
     data = read(render_html(plan, files={"images/new.png": png(3, 3, (1, 2, 3))})).data
@@ -135,15 +128,7 @@ def test_summary_counts_conflicts_blocked_deletes_and_warnings() -> None:
 def test_removed_and_added_blocks_have_one_preview_and_updates_two() -> None:
     plan = plan_of(
         page_update(
-            u=BlockChange(
-                area="Main",
-                op="update",
-                position=0,
-                block_type="content",
-                block_id=1,
-                before={"content": "<p>old</p>"},
-                after={"content": "<p>new</p>"},
-            ),
+            u=content_update(1, {"content": "<p>old</p>"}, {"content": "<p>new</p>"}),
             d=BlockChange(
                 area="Main",
                 op="delete",

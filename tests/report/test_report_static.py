@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan
+from cmssync.plan.actions import Action, FieldChange, Plan
 from cmssync.render.html import render_html
 from tests.report.browser import Browser
 from tests.report.scenario import edit_scenario_report
+from tests.support.plans import content_update
 
 pytestmark = pytest.mark.slow
 
@@ -59,14 +60,10 @@ def test_long_values_wrap_on_a_narrow_screen(browser: Browser, tmp_path: Path) -
                 key="/about",
                 op="update",
                 blocks=(
-                    BlockChange(
-                        area="Main",
-                        op="update",
-                        position=0,
-                        block_type="content",
-                        block_id=3,
-                        before={"content": "<p>x</p>", "link": "https://example.org/" + "z" * 150},
-                        after={"content": "<p>y</p>", "link": "https://example.org/" + "w" * 150},
+                    content_update(
+                        3,
+                        {"content": "<p>x</p>", "link": "https://example.org/" + "z" * 150},
+                        {"content": "<p>y</p>", "link": "https://example.org/" + "w" * 150},
                     ),
                 ),
             ),

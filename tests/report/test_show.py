@@ -14,7 +14,7 @@ from cmssync.cli import main
 from cmssync.commands.apply import run_apply
 from cmssync.content.loader import load_content
 from cmssync.emulator.embedded import Sandbox
-from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan
+from cmssync.plan.actions import Action, FieldChange, Plan
 from cmssync.plan.asset_forms import FileForm
 from cmssync.sync.applying import ApplyRequest
 from cmssync.sync.plan_files import write_plan_file
@@ -22,6 +22,7 @@ from cmssync.sync.planning import make_plan
 from cmssync.sync.uploads import sha256_of
 from tests.report.markup import read
 from tests.report.scenario import png, workspace
+from tests.support.plans import content_update
 
 PLAN = Plan(
     site="https://www.example.org",
@@ -34,14 +35,10 @@ PLAN = Plan(
             op="update",
             changes=(FieldChange(field="name", before="About", after="About us"),),
             blocks=(
-                BlockChange(
-                    area="Main",
-                    op="update",
-                    position=0,
-                    block_type="content",
-                    block_id=3,
-                    before={"content": "<p>Old words.</p>"},
-                    after={"content": '<p>New words.</p><img src="${file:images/new.png}">'},
+                content_update(
+                    3,
+                    {"content": "<p>Old words.</p>"},
+                    {"content": '<p>New words.</p><img src="${file:images/new.png}">'},
                 ),
             ),
         ),

@@ -20,9 +20,8 @@ from cmssync.state.backends import open_state_backend
 from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.workspace import open_workspace
 from tests.reliability.inventory import problems, take_inventory
-from tests.reliability.sites import write_generated_content
 from tests.state.state_server import StateServer
-from tests.support.killed_runs import RUN_TIMEOUT, cmssync_env, start_apply, writes
+from tests.support.killed_runs import RUN_TIMEOUT, cmssync_env, start_apply, write_run_site, writes
 from tests.support.rawsite import RawSite
 
 
@@ -31,16 +30,7 @@ def generated(tmp_path: Path, sandbox: Sandbox, server: StateServer) -> Iterator
     """20 pages, files, a user and a group; the state on the server, uploaded only at the end of a run."""
     root = tmp_path / "site"
     state = server.settings(path=str(tmp_path / "work" / "state.json"), save_interval="1h")
-    write_generated_content(
-        root,
-        sections=2,
-        pages_per_section=10,
-        blocks=3,
-        files=2,
-        users=1,
-        groups=1,
-        settings={"site": {"url": sandbox.url}, "state": state, "concurrency": 2},
-    )
+    write_run_site(root, sandbox, state)
     sandbox.set_faults(["latency:1:ms=15"])
     yield root
     sandbox.clear_faults()

@@ -25,8 +25,7 @@ from cmssync.state.records import PageRecord
 from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.workspace import open_workspace
 from tests.reliability.inventory import problems, take_inventory
-from tests.reliability.sites import write_generated_content
-from tests.support.killed_runs import REPO, RUN_TIMEOUT, cmssync_env, start_apply, writes
+from tests.support.killed_runs import REPO, RUN_TIMEOUT, cmssync_env, start_apply, write_run_site, writes
 from tests.support.postgres import PostgresCluster
 from tests.support.rawsite import RawSite
 
@@ -37,16 +36,7 @@ DIGEST = "sha256:" + "ab" * 32
 def generated(tmp_path: Path, sandbox: Sandbox, postgres_state: str) -> Iterator[Path]:
     """20 pages, files, a user and a group, the state in PostgreSQL; every request slowed to make runs long."""
     root = tmp_path / "site"
-    write_generated_content(
-        root,
-        sections=2,
-        pages_per_section=10,
-        blocks=3,
-        files=2,
-        users=1,
-        groups=1,
-        settings={"site": {"url": sandbox.url}, "state": postgres_state, "concurrency": 2},
-    )
+    write_run_site(root, sandbox, postgres_state)
     sandbox.set_faults(["latency:1:ms=15"])
     yield root
     sandbox.clear_faults()

@@ -13,7 +13,7 @@ from typing import Any
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.state.store import StateStore
-from tests.reliability.sites import USER_PASSWORD, USER_PASSWORD_ENV
+from tests.reliability.sites import USER_PASSWORD, USER_PASSWORD_ENV, write_generated_content
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 60.0
@@ -50,3 +50,11 @@ def assert_valid_state(path: Path) -> None:
         return  # killed before the first remote change was recorded
     json.loads(path.read_text(encoding="utf-8"))
     StateStore(path).load()
+
+
+def write_run_site(root: Path, sandbox: Sandbox, state: object, *, concurrency: int = 2, **sizes: int) -> None:
+    """The generated site the killed-run tests apply: by default 20 pages (2 sections of 10, 3 blocks each), 2 files,
+    a user and a group; ``cmssync.yaml`` points at ``sandbox`` and keeps the state at ``state``."""
+    counts = {"sections": 2, "pages_per_section": 10, "blocks": 3, "files": 2, "users": 1, "groups": 1, **sizes}
+    settings = {"site": {"url": sandbox.url}, "state": state, "concurrency": concurrency}
+    write_generated_content(root, settings=settings, **counts)

@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan, Precondition
 
 SECRET = "hunter2-do-not-print"
 """A password in the plan: no rendering may show it."""
+
+
+def content_update(block_id: int, before: Mapping[str, str], after: Mapping[str, str]) -> BlockChange:
+    """An update of the first content block of the area ``Main`` (its live id ``block_id``)."""
+    return BlockChange(
+        area="Main",
+        op="update",
+        position=0,
+        block_type="content",
+        block_id=block_id,
+        before=dict(before),
+        after=dict(after),
+    )
 
 
 def sample_plan() -> Plan:
@@ -37,14 +52,10 @@ def sample_plan() -> Plan:
                     FieldChange(field="attributes.exclude_nav", before=True, after=False),
                 ),
                 blocks=(
-                    BlockChange(
-                        area="Main",
-                        op="update",
-                        position=0,
-                        block_type="content",
-                        block_id=12,
-                        before={"content": "<h1>About</h1>\n<p>We build sites.</p>\n<p>Since 2014.</p>"},
-                        after={"content": "<h1>About us</h1>\n<p>We build sites.</p>\n<p>Since 2014.</p>"},
+                    content_update(
+                        12,
+                        {"content": "<h1>About</h1>\n<p>We build sites.</p>\n<p>Since 2014.</p>"},
+                        {"content": "<h1>About us</h1>\n<p>We build sites.</p>\n<p>Since 2014.</p>"},
                     ),
                     BlockChange(area="Sidebar", op="delete", position=1, block_type="html", block_id=19),
                     BlockChange(area="Main", op="add", position=3, block_type="html", after={"content": "<hr>"}),

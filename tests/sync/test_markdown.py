@@ -6,9 +6,9 @@ import re
 
 from markdown_it import MarkdownIt
 
-from cmssync.plan.actions import Action, BlockChange, BlockedDeletes, FieldConflict, HeldObject, KeptObjects, Plan
+from cmssync.plan.actions import Action, BlockedDeletes, FieldConflict, HeldObject, KeptObjects, Plan
 from cmssync.render.markdown import DEFAULT_BUDGET, fence_for, render_markdown
-from tests.support.plans import sample_plan
+from tests.support.plans import content_update, sample_plan
 
 
 def big_plan(pages: int, html: str = "<p>" + "word " * 60 + "</p>") -> Plan:
@@ -17,17 +17,7 @@ def big_plan(pages: int, html: str = "<p>" + "word " * 60 + "</p>") -> Plan:
             kind="page",
             key=f"/section-{n // 100}/page-{n}",
             op="update",
-            blocks=(
-                BlockChange(
-                    area="Main",
-                    op="update",
-                    position=0,
-                    block_type="content",
-                    block_id=n,
-                    before={"content": html},
-                    after={"content": html.replace("word", "WORD", 3)},
-                ),
-            ),
+            blocks=(content_update(n, {"content": html}, {"content": html.replace("word", "WORD", 3)}),),
         )
         for n in range(pages)
     )
