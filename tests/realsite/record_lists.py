@@ -22,8 +22,9 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -39,6 +40,9 @@ SCOPES = (
 )
 TIED = 80
 REDACTED = "<token:token.password.admin:access_token>"
+
+
+R = TypeVar("R", bound="Recorder")
 
 
 class Recorder:
@@ -283,15 +287,15 @@ def items_of(value: Any) -> list[dict[str, Any]]:
     return list(value.get("data", [])) if isinstance(value, dict) else list(value or [])
 
 
-def main(argv: list[str]) -> int:
-    env = read_env(Path(argv[0]))
-    recorder = Recorder(env, Path(argv[1]))
+def record(argv: list[str], recorder_class: type[R], *steps: Callable[[R], None]) -> int:
+    """A recorder's command line (``ENV_FILE OUT.jsonl``): log in, run ``steps`` in order, close the recording."""
+    recorder = recorder_class(read_env(Path(argv[0])), Path(argv[1]))
     recorder.login()
-    recorder.ties()
-    recorder.feed()
+    for step in steps:
+        step(recorder)
     recorder.out.close()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(record(sys.argv[1:], Recorder, Recorder.ties, Recorder.feed))

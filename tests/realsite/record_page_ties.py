@@ -16,8 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.realsite_bench import read_env
-from tests.realsite.record_lists import PREFIX, Recorder
+from tests.realsite.record_lists import PREFIX, Recorder, record
 
 TIED_PAGES = 130
 
@@ -127,13 +126,5 @@ class PageTiesRecorder(Recorder):
             )
 
 
-def main(argv: list[str]) -> int:
-    recorder = PageTiesRecorder(read_env(Path(argv[0])), Path(argv[1]))
-    recorder.login()
-    recorder.page_ties()
-    recorder.out.close()
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(record(sys.argv[1:], PageTiesRecorder, PageTiesRecorder.page_ties))

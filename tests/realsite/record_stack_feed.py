@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from bench.realsite_bench import read_env
-from tests.realsite.record_lists import PREFIX, Recorder, items_of
+from tests.realsite.record_lists import PREFIX, Recorder, items_of, record
 
 HANDLE = "footer-column-1"
 
@@ -66,13 +64,5 @@ class StackRecorder(Recorder):
         self.call("versions.end", "GET", f"{PREFIX}/page_versions/{stack}", note="the stack's versions at the end")
 
 
-def main(argv: list[str]) -> int:
-    recorder = StackRecorder(read_env(Path(argv[0])), Path(argv[1]))
-    recorder.login()
-    recorder.stack_feed()
-    recorder.out.close()
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(record(sys.argv[1:], StackRecorder, StackRecorder.stack_feed))

@@ -16,12 +16,10 @@ membership and the notes (the env's ``CONCRETE_DB``).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from bench.realsite_bench import read_env
-from tests.realsite.record_lists import PREFIX, SCOPES, Recorder, items_of
+from tests.realsite.record_lists import PREFIX, SCOPES, Recorder, items_of, record
 
 EDITOR = {"username": "editor_jane", "email": "jane.editor@example.com", "password": "editor-pw-12345"}
 ADMINISTRATORS = 3  # the group id of a fresh install (concrete-api.md's transcript: Guest 1, Registered 2, Admins 3)
@@ -121,13 +119,5 @@ class VersionRecorder(Recorder):
         self.token = admin_token
 
 
-def main(argv: list[str]) -> int:
-    recorder = VersionRecorder(read_env(Path(argv[0])), Path(argv[1]))
-    recorder.login()
-    recorder.authors()
-    recorder.out.close()
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(record(sys.argv[1:], VersionRecorder, VersionRecorder.authors))
