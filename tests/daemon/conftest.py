@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,8 +31,5 @@ def daemon_site(tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatc
 
 @pytest.fixture
 def drift(sandbox: Sandbox) -> Iterator[DriftMaker]:
-    maker = DriftMaker(sandbox)
-    try:
+    with contextlib.closing(DriftMaker(sandbox)) as maker:
         yield maker
-    finally:
-        maker.close()

@@ -4,6 +4,7 @@ REST API, as the dashboard would."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections.abc import Iterator
 
@@ -20,23 +21,14 @@ from tests.support.tokens import sandbox_token
 
 @pytest.fixture
 def editor(sandbox: Sandbox) -> Iterator[AccountEditor]:
-    person = AccountEditor(sandbox)
-    try:
+    with contextlib.closing(AccountEditor(sandbox)) as person:
         yield person
-    finally:
-        person.close()
-
-
-def replace_in(site: Site, relative: str, old: str, new: str) -> None:
-    text = (site.root / relative).read_text()
-    assert old in text, old
-    site.write(relative, text.replace(old, new))
 
 
 async def test_a_user_changed_on_the_site_and_in_users_yaml_is_refused(example: Site, editor: AccountEditor) -> None:
     assert not (await example.apply()).failed
     editor.edit_user("jane.editor", email="jane@editor.example")
-    replace_in(example, "users.yaml", "jane.editor@example.com", "jane@content.example")
+    example.edit("users.yaml", "jane.editor@example.com", "jane@content.example")
 
     plan = await example.plan()
     assert [h.id for h in plan.held] == ["user:jane.editor"]
@@ -78,7 +70,7 @@ async def test_site_wins_keeps_an_editors_file_title_run_after_run(example: Site
     assert not (await example.apply()).failed
     file_id = str(example.workspace().load_state().files["images/logo.png"].id)
     editor.edit_file(file_id, title="Logo, as the editor named it")
-    replace_in(example, "files/images/logo.png.yaml", "title: Example Co. logo", "title: Logo from the content")
+    example.edit("files/images/logo.png.yaml", "title: Example Co. logo", "title: Logo from the content")
     settings = (example.root / "cmssync.yaml").read_text()
     example.write("cmssync.yaml", settings + "conflicts:\n  rules:\n    - {match: 'file:*', policy: site_wins}\n")
 
@@ -98,7 +90,7 @@ async def test_site_wins_on_the_email_still_sets_a_new_password_and_keeps_the_ed
 ) -> None:
     assert not (await example.apply()).failed
     editor.edit_user("jane.editor", email="jane@editor.example")
-    replace_in(example, "users.yaml", "jane.editor@example.com", "jane@content.example")
+    example.edit("users.yaml", "jane.editor@example.com", "jane@content.example")
     monkeypatch.setenv("JANE_EDITOR_PASSWORD", "a-new-Passw0rd-for-jane")
     settings = (example.root / "cmssync.yaml").read_text()
     example.write("cmssync.yaml", settings + "conflicts:\n  policy: site_wins\n")

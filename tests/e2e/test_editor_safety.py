@@ -16,19 +16,12 @@ from tests.support.sites import Site
 ABOUT = "pages/about.yaml"
 
 
-def edit_yaml(site: Site, relative: str, old: str, new: str) -> None:
-    path = site.root / relative
-    text = path.read_text()
-    assert old in text, old
-    site.write(relative, text.replace(old, new))
-
-
 async def test_a_site_edit_and_a_content_edit_of_one_page_are_a_conflict_and_nothing_is_overwritten(
     example: Site, editor: Editor
 ) -> None:
     assert not (await example.apply()).failed
     editor.edit("/about", description="Written by the editor.")
-    edit_yaml(example, ABOUT, "Who we are and how we work.", "Who we are, from the content.")
+    example.edit(ABOUT, "Who we are and how we work.", "Who we are, from the content.")
 
     plan = await example.plan()
     assert [h.id for h in plan.held] == ["page:/about"]
@@ -61,10 +54,10 @@ async def test_a_site_edit_and_a_content_edit_of_one_page_are_a_conflict_and_not
 
 async def test_site_only_changes_are_drift_and_other_fields_are_not_conflicts(example: Site, editor: Editor) -> None:
     """``drift: revert`` (the behaviour before issue 34): the editor's change is written over, the content wins."""
-    edit_yaml(example, "cmssync.yaml", "publish: approve", "publish: approve\ndrift: revert")
+    example.edit("cmssync.yaml", "publish: approve", "publish: approve\ndrift: revert")
     assert not (await example.apply()).failed
     editor.edit("/about", name="Renamed by the editor")
-    edit_yaml(example, ABOUT, "Who we are and how we work.", "Who we are, from the content.")
+    example.edit(ABOUT, "Who we are and how we work.", "Who we are, from the content.")
     plan = await example.plan()
     assert not plan.held
     assert not plan.conflicts
@@ -98,7 +91,7 @@ async def test_site_wins_policy_keeps_the_editor_value_and_applies_the_rest(exam
 async def test_a_foreign_draft_is_never_written_into_or_approved_by_default(example: Site, editor: Editor) -> None:
     assert not (await example.apply()).failed
     draft = editor.edit("/about", approve=False, name="Editor's unfinished rename")
-    edit_yaml(example, ABOUT, "Who we are and how we work.", "Who we are, from the content.")
+    example.edit(ABOUT, "Who we are and how we work.", "Who we are, from the content.")
     plan = await example.plan()
     held = plan.by_id().get("page:/about")
     assert held is None

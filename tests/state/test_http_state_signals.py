@@ -11,17 +11,22 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from cmssync.state.backends import open_state_backend
 from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.workspace import open_workspace
-from tests.reliability.inventory import problems, take_inventory
+from tests.reliability.inventory import Inventory, problems, take_inventory
 from tests.state.state_server import StateServer
-from tests.support.killed_runs import RUN_TIMEOUT, cmssync_env, start_apply, write_run_site, writes
+from tests.support.killed_runs import (
+    RUN_TIMEOUT,
+    keyed_env,
+    reapply_and_check,
+    start_apply,
+    write_run_site,
+    writes,
+)
 from tests.support.rawsite import RawSite
 
 
@@ -53,33 +58,18 @@ def run_until(sandbox: Sandbox, root: Path, env: dict[str, str], log: Path, coun
             process.wait()
 
 
-def env_for(sandbox: Sandbox) -> dict[str, Any]:
-    return {**cmssync_env(sandbox), "CMSSYNC_STATE_KEY": "3c" * 32}
-
-
-def finish_and_check(
-    root: Path, sandbox: Sandbox, raw: RawSite, before: Any, monkeypatch: pytest.MonkeyPatch
-) -> list[str]:
-    """A second apply (faults off) completes, and the site holds each content object exactly once; its warnings."""
-    sandbox.clear_faults()
-    for name, value in env_for(sandbox).items():
-        monkeypatch.setenv(name, value)
-    workspace = open_workspace(root, overrides={"site": {"url": sandbox.url}})
-    report = asyncio.run(apply_site(workspace, ApplyRequest()))
-    assert report.exit_code == 0, [o.line() for o in report.outcomes if o.status != "ok"]
-    state = open_state_backend(workspace.settings, root).load()
-    content = workspace.content
-    assert problems(before, take_inventory(raw, block_pages=set(content.pages)), content, state) == []
-    return list(report.plan.warnings)
+def interrupted(sandbox: Sandbox, root: Path, log: Path, sig: int) -> tuple[RawSite, Inventory, int]:
+    """The site's inventory before, then an apply stopped by ``sig`` once 25 writes reached the site; its exit code."""
+    raw = RawSite(sandbox)
+    before = take_inventory(raw, block_pages=set())
+    sandbox.clear_stats()
+    return raw, before, run_until(sandbox, root, keyed_env(sandbox), log, 25, sig)
 
 
 def test_sigterm_uploads_every_completed_change_before_exiting(
     generated: Path, sandbox: Sandbox, server: StateServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    raw = RawSite(sandbox)
-    before = take_inventory(raw, block_pages=set())
-    sandbox.clear_stats()
-    code = run_until(sandbox, generated, env_for(sandbox), tmp_path / "apply.log", 25, signal.SIGTERM)
+    raw, before, code = interrupted(sandbox, generated, tmp_path / "apply.log", signal.SIGTERM)
     output = (tmp_path / "apply.log").read_text(encoding="utf-8")
     assert code == 130, output[-3000:]
     assert len(server.requests("POST")) == 1  # the interval is an hour: the one upload is the stop's
@@ -88,17 +78,14 @@ def test_sigterm_uploads_every_completed_change_before_exiting(
     on_site = set(take_inventory(raw, block_pages=set()).pages) - set(before.pages)
     assert recorded, "nothing was recorded before the stop"
     assert recorded == on_site  # every page the run made is in the uploaded state, and nothing else
-    finish_and_check(generated, sandbox, raw, before, monkeypatch)
+    reapply_and_check(generated, sandbox, raw, before, monkeypatch, keyed_env(sandbox))
     raw.close()
 
 
 def test_a_sigkill_loses_the_interval_and_the_next_apply_adopts_instead_of_duplicating(
     generated: Path, sandbox: Sandbox, server: StateServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    raw = RawSite(sandbox)
-    before = take_inventory(raw, block_pages=set())
-    sandbox.clear_stats()
-    code = run_until(sandbox, generated, env_for(sandbox), tmp_path / "apply.log", 25, signal.SIGKILL)
+    raw, before, code = interrupted(sandbox, generated, tmp_path / "apply.log", signal.SIGKILL)
     assert code == -signal.SIGKILL
     assert "site" not in server.documents  # the records of the run were lost with it …
     assert set(take_inventory(raw, block_pages=set()).pages) - set(before.pages)  # … though it made pages
@@ -106,7 +93,8 @@ def test_a_sigkill_loses_the_interval_and_the_next_apply_adopts_instead_of_dupli
     server.locks.clear()  # what `cmssync force-unlock ID --yes` does (tests/state/test_state_backend_cli.py)
     assert left["Operation"] == "cmssync apply"
     assert (tmp_path / "work" / "state.json.spool.meta").exists()
-    warnings = finish_and_check(generated, sandbox, raw, before, monkeypatch)  # recovered from the spool
+    report = reapply_and_check(generated, sandbox, raw, before, monkeypatch, keyed_env(sandbox))  # from the spool
+    warnings = report.plan.warnings
     assert not [warning for warning in warnings if "not made by cmssync" in warning]
     assert not (tmp_path / "work" / "state.json.spool.meta").exists()
     raw.close()
@@ -115,14 +103,11 @@ def test_a_sigkill_loses_the_interval_and_the_next_apply_adopts_instead_of_dupli
 def test_a_lost_runner_loses_the_interval_and_drafts_it_left_are_named_not_approved(
     generated: Path, sandbox: Sandbox, server: StateServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    raw = RawSite(sandbox)
-    before = take_inventory(raw, block_pages=set())
-    sandbox.clear_stats()
-    run_until(sandbox, generated, env_for(sandbox), tmp_path / "apply.log", 25, signal.SIGKILL)
+    raw, before, _ = interrupted(sandbox, generated, tmp_path / "apply.log", signal.SIGKILL)
     server.locks.clear()
     shutil.rmtree(tmp_path / "work")  # the runner's disk is gone with it, spool included
     sandbox.clear_faults()
-    for name, value in env_for(sandbox).items():
+    for name, value in keyed_env(sandbox).items():
         monkeypatch.setenv(name, value)
     workspace = open_workspace(generated, overrides={"site": {"url": sandbox.url}})
     report = asyncio.run(apply_site(workspace, ApplyRequest()))

@@ -5,7 +5,6 @@ duplicated; states of several sites share one database without touching each oth
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import subprocess
 import sys
@@ -22,10 +21,8 @@ from cmssync.errors import ConfigError, ContentError
 from cmssync.state.backends import open_state_backend
 from cmssync.state.postgres_backend import PostgresStateBackend
 from cmssync.state.records import PageRecord
-from cmssync.sync.applying import ApplyRequest, apply_site
-from cmssync.sync.workspace import open_workspace
-from tests.reliability.inventory import problems, take_inventory
-from tests.support.killed_runs import REPO, RUN_TIMEOUT, cmssync_env, start_apply, write_run_site, writes
+from tests.reliability.inventory import take_inventory
+from tests.support import killed_runs
 from tests.support.postgres import PostgresCluster
 from tests.support.rawsite import RawSite
 
@@ -36,19 +33,15 @@ DIGEST = "sha256:" + "ab" * 32
 def generated(tmp_path: Path, sandbox: Sandbox, postgres_state: str) -> Iterator[Path]:
     """20 pages, files, a user and a group, the state in PostgreSQL; every request slowed to make runs long."""
     root = tmp_path / "site"
-    write_run_site(root, sandbox, postgres_state)
+    killed_runs.write_run_site(root, sandbox, postgres_state)
     sandbox.set_faults(["latency:1:ms=15"])
     yield root
     sandbox.clear_faults()
 
 
-def _env(sandbox: Sandbox) -> dict[str, str]:
-    return {**cmssync_env(sandbox), "CMSSYNC_STATE_KEY": "3c" * 32}  # PGPASSWORD comes with the environment
-
-
 def _wait_for_writes(process: subprocess.Popen[bytes], sandbox: Sandbox, count: int) -> None:
-    deadline = time.monotonic() + RUN_TIMEOUT
-    while writes(sandbox.stats()) < count:
+    deadline = time.monotonic() + killed_runs.RUN_TIMEOUT
+    while killed_runs.writes(sandbox.stats()) < count:
         assert process.poll() is None, "the apply finished before it could be stopped"
         assert time.monotonic() < deadline, "the apply made no progress"
         time.sleep(0.01)  # polling another process's progress: there is no event to wait on
@@ -60,11 +53,11 @@ def test_sigkill_mid_apply_leaves_no_lock_and_the_next_apply_converges_without_d
     raw = RawSite(sandbox)
     before = take_inventory(raw, block_pages=set())
     sandbox.clear_stats()
-    process = start_apply(generated, _env(sandbox), tmp_path / "apply.log")
+    process = killed_runs.start_apply(generated, killed_runs.keyed_env(sandbox), tmp_path / "apply.log")
     try:
         _wait_for_writes(process, sandbox, 25)
         process.send_signal(signal.SIGKILL)
-        assert process.wait(timeout=RUN_TIMEOUT) == -signal.SIGKILL
+        assert process.wait(timeout=killed_runs.RUN_TIMEOUT) == -signal.SIGKILL
     finally:
         if process.poll() is None:
             process.kill()
@@ -76,15 +69,7 @@ def test_sigkill_mid_apply_leaves_no_lock_and_the_next_apply_converges_without_d
     assert recorded, "the journal rows of the killed run were not committed"
     assert recorded <= set(take_inventory(raw, block_pages=set()).pages) - set(before.pages)
 
-    sandbox.clear_faults()
-    for name, value in _env(sandbox).items():
-        monkeypatch.setenv(name, value)
-    workspace = open_workspace(generated, overrides={"site": {"url": sandbox.url}})
-    report = asyncio.run(apply_site(workspace, ApplyRequest()))
-    assert report.exit_code == 0, [o.line() for o in report.outcomes if o.status != "ok"]
-    state = open_state_backend(workspace.settings, generated).load()
-    after = take_inventory(raw, block_pages=set(workspace.content.pages))
-    assert problems(before, after, workspace.content, state) == []  # 0 duplicates, nothing lost
+    report = killed_runs.reapply_and_check(generated, sandbox, raw, before, monkeypatch, killed_runs.keyed_env(sandbox))
     assert not [warning for warning in report.plan.warnings if "not made by cmssync" in warning]
     raw.close()
 
@@ -92,18 +77,18 @@ def test_sigkill_mid_apply_leaves_no_lock_and_the_next_apply_converges_without_d
 def test_a_second_apply_is_refused_naming_the_holder_or_waits_for_it(
     generated: Path, sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    env = _env(sandbox)
+    env = killed_runs.keyed_env(sandbox)
     sandbox.set_faults(["latency:1:ms=80"])  # the first apply takes long enough for the second to meet it
-    first = start_apply(generated, env, tmp_path / "first.log")
+    first = killed_runs.start_apply(generated, env, tmp_path / "first.log")
     try:
         _wait_for_writes(first, sandbox, 3)
         refused = subprocess.run(
             [sys.executable, "-m", "cmssync", "apply", "--yes", str(generated)],
-            cwd=REPO,
+            cwd=killed_runs.REPO,
             env=env,
             capture_output=True,
             text=True,
-            timeout=RUN_TIMEOUT,
+            timeout=killed_runs.RUN_TIMEOUT,
             check=False,
         )
         assert first.poll() is None, "the first apply ended before the second tried"
@@ -112,15 +97,15 @@ def test_a_second_apply_is_refused_naming_the_holder_or_waits_for_it(
         assert "(cmssync apply" in refused.stderr
         waited = subprocess.run(
             [sys.executable, "-m", "cmssync", "apply", "--yes", "--lock-timeout", "120", str(generated)],
-            cwd=REPO,
+            cwd=killed_runs.REPO,
             env=env,
             capture_output=True,
             text=True,
-            timeout=RUN_TIMEOUT * 2,
+            timeout=killed_runs.RUN_TIMEOUT * 2,
             check=False,
         )
         assert first.poll() is not None  # the waiting apply could only finish after the first one had
-        assert first.wait(timeout=RUN_TIMEOUT) == 0, (tmp_path / "first.log").read_text()[-3000:]
+        assert first.wait(timeout=killed_runs.RUN_TIMEOUT) == 0, (tmp_path / "first.log").read_text()[-3000:]
         assert waited.returncode == 0, waited.stderr[-3000:]
     finally:
         if first.poll() is None:
