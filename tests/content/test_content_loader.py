@@ -12,17 +12,7 @@ from cmssync.content.models import RawBlock, block_model
 from cmssync.content.passwords import resolve_password
 from cmssync.content.text import FileUrlRef
 from cmssync.errors import ContentError
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
-    return root
+from tests.support.files import write_files
 
 
 def test_the_example_loads(example: Path) -> None:
@@ -62,7 +52,7 @@ def test_the_example_loads(example: Path) -> None:
 
 
 def test_page_paths_come_from_file_places(tmp_path: Path) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "pages/index.yaml": "name: Home\n",
@@ -75,7 +65,7 @@ def test_page_paths_come_from_file_places(tmp_path: Path) -> None:
 
 
 def test_existing_pages_may_be_parents(tmp_path: Path) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "cmssync.yaml": "existing_pages: [/blog]\n",
@@ -87,7 +77,7 @@ def test_existing_pages_may_be_parents(tmp_path: Path) -> None:
 
 
 def test_hidden_entries_and_other_top_level_files_are_ignored(tmp_path: Path) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "README.md": "# my site\n",
@@ -102,7 +92,7 @@ def test_hidden_entries_and_other_top_level_files_are_ignored(tmp_path: Path) ->
 
 
 def test_users_and_groups_from_directories(tmp_path: Path) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "users.yaml": "- {username: jane, email: jane@example.com}\n",
@@ -142,7 +132,7 @@ def test_digest_ignores_layout_but_not_values(tmp_path: Path, example: Path) -> 
 
 
 def test_hash_cache_skips_unchanged_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = write(tmp_path / "site", {"files/a.txt": "alpha", "files/b.txt": "beta"})
+    root = write_files(tmp_path / "site", {"files/a.txt": "alpha", "files/b.txt": "beta"})
     cache = tmp_path / "cache" / "hashes.json"
     first = load_content(root, hash_cache=cache)
     stored = json.loads(cache.read_text(encoding="utf-8"))
@@ -169,7 +159,7 @@ def test_hash_cache_skips_unchanged_files(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_unreadable_hash_cache_is_ignored(tmp_path: Path) -> None:
-    root = write(tmp_path / "site", {"files/a.txt": "alpha"})
+    root = write_files(tmp_path / "site", {"files/a.txt": "alpha"})
     cache = tmp_path / "hashes.json"
     cache.write_text("{not json", encoding="utf-8")
     content = load_content(root, hash_cache=cache)
@@ -178,13 +168,13 @@ def test_unreadable_hash_cache_is_ignored(tmp_path: Path) -> None:
 
 
 def test_no_cache_is_written_by_default(tmp_path: Path) -> None:
-    root = write(tmp_path, {"files/a.txt": "alpha"})
+    root = write_files(tmp_path, {"files/a.txt": "alpha"})
     load_content(root)
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == ["files", "files/a.txt"]
 
 
 def test_settings_problems_are_reported_with_content_problems(tmp_path: Path) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "cmssync.yaml": "concurrency: many\n",

@@ -1,4 +1,5 @@
-"""End-to-end fixtures: a copy of the example content pointed at the session sandbox, and a raw HTTP view of it.
+"""End-to-end fixtures: a copy of the example content pointed at the session sandbox, an editor changing the site
+behind cmssync's back, and a raw HTTP view of it.
 
 The classes live in ``tests.support``; this conftest only makes fixtures of them (``raw`` itself is defined once,
 in ``tests.support.sandbox``).
@@ -6,6 +7,7 @@ in ``tests.support.sandbox``).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,8 +36,5 @@ def example_any_dialect(tmp_path: Path, sandbox_any_dialect: Sandbox, monkeypatc
 @pytest.fixture
 def editor(sandbox: Sandbox) -> Iterator[Editor]:
     """Someone changing pages on the sandbox's live site through the REST API, as the dashboard would."""
-    person = Editor(sandbox)
-    try:
+    with contextlib.closing(Editor(sandbox)) as person:
         yield person
-    finally:
-        person.close()

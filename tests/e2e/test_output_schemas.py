@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +15,6 @@ from jsonschema.exceptions import ValidationError
 from cmssync.cli import main
 from cmssync.commands.apply import run_apply
 from cmssync.commands.status import run_status
-from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import OUTPUT_FORMAT_VERSION
 from cmssync.render.schemas import output_schema
 from cmssync.render.text import render_json
@@ -29,13 +27,6 @@ def validator(kind: str) -> Draft202012Validator:
     schema = output_schema(kind)  # type: ignore[arg-type]
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
-
-
-@pytest.fixture
-def editor(sandbox: Sandbox) -> Iterator[Editor]:
-    person = Editor(sandbox)
-    yield person
-    person.close()
 
 
 def test_the_command_prints_each_schema(capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,9 +20,8 @@ import pytest
 from ruamel.yaml import YAML
 
 from cmssync.emulator.embedded import Sandbox
-from tests.emulator.replay import load_transcript
-from tests.emulator.replay_blocks import BLOCKS, blocks_site_seed
 from tests.realsite.harness import RawApi, SiteAccess, run_cmssync, write_settings
+from tests.support.atomik import atomik_sandbox
 
 PAGE = "/about/services"
 LINKED = "/about/faq"
@@ -30,26 +29,8 @@ LINKED = "/about/faq"
 
 @pytest.fixture
 def atomik(sandbox_server: Sandbox, tmp_path: Path) -> Iterator[tuple[SiteAccess, dict[str, Any]]]:
-    if not BLOCKS.is_file():
-        pytest.skip(f"recorded exchanges not found at {BLOCKS} (expected shared/ beside the repository)")
-    seed = blocks_site_seed(load_transcript(BLOCKS))
-    seed_file = tmp_path / "atomik-seed.json"
-    seed_file.write_text(json.dumps(seed), encoding="utf-8")
-    sandbox_server.reset(seed=str(seed_file), dialect="concrete")
-    numeric = {str(f["uuid"]).lower(): int(f["id"]) for f in seed["files"]}
-    yield (
-        SiteAccess(
-            base_url=sandbox_server.url,
-            client_id=sandbox_server.client_id,
-            client_secret=sandbox_server.client_secret,
-            username=sandbox_server.admin_username,
-            password=sandbox_server.admin_password,
-            numeric_file_ids=lambda: numeric,
-            request_count=lambda: int(sandbox_server.stats()["total"]),
-        ),
-        {"numeric": numeric},
-    )
-    sandbox_server.reset(seed="default", dialect="concrete")
+    with atomik_sandbox(sandbox_server, tmp_path) as (site, numeric):
+        yield site, {"numeric": numeric}
 
 
 def stored_blocks(sandbox: Sandbox, page_id: int) -> list[tuple[str, int, str, dict[str, str] | None]]:

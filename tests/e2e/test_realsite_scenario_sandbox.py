@@ -10,45 +10,28 @@ be lost, gained or re-created except the edited ones, and both plans must be emp
 
 from __future__ import annotations
 
-import json
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from tests.emulator.replay import load_transcript
-from tests.emulator.replay_blocks import BLOCKS, blocks_site_seed
 from tests.realsite.harness import PublicSite, RawApi, SiteAccess, page_files, run_cmssync, write_settings
 from tests.realsite.scenario import DROPPED_WORD_PAGE, done_when, seed_editor_content
+from tests.support.atomik import atomik_sandbox
 
 
 @pytest.fixture
 def atomik(sandbox_server: Sandbox, tmp_path: Path) -> Iterator[SiteAccess]:
-    if not BLOCKS.is_file():
-        pytest.skip(f"recorded exchanges not found at {BLOCKS} (expected shared/ beside the repository)")
-    seed = blocks_site_seed(load_transcript(BLOCKS))
-    seed_file = tmp_path / "atomik-seed.json"
-    seed_file.write_text(json.dumps(seed), encoding="utf-8")
-    sandbox_server.reset(seed=str(seed_file), dialect="concrete")
-    numeric = {str(f["uuid"]).lower(): int(f["id"]) for f in seed["files"]}
-    yield SiteAccess(
-        base_url=sandbox_server.url,
-        client_id=sandbox_server.client_id,
-        client_secret=sandbox_server.client_secret,
-        username=sandbox_server.admin_username,
-        password=sandbox_server.admin_password,
-        numeric_file_ids=lambda: numeric,
-        request_count=lambda: int(sandbox_server.stats()["total"]),
-    )
-    sandbox_server.reset(seed="default", dialect="concrete")
+    with atomik_sandbox(sandbox_server, tmp_path) as (site, _numeric):
+        yield site
 
 
 @pytest.fixture
 def api(atomik: SiteAccess) -> Iterator[RawApi]:
-    client = RawApi(atomik)
-    yield client
-    client.close()
+    with contextlib.closing(RawApi(atomik)) as client:
+        yield client
 
 
 @pytest.fixture

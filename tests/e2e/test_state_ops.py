@@ -5,7 +5,6 @@ the backend."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,13 +26,6 @@ def applied(example: Site, monkeypatch: pytest.MonkeyPatch) -> Site:
     command line."""
     monkeypatch.setenv("CMSSYNC_STATE", str(example.state_path))
     return example
-
-
-@pytest.fixture
-def editor(sandbox: Sandbox) -> Iterator[Editor]:
-    person = Editor(sandbox)
-    yield person
-    person.close()
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -15,6 +15,7 @@ command line) gives the numeric file ids an editor's links store, which the REST
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -137,16 +138,14 @@ def real_site(realsite_env: dict[str, str]) -> SiteAccess:
 
 @pytest.fixture
 def api(real_site: SiteAccess) -> Iterator[RawApi]:
-    client = RawApi(real_site)
-    yield client
-    client.close()
+    with contextlib.closing(RawApi(real_site)) as client:
+        yield client
 
 
 @pytest.fixture
 def public(real_site: SiteAccess) -> Iterator[PublicSite]:
-    site = PublicSite(real_site.base_url)
-    yield site
-    site.close()
+    with contextlib.closing(PublicSite(real_site.base_url)) as site:
+        yield site
 
 
 @pytest.fixture

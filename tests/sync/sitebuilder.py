@@ -10,18 +10,13 @@ from cmssync.content.site import SiteContent
 from cmssync.plan.blocks import LiveBlock
 from cmssync.plan.normalize import normalize_block_value
 from cmssync.plan.snapshot import LiveFile, LiveGroup, LivePage, LiveUser, Snapshot
+from tests.support.files import write_files
 
 BASE = "http://site.test"
 
 
 def write_content(root: Path, files: Mapping[str, str | bytes]) -> SiteContent:
-    for name, body in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(body, bytes):
-            path.write_bytes(body)
-        else:
-            path.write_text(body)
+    write_files(root, files)
     if not (root / "cmssync.yaml").exists():
         (root / "cmssync.yaml").write_text(f"site:\n  url: {BASE}\n")
     return load_content(root)
