@@ -15,6 +15,7 @@ API and its *public pages* show, so a bug in cmssync's reading cannot hide a dam
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shlex
@@ -30,6 +31,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
+from ruamel.yaml import YAML
 
 SCOPES = (
     "account:read system:info:read sites:read files:read files:add files:update files:delete pages:read pages:add "
@@ -336,3 +338,27 @@ class Report:
     def note(self, scenario: str, text: str) -> None:
         self.lines.append(f"[{scenario}] {text}")
         self.records.append({"scenario": scenario, "note": text})
+
+
+def _yaml() -> YAML:
+    yaml = YAML()
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    return yaml
+
+
+def edit_page_file(file: Path, **changes: Any) -> None:
+    yaml = _yaml()
+    data = yaml.load(file.read_text(encoding="utf-8"))
+    for key, value in changes.items():
+        data[key] = value
+    out = io.StringIO()
+    yaml.dump(data, out)
+    file.write_text(out.getvalue(), encoding="utf-8")
+
+
+def pulled(real_site: SiteAccess, content_dir: Path, report: Report, scenario: str) -> None:
+    """``cmssync pull`` into ``content_dir``, measured in ``report``; it must succeed."""
+    pull = run_cmssync(real_site, content_dir, "pull")
+    report.add(scenario, pull)
+    assert pull.code == 0, pull.output

@@ -13,9 +13,7 @@ import json
 from pathlib import Path
 from urllib.parse import quote
 
-from tests.realsite.conftest import Report
-from tests.realsite.harness import Block, RawApi, SiteAccess, page_files, run_cmssync
-from tests.realsite.test_editor_safety import edit_page_file, pulled
+from tests.realsite.harness import Block, RawApi, Report, SiteAccess, edit_page_file, page_files, pulled, run_cmssync
 
 EDITOR_WORDS = "<p>Written by an editor on the site, and published.</p>"
 

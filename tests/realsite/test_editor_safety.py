@@ -7,30 +7,10 @@ edits the page file, and runs cmssync through its CLI: a conflict is shown and n
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-
-from tests.realsite.harness import RawApi, Report, SiteAccess, page_files, run_cmssync
-
-
-def _yaml() -> YAML:
-    yaml = YAML()
-    yaml.preserve_quotes = True
-    yaml.width = 4096
-    return yaml
-
-
-def edit_page_file(file: Path, **changes: Any) -> None:
-    yaml = _yaml()
-    data = yaml.load(file.read_text(encoding="utf-8"))
-    for key, value in changes.items():
-        data[key] = value
-    out = io.StringIO()
-    yaml.dump(data, out)
-    file.write_text(out.getvalue(), encoding="utf-8")
+from tests.realsite.harness import RawApi, Report, SiteAccess, edit_page_file, page_files, pulled, run_cmssync
 
 
 def a_page(directory: Path, api: RawApi) -> tuple[str, Path, int]:
@@ -48,12 +28,6 @@ def live(api: RawApi, page_id: int) -> dict[str, Any]:
 
 def versions(api: RawApi, page_id: int) -> list[dict[str, Any]]:
     return list(api.call("GET", f"/page_versions/{page_id}"))
-
-
-def pulled(real_site: SiteAccess, content_dir: Path, report: Report, scenario: str) -> None:
-    pull = run_cmssync(real_site, content_dir, "pull")
-    report.add(scenario, pull)
-    assert pull.code == 0, pull.output
 
 
 def test_site_and_content_edits_of_one_page_are_a_conflict_and_nothing_is_overwritten(
