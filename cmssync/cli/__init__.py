@@ -28,6 +28,7 @@ from cmssync.cli.options import (
     LOCK_TIMEOUT,
     Group,
     configure_from_flags,
+    flag_variables_restored,
     global_options,
     plan_options,
     plan_request,
@@ -357,7 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     # Before parsing: a usage error (an unknown flag before --log-format) is then a JSON line too.
     early_notes(args)
     try:
-        result = cli.main(args=argv, prog_name="cmssync", standalone_mode=False)
+        with flag_variables_restored():
+            result = cli.main(args=argv, prog_name="cmssync", standalone_mode=False)
     except CmsSyncError as exc:
         if debug:
             raise

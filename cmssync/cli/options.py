@@ -6,7 +6,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -148,6 +149,27 @@ def _global(name: str) -> Any:
     ctx = click.get_current_context(silent=True)
     obj = ctx.find_root().obj if ctx is not None else None
     return obj.get(name) if isinstance(obj, dict) else None
+
+
+@contextmanager
+def flag_variables_restored() -> Iterator[None]:
+    """Put back the environment variables that global flags set (``--no-color``, ``--config``, ``--env``).
+
+    A flag reaches every part of the run through its variable; once the command returns, a caller that runs
+    another command in the same process (the tests, an embedding program) starts without it.
+    """
+    from cmssync.config import CONFIG_VARIABLE, ENV_VARIABLE
+
+    names = ("NO_COLOR", CONFIG_VARIABLE, ENV_VARIABLE)
+    saved = {name: os.environ.get(name) for name in names}
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _set_global(ctx: click.Context, param: click.Parameter, value: Any) -> None:

@@ -136,13 +136,15 @@ def test_config_names_a_settings_file_elsewhere(tmp_path: Path, capsys: pytest.C
     (content / "pages" / "about.yaml").write_text("name: About\n")
     elsewhere = tmp_path / "ops" / "production.yaml"
     elsewhere.parent.mkdir()
+    elsewhere.write_text("site:\n  url: https://prod.example.com\nprune:\n  max_deletes: lots\n")
+    # After the command, as a global flag: the file is read (its invalid value is reported at its place) …
+    assert main(["validate", str(content), "--config", str(elsewhere)]) == 1
+    assert f"{elsewhere}:4:16: prune.max_deletes" in capsys.readouterr().err
     elsewhere.write_text("site:\n  url: https://prod.example.com\nprune:\n  max_deletes: 2\n")
-    # After the command, as a global flag: the content is valid and the file was read (its values show).
     assert main(["validate", str(content), "--config", str(elsewhere)]) == 0
-    settings = load_settings(content, secrets_dir=None)
-    assert settings.site.url == "https://prod.example.com"
-    assert settings.prune.max_deletes == 2
     assert "valid" in capsys.readouterr().out
+    # … and the flag ends with the command: the next one in the same process reads no file elsewhere.
+    assert CONFIG_VARIABLE not in os.environ
 
 
 def test_problems_in_a_config_file_name_its_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
