@@ -203,49 +203,69 @@ class ThreeWay:
 
 def find_conflicts(sides: PageSides, changes: Sequence[FieldChange], blocks: Sequence[BlockChange]) -> ThreeWay:
     """The conflicts of the planned changes of one page, and what only the site changed (nothing settled yet)."""
-    base = sides.record.base
-    conflicts: list[FieldConflict] = []
-    site_fields: set[str] = set()
-    site_blocks: dict[str, frozenset[int]] = {}
-    fallback = sides.site_moved() and sides.content_moved()
-    content_kept = sides.record.digest is not None and not sides.content_moved()
+    found = _Found(
+        fallback=sides.site_moved() and sides.content_moved(),
+        content_kept=sides.record.digest is not None and not sides.content_moved(),
+    )
     for change in changes:
-        known = base is not None and change.field in base.fields
-        if not known:
-            if fallback:
-                conflicts.append(_conflict(sides, change.field, None, False, change.after, change.before))
-            elif content_kept and sides.site_moved():
-                site_fields.add(change.field)  # no base for it, but the content is what cmssync last applied
-            continue
-        assert base is not None
-        before = base.fields[change.field]
-        content_changed = before != change.after
-        site_changed = not _same(change.field, before, change.before, sides.live)
-        if content_changed and site_changed:
-            conflicts.append(_conflict(sides, change.field, before, True, change.after, change.before))
-        elif site_changed:
-            site_fields.add(change.field)
+        _field_conflict(sides, change, found)
     for area in dict.fromkeys(block.area for block in blocks):
-        known_area = base.areas.get(area) if base is not None else None
-        content_blocks = [[b.type, {"keep": b.keep_id} if b.keep_id else dict(b.value)] for b in sides.areas[area]]
-        site_blocks_shown = _site_blocks_shown(sides.areas[area], sides.live.blocks(area))
-        if known_area is None:
-            if fallback:
-                conflicts.append(_conflict(sides, AREA_PREFIX + area, None, False, content_blocks, site_blocks_shown))
-            elif content_kept and sides.site_moved():
-                site_fields.add(AREA_PREFIX + area)
-            continue
-        content_changed = area_base(list(sides.areas[area])).digest != known_area.digest
-        site_changed = live_area_digest(sides.live.blocks(area), known_area.shape) != known_area.digest
-        if content_changed and site_changed:
-            split = _site_only_blocks(sides, area, known_area, [b for b in blocks if b.area == area])
-            if split is None:
-                conflicts.append(_conflict(sides, AREA_PREFIX + area, None, False, content_blocks, site_blocks_shown))
-            elif split:
-                site_blocks[area] = split
-        elif site_changed:
-            site_fields.add(AREA_PREFIX + area)
-    return ThreeWay(conflicts, frozenset(site_fields), site_blocks)
+        _area_conflict(sides, area, [b for b in blocks if b.area == area], found)
+    return ThreeWay(found.conflicts, frozenset(found.site_fields), found.site_blocks)
+
+
+@dataclass
+class _Found:
+    """What :func:`find_conflicts` found so far, and how it treats a field or area the base does not know:
+    ``fallback`` (both sides moved since the record: a conflict), ``content_kept`` (the content is what cmssync last
+    applied: the site's change)."""
+
+    fallback: bool
+    content_kept: bool
+    conflicts: list[FieldConflict] = field(default_factory=list)
+    site_fields: set[str] = field(default_factory=set)
+    site_blocks: dict[str, frozenset[int]] = field(default_factory=dict)
+
+    def unknown(self, sides: PageSides, name: str, content: Any, site: Any) -> None:
+        """A field or area without a base."""
+        if self.fallback:
+            self.conflicts.append(_conflict(sides, name, None, False, content, site))
+        elif self.content_kept and sides.site_moved():
+            self.site_fields.add(name)  # no base for it, but the content is what cmssync last applied
+
+
+def _field_conflict(sides: PageSides, change: FieldChange, found: _Found) -> None:
+    base = sides.record.base
+    if base is None or change.field not in base.fields:
+        found.unknown(sides, change.field, change.after, change.before)
+        return
+    before = base.fields[change.field]
+    content_changed = before != change.after
+    site_changed = not _same(change.field, before, change.before, sides.live)
+    if content_changed and site_changed:
+        found.conflicts.append(_conflict(sides, change.field, before, True, change.after, change.before))
+    elif site_changed:
+        found.site_fields.add(change.field)
+
+
+def _area_conflict(sides: PageSides, area: str, changes: Sequence[BlockChange], found: _Found) -> None:
+    base = sides.record.base
+    known_area = base.areas.get(area) if base is not None else None
+    content_blocks = [[b.type, {"keep": b.keep_id} if b.keep_id else dict(b.value)] for b in sides.areas[area]]
+    site_blocks_shown = _site_blocks_shown(sides.areas[area], sides.live.blocks(area))
+    if known_area is None:
+        found.unknown(sides, AREA_PREFIX + area, content_blocks, site_blocks_shown)
+        return
+    content_changed = area_base(list(sides.areas[area])).digest != known_area.digest
+    site_changed = live_area_digest(sides.live.blocks(area), known_area.shape) != known_area.digest
+    if content_changed and site_changed:
+        split = _site_only_blocks(sides, area, known_area, changes)
+        if split is None:
+            found.conflicts.append(_conflict(sides, AREA_PREFIX + area, None, False, content_blocks, site_blocks_shown))
+        elif split:
+            found.site_blocks[area] = split
+    elif site_changed:
+        found.site_fields.add(AREA_PREFIX + area)
 
 
 def _site_only_blocks(

@@ -238,6 +238,8 @@ class _Compared:
     changes: list[FieldChange]
     blocks: list[BlockChange]
     ours: bool
+    additions: list[SiteAdditions]
+    """Blocks an editor added to areas cmssync does not own: set aside, reported."""
 
     @property
     def changed(self) -> bool:
@@ -257,7 +259,8 @@ def _update(
     result: PageResult,
 ) -> Action | None:
     spec = context.content.pages[path]
-    page = _compare(path, live, desired, form, context, warnings, result)
+    page = _compare(path, live, desired, form, context, warnings)
+    result.additions.extend(page.additions)
     note = None
     if live.has_draft and not page.ours:
         note, held = _foreign_draft(page, spec.on_foreign_draft or context.on_foreign_draft, warnings)
@@ -285,13 +288,7 @@ def _update(
 
 
 def _compare(
-    path: str,
-    live: LivePage,
-    desired: DesiredPage,
-    form: PageForm,
-    context: PageContext,
-    warnings: list[str],
-    result: PageResult,
+    path: str, live: LivePage, desired: DesiredPage, form: PageForm, context: PageContext, warnings: list[str]
 ) -> _Compared:
     """Hide what the ignore rules hide, keep the areas cmssync may write, set aside an editor's additions (areas not
     owned), and compute the field and block changes."""
@@ -311,14 +308,14 @@ def _compare(
     base = record.base if record is not None else None
     known = set(base.areas) if base is not None else set()
     wanted = dataclasses.replace(wanted, areas=writable_areas(path, wanted.areas, seen, known, warnings))
+    added: list[SiteAdditions] = []
     if not context.owns_areas(path) and base is not None:
         seen, added = without_additions(path, seen, wanted.areas, base)
-        result.additions.extend(added)
     changes = _field_changes(path, seen, wanted, warnings)
     blocks = _block_changes(path, seen, wanted, warnings)
     draft_id = record.draft_version_id if record is not None else None
     ours = draft_id is not None and draft_id == live.recent_version_id
-    return _Compared(path, kind, key, live, seen, desired, wanted, form, changes, blocks, ours)
+    return _Compared(path, kind, key, live, seen, desired, wanted, form, changes, blocks, ours, added)
 
 
 def _foreign_draft(page: _Compared, policy: ForeignDraftPolicy, warnings: list[str]) -> tuple[str, HeldObject | None]:
