@@ -28,6 +28,7 @@ from cmssync.config.model import (
     Settings,
     SiteSettings,
 )
+from cmssync.config.proposals import DEFAULT_PROPOSAL_BRANCH, ForgeSettings, ProposalSettings
 from cmssync.config.state import StateSettings
 from cmssync.config.values import (
     AUTO_MAX_CONCURRENCY,
@@ -43,6 +44,7 @@ __all__ = [
     "CONFIG_FILE",
     "CONFIG_VARIABLE",
     "DEFAULT_API_PREFIX",
+    "DEFAULT_PROPOSAL_BRANCH",
     "DEFAULT_SECRETS_DIR",
     "ENV_VARIABLE",
     "FLAT_ENVIRONMENT",
@@ -55,9 +57,11 @@ __all__ = [
     "DriftRule",
     "DriftSettings",
     "ForeignDraftPolicy",
+    "ForgeSettings",
     "GlobalIgnoreRule",
     "IgnoreRule",
     "NotifySettings",
+    "ProposalSettings",
     "Settings",
     "SiteSettings",
     "StateSettings",

@@ -17,6 +17,9 @@ NotifyEvent = Literal[
     "conflict",
     "deletes_blocked",
     "objects_held",
+    "change_proposed",
+    "change_adopted",
+    "proposal_failed",
 ]
 
 

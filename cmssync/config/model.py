@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, ValidatorFunctionWrapHandler, field_validator, model_validator
 
 from cmssync.config.daemon import DaemonSettings
+from cmssync.config.proposals import ProposalSettings
 from cmssync.config.state import StateSettings, state_from_url, url_scheme
 from cmssync.config.values import (
     AUTO_MAX_CONCURRENCY,
@@ -295,6 +296,9 @@ class Settings(Section):
     base state file's name in a folder named after the environment (``.cmssync/production/state.json``)."""
     environment: str | None = None
     """The environment these settings are for (set from ``--env``/``CMSSYNC_ENV``; not written in the file)."""
+    proposals: ProposalSettings | None = None
+    """Where ``cmssync daemon`` commits editors' approved changes under ``drift: propose``: ``{branch, remote}``
+    (docs/two-way.md); unset: none are committed."""
 
     @property
     def silenced_warnings(self) -> frozenset[str]:

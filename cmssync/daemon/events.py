@@ -22,6 +22,10 @@ same drift seen by ten runs: one event; a new drifted object, or the same page e
   so a new draft on the same page is news again.
 * ``deletes_blocked``: deletes the prune guards held back (``plan.blocked``), tracked by full runs only (incremental
   runs never plan deletes).
+* ``change_proposed`` / ``change_adopted`` / ``proposal_failed``: editors' approved changes committed to the
+  proposal branch (``drift: propose``) or to the checked-out branch (``drift: adopt``), or the commit or push that
+  failed; made by :mod:`.proposals`, not by this tracker: each carries its :class:`Proposal` and every field's
+  value before and after.
 
 An incremental run updates only the objects its scope covers. The tracker lives in memory: a restarted daemon
 reports the state it finds once. When the mode a run takes changes (suspend, resume), the mode-specific states start
@@ -33,17 +37,18 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 from cmssync.config.daemon import NotifyEvent
-from cmssync.plan.actions import Action, Plan, SiteChange
+from cmssync.plan.actions import Action, BlockChange, FieldChange, Plan, SiteChange
 from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
 from cmssync.plan.kinds import KindTable
 from cmssync.plan.scope_model import Scope
 from cmssync.sync.engine import Outcome
+from cmssync.sync.pulled_changes import FieldValues
 
 EventType = NotifyEvent
 """The event types are the ones a notifier's ``events`` setting may name: one list."""
@@ -58,12 +63,17 @@ SEVERITY: dict[EventType, Severity] = {
     "conflict": "warning",
     "deletes_blocked": "warning",
     "objects_held": "warning",
+    "change_proposed": "info",
+    "change_adopted": "info",
+    "proposal_failed": "error",
 }
 
 
 @dataclass(frozen=True)
 class EventObject:
-    """One object an event is about: ``kind:key``, the planned operation and the fields involved (names only)."""
+    """One object an event is about: ``kind:key``, the planned operation, the fields involved and, where known,
+    their values before and after (a drifted field: the site's value, then the content's; a proposed one: the
+    content's, then the site's)."""
 
     kind: str
     key: str
@@ -72,10 +82,23 @@ class EventObject:
     detail: str | None = None
     tree: str | None = None
     """The locale tree of a page or stack on a site with several (``Plan.tree_of``)."""
+    values: tuple[FieldValues, ...] = ()
 
     @property
     def id(self) -> str:
         return f"{self.kind}:{self.key}"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """Where the daemon committed editors' changes (:mod:`.proposals`): the branch, the commit (None when it
+    failed before one was made), the remote and git's summary of the push, the pull request's address."""
+
+    branch: str
+    commit: str | None = None
+    remote: str | None = None
+    pushed: str | None = None
+    pull_request: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +114,8 @@ class Event:
     """How many objects are in this state now (the new ones included)."""
     reason: str | None = None
     problems: tuple[str, ...] = ()
+    proposal: Proposal | None = None
+    """A ``change_proposed``, ``change_adopted`` or ``proposal_failed`` event's branch, commit and push."""
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     time: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
@@ -335,15 +360,24 @@ class EventTracker:
 
 def _object(action: Action, plan: Plan) -> EventObject:
     tree = plan.tree_of(action.kind, action.key)
-    return EventObject(action.kind, action.key, action.op, action_fields(action), action.note, tree)
+    values = field_values(action.changes, action.blocks)
+    return EventObject(action.kind, action.key, action.op, action_fields(action), action.note, tree, values)
 
 
 def _site_object(change: SiteChange, plan: Plan) -> EventObject:
     """A site change the drift policy keeps (``propose``/``adopt``): its fields, and what becomes of it."""
     op = f"site change ({change.action})"
-    return EventObject(
-        change.kind, change.key, op, change.fields, change.describe(), plan.tree_of(change.kind, change.key)
-    )
+    tree = plan.tree_of(change.kind, change.key)
+    values = field_values(change.changes, change.blocks)
+    return EventObject(change.kind, change.key, op, change.fields, change.describe(), tree, values)
+
+
+def field_values(changes: Iterable[FieldChange], blocks: Iterable[BlockChange]) -> tuple[FieldValues, ...]:
+    """Fields and blocks with their values before and after, as the plan has them (an action: the site's, then the
+    content's; a site change: the content's, then the site's); a sensitive field (a password) has none."""
+    values = [FieldValues(c.field, c.before, c.after) for c in changes if not c.sensitive]
+    values += [FieldValues(f"{b.area}#{b.place} ({b.op} {b.block_type})", b.before, b.after) for b in blocks]
+    return tuple(values)
 
 
 def site_change_mark(change: SiteChange) -> str:

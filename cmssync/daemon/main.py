@@ -4,14 +4,15 @@ Replicas: with a state backend that elects (PostgreSQL), a daemon first campaign
 standby serves health, metrics and ``/status`` and starts nothing else until it leads. Triggers: a full run at
 startup, file changes (incremental runs, debounced), the schedule (``daemon.interval`` and
 ``daemon.cron``, full runs that undo drift), SIGHUP (a full run) and the drift feed (``daemon.feed``: runs of the
-managed objects an editor changed on the site, :mod:`.feed`). ``daemon.mode``/``--mode`` picks enforce or
-report; SIGUSR1 / ``POST /suspend`` suspend (runs observe, nothing is written) and SIGUSR2 / ``POST /resume`` resume
-with a full run (:mod:`.modes`). Every finished run goes through the :class:`~.events.EventTracker`, whose events
-the :class:`~.notify.Notifier` queues for the webhooks without waiting. SIGTERM and SIGINT stop the daemon: no new
-trigger is taken, the request gate closes (calls in flight finish, no new one is sent), the run in progress ends
-within about one request's latency (its state written after every completed change, as always), and if it has not
-ended after ``SHUTDOWN_GRACE`` seconds it is cancelled. Then the notification queues get a few seconds to drain, the
-health server stops and the exit code is 0.
+managed objects an editor changed on the site, :mod:`.feed`); under ``drift: propose`` with ``proposals:`` the
+site changes a run's plan lists are committed to the proposal branch (:mod:`.proposals`). ``daemon.mode`` or
+``--mode`` picks enforce or report; SIGUSR1 / ``POST /suspend`` suspend (runs observe, nothing is written) and
+SIGUSR2 / ``POST /resume`` resume with a full run (:mod:`.modes`). Every finished run goes through the
+:class:`~.events.EventTracker`, whose events the :class:`~.notify.Notifier` queues for the webhooks without
+waiting. SIGTERM and SIGINT stop the daemon: no new trigger is taken, the request gate closes (calls in flight
+finish, no new one is sent), the run in progress ends within about one request's latency (its state written after
+every completed change, as always), and if it has not ended after ``SHUTDOWN_GRACE`` seconds it is cancelled. Then
+the notification queues get a few seconds to drain, the health server stops and the exit code is 0.
 
 The daemon's own settings (watch, debounce, schedule, health address) are read once, at startup; a change to them
 in ``cmssync.yaml`` needs a restart. Everything else is read afresh by every run.
@@ -31,7 +32,7 @@ from zoneinfo import ZoneInfo
 import structlog
 from apscheduler.triggers.base import BaseTrigger
 
-from cmssync.config import DaemonSettings, load_settings
+from cmssync.config import DaemonSettings, ProposalSettings, load_settings
 from cmssync.daemon.events import EventTracker, RunFacts
 from cmssync.daemon.feed import DriftFeed, PollResult
 from cmssync.daemon.gate import RequestGate
@@ -41,6 +42,7 @@ from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.daemon.modes import Mode, ModeControl, ModeReadiness, control_routes
 from cmssync.daemon.notify import Notifier, Receiver, receivers_from_settings
 from cmssync.daemon.payloads import public_site
+from cmssync.daemon.proposals import Proposer, in_git_repository, proposed_pages
 from cmssync.daemon.reconciler import Backoff, Batch, Reconciler
 from cmssync.daemon.runner import DaemonSite, RunRecord, SyncRunner
 from cmssync.daemon.schedule import Schedule, cron_trigger, interval_trigger, load_timezone
@@ -73,10 +75,18 @@ class DaemonConfig:
     """The site's address without credentials, for notifications."""
     feed: float | None = None
     """Seconds between polls of the drift feed; None: off."""
+    proposals: ProposalSettings | None = None
+    """Where editors' approved changes are committed (``proposals:``); None: nowhere."""
 
     @classmethod
     def from_settings(
-        cls, settings: DaemonSettings, watch: str | None, *, mode: str | None = None, site: str | None = None
+        cls,
+        settings: DaemonSettings,
+        watch: str | None,
+        *,
+        mode: str | None = None,
+        site: str | None = None,
+        proposals: ProposalSettings | None = None,
     ) -> DaemonConfig:
         timezone = load_timezone(settings.timezone)
         triggers: dict[str, BaseTrigger] = {}
@@ -96,6 +106,7 @@ class DaemonConfig:
             receivers=tuple(receivers_from_settings(settings.notify)),
             site=public_site(site),
             feed=settings.feed,
+            proposals=proposals,
         )
 
 
@@ -130,7 +141,9 @@ def run_daemon(
     if not directory.is_dir():
         raise ConfigError(f"content directory {directory} does not exist")
     settings = load_settings(directory, overrides=overrides)
-    config = DaemonConfig.from_settings(settings.daemon, watch, mode=mode, site=settings.site.url)
+    config = DaemonConfig.from_settings(
+        settings.daemon, watch, mode=mode, site=settings.site.url, proposals=settings.proposals
+    )
     leadership = Leadership(electing(open_state_backend(settings, directory)))
     return asyncio.run(Daemon(directory, overrides, config, leadership=leadership).serve())
 
@@ -166,6 +179,9 @@ class Daemon:
             on_finished=self._on_run_finished,
         )
         self.reconciler = Reconciler(runner, debounce=config.debounce, backoff=RETRY_BACKOFF)
+        self.proposer: Proposer | None = Proposer(
+            directory, config.proposals, overrides=overrides, publish=self.notifier.publish, mode=config.mode
+        )
         self.schedule = Schedule(config.triggers, config.timezone, lambda: self.reconciler.request("schedule"))
         self._stop = asyncio.Event()
 
@@ -175,6 +191,10 @@ class Daemon:
         app = build_app(self.readiness, self.metrics)
         for route in control_routes(self.control, self._status):
             app.router.routes.append(route)
+        if self.config.proposals is not None and self.proposer is not None:
+            await asyncio.to_thread(self.proposer.check)  # not a git repository: refused before anything starts
+        elif not await asyncio.to_thread(in_git_repository, self.directory):
+            self.proposer = None  # nothing to commit to: drift: adopt writes the content, nothing more
         health = HealthServer(app, self.config.host, self.config.port)
         await health.start()
         if not await self.leadership.campaign(self._stop):  # a standby stopped before it led: nothing else started
@@ -183,6 +203,8 @@ class Daemon:
             log.info("stopped")
             return EXIT_OK
         self.notifier.start()
+        if self.proposer is not None:
+            self.proposer.start()
         watcher: ContentWatcher | None = None
         if self.config.watch is not None:
             watcher = ContentWatcher(
@@ -277,6 +299,11 @@ class Daemon:
                 outcomes=tuple(record.report.outcomes) if record.report is not None else (),
             )
         )
+        if self.proposer is not None and record.report is not None:
+            if pages := proposed_pages(record.report.plan):
+                self.proposer.propose(pages, batch.run_id)
+            if (adopted := record.report.adopted) is not None and adopted.files:
+                self.proposer.adopted(adopted.pulled, batch.run_id)
         if plan is not None:
             self.metrics.conflicts.set(len(self.tracker.conflicts.current))
             self.metrics.set_held([held.reason for held in plan.held])
@@ -337,6 +364,8 @@ class Daemon:
             await asyncio.wait({serving}, timeout=1.0)
         elif serving.exception() is not None:
             log.error("the reconciler crashed", exc_info=serving.exception())
+        if self.proposer is not None:
+            await self.proposer.close()
         await self.notifier.close()
         await self.gate.aclose()
         await health.stop()

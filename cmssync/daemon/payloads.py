@@ -3,8 +3,9 @@
 Both are built from an :class:`~cmssync.daemon.events.Event` and the site's address only: no settings object, no
 client, no token ever reaches this module, and the site address loses any ``user:password@`` part. The finished body
 is also masked by value (:func:`cmssync.secrets.mask_secrets`): a failure reason may quote a server that echoed a
-credential. Field *names* are sent, never field values (content may be long or private; a Slack channel is not the
-place for it).
+credential. Each object's fields go with their values before and after (what an editor wrote, what the content
+says), each clipped to :data:`MAX_VALUE` characters in JSON and :data:`MAX_SLACK_VALUE` in Slack; a password never
+has a value (plans hold none). A proposal's event also names the branch, the commit, the push and the pull request.
 
 The signature (:func:`signature`) is GitHub's scheme: ``X-Cmssync-Signature-256: sha256=<hex HMAC-SHA256 of the
 raw body>``; the body carries the event ``id`` and ``time``, so a receiver can refuse replays.
@@ -12,6 +13,7 @@ raw body>``; the body carries the event ``id`` and ``time``, so a receiver can r
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -20,9 +22,13 @@ from typing import Any
 from cmssync import __version__
 from cmssync.daemon.events import Event
 from cmssync.secrets import mask_secrets, url_without_credentials
+from cmssync.sync.pulled_changes import FieldValues
 
 MAX_OBJECTS = 50
 """Objects listed in a JSON payload (the rest are counted)."""
+MAX_VALUE = 1000
+"""Characters of one value in a JSON payload (the rest is cut, marked with …)."""
+MAX_SLACK_VALUE = 120
 MAX_SLACK_LINES = 10
 MAX_SLACK_TEXT = 2900
 """Slack refuses a section text over 3000 characters."""
@@ -36,10 +42,26 @@ def public_site(url: str | None) -> str:
     return url_without_credentials(url).rstrip("/") if url else ""
 
 
+def clipped(value: Any, limit: int = MAX_VALUE) -> Any:
+    """A value for a payload: strings (also inside lists and mappings) cut to ``limit`` characters."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else value[: limit - 1] + "…"
+    if isinstance(value, dict):
+        return {str(k): clipped(v, limit) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clipped(v, limit) for v in value]
+    return value
+
+
+def _values(values: tuple[FieldValues, ...]) -> list[dict[str, Any]]:
+    return [{"field": v.field, "before": clipped(v.before), "after": clipped(v.after)} for v in values]
+
+
 def json_document(event: Event, site: str) -> dict[str, Any]:
     objects = [
         {k: v for k, v in {"id": o.id, "kind": o.kind, "key": o.key, "op": o.op, "fields": list(o.fields),
-                           "detail": o.detail, "tree": o.tree}.items() if v not in (None, [])}
+                           "detail": o.detail, "tree": o.tree,
+                           "values": _values(o.values)}.items() if v not in (None, [])}
         for o in event.objects[:MAX_OBJECTS]
     ]  # fmt: skip
     document: dict[str, Any] = {
@@ -62,6 +84,8 @@ def json_document(event: Event, site: str) -> dict[str, Any]:
         document["reason"] = event.reason
     if event.problems:
         document["problems"] = list(event.problems[:MAX_OBJECTS])
+    if event.proposal is not None:
+        document["proposal"] = {k: v for k, v in dataclasses.asdict(event.proposal).items() if v is not None}
     return document
 
 
@@ -84,8 +108,18 @@ def slack_document(event: Event, site: str) -> dict[str, Any]:
         if item.detail:
             text += f" — {_escape(item.detail)}"
         lines.append(text)
+        lines += [
+            f"    {_escape(value.field)}: {_slack_value(value.before)} → {_slack_value(value.after)}"
+            for value in item.values[:MAX_SLACK_LINES]
+        ]
     if len(event.objects) > MAX_SLACK_LINES:
         lines.append(f"… and {len(event.objects) - MAX_SLACK_LINES} more")
+    proposal = event.proposal
+    if proposal is not None:
+        where = f"branch `{_escape(proposal.branch)}`"
+        where += f", commit `{proposal.commit[:12]}`" if proposal.commit else ""
+        where += f", pushed to `{_escape(proposal.remote)}`" if proposal.remote and proposal.pushed else ""
+        lines.insert(0, where + (f" — <{proposal.pull_request}|pull request>" if proposal.pull_request else ""))
     if event.reason and event.reason not in event.summary:
         lines.append(f"Reason: {_escape(event.reason)}")
     lines += [f"• {_escape(problem)}" for problem in event.problems[: max(0, MAX_SLACK_LINES - len(lines))]]
@@ -97,6 +131,15 @@ def slack_document(event: Event, site: str) -> dict[str, Any]:
     context = f"mode {event.mode} · run {event.run_id} ({event.trigger}) · {event.time}"
     blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": _escape(context)}]})
     return {"text": _clip(f"{title}: {event.summary}"), "blocks": blocks}
+
+
+def _slack_value(value: Any) -> str:
+    """A value in a Slack line: its JSON, cut to :data:`MAX_SLACK_VALUE` characters, as code."""
+    if value is None:
+        return "_(none)_"
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = text if len(text) <= MAX_SLACK_VALUE else text[: MAX_SLACK_VALUE - 1] + "…"
+    return "`" + _escape(text.replace("`", "'")) + "`"
 
 
 def render(event: Event, site: str, payload_format: str) -> bytes:

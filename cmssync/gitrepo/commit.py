@@ -6,6 +6,9 @@ it writes files there, then :meth:`BranchWorktree.commit` stages exactly the pat
 the commit (``write-tree``, ``commit-tree``: no hook, no editor) and moves the branch with ``update-ref`` only if
 it still points where the worktree started. The worktree is removed whatever happens (``close``), so a failure
 leaves the repository as it was: no branch moved, no file changed outside the temporary directory.
+
+:func:`commit_checked_out` is the other way, for ``drift: adopt``: files already written into the checkout,
+committed to the checked-out branch.
 """
 
 from __future__ import annotations
@@ -126,3 +129,31 @@ def open_branch_worktree(repo: Repo, branch: str) -> BranchWorktree:
         tree.close()
         raise
     return tree
+
+
+def commit_checked_out(repo: Repo, paths: Iterable[Path], message: str) -> str | None:
+    """Commit exactly ``paths`` (files of the work tree) to the checked-out branch (``git commit --only``: whatever
+    else is staged stays staged, uncommitted); the new commit, or None when they hold what HEAD holds. No hook runs
+    (``--no-verify``): the daemon commits unattended. Refused on a detached HEAD."""
+    repo.head_commit()
+    top = repo.top.resolve()
+    names = sorted({path.resolve().relative_to(top).as_posix() for path in paths})
+    if not names:
+        return None
+    pathspecs = "\0".join(names) + "\0"
+    repo.git(
+        "--literal-pathspecs", "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul",
+        stdin=pathspecs, what="staging the adopted files",
+    )  # fmt: skip
+    staged = set(repo.git("diff", "--cached", "--name-only", "-z", "HEAD").split("\0"))
+    if not staged & set(names):
+        return None
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".txt", prefix="cmssync-message-") as note:
+        note.write(message)
+        note.flush()
+        repo.git(
+            *NO_HOOKS, "--literal-pathspecs", "commit", "--quiet", "--no-verify", "--only", "-F", note.name,
+            "--pathspec-from-file=-", "--pathspec-file-nul",
+            env=identity_env(repo), stdin=pathspecs, what="committing the adopted files",
+        )  # fmt: skip
+    return repo.git("rev-parse", "HEAD").strip()

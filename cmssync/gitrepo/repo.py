@@ -76,6 +76,11 @@ class Repo:
             raise GitError(f"{self.top}: {branch.stdout.strip()} has no commit yet; commit the content first")
         return tip.stdout.strip()
 
+    def current_branch(self) -> str:
+        """The checked-out branch's name; a ``GitError`` on a detached HEAD."""
+        self.head_commit()
+        return self.git("symbolic-ref", "--quiet", "--short", "HEAD").strip()
+
     def checked_out(self) -> dict[str, Path]:
         """Branch name → the worktree that has it checked out (this one and every linked worktree)."""
         listing = self.git("worktree", "list", "--porcelain", what="listing the worktrees")
@@ -140,17 +145,16 @@ def open_repo(directory: Path) -> Repo:
     directory = directory.resolve()
     if not directory.is_dir():
         raise GitError(f"{directory}: no such directory")
-    done = run_git(("rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix"), cwd=directory)
-    if done.returncode != 0:
+    inside = run_git(("rev-parse", "--is-inside-work-tree"), cwd=directory)
+    if inside.returncode != 0:
         raise GitError(
-            f"{directory} is not in a git repository ({git_reason(done)}); run git init, or pull without --commit"
+            f"{directory} is not in a git repository ({git_reason(inside)}); run git init, or pull without --commit"
         )
-    lines = done.stdout.splitlines()
-    if not lines or lines[0] != "true" or len(lines) < 2:
+    if inside.stdout.strip() != "true":
         raise GitError(f"{directory} is not in a git work tree (inside .git, or a bare repository)")
-    top = Path(lines[1])
-    prefix = lines[2] if len(lines) > 2 else ""
-    return Repo(top=top, content=PurePosixPath(prefix.rstrip("/") or "."))
+    where = run_git(("rev-parse", "--show-toplevel", "--show-prefix"), cwd=directory).stdout.splitlines()
+    top, prefix = [*where, "", ""][:2]
+    return Repo(top=Path(top), content=PurePosixPath(prefix.rstrip("/") or "."))
 
 
 def run_git(

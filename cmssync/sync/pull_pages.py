@@ -262,7 +262,9 @@ class _PageStaging:
         kind: Kind = "stack" if is_stack_path(path) else "page"
         result.staged.append(Staged(kind, path, target, text=writer.render_yaml(target, data), clean=clean))
         form = staged_form(spec, path, self.resolve, self.base_url)
-        result.pages[path] = PulledPage(page.id, page.version.id if page.version else None, form)
+        version = page.version
+        approved = version.date_approved.isoformat() if version and version.date_approved else None
+        result.pages[path] = PulledPage(page.id, version.id if version else None, form, approved)
 
 
 def _with_locale(data: dict[str, Any], locale: str) -> dict[str, Any]:

@@ -109,6 +109,8 @@ class PulledPage:
     live_version_id: int | None
     form: tuple[str, PageBase] | None = None
     """Its digest and three-way base when known at staging (``cmssync.sync.pull_record.staged_form``)."""
+    approved: str | None = None
+    """When its live version was approved (ISO 8601), when the site says."""
 
 
 @dataclass

@@ -76,14 +76,18 @@ async def test_one_commit_on_the_branch_with_the_editors_words_and_nothing_else_
     assert "# A block type cmssync has no model for" in on_branch, "the file's comments are kept"
     message = git(top, "log", "-1", "--format=%B", "site-edits")
     assert "page /contact" in message
-    assert f"(site version {version})" in message
+    assert f"(site version {version}, approved " in message
     assert "areas.Main[0].value.content" in message
     assert "Write to us at the new office." in message, "a short value is in the message"
     assert [change.object for change in result.changes] == ["page /contact"]
 
-    # Merged, the content equals the site: nothing to plan.
+    # Until it is merged, the plan lists the editor's change as a site change to bring back (drift: propose).
+    before_merge = await repo_site.plan()
+    assert [change.key for change in before_merge.site_changes] == ["/contact"]
+    assert before_merge.actions == ()
+    # Merged, the content equals the site: the plan is empty (plan --detailed-exitcode exits 0).
     git(top, "merge", "--quiet", "--ff-only", "site-edits")
-    assert (await repo_site.plan()).actions == ()
+    assert (await repo_site.plan()).is_empty
 
 
 async def test_the_branch_is_updated_with_the_next_change_and_left_alone_when_nothing_changed(
@@ -106,6 +110,15 @@ async def test_the_branch_is_updated_with_the_next_change_and_left_alone_when_no
     assert second.committed.parent == first.committed.commit, "updated on top of the branch's tip"
     assert git(top, "diff", "--name-only", "site-edits^", "site-edits").split() == ["site/pages/about.yaml"]
     assert WORDS in git(top, "show", "site-edits:site/pages/contact.yaml"), "the first change stays"
+
+    # The same page again: the branch's file (the first proposal) is merged with the site's newer words.
+    edit_on_site(sandbox, "/contact", "<p>Write to us at the newest office.</p>")
+    third = await commit_pull(repo_site, branch="site-edits")
+    assert third.exit_code == 0
+    assert third.committed is not None
+    contact = git(top, "show", "site-edits:site/pages/contact.yaml")
+    assert "newest office" in contact
+    assert "# A block type cmssync has no model for" in contact
 
 
 async def test_push_to_a_bare_remote_and_a_refused_push_says_gits_reason(

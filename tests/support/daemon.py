@@ -37,8 +37,11 @@ TIMEOUT = 30.0
 LogLine = dict[str, Any]
 
 
-def write_settings(root: Path, sandbox: Sandbox, state_dir: Path, daemon: dict[str, Any]) -> None:
-    """Point the copied example at the sandbox; secrets stay out of the file (they come from the environment)."""
+def write_settings(
+    root: Path, sandbox: Sandbox, state_dir: Path, daemon: dict[str, Any], other: dict[str, Any] | None = None
+) -> None:
+    """Point the copied example at the sandbox; secrets stay out of the file (they come from the environment).
+    ``other``: top-level settings besides ``daemon`` (``proposals``, ``drift``)."""
     yaml = YAML()
     path = root / "cmssync.yaml"
     settings = yaml.load(path.read_text())
@@ -59,6 +62,7 @@ def write_settings(root: Path, sandbox: Sandbox, state_dir: Path, daemon: dict[s
         "health": "127.0.0.1:0",
         **daemon,
     }
+    settings.update(other or {})
     buffer = io.StringIO()
     yaml.dump(settings, buffer)
     path.write_text(buffer.getvalue())
@@ -190,9 +194,12 @@ class DaemonSite:
         self.env = daemon_environment(sandbox)
         self.processes: list[DaemonProcess] = []
 
-    def start(self, *args: str, debug: bool = False, **daemon: Any) -> DaemonProcess:
-        """Start the daemon (``debug``: with every API request in the log); ``daemon`` overrides settings."""
-        write_settings(self.root, self.sandbox, self.state_dir, daemon)
+    def start(
+        self, *args: str, debug: bool = False, settings: dict[str, Any] | None = None, **daemon: Any
+    ) -> DaemonProcess:
+        """Start the daemon (``debug``: with every API request in the log); ``daemon`` overrides settings of the
+        ``daemon`` section, ``settings`` top-level ones."""
+        write_settings(self.root, self.sandbox, self.state_dir, daemon, settings)
         process = DaemonProcess(self.root, self.env, args, debug=debug)
         self.processes.append(process)
         return process
@@ -248,8 +255,13 @@ POLL = "0.25s"
 TOKEN_ROUTE = "/oauth/2.0/token"
 
 
-def polls(daemon: DaemonProcess) -> float:
-    return sum(v for (name, _), v in daemon.metrics().items() if name == "cmssync_drift_feed_polls_total")
+def polls(daemon: DaemonProcess, kind: str | None = None) -> float:
+    """Polls of the drift feed (of one list only: ``page``, ``file``)."""
+    return sum(
+        value
+        for (name, labels), value in daemon.metrics().items()
+        if name == "cmssync_drift_feed_polls_total" and (kind is None or ("list", kind) in labels)
+    )
 
 
 def api_requests(sandbox: Sandbox) -> int:

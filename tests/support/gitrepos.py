@@ -42,11 +42,12 @@ def bare_remote(repo: Path, path: Path, name: str = "origin") -> Path:
 
 def checkout_fingerprint(top: Path) -> dict[str, str]:
     """What the user has checked out: HEAD's ref and commit, the index's bytes, ``git status``, and every file of
-    the working tree (``.git`` aside) by the hash of its bytes."""
-    files = sorted(p for p in top.rglob("*") if p.is_file() and ".git" not in p.relative_to(top).parts[:1])
+    the working tree git sees (tracked, or untracked and not ignored) by the hash of its bytes."""
+    names = git(top, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
+    files = sorted({name for name in names if name and (top / name).is_file()})
     return {
         "HEAD": (top / ".git" / "HEAD").read_text() + git(top, "rev-parse", "HEAD"),
         "index": hashlib.sha256((top / ".git" / "index").read_bytes()).hexdigest(),
         "status": git(top, "status", "--porcelain", "--ignored"),
-        **{str(p.relative_to(top)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files},
+        **{name: hashlib.sha256((top / name).read_bytes()).hexdigest() for name in files},
     }

@@ -1,40 +1,45 @@
-"""The fields a pull changed, with their values before and after (``cmssync.sync.site_changes``)."""
+"""The fields a pull changed, with their values before and after (``cmssync.sync.pulled_changes``)."""
 
 from __future__ import annotations
 
-from cmssync.sync.site_changes import FieldChange, SiteChange, commit_message, field_changes
+from cmssync.sync.pulled_changes import FieldValues, PulledChange, commit_message, field_changes
 
 
 def test_leaves_are_named_by_their_place_in_the_file() -> None:
     before = {"name": "About", "attributes": {"meta_title": "A"}, "areas": {"Main": [{"value": {"content": "x"}}]}}
     after = {"name": "About us", "attributes": {"meta_title": "A"}, "areas": {"Main": [{"value": {"content": "y"}}]}}
     assert field_changes(before, after) == (
-        FieldChange("name", "About", "About us"),
-        FieldChange("areas.Main[0].value.content", "x", "y"),
+        FieldValues("name", "About", "About us"),
+        FieldValues("areas.Main[0].value.content", "x", "y"),
     )
 
 
 def test_a_list_that_changed_length_is_one_change_and_named_lists_match_by_name() -> None:
     before = {"areas": {"Main": [{"type": "content"}]}}
     after = {"areas": {"Main": [{"type": "content"}, {"type": "html"}]}}
-    assert field_changes(before, after) == (FieldChange("areas.Main", before["areas"]["Main"], after["areas"]["Main"]),)
+    assert field_changes(before, after) == (FieldValues("areas.Main", before["areas"]["Main"], after["areas"]["Main"]),)
     users_before = [{"username": "jane", "email": "a@x"}, {"username": "sam", "email": "s@x"}]
     users_after = [{"username": "sam", "email": "s@x"}, {"username": "jane", "email": "b@x"}, {"username": "mia"}]
     assert field_changes(users_before, users_after, named_by="username") == (
-        FieldChange("jane.email", "a@x", "b@x"),
-        FieldChange("mia", None, {"username": "mia"}),
+        FieldValues("jane.email", "a@x", "b@x"),
+        FieldValues("mia", None, {"username": "mia"}),
     )
-    assert field_changes(None, {"name": "New"}) == (FieldChange("(file)", None, {"name": "New"}),)
+    assert field_changes(None, {"name": "New"}) == (FieldValues("(file)", None, {"name": "New"}),)
 
 
 def test_the_commit_message_names_objects_versions_and_short_values() -> None:
-    change = SiteChange(
-        "page /about", "site/pages/about.yaml", (FieldChange("name", "About", "About us"),), version=7, who="jane"
+    change = PulledChange(
+        "page",
+        "/about",
+        "site/pages/about.yaml",
+        (FieldValues("name", "About", "About us"),),
+        version=7,
+        approved="2026-11-29T05:00:00+00:00",
     )
-    long = SiteChange("file logo.png", "site/files/logo.png", (FieldChange("note", "x" * 100, "y"),))
+    long = PulledChange("file", "logo.png", "site/files/logo.png", (FieldValues("note", "x" * 100, "y"),))
     message = commit_message([change, long], site="https://example.com")
     assert message.splitlines()[0] == "Site changes: page /about, file logo.png"
-    assert "page /about (site version 7), by jane - site/pages/about.yaml" in message
+    assert "page /about (site version 7, approved 2026-11-29T05:00:00+00:00) - site/pages/about.yaml" in message
     assert '  name: "About" -> "About us"' in message
     assert '"' + "x" * 58 + "…" in message
     assert (

@@ -25,40 +25,34 @@ SHORT = 60
 
 
 @dataclass(frozen=True)
-class FieldChange:
-    """One field the site changed: where in the file, and its value before and after (``None``: absent)."""
+class FieldValues:
+    """One field and its value before and after (``None``: absent): a field pull changed, named by its place in the
+    file; a field a notification is about (``cmssync.daemon.events``)."""
 
     field: str
     before: Any
     after: Any
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"field": self.field, "before": self.before, "after": self.after}
-
 
 @dataclass(frozen=True)
-class SiteChange:
-    """One object whose file pull changed: ``object`` as messages name it (``page /about``, ``file logo.png``),
-    the file (relative to the repository's top), the fields, and the site's version of it when it has versions."""
+class PulledChange:
+    """One object whose file pull changed — ``kind`` and ``key`` as pull stages it (``page``, ``/about``; ``file``,
+    ``logo.png``) — the file (relative to the repository's top), the fields, and the site's version of it when it
+    has versions."""
 
-    object: str
+    kind: str
+    key: str
     file: str
-    fields: tuple[FieldChange, ...]
+    fields: tuple[FieldValues, ...]
     version: int | None = None
-    who: str | None = None
-    """The version's author or approver, when the site's API says who."""
+    approved: str | None = None
+    """When the site's version was approved (ISO 8601). Who wrote or approved it the REST API does not say
+    (Concrete 9.3.1: ``tests/conformance/concrete-9.3.1/versions.jsonl``)."""
 
-    def as_dict(self) -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            "object": self.object,
-            "file": self.file,
-            "fields": [change.as_dict() for change in self.fields],
-        }
-        if self.version is not None:
-            payload["version"] = self.version
-        if self.who is not None:
-            payload["who"] = self.who
-        return payload
+    @property
+    def object(self) -> str:
+        """As messages name it: ``page /about``, ``stack footer``, ``file logo.png``."""
+        return object_name(self.kind, self.key)
 
 
 def object_name(kind: str, key: str) -> str:
@@ -72,12 +66,12 @@ def object_name(kind: str, key: str) -> str:
     return key  # users.yaml, groups.yaml, cmssync.yaml
 
 
-def field_changes(before: Any, after: Any, *, named_by: str | None = None) -> tuple[FieldChange, ...]:
+def field_changes(before: Any, after: Any, *, named_by: str | None = None) -> tuple[FieldValues, ...]:
     """Every leaf that differs between two plain YAML documents (see the module docstring)."""
     return tuple(_differences("", before, after, named_by))
 
 
-def _differences(where: str, before: Any, after: Any, named_by: str | None) -> Iterator[FieldChange]:
+def _differences(where: str, before: Any, after: Any, named_by: str | None) -> Iterator[FieldValues]:
     if before == after:
         return
     if isinstance(before, Mapping) and isinstance(after, Mapping):
@@ -95,7 +89,7 @@ def _differences(where: str, before: Any, after: Any, named_by: str | None) -> I
             for index, (old_item, new_item) in enumerate(zip(before, after, strict=True)):
                 yield from _differences(f"{where}[{index}]", old_item, new_item, None)
             return
-    yield FieldChange(where or "(file)", before, after)
+    yield FieldValues(where or "(file)", before, after)
 
 
 def _join(where: str, key: str) -> str:
@@ -119,9 +113,9 @@ def shown(value: Any) -> str:
     return text if len(text) <= SHORT else text[: SHORT - 1] + "…"
 
 
-def commit_message(changes: Sequence[SiteChange], *, site: str, subject: str | None = None) -> str:
+def commit_message(changes: Sequence[PulledChange], *, site: str, subject: str | None = None) -> str:
     """The proposal's commit message: a subject (``subject``, or one naming what changed), then each object with
-    its site version and who made it when known, and each field with its values when they are short."""
+    its site version and approval time, and each field with its values when they are short."""
     objects = [change.object for change in changes]
     if subject is None:
         named = ", ".join(objects[:3]) + (f" and {len(objects) - 3} more" if len(objects) > 3 else "")
@@ -129,10 +123,11 @@ def commit_message(changes: Sequence[SiteChange], *, site: str, subject: str | N
     lines = [subject.strip().splitlines()[0] if subject.strip() else "Site changes", ""]
     lines.append(f"Changed on {site} and pulled by cmssync:")
     for change in changes:
-        version = f" (site version {change.version})" if change.version is not None else ""
-        who = f", by {change.who}" if change.who else ""
+        version = f" (site version {change.version}" if change.version is not None else ""
+        version += f", approved {change.approved}" if version and change.approved else ""
+        version += ")" if version else ""
         lines.append("")
-        lines.append(f"{change.object}{version}{who} - {change.file}")
+        lines.append(f"{change.object}{version} - {change.file}")
         for item in change.fields:
             lines.append(f"  {item.field}: {shown(item.before)} -> {shown(item.after)}")
     return "\n".join(lines) + "\n"
