@@ -12,12 +12,17 @@ state): the base's blocks are matched, in order and by type, to the live blocks;
 additions. Of several ways to match, the one whose matched blocks hold the most values the content wants wins, so an
 added block of the same type as its neighbours is told apart by its value. A page without a base (never applied
 by cmssync, or an old state) has no additions: its areas are as written.
+
+In cmssync's own unapproved draft (left by a run that was killed), only blocks the draft started from
+(``PageRecord.draft_from``, journaled before the first write) can be an editor's: any other block there is one of
+cmssync's own writes whose answer may have been lost, so it stays in the area and is aligned with the content —
+matched to the block it was written for, or deleted as surplus — instead of being kept and written a second time.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from cmssync.content.paths import page_object
 from cmssync.plan.actions import SiteAdditions
@@ -27,14 +32,21 @@ from cmssync.state.records import AreaBase, PageBase
 
 
 def without_additions(
-    path: str, live: LivePage, desired: Mapping[str, Sequence[DesiredBlock]], base: PageBase
+    path: str,
+    live: LivePage,
+    desired: Mapping[str, Sequence[DesiredBlock]],
+    base: PageBase,
+    draft_from: Collection[int] | None = None,
 ) -> tuple[LivePage, list[SiteAdditions]]:
     """``live`` without the blocks editors added to its managed areas (``desired``: area → blocks), and those
-    blocks as plan entries."""
+    blocks as plan entries. ``draft_from``: ``live`` is cmssync's own draft, begun with these blocks (see the
+    module docstring)."""
     areas = dict(live.areas)
     found: list[SiteAdditions] = []
     for area, wanted in desired.items():
         added = site_additions(live.blocks(area), base.areas.get(area), wanted)
+        if draft_from is not None:
+            added = tuple(block for block in added if block.id in draft_from)
         if added:
             ids = {block.id for block in added}
             areas[area] = tuple(block for block in live.blocks(area) if block.id not in ids)

@@ -308,13 +308,15 @@ def _compare(
     base = record.base if record is not None else None
     known = set(base.areas) if base is not None else set()
     wanted = dataclasses.replace(wanted, areas=writable_areas(path, wanted.areas, seen, known, warnings))
-    added: list[SiteAdditions] = []
-    if not context.owns_areas(path) and base is not None:
-        seen, added = without_additions(path, seen, wanted.areas, base)
-    changes = _field_changes(path, seen, wanted, warnings)
-    blocks = _block_changes(path, seen, wanted, warnings)
     draft_id = record.draft_version_id if record is not None else None
     ours = draft_id is not None and draft_id == live.recent_version_id
+    added: list[SiteAdditions] = []
+    if not context.owns_areas(path) and base is not None:
+        # in cmssync's own draft only the blocks it started from can be an editor's; the rest are its own writes
+        started = record.draft_from if ours and record is not None else None
+        seen, added = without_additions(path, seen, wanted.areas, base, started)
+    changes = _field_changes(path, seen, wanted, warnings)
+    blocks = _block_changes(path, seen, wanted, warnings)
     return _Compared(path, kind, key, live, seen, desired, wanted, form, changes, blocks, ours, added)
 
 

@@ -140,16 +140,22 @@ class PageRecord(_Record):
     """The digest of the page the writes into ``draft_version_id`` go toward, recorded with it before the first
     write: a run killed half way leaves a draft that differs from the base only by cmssync's own writes, which the
     next run (same content) must not take for a change made on the site. Written only when set."""
+    draft_from: tuple[int, ...] | None = None
+    """The ids of the blocks the draft began with (the page's blocks before cmssync's first write into it),
+    journaled with the draft before that write. A block of cmssync's own draft that is not among them is one of
+    cmssync's writes — its answer perhaps lost to a kill —, reconciled with the content by the next run, never kept
+    as an editor's addition. Written only when set."""
     base: PageBase | None = None
     """Per-field base of three-way conflicts; None in states written before it (then the live version id decides)."""
     protected: bool = False
     """The page file said ``protect: true``: never deleted, even once its file is gone."""
 
     @model_serializer(mode="wrap")
-    def _without_unset_target(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _without_unset_draft(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if data.get("draft_target") is None:
-            data.pop("draft_target", None)
+        for name in ("draft_target", "draft_from"):
+            if data.get(name) is None:
+                data.pop(name, None)
         return data
 
     @model_validator(mode="before")

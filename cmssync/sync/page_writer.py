@@ -80,14 +80,28 @@ class PageWriter:
         self._record_draft(expected)
 
     def _record_draft(self, version_id: int) -> None:
+        """Journal the draft, the page it goes toward and, for a draft this run starts, the blocks it starts from
+        (``PageRecord.draft_from``: a block of the draft not among them is cmssync's own, answered or not)."""
         if version_id == self.draft_id:
             return
+        resumed = self.draft_id is not None
         self.draft_id = version_id
         record = self.context.state.pages.get(self.path) or PageRecord(id=self.page_id)
+        start = record.draft_from if resumed else self._blocks_before()
         self.context.state.record_page(
-            self.path, record.evolve(id=self.page_id, draft_version_id=version_id, draft_target=self.desired.digest)
+            self.path,
+            record.evolve(
+                id=self.page_id, draft_version_id=version_id, draft_target=self.desired.digest, draft_from=start
+            ),
         )
         self.context.save()
+
+    def _blocks_before(self) -> tuple[int, ...] | None:
+        """The ids of the page's blocks as observed before this run wrote (its recent version), None if unread."""
+        page = self.context.snapshot.pages.get(self.path)
+        if page is None:
+            return None
+        return tuple(sorted({block.id for blocks in page.areas.values() for block in blocks}))
 
     def _saw(self, version: PageVersion | None) -> None:
         self.writes += 1
@@ -213,6 +227,7 @@ class PageWriter:
                 live_version_id=live_id if live_id is not None else old.live_version_id,
                 draft_version_id=None if live_id is not None else draft,
                 draft_target=None if live_id is not None else desired.digest,
+                draft_from=None if live_id is not None else old.draft_from,
             ),
         )
         self.context.save()

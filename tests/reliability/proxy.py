@@ -38,8 +38,13 @@ class Corruption:
     """Answer with a connection that breaks in the middle of the body."""
     times: int | None = None
     """Corrupt at most this many matching requests (None: all)."""
+    skip: int = 0
+    """Let this many matching requests through untouched before the first corrupted one."""
     headers: tuple[tuple[str, str], ...] = ()
     """More headers of the nonsense answer."""
+    kill: bool = False
+    """Send the request to the site (it commits), then end the run as a SIGKILL would, before any answer: the
+    commit-before-answer point of a kill (raises :class:`Killed`)."""
     late: float | None = None
     """Answer with a timeout at once, and send the request to the site this many seconds later, from another
     thread: a server that commits a request after the client gave up on it."""
@@ -48,10 +53,15 @@ class Corruption:
         return request.method == self.method and re.search(self.path, request.url.path) is not None
 
 
+class Killed(BaseException):
+    """Stands for SIGKILL: nothing after it runs, no ``except Exception`` catches it."""
+
+
 class CorruptingProxy:
     def __init__(self, corruption: Corruption) -> None:
         self.corruption = corruption
         self.corrupted = 0
+        self.passed = 0
         self.late_requests: list[threading.Thread] = []
 
     def wait_for_late_requests(self, timeout: float = 30.0) -> None:
@@ -73,6 +83,9 @@ class CorruptingProxy:
         wanted = corruption.times is None or self.corrupted < corruption.times
         if not (wanted and corruption.matches(request)):
             return await self.forward(request)
+        if self.passed < corruption.skip:
+            self.passed += 1
+            return await self.forward(request)
         self.corrupted += 1
         if corruption.late is not None:
             body = await request.aread()
@@ -80,8 +93,10 @@ class CorruptingProxy:
             late.start()
             self.late_requests.append(late)
             raise httpx.ReadTimeout("timed out waiting for the answer", request=request)
-        if corruption.forward:
+        if corruption.forward or corruption.kill:
             await self.forward(request)
+        if corruption.kill:
+            raise Killed
         if corruption.truncated:
             raise httpx.RemoteProtocolError(
                 "peer closed connection without sending complete message body (incomplete chunked read)",

@@ -1,0 +1,102 @@
+"""Kills at the commit-before-answer point (issue 37 items 1 and 4): the site commits a write, the run dies before
+the answer reaches it. A proxy forwards the request to the sandbox and then ends the run as SIGKILL would; the next
+run (no fault) must finish the work with nothing doubled and nothing left behind.
+
+Block adds: the added block sits in cmssync's own unapproved draft, recorded nowhere but the draft; the next run
+takes it as its own (the draft's starting blocks are journaled before the first write), not as an editor's
+addition, so the page shows each of the content's blocks once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cmssync.emulator.embedded import Sandbox
+from tests.reliability.conftest import ReliabilityReport
+from tests.reliability.inventory import duplicates, problems, take_inventory
+from tests.reliability.proxy import CorruptingProxy, Corruption, Killed, through
+from tests.reliability.sites import ReliabilitySite, write_generated_content
+from tests.support.editors import Editor
+from tests.support.rawsite import RawSite
+
+PAGE = "/rel-section-1"
+ADDED = "    - type: content\n      value: {{content: <p>Added block {n}.</p>}}\n"
+
+
+def add_blocks(root: Path, count: int) -> None:
+    page = root / "pages" / "rel-section-1.yaml"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text + "".join(ADDED.format(n=n) for n in range(1, count + 1)), encoding="utf-8")
+
+
+@pytest.mark.parametrize(("adds", "killed_at"), [(1, 1), (3, 1), (3, 2), (3, 3)])
+async def test_a_block_add_committed_before_a_kill_is_not_added_again(
+    adds: int,
+    killed_at: int,
+    tmp_path: Path,
+    sandbox: Sandbox,
+    raw_factory: Callable[[], RawSite],
+    reliability_report: ReliabilityReport,
+) -> None:
+    root = tmp_path / "site"
+    write_generated_content(root, sections=1, pages_per_section=0, blocks=2)
+    site = ReliabilitySite(root, sandbox, settings={"concurrency": 1})
+    assert not (await site.apply()).failed, site.last_output
+    raw = raw_factory()
+    before = take_inventory(raw, block_pages=set())
+    add_blocks(root, adds)
+
+    # the first killed_at - 1 adds are answered, the next one commits and the run dies
+    kill = Corruption("block add, then SIGKILL", "POST", r"/pages/\d+/Main$", kill=True, skip=killed_at - 1)
+    proxy = CorruptingProxy(kill)
+    with through(proxy), pytest.raises(Killed):
+        await site.apply()
+
+    plan = await site.plan()
+    assert [(s.key, s.area) for s in plan.site_additions] == [], "cmssync's own block taken for an editor's"
+    assert [c.field for c in plan.conflicts] == []
+    assert [h.message for h in plan.held] == []
+    report = await site.apply()
+    assert not report.failed, site.last_output
+    wanted = [f"<p>Block {n} of page 1000.</p>" for n in (1, 2)]
+    wanted += [f"<p>Added block {n}.</p>" for n in range(1, adds + 1)]
+    live = [value["content"] for _, value in raw.blocks(PAGE, "Main")]
+    found = problems(before, take_inventory(raw, block_pages={PAGE}), site.content(), site.state())
+    reliability_report.add(cases_tried=1, kills=1, faults_injected=1, duplicates_found=duplicates(found))
+    assert live == wanted
+    assert found == []
+    assert (await site.plan()).is_empty
+
+
+async def test_an_editors_block_from_before_the_killed_run_is_still_kept(
+    tmp_path: Path, sandbox: Sandbox, raw_factory: Callable[[], RawSite]
+) -> None:
+    """Only cmssync's own writes lose the editor's benefit of the doubt: a block an editor added before the run
+    began is in the draft's journaled start and stays an addition, kept once."""
+    root = tmp_path / "site"
+    write_generated_content(root, sections=1, pages_per_section=0, blocks=2)
+    site = ReliabilitySite(root, sandbox, settings={"concurrency": 1})
+    assert not (await site.apply()).failed, site.last_output
+    editor = Editor(sandbox)
+    editor.add_block(PAGE, "Main", "<p>The editor's block.</p>")
+    editor.close()
+    add_blocks(root, 2)
+    kill = Corruption("block add, then SIGKILL", "POST", r"/pages/\d+/Main$", kill=True)
+    with through(CorruptingProxy(kill)), pytest.raises(Killed):
+        await site.apply()
+
+    plan = await site.plan()
+    assert [(s.key, s.area, len(s.blocks)) for s in plan.site_additions] == [(PAGE, "Main", 1)]
+    assert not (await site.apply()).failed, site.last_output
+    live = [value["content"] for _, value in raw_factory().blocks(PAGE, "Main")]
+    assert live == [
+        "<p>Block 1 of page 1000.</p>",
+        "<p>Block 2 of page 1000.</p>",
+        "<p>The editor's block.</p>",
+        "<p>Added block 1.</p>",
+        "<p>Added block 2.</p>",
+    ]
+    assert (await site.plan()).is_empty
