@@ -8,6 +8,12 @@ would hide a changed file from the plan a reviewer reads).
 
 * **Root.** ``$XDG_CACHE_HOME/cmssync`` (an absolute XDG path only, as the spec says), else ``~/.cache/cmssync``;
   none when there is no home directory (then nothing is cached on disk).
+* **Out of every repository and state folder.** :func:`usable_root` refuses a root inside the git work tree that
+  holds the content (found by walking up to ``.git``), inside the content itself, or inside the state's folder or
+  the work tree holding it: ``XDG_CACHE_HOME`` inside a checkout (a CI caching pattern) would otherwise let a
+  committed ``cache.key`` sign a committed pickle, and the state's folder is committed by the documented CI
+  workflow. A home directory that is itself a git work tree (dotfiles) holding the content therefore has no disk
+  cache: speed, never correctness.
 * **Per content directory.** :func:`derived_cache_dir` is ``<root>/content/<digest of the resolved content path>``,
   so two checkouts never share (or thrash) one cache.
 * **Authenticated.** :func:`cache_key` is 32 random bytes in ``<root>/cache.key`` (0600, created once, never
@@ -25,6 +31,7 @@ import hmac
 import os
 import secrets
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 KEY_FILE = "cache.key"
@@ -55,30 +62,54 @@ def private_directory(path: Path) -> bool:
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
+def work_tree_of(place: Path) -> Path:
+    """The top of the git work tree holding ``place`` (the nearest directory at or above it with a ``.git``
+    entry), or ``place`` itself (resolved) when none does."""
+    resolved = place.resolve()
+    for directory in (resolved, *resolved.parents):
+        if os.path.lexists(directory / ".git"):
+            return directory
+    return resolved
+
+
+def refusal(directory: Path, places: Sequence[Path]) -> str | None:
+    """Why a cache must not live in ``directory`` for a command on ``places`` (the content directory, the state's
+    folder), or None when it may: inside one of them or the git work tree holding it."""
+    for place in places:
+        if is_inside(directory, place):
+            return f"{directory} is inside {place}, which may be committed to git"
+        tree = work_tree_of(place)
+        if is_inside(directory, tree):
+            return f"{directory} is inside the git work tree {tree} that holds {place}"
+    return None
+
+
+def usable_root(places: Sequence[Path]) -> Path | None:
+    """The per-user cache root for a command on ``places`` (see :func:`refusal`), created if needed; None when
+    there is none, it is refused, or it is not private (a symbolic link, another user's, writable by others)."""
+    root = user_cache_root()
+    if root is None or refusal(root, places) is not None or not private_directory(root):
+        return None
+    return root
+
+
 def is_inside(path: Path, place: Path) -> bool:
     """``path`` is ``place`` or under it, after resolving links."""
     resolved, home = path.resolve(), place.resolve()
     return resolved == home or home in resolved.parents
 
 
-def derived_cache_dir(content_root: Path) -> Path | None:
-    """The private directory for what cmssync derives from ``content_root`` (see the module docstring), or None
-    when there is none to use (no home, not private, or — a home inside the content — inside the content itself)."""
-    root = user_cache_root()
-    if root is None or is_inside(root, content_root):
-        return None
+def derived_cache_dir(root: Path, content_root: Path) -> Path | None:
+    """The private directory under the cache ``root`` (from :func:`usable_root`) for what cmssync derives from
+    ``content_root`` (see the module docstring), or None when it is not private."""
     digest = hashlib.sha256(str(content_root.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:32]
     directory = root / "content" / digest
-    if not (private_directory(root) and private_directory(directory)):
-        return None
-    return directory
+    return directory if private_directory(directory) else None
 
 
-def cache_key() -> bytes | None:
-    """This user's key for signing derived files (created on first use), or None when it cannot be kept privately."""
-    root = user_cache_root()
-    if root is None or not private_directory(root):
-        return None
+def cache_key(root: Path) -> bytes | None:
+    """This user's key for signing derived files (created on first use) in the cache ``root`` (from
+    :func:`usable_root`), or None when it cannot be kept privately."""
     path = root / KEY_FILE
     with contextlib.suppress(FileExistsError, OSError):
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)

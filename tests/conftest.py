@@ -27,4 +27,4 @@ pytest_plugins = ["tests.support.sandbox", "tests.support.postgres"]
 
 @pytest.fixture(autouse=True)
 def _no_per_user_token_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("cmssync.api.token_cache.default_cache_dir", lambda: None)
+    monkeypatch.setattr("cmssync.api.token_cache.default_cache_dir", lambda places=(): None)

@@ -6,8 +6,10 @@ of a small plan. Like the ``gh`` and ``az`` command lines, cmssync therefore kee
 
 * **Where.** ``$XDG_CACHE_HOME/cmssync/tokens/`` or ``~/.cache/cmssync/tokens/`` (``auth.token_cache: true``, the
   default), or the directory ``auth.token_cache`` names; ``false`` turns it off. Never inside the content
-  directory or beside the state (:func:`forbidden_reason`): the example CI workflow commits the state's directory
-  to a branch, and a content repository is git. A cache that would land there is not used.
+  directory, the state's folder or the git work tree holding either (:func:`cmssync.usercache.refusal`): the
+  example CI workflow commits the state's directory to a branch, and a content repository is git. The per-user
+  root must be private as well (not a symbolic link, this user's, nobody else may write it). A default cache that
+  would land elsewhere is not used; a directory named there is a ``ConfigError``.
 * **One file per identity and credentials.** The name is a digest of (token URL, client id, username, grant,
   scopes) and of a scrypt hash of the client secret and password (salted with that identity), so two sites, two
   users, two scope sets — or a changed or wrong password or client secret — never share a token: a wrong
@@ -47,7 +49,7 @@ from cmssync.config import Settings
 from cmssync.errors import ConfigError
 from cmssync.fileio import write_atomically
 from cmssync.secrets import register_secret
-from cmssync.usercache import read_private_file, user_cache_root
+from cmssync.usercache import read_private_file, refusal, usable_root
 
 log = structlog.get_logger("cmssync.api")
 
@@ -65,21 +67,11 @@ class CachedToken:
     """Wall-clock seconds (``time.time``) when the site said the token expires."""
 
 
-def default_cache_dir() -> Path | None:
-    """``tokens`` in the per-user cache (:func:`cmssync.usercache.user_cache_root`), or None without one."""
-    root = user_cache_root()
+def default_cache_dir(places: Sequence[Path] = ()) -> Path | None:
+    """``tokens`` in the per-user cache (:func:`cmssync.usercache.usable_root` for a command on ``places``: the
+    content directory and the state's folder), or None without one that may be used."""
+    root = usable_root(places)
     return root / "tokens" if root is not None else None
-
-
-def forbidden_reason(directory: Path, places: Sequence[Path]) -> str | None:
-    """Why a token cache must not be in ``directory`` (inside one of ``places``: the content directory, the state's
-    directory), or None when it may."""
-    resolved = directory.resolve()
-    for place in places:
-        home = place.resolve()
-        if resolved == home or home in resolved.parents:
-            return f"{directory} is inside {place}, which may be committed to git"
-    return None
 
 
 def token_cache_for(settings: Settings, *, base_dir: Path) -> TokenCache | None:
@@ -92,15 +84,16 @@ def token_cache_for(settings: Settings, *, base_dir: Path) -> TokenCache | None:
     choice = settings.auth.token_cache
     if choice is False or settings.auth.grant not in CACHED_GRANTS:
         return None
-    directory = default_cache_dir() if choice is True else settings.resolve(base_dir, choice)
-    if directory is None:
-        return None
-    reason = forbidden_reason(directory, [base_dir, settings.state_path(base_dir).parent])
+    places = [base_dir, settings.state_path(base_dir).parent]
+    if choice is True:
+        directory = default_cache_dir(places)
+        if directory is None:
+            log.debug("token_cache.skipped", reason="no private per-user cache outside the content and the state")
+        return TokenCache(directory) if directory is not None else None
+    directory = settings.resolve(base_dir, choice)
+    reason = refusal(directory, places)
     if reason is None:
         return TokenCache(directory)
-    if choice is True:
-        log.debug("token_cache.skipped", directory=str(directory), reason=reason)
-        return None
     raise ConfigError(
         f"auth.token_cache: {reason}; an access token must not be kept there. "
         "Choose a directory outside the content and the state (or true for the per-user cache, false for none)"

@@ -13,7 +13,7 @@ file only when a cross-file problem must be placed in it (:class:`~cmssync.conte
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,14 +47,17 @@ def load_content(
     hash_cache: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
     parse_cache: ParseCache | None = None,
+    caches: DerivedCaches | None = None,
 ) -> SiteContent:
     """Load the content directory ``root``; ``ContentError`` with every problem when it is not valid.
 
     ``hash_cache``: where to keep file hashes between runs (never inside the content by default).
     ``overrides``: settings chosen on the command line (``--sandbox``), which win over ``cmssync.yaml``.
     ``parse_cache``: parsed YAML kept between loads by a long-lived caller (the daemon).
+    ``caches``: chooses the hash and parse caches from the settings, once they are read (where a cache may live
+    depends on where the state is); invalid settings give None.
     """
-    loader = _Loader(root, hash_cache, overrides, parse_cache)
+    loader = _Loader(root, hash_cache, overrides, parse_cache, caches)
     return loader.load()
 
 
@@ -75,6 +78,10 @@ def load_page(root: Path, path: str, target: Path, values: Mapping[str, str] | N
     return spec.as_page() if isinstance(spec, StackSpec) else spec
 
 
+DerivedCaches = Callable[[Settings | None], tuple[Path | None, ParseCache | None]]
+"""The settings (None when invalid) → where to keep file hashes, the parse cache (:func:`load_content`)."""
+
+
 class _Loader:
     def __init__(
         self,
@@ -82,9 +89,11 @@ class _Loader:
         hash_cache: Path | None,
         overrides: Mapping[str, Any] | None = None,
         parse_cache: ParseCache | None = None,
+        caches: DerivedCaches | None = None,
     ) -> None:
         self.overrides = overrides
         self.parse_cache = parse_cache
+        self.caches = caches
         self.root = root.resolve()
         self.cache = HashCache(hash_cache)
         self.problems: list[Problem] = []
@@ -105,6 +114,10 @@ class _Loader:
         _refuse_oversized(layout)
         settings = self._settings(layout)
         self.settings_values = settings.values if settings is not None else {}
+        if self.caches is not None:
+            hashes, parsed = self.caches(settings)
+            self.cache = HashCache(hashes)
+            self.parse_cache = self.parse_cache or parsed
         pages = self._pages(layout)
         users = self._list_specs(layout.users, UserSpec, "users")
         groups = self._list_specs(layout.groups, GroupSpec, "groups")

@@ -29,7 +29,7 @@ from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import StateBackend, open_state_backend
 from cmssync.state.records import State
 from cmssync.sync.kinds import Registry, discover
-from cmssync.usercache import cache_key, derived_cache_dir
+from cmssync.usercache import cache_key, derived_cache_dir, usable_root
 
 Connect = Callable[[Settings], ConcreteClient]
 """A run's way to the site: the settings → a client."""
@@ -166,12 +166,17 @@ def _without_content(
 
 
 def _load_content(directory: Path, overrides: Mapping[str, Any] | None, parse_cache: ParseCache | None) -> SiteContent:
-    derived = derived_cache_dir(directory)  # never inside the content or the state (usercache.py)
-    cache = derived / "file-hashes.json" if derived is not None else None
-    if parse_cache is None and derived is not None:
-        key = cache_key()
-        parse_cache = ParseCache(directory=derived, key=key) if key is not None else None
-    return load_content(directory, hash_cache=cache, overrides=overrides, parse_cache=parse_cache)
+    def caches(settings: Settings | None) -> tuple[Path | None, ParseCache | None]:
+        """The per-user caches, never in the content's work tree or the state's folder (``usercache.py``); none
+        while the settings are invalid (the state's place is then unknown)."""
+        root = usable_root([directory, settings.state_path(directory).parent]) if settings is not None else None
+        derived = derived_cache_dir(root, directory) if root is not None else None
+        if root is None or derived is None:
+            return None, None
+        key = cache_key(root)
+        return derived / "file-hashes.json", ParseCache(directory=derived, key=key) if key is not None else None
+
+    return load_content(directory, overrides=overrides, parse_cache=parse_cache, caches=caches)
 
 
 def open_state(

@@ -351,6 +351,48 @@ def test_never_inside_the_content_or_beside_the_state(tmp_path: Path, monkeypatc
             token_cache_for(_settings(tmp_path, token_cache=inside), base_dir=content)
 
 
+def _symlinked(root: Path) -> None:
+    (root.parent / "elsewhere").mkdir(mode=0o700)
+    root.symlink_to(root.parent / "elsewhere")
+
+
+def _world_writable(root: Path) -> None:
+    root.mkdir(mode=0o700)
+    root.chmod(0o777)
+
+
+def _other_owned(root: Path) -> None:
+    if os.getuid() != 0:
+        pytest.skip("making a directory of another user needs root")
+    root.mkdir(mode=0o700)
+    os.chown(root, 12345, 12345)
+
+
+def _in_the_contents_repository(root: Path) -> None:
+    (root.parent.parent / ".git").mkdir()
+
+
+@pytest.mark.parametrize("make", [_symlinked, _world_writable, _other_owned, _in_the_contents_repository])
+def test_the_per_user_root_must_be_private_and_outside_any_repository(
+    make: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 37 item 2: the token cache's root passes the parse cache's checks; nothing is written into it."""
+    monkeypatch.setattr(token_cache, "default_cache_dir", default_cache_dir)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    (tmp_path / "xdg").mkdir(mode=0o700)
+    root = tmp_path / "xdg" / "cmssync"
+    make(root)
+    content = tmp_path / "content"
+    assert token_cache_for(_settings(tmp_path), base_dir=content) is None
+    assert not (root / "tokens").exists()
+
+
+def test_an_explicit_directory_in_the_contents_repository_is_refused(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    with pytest.raises(ConfigError, match="git work tree"):
+        token_cache_for(_settings(tmp_path, token_cache=str(tmp_path / "ci-cache")), base_dir=tmp_path / "content")
+
+
 def test_the_sandbox_option_turns_it_off(tmp_path: Path) -> None:
     from cmssync.cli.sandbox import site_overrides
 

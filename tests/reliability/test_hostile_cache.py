@@ -9,14 +9,18 @@ process the way CI does, and show the marker never appears, and that no derived 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
+import secrets
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from cmssync.emulator.embedded import Sandbox
-from cmssync.usercache import derived_cache_dir
+from cmssync.usercache import KEY_FILE, derived_cache_dir, sign, usable_root
 from tests.support.sites import sandbox_environment
 
 
@@ -63,7 +67,9 @@ def test_a_cache_committed_to_the_content_runs_nothing(tmp_path: Path, sandbox: 
 
 def test_a_planted_per_user_cache_runs_nothing_and_is_replaced(tmp_path: Path, sandbox: Sandbox) -> None:
     root, marker = _content(tmp_path / "site"), tmp_path / "PWNED"
-    derived = derived_cache_dir(root)
+    cache_root = usable_root([root, tmp_path / "state"])
+    assert cache_root is not None
+    derived = derived_cache_dir(cache_root, root)
     assert derived is not None
     assert not str(derived.resolve()).startswith(str(root.resolve()))
     planted = derived / "parse-cache.pickle"
@@ -77,3 +83,38 @@ def test_a_planted_per_user_cache_runs_nothing_and_is_replaced(tmp_path: Path, s
     second = _plan(root, environment)
     assert second.returncode == first.returncode
     assert not marker.exists()
+
+
+def _plant_signed(cache_home: Path, content: Path, marker: Path) -> None:
+    """What a repository can commit when ``XDG_CACHE_HOME`` points into it: a cache key (mode 0600, as a clone under
+    umask 077 makes it) and, in the content's derived directory, a parse cache signed with that key."""
+    root = cache_home / "cmssync"
+    digest = hashlib.sha256(str(content.resolve()).encode()).hexdigest()[:32]
+    derived = root / "content" / digest
+    derived.mkdir(parents=True)
+    for directory in (cache_home, root, root / "content", derived):
+        directory.chmod(0o700)
+    key = secrets.token_bytes(32)
+    (root / KEY_FILE).write_bytes(key)
+    (derived / "parse-cache.pickle").write_bytes(sign(key, pickle.dumps(_Hostile(marker))))
+    for path in (root / KEY_FILE, derived / "parse-cache.pickle"):
+        path.chmod(0o600)
+
+
+@pytest.mark.parametrize("place", ["the content's repository", "the state's folder"])
+def test_a_key_and_signed_cache_planted_in_a_repository_run_nothing(
+    place: str, tmp_path: Path, sandbox: Sandbox
+) -> None:
+    """Issue 37 item 2: a cache root inside the git work tree holding the content (a CI caching pattern) or inside
+    the state's folder (committed by the documented CI workflow) is refused, key and caches alike."""
+    repository = tmp_path / "checkout"
+    subprocess.run(["git", "init", "-q", str(repository)], check=True)
+    root, marker, state = _content(repository / "site"), tmp_path / "PWNED", tmp_path / "state-branch"
+    cache_home = repository / ".ci-cache" if place == "the content's repository" else state
+    _plant_signed(cache_home, root, marker)
+    planted = sorted(path for path in cache_home.rglob("*"))
+    environment = {**sandbox_environment(sandbox, state / "state.json"), "XDG_CACHE_HOME": str(cache_home)}
+    result = _plan(root, environment)
+    assert result.returncode in (0, 2), result.stderr
+    assert not marker.exists()
+    assert sorted(path for path in cache_home.rglob("*")) == planted  # nothing written there either
