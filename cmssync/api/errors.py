@@ -107,6 +107,12 @@ class OutcomeUnknown(ApiError):
         self.late_commit_polls = late_commit_polls
 
 
+class DeadlineReached(OutcomeUnknown):
+    """The run's deadline (``run_timeout``) passed before the site answered a call successfully, and no retry waits
+    past it: the call may or may not have happened. Nothing more is sent for it in this run (a create is looked up
+    once, never sent again); the next run reads the site and finds out, as after a lost answer."""
+
+
 class CreateUnconfirmed(OutcomeUnknown):
     """A create whose request may still be committed by the server did not show up within the lookups: it is not
     sent again in this run (that could make a duplicate); the next run finds it or creates it."""

@@ -73,6 +73,32 @@ def retry_hook(kind: Kind, policy: RetryPolicy) -> Callable[[Exception], bool | 
     return should_retry
 
 
+def within(on: bool | float, left: float | None, wait_max: float) -> bool | float:
+    """A retry hook's answer ``on`` (no, yes after stamina's backoff, yes after this wait) bounded by the run's
+    deadline, ``left`` seconds away (None: no deadline): no retry once it has passed, and no wait beyond it
+    (stamina's own backoff is at most ``wait_max``)."""
+    if on is False or left is None:
+        return on
+    if left <= 0:
+        return False
+    if on is True:
+        return True if left > wait_max else left
+    return min(on, left)
+
+
+def within_polls(polls: tuple[float, ...], left: float | None) -> tuple[float, ...]:
+    """The late-commit lookups' waits (``RetryPolicy.late_commit_polls``) that end before the deadline."""
+    if left is None:
+        return polls
+    kept: list[float] = []
+    for wait in polls:
+        left -= wait
+        if left < 0:
+            break
+        kept.append(wait)
+    return tuple(kept)
+
+
 def attempts(
     policy: RetryPolicy, on: Callable[[Exception], bool | float], *, cap: int | None = None
 ) -> AsyncIterator[Attempt]:

@@ -8,6 +8,9 @@ Retry rules live in ``retry`` (what may be repeated depends on the call's kind).
 * a DELETE that answers "not found" on a retry after an ambiguous attempt has succeeded (the first attempt did it);
 * a 401 that rejects the token triggers one re-authentication and one resend within the same attempt;
 * a 429/503 with ``Retry-After`` pauses every call of this client, not only the refused one;
+* the run's deadline (:attr:`Transport.deadline`, from ``run_timeout``): no retry wait, back-off pause or late-commit
+  lookup wait goes past it and none starts after it; a call whose retries it cut raises ``DeadlineReached`` (it
+  may or may not have happened: the next run reads the site, as after a lost answer);
 * a limiter (``limiter``) bounds the requests in flight: ``concurrency`` of them, or, with ``concurrency=None``
   (``auto``, the default of the settings), a limit that follows the site's measured queue; each request is counted
   in ``RequestStats`` and logged at DEBUG with its path (never the query string or headers);
@@ -36,6 +39,7 @@ import structlog
 from cmssync.api.auth import TOKEN_PATH, TokenSource
 from cmssync.api.errors import (
     AuthenticationFailed,
+    DeadlineReached,
     NotFound,
     OutcomeUnknown,
     RateLimited,
@@ -54,7 +58,16 @@ from cmssync.api.errors import (
 from cmssync.api.exchange import MAX_BODY_BYTES, MAX_BUFFERED_BYTES, Answer, Exchange
 from cmssync.api.limiter import Slot, make_limiter
 from cmssync.api.pool import pooled_transport
-from cmssync.api.retry import Kind, RetryPolicy, attempts, retry_after, retry_hook, transport_error
+from cmssync.api.retry import (
+    Kind,
+    RetryPolicy,
+    attempts,
+    retry_after,
+    retry_hook,
+    transport_error,
+    within,
+    within_polls,
+)
 from cmssync.api.stats import RequestStats
 from cmssync.errors import ApiError
 
@@ -110,6 +123,8 @@ class Transport:
         self.concurrency = self.limiter.max_limit
         """The most requests that can ever be in flight (the adaptive limit's ceiling under ``auto``)."""
         self._paused_until = 0.0
+        self.deadline: float | None = None
+        """The run's deadline (``time.monotonic``), set by an apply with ``run_timeout``: see the module doc."""
         limits = httpx.Limits(max_connections=self.concurrency + 2, max_keepalive_connections=self.concurrency)
         self.http = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout),
@@ -157,7 +172,7 @@ class Transport:
         ``expected`` is the site's answer, not a fault: raised at once, never tried again.
         """
         path = self.api_prefix + route.format(**{k: quote(str(v), safe="") for k, v in path_params.items()})
-        ambiguous = False
+        ambiguous = cut = False
         policy = self.retry
 
         async def attempt(number: int) -> Any:
@@ -176,12 +191,15 @@ class Transport:
                 if not isinstance(exc, TransportError) or exc.maybe_processed:
                     ambiguous = True
                 if kind is Kind.CREATE and ambiguous:
-                    raise OutcomeUnknown(
+                    left = self.left()
+                    late = left is not None and left <= 0
+                    polls = policy.late_commit_polls if isinstance(exc, TransportError) else ()
+                    raise (DeadlineReached if late else OutcomeUnknown)(
                         f"the create may or may not have happened ({exc.reason}); read the site to find out",
                         method=method,
                         path=path,
                         status=exc.status,
-                        late_commit_polls=policy.late_commit_polls if isinstance(exc, TransportError) else (),
+                        late_commit_polls=within_polls(polls, left),
                     ) from exc
                 raise
 
@@ -194,9 +212,23 @@ class Transport:
             hook = retry_hook(kind, policy)
 
             def on(exc: Exception) -> bool | float:
-                return getattr(exc, "status", None) not in expected and hook(exc)
+                nonlocal cut
+                wanted = getattr(exc, "status", None) not in expected and hook(exc)
+                bounded = within(wanted, self.left(), policy.wait_max)
+                cut = wanted is not False and bounded is False
+                return bounded
 
             return await retry_after(first, started, policy, on, attempt)
+        except (TransportError, ServerError, RateLimited) as exc:
+            if not cut:
+                raise
+            raise DeadlineReached(
+                f"run_timeout reached before the site answered ({exc.reason}): it may or may not have happened, "
+                "and it is not tried again in this run; the next run reads the site to find out",
+                method=method,
+                path=path,
+                status=exc.status,
+            ) from exc
         except _Deleted:
             return DELETED_ON_RETRY
         except _TokenTrouble as trouble:
@@ -263,9 +295,17 @@ class Transport:
 
     # -- backing off together -------------------------------------------------------------------------------------
 
+    def left(self) -> float | None:
+        """Seconds until the run's deadline (negative once past), or None without one."""
+        return self.deadline - time.monotonic() if self.deadline is not None else None
+
     async def _cool_down(self) -> None:
-        """Wait while the site has asked everyone to back off (a 429 or 503 with ``Retry-After``)."""
+        """Wait while the site has asked everyone to back off (a 429 or 503 with ``Retry-After``), never past the
+        run's deadline."""
         delay = self._paused_until - time.monotonic()
+        left = self.left()
+        if left is not None:
+            delay = min(delay, left)
         if delay > 0:
             await asyncio.sleep(delay)
 

@@ -79,8 +79,9 @@ class AuthSettings(Section):
     """Keep the access token of a ``password`` or ``client_credentials`` grant between commands until shortly
     before it expires, so the next command does not log in again: ``true`` in the per-user cache
     (``$XDG_CACHE_HOME/cmssync/tokens`` or ``~/.cache/cmssync/tokens``, files 0600), ``false`` never, or a
-    directory. Never used inside the content directory or the state's directory (they may be committed). A token is
-    kept per credentials (a salted hash of client secret and password is part of its key), so a changed or wrong
+    directory. Never used inside the content directory, the state's directory or the git work tree holding either
+    (they may be committed), nor in a per-user root that is a symbolic link, another user's or writable by others.
+    A token is kept per credentials (a salted hash of client secret and password is part of its key), so a changed or wrong
     password or secret goes to the site, never answered from the cache."""
 
 
@@ -236,8 +237,10 @@ class Settings(Section):
     """Wait up to this long for the state lock another run holds (``--lock-timeout``); 0: fail at once."""
     run_timeout: Duration = 0.0
     """The deadline of one apply, from taking the lock (``CMSSYNC_RUN_TIMEOUT``, e.g. ``15m``); 0: none. Reading the
-    site and planning must end within it (else nothing is written); then the actions in flight finish and the rest
-    are left for the next run, which exits 1 (a site throttling with long ``Retry-After`` cannot hold a CI job)."""
+    site and planning must end within it (else nothing is written); then no action starts, no retry wait goes past
+    it, an action in flight whose request it cut ends as "may or may not have happened" (the next run reads the site
+    and finds out), and the next run goes on, this one exiting 1 (a site throttling with long ``Retry-After`` cannot
+    hold a CI job)."""
     publish: Literal["approve", "draft"] = "approve"
     """``approve``: changes go live; ``draft``: leave one unapproved version per page for review on the site."""
     prune: PruneSettings = Field(default_factory=PruneSettings)

@@ -134,6 +134,7 @@ async def _apply_locked(
     """The run inside the lock."""
     state = workspace.load_state()
     async with workspace.client() as client:
+        client.transport.deadline = deadline.monotonic
         async with deadline.planning():
             uploads: Uploads = ContentFiles(workspace.content)
             if request.plan_file is not None:

@@ -4,13 +4,16 @@ Reading the site and planning must finish before the deadline, or the run ends w
 run, the deadline acts like SIGTERM: the actions in flight finish (each request is itself bounded by the retry
 policy's time budget) and every action not started yet is skipped, so the state holds every completed change and
 the next run goes on from there. The caller's own stop (SIGTERM) still works and stays distinguishable: the
-deadline sets an event of its own that follows the caller's.
+deadline sets an event of its own that follows the caller's. The client's transport is handed the deadline too
+(:attr:`RunDeadline.monotonic`): past it no retry wait starts and none outlasts it, so an action in flight ends as
+"may or may not have happened" instead of waiting out a site's ``Retry-After``, and the next run finds out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from types import TracebackType
 
@@ -26,6 +29,8 @@ class RunDeadline:
         self.halt = asyncio.Event()
         self._stop = stop
         self._at: float | None = None
+        self.monotonic: float | None = None
+        """The deadline in ``time.monotonic`` seconds (None: none), for the client's retries."""
         self._timer: asyncio.TimerHandle | None = None
         self._follower: asyncio.Task[None] | None = None
 
@@ -33,6 +38,7 @@ class RunDeadline:
         loop = asyncio.get_running_loop()
         if self.seconds > 0:
             self._at = loop.time() + self.seconds
+            self.monotonic = time.monotonic() + self.seconds
             self._timer = loop.call_at(self._at, self._expire)
         if self._stop is not None:
             self._follower = asyncio.create_task(self._follow(self._stop))

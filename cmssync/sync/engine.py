@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal, TypeVar
 
 from cmssync.api.client import ConcreteClient
-from cmssync.api.errors import CreateUnconfirmed, OutcomeUnknown
+from cmssync.api.errors import CreateUnconfirmed, DeadlineReached, OutcomeUnknown
 from cmssync.errors import CmsSyncError, ContentError, printable
 from cmssync.plan.actions import Action, Plan
 from cmssync.plan.desired import Resolver
@@ -113,7 +113,8 @@ async def create_verified(
     lookup decides, and a create that certainly did not happen is sent again. After a timeout or a dropped
     connection the server may still commit it: the lookup is repeated after each of the error's
     ``late_commit_polls`` waits, and an object that never appears is *not* sent again in this run
-    (``CreateUnconfirmed``: the action fails, saying so) — the next run finds it or creates it.
+    (``CreateUnconfirmed``: the action fails, saying so) — the next run finds it or creates it. Past the run's
+    deadline (``DeadlineReached``) a create that is not found is not sent again either.
     """
     for attempt in range(1, attempts + 1):
         try:
@@ -127,6 +128,8 @@ async def create_verified(
                 found = await find()
             if found is not None:
                 return found
+            if isinstance(exc, DeadlineReached):
+                raise  # past run_timeout: not sent again; the next run looks it up
             if exc.late_commit_polls:
                 raise CreateUnconfirmed(
                     f"{exc.reason}; it has not appeared after {len(exc.late_commit_polls) + 1} lookups over "
