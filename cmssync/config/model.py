@@ -81,8 +81,8 @@ class AuthSettings(Section):
     (``$XDG_CACHE_HOME/cmssync/tokens`` or ``~/.cache/cmssync/tokens``, files 0600), ``false`` never, or a
     directory. Never used inside the content directory, the state's directory or the git work tree holding either
     (they may be committed), nor in a per-user root that is a symbolic link, another user's or writable by others.
-    A token is kept per credentials (a salted hash of client secret and password is part of its key), so a changed or wrong
-    password or secret goes to the site, never answered from the cache."""
+    A token is kept per credentials (a salted hash of client secret and password is part of its key), so a changed
+    or wrong password or secret goes to the site, never answered from the cache."""
 
 
 class PruneSettings(Section):

@@ -64,7 +64,7 @@ Digest = Annotated[str, StringConstraints(pattern=r"^sha256:[0-9a-f]{64}$")]
 """``sha256:<hex>``, as made by ``cmssync.plan.normalize.digest`` (and for file contents, of the bytes)."""
 PasswordDigest = Annotated[str, StringConstraints(pattern=r"^hmac-sha256:[0-9a-f]{64}$")]
 
-RECORD_MAPS: Final = ("pages", "files", "users", "groups", "retired_files")
+RECORD_MAPS: Final = ("pages", "files", "users", "groups", "retired_files", "uploads")
 """The State's maps of the built-in kinds' records (what ``State._changes`` and the journal name them by)."""
 KIND_PREFIX: Final = "kinds."
 """How a change to a registered kind's record is named in ``State._changes`` and the journal: ``kinds.<kind>``."""
@@ -206,6 +206,17 @@ class RetiredFileRecord(_Record):
     """The content path the file served (for messages)."""
 
 
+class UploadRecord(_Record):
+    """An upload of a content file that was sent and not yet recorded: journaled *before* the bytes are sent, so
+    a run killed between the site's commit and the answer leaves the upload's name and SHA-256 in the state, and
+    the next apply adopts the copy it made (same bytes) or deletes it (the content moved on) instead of leaving it
+    on the site, recorded nowhere and publicly served (``cmssync.sync.apply_assets``)."""
+
+    sha256: Digest
+    size: int
+    folder: int | None = None
+
+
 class SiteRecord(_Record):
     url: str
     api_prefix: str
@@ -227,6 +238,9 @@ class State(BaseModel):
     retired_files: dict[str, RetiredFileRecord] = Field(default_factory=dict)
     """File id → the replaced file to delete (see :class:`RetiredFileRecord`); written only when not empty, so a
     state without one reads the same in earlier versions."""
+    uploads: dict[str, UploadRecord] = Field(default_factory=dict)
+    """Path under ``files/`` → the upload sent for it and not yet recorded (:class:`UploadRecord`); written only
+    when not empty."""
     kinds: dict[str, dict[str, KindRecord]] = Field(default_factory=dict)
     """Kind name → key → record, for the kinds registered with ``cmssync.sync.kinds.register`` (the built-in kinds
     keep their own maps above). Written only when a record exists, so a state without one is written as before;
@@ -265,10 +279,19 @@ class State(BaseModel):
         self._changes.add(("retired_files", file_id))
         self.retired_files.pop(file_id, None)
 
+    def record_upload(self, path: str, record: UploadRecord) -> None:
+        self.uploads[path] = record
+        self._changes.add(("uploads", path))
+
+    def forget_upload(self, path: str) -> None:
+        if path in self.uploads:
+            self._changes.add(("uploads", path))
+            del self.uploads[path]
+
     @model_serializer(mode="wrap")
     def _without_empty_maps(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for optional in ("retired_files", "kinds"):
+        for optional in ("retired_files", "uploads", "kinds"):
             if not data.get(optional):
                 data.pop(optional, None)
         return data

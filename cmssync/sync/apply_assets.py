@@ -8,6 +8,12 @@ delete is read back, because a real server answers "deleted" for objects it sile
 
 A replaced file's new bytes are uploaded first; the old file is only retired here and deleted after the pages
 that referenced it have been re-pointed (``delete_retired_files``).
+
+Every upload is journaled (``State.uploads``: the path, its SHA-256, size and folder) before its bytes are sent and
+forgotten once the file is recorded. A run killed between the site's commit and the answer leaves that entry, and
+the next upload of the path first looks the copy up by name, folder, size and bytes (never a file the state holds):
+the same bytes are adopted instead of uploaded again; a copy of bytes the content no longer wants is retired and
+deleted with the replaced files. Either way no copy stays on the site recorded nowhere.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from cmssync.errors import ApplyError
 from cmssync.plan.actions import Action
 from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest, same_user_field
 from cmssync.plan.asset_forms import FileForm, UserForm
-from cmssync.state.records import FileRecord, GroupRecord, RetiredFileRecord, UserRecord
+from cmssync.state.records import FileRecord, GroupRecord, RetiredFileRecord, UploadRecord, UserRecord
 from cmssync.sync.engine import ApplyContext, Outcome, create_verified
 from cmssync.sync.file_adoption import uploaded_copy
 
@@ -62,7 +68,7 @@ async def apply_file(action: Action, context: ApplyContext) -> str:
             # later apply deletes it, instead of the old bytes staying public at the old URL forever.
             context.state.retire_file(str(old.id), RetiredFileRecord(path=path))
             context.save()
-        uploaded = await _upload(context, path, form)
+        uploaded = await _journaled_upload(context, path, form)
         _record_file(context, path, form, uploaded)
         await _set_metadata(context, form, uploaded, set(form.meta) - {"folder"})
         verb = "uploaded" if action.op == "create" else "uploaded the new bytes"
@@ -90,6 +96,21 @@ def _planned(action: Action, form: F | None) -> F:
     return form
 
 
+async def _journaled_upload(context: ApplyContext, path: str, form: FileForm) -> File:
+    """Upload ``path`` (see the module docstring), or adopt the copy a killed run's upload of the same bytes left."""
+    pending = context.state.uploads.get(path)
+    if pending is not None:
+        earlier = FileForm(sha256=pending.sha256, size=pending.size, folder_id=pending.folder)
+        copy = await _uploaded_copy(context, path, earlier, existed=set())
+        if copy is not None and pending.sha256 == form.sha256:
+            return copy
+        if copy is not None:
+            context.state.retire_file(copy.id.lower(), RetiredFileRecord(path=path))
+    context.state.record_upload(path, UploadRecord(sha256=form.sha256, size=form.size, folder=form.folder_id))
+    context.save()
+    return await _upload(context, path, form)
+
+
 async def _upload(context: ApplyContext, path: str, form: FileForm) -> File:
     source = context.uploads.source(path, form)
     name = PurePosixPath(path).name
@@ -99,13 +120,18 @@ async def _upload(context: ApplyContext, path: str, form: FileForm) -> File:
     )
 
 
-async def _uploaded_copy(context: ApplyContext, path: str, form: FileForm) -> File | None:
+async def _uploaded_copy(
+    context: ApplyContext, path: str, form: FileForm, *, existed: set[str] | None = None
+) -> File | None:
     """After an ambiguous upload: the one new site file with this name, folder, size and bytes, if the upload
-    happened (``cmssync.sync.file_adoption.uploaded_copy``). Files the site had when the run observed it, and ids
-    the state or this run already gave to a content path, are never taken for it."""
+    happened (``cmssync.sync.file_adoption.uploaded_copy``). Files the site had when the run observed it (unless
+    ``existed`` says otherwise: a journaled upload of an earlier run made its copy before this run looked), and ids
+    the state or this run already gave to a content path or retired, are never taken for it."""
     claimed = {str(record.id).lower() for record in context.state.files.values()}
     claimed |= {file_id.lower() for file_id in context.file_ids.values()}
-    return await uploaded_copy(context.client, path, form, claimed=claimed, existed=set(context.snapshot.files))
+    claimed |= {file_id.lower() for file_id in context.state.retired_files}
+    existed = set(context.snapshot.files) if existed is None else existed
+    return await uploaded_copy(context.client, path, form, claimed=claimed, existed=existed)
 
 
 async def _set_metadata(
@@ -139,6 +165,7 @@ def _record_file(context: ApplyContext, path: str, form: FileForm, file: File, d
             digest=digest or form.digest,
         ),
     )
+    context.state.forget_upload(path)  # recorded: no longer pending (an adopted copy of a killed run's upload too)
     context.file_urls[path] = file.url or ""
     context.file_ids[path] = file.id.lower()
     context.save()

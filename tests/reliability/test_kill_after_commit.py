@@ -2,9 +2,10 @@
 the answer reaches it. A proxy forwards the request to the sandbox and then ends the run as SIGKILL would; the next
 run (no fault) must finish the work with nothing doubled and nothing left behind.
 
-Block adds: the added block sits in cmssync's own unapproved draft, recorded nowhere but the draft; the next run
-takes it as its own (the draft's starting blocks are journaled before the first write), not as an editor's
-addition, so the page shows each of the content's blocks once.
+Block adds (item 1): the added block sits in cmssync's own unapproved draft, recorded nowhere but the draft; the
+next run takes it as its own (the draft's starting blocks are journaled before the first write), not as an editor's
+addition, so the page shows each of the content's blocks once. Uploads (item 4): the upload is journaled with its
+SHA-256 before it is sent, and the next run adopts or retires the copy the lost answer left.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, Killed, through
 from tests.reliability.sites import ReliabilitySite, write_generated_content
+from tests.reliability.test_retired_files import PRICE_LIST, stale_files
 from tests.support.editors import Editor
 from tests.support.rawsite import RawSite
 
@@ -99,4 +101,60 @@ async def test_an_editors_block_from_before_the_killed_run_is_still_kept(
         "<p>Added block 1.</p>",
         "<p>Added block 2.</p>",
     ]
+    assert (await site.plan()).is_empty
+
+
+@pytest.mark.parametrize("then", ["same content", "content changed again"])
+async def test_a_replacement_upload_committed_before_a_kill_leaves_no_orphan(
+    then: str,
+    example_site: ReliabilitySite,
+    sandbox: Sandbox,
+    raw_factory: Callable[[], RawSite],
+    reliability_report: ReliabilityReport,
+) -> None:
+    """Issue 37 item 4: the upload is journaled with its SHA-256 before it is sent; the next run looks the copy up
+    by name and bytes and adopts it (same content) or retires it (the content moved on): no copy stays on the site
+    recorded nowhere, and the page linking the file is not refused."""
+    site = example_site
+    assert not (await site.apply()).failed, site.last_output
+    (site.root / PRICE_LIST).write_text("New prices: everything is cheaper.\n", encoding="utf-8")
+    site.edit("pages/services.yaml", "see the <a", "see the new <a")
+    with (
+        through(CorruptingProxy(Corruption("upload, then SIGKILL", "POST", r"/files$", kill=True))),
+        pytest.raises(Killed),
+    ):
+        await site.apply()
+    if then == "content changed again":
+        (site.root / PRICE_LIST).write_text("Newer prices: cheaper still.\n", encoding="utf-8")
+
+    plan = await site.plan()
+    assert [c.field for c in plan.conflicts] == []
+    assert [h.message for h in plan.held] == []
+    report = await site.apply()
+    raw = raw_factory()
+    orphans = stale_files(raw, site)
+    reliability_report.add(cases_tried=1, kills=1, faults_injected=1, orphaned_files=len(orphans))
+    assert not report.failed, site.last_output
+    assert orphans == []
+    assert site.state().uploads == {}
+    assert (await site.plan()).is_empty
+
+
+async def test_a_new_files_upload_committed_before_a_kill_is_adopted(
+    example_site: ReliabilitySite, raw_factory: Callable[[], RawSite]
+) -> None:
+    site = example_site
+    assert not (await site.apply()).failed, site.last_output
+    (site.root / "files" / "documents" / "menu.txt").write_text("Today: soup.\n", encoding="utf-8")
+    with (
+        through(CorruptingProxy(Corruption("upload, then SIGKILL", "POST", r"/files$", kill=True))),
+        pytest.raises(Killed),
+    ):
+        await site.apply()
+    assert "documents/menu.txt" in site.state().uploads  # journaled before the bytes were sent
+
+    assert not (await site.apply()).failed, site.last_output
+    menus = [name for name in take_inventory(raw_factory(), block_pages=set()).files.values() if name == "menu.txt"]
+    assert menus == ["menu.txt"]
+    assert site.state().uploads == {}
     assert (await site.plan()).is_empty
