@@ -3,8 +3,10 @@
 * ``version_to_modify`` is ``Collection::getVersionToModify``: the most recent version is reused while it is an
   unapproved "new" version; otherwise it is cloned into a new unapproved, "new" version. So a page PUT and any
   number of block adds, updates and deletes made without approval in between share one draft (recorded:
-  ``areas.consecutive.*``). A stack's draft is never reused: each write to a stack makes a version of its own
-  (stack-feed.jsonl: two page PUTs in a row, versions 4 and 5).
+  ``areas.consecutive.*``). A page's block add that needs a new version copies the live one. A stack's draft is
+  never reused: each write to a stack makes a version of its own (stack-feed.jsonl: two page PUTs in a row,
+  versions 4 and 5), copied from the stack's *recent* version, block adds included, so the last version holds every
+  write (stack-writes.jsonl: an update and three adds make versions 2-5, and approving 5 publishes all four).
 * A clone places the *same* block ids in the new version (aliases). Updating a block that is also placed in another
   version duplicates it first: the update answers a **new** id and the old id is no longer in the draft
   (``areas.update.content_value`` → ``areas.update.old_block_id``). A block placed only in the draft is updated in
@@ -64,9 +66,10 @@ def version_to_modify(store: Store, page_id: int, ts: int, *, from_live: bool = 
     """The draft that a change goes into (see the module docstring)."""
     recent = recent_version(store, page_id)
     assert recent is not None, "every page has a version"
-    if not recent["is_approved"] and recent["is_new"] and not _is_stack(store, page_id):
+    stack = _is_stack(store, page_id)
+    if not recent["is_approved"] and recent["is_new"] and not stack:
         return recent
-    source = (live_version(store, page_id) or recent) if from_live else recent
+    source = (live_version(store, page_id) or recent) if from_live and not stack else recent
     return clone_version(store, page_id, source, ts)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Block, PageVersion
 from cmssync.content.blocktypes import block_type as block_type_of
+from cmssync.content.paths import is_stack_path
 from cmssync.plan.actions import Action, BlockChange
 from cmssync.plan.block_form import BlockForm
 from cmssync.plan.blocks import values_match
@@ -65,6 +66,9 @@ class PageWriter:
         self.recent_is_draft = recent_is_draft
         self.area_sizes = dict(area_sizes)
         self.writes = 0
+        self.stack = is_stack_path(path)
+        self.newest = recent_version_id or 0
+        """The page's newest version as far as this run knows (a stack's next write lands in the one after)."""
 
     @property
     def client(self) -> ConcreteClient:
@@ -73,8 +77,14 @@ class PageWriter:
     def _before_write(self) -> None:
         """Record the draft this write will land in before sending it (design.md §5: a draft of an interrupted run
         is recognised). Concrete numbers a page's versions 1, 2, 3 …, so the draft is the pending one, or the
-        version after the newest. If the answer is then lost, the next run still knows the draft is cmssync's."""
-        if self.writes or self.recent_version_id is None:
+        version after the newest. If the answer is then lost, the next run still knows the draft is cmssync's. A
+        stack never reuses its draft: each write lands in a version after the newest, journaled before each."""
+        if self.recent_version_id is None:
+            return
+        if self.stack:  # every write to a stack makes a version of its own (stack-writes.jsonl): journal each
+            self._record_draft(self.newest + 1)
+            return
+        if self.writes:
             return
         expected = self.recent_version_id if self.recent_is_draft else self.recent_version_id + 1
         self._record_draft(expected)
@@ -106,6 +116,7 @@ class PageWriter:
     def _saw(self, version: PageVersion | None) -> None:
         self.writes += 1
         if version is not None and version.id is not None and not version.is_approved:
+            self.newest = max(self.newest, version.id)
             self._record_draft(version.id)
 
     async def update_fields(self, form: PageForm, wanted: set[str]) -> None:

@@ -10,6 +10,7 @@ area "Footer") and one no page shows, as the recorded sample site has them
 from __future__ import annotations
 
 import io
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -81,13 +82,17 @@ async def test_a_stack_is_pulled_edited_applied_and_shown_on_every_page(site: Si
     assert not (site.root / "pages" / "dashboard.yaml").exists()  # a system page, not a stack
     assert not (await site.plan()).actions
 
-    site.edit(FOOTER, "Footer text", "Footer text, edited")
+    # one block updated and three added, the edit whose writes each make a stack version (stack-writes.jsonl)
+    written["areas"]["Main"] = [_content("Footer text, edited"), *(_content(f"Footer line {n}") for n in (1, 2, 3))]
+    (site.root / FOOTER).write_text(json.dumps(written), encoding="utf-8")  # JSON is YAML
     plan = await site.plan()
     assert [(a.kind, a.key, a.op) for a in plan.actions] == [("stack", "footer", "update")]
+    assert [b.op for b in plan.actions[0].blocks] == ["update", "add", "add", "add"]
     report = await site.apply()
     assert report.exit_code == 0, site.last_output
     for path in ("/", "/about"):
-        assert "Footer text, edited" in _public(site, path)
+        shown = _public(site, path)
+        assert all(text in shown for text in ("Footer text, edited", "Footer line 1", "Footer line 2", "Footer line 3"))
     assert not (await site.plan()).actions
 
 

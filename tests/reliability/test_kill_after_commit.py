@@ -10,12 +10,14 @@ SHA-256 before it is sent, and the next run adopts or retires the copy the lost 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
+from tests.e2e.test_stacks import SEED as STACKS_SEED
 from tests.reliability.conftest import ReliabilityReport
 from tests.reliability.inventory import duplicates, problems, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, Killed, through
@@ -23,8 +25,10 @@ from tests.reliability.sites import ReliabilitySite, write_generated_content
 from tests.reliability.test_retired_files import PRICE_LIST, stale_files
 from tests.support.editors import Editor
 from tests.support.rawsite import RawSite
+from tests.support.sites import Site
 
 PAGE = "/rel-section-1"
+FOOTER_LINES = ["Footer text, edited", "Footer line 1", "Footer line 2", "Footer line 3"]
 ADDED = "    - type: content\n      value: {{content: <p>Added block {n}.</p>}}\n"
 
 
@@ -158,3 +162,28 @@ async def test_a_new_files_upload_committed_before_a_kill_is_adopted(
     assert menus == ["menu.txt"]
     assert site.state().uploads == {}
     assert (await site.plan()).is_empty
+
+
+@pytest.mark.parametrize("killed_at", [1, 2, 3])
+async def test_a_stack_edit_killed_after_a_commit_is_finished_once(
+    killed_at: int, sandbox_server: Sandbox, tmp_path: Path, raw_factory: Callable[[], RawSite]
+) -> None:
+    """A stack makes a version per write (stack-writes.jsonl): a block add whose answer a kill lost leaves a newer
+    version than the one journaled; the next run still takes the draft as cmssync's own and publishes it once."""
+    site = Site.seeded(sandbox_server, tmp_path, STACKS_SEED)
+    await site.pull()
+    blocks = [{"type": "content", "value": {"content": f"<p>{text}</p>"}} for text in FOOTER_LINES]
+    (site.root / "stacks" / "footer.yaml").write_text(
+        json.dumps({"id": 7, "name": "Footer", "areas": {"Main": blocks}})
+    )
+    kill = Corruption("stack block add, then SIGKILL", "POST", r"/pages/7/Main$", kill=True, skip=killed_at - 1)
+    with through(CorruptingProxy(kill)), pytest.raises(Killed):
+        await site.apply()
+
+    plan = await site.plan()
+    assert [h.message for h in plan.held] == []
+    assert [c.field for c in plan.conflicts] == []
+    assert (await site.apply()).exit_code == 0, site.last_output
+    live = [value["content"] for _, value in raw_factory().blocks("/!stacks/footer", "Main", page_id=7)]
+    assert live == [f"<p>{text}</p>" for text in FOOTER_LINES]
+    assert not (await site.plan()).actions

@@ -36,8 +36,9 @@ class RawSite:
                 return None
         return self.get(f"/pages/{node['id']}", includes="areas,custom_attributes")
 
-    def blocks(self, path: str, area: str) -> list[tuple[str, dict[str, Any]]]:
-        page = self.page_by_path(path)
+    def blocks(self, path: str, area: str, *, page_id: int | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """The live blocks of ``area``; ``page_id`` reads the page by id (a stack is in no tree)."""
+        page = self.page_by_path(path) if page_id is None else self.get(f"/pages/{page_id}", includes="areas")
         assert page is not None, f"no page at {path}"
         areas = page.get("areas") or []
         areas = areas["data"] if isinstance(areas, dict) else areas
