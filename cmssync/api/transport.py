@@ -27,9 +27,11 @@ policy, the waits, the retry log lines and the total time budget are those of a 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import time
 from collections.abc import Callable, Collection, Mapping
 from contextlib import AbstractContextManager
+from email.utils import parsedate_to_datetime
 from typing import IO, Any
 from urllib.parse import quote
 
@@ -123,6 +125,8 @@ class Transport:
         self.concurrency = self.limiter.max_limit
         """The most requests that can ever be in flight (the adaptive limit's ceiling under ``auto``)."""
         self._paused_until = 0.0
+        self._site_date: tuple[str, float] | None = None
+        """The last answer's ``Date`` header and when it arrived (``time.monotonic``): :meth:`site_now`."""
         self.deadline: float | None = None
         """The run's deadline (``time.monotonic``), set by an apply with ``run_timeout``: see the module doc."""
         limits = httpx.Limits(max_connections=self.concurrency + 2, max_keepalive_connections=self.concurrency)
@@ -295,6 +299,20 @@ class Transport:
 
     # -- backing off together -------------------------------------------------------------------------------------
 
+    def site_now(self) -> dt.datetime | None:
+        """The site's own clock now, from the last answer's ``Date`` header (the clock its dates come from), or None
+        when no answer carried a readable one. Parsed only when asked (most callers never do)."""
+        if self._site_date is None:
+            return None
+        header, received = self._site_date
+        try:
+            date = parsedate_to_datetime(header)
+        except (TypeError, ValueError):
+            return None
+        if date.tzinfo is None:
+            date = date.replace(tzinfo=dt.UTC)
+        return date + dt.timedelta(seconds=time.monotonic() - received)
+
     def left(self) -> float | None:
         """Seconds until the run's deadline (negative once past), or None without one."""
         return self.deadline - time.monotonic() if self.deadline is not None else None
@@ -335,6 +353,9 @@ class Transport:
             token = await self._token()
             slot.started = time.monotonic()  # the site's time, without waiting for a token
             answer = await self._send_body(method, path, route, token, params, json, form, upload, slot)
+            date = answer.response.headers.get("date")
+            if date:
+                self._site_date = (date, time.monotonic())
             if self.auth is not None and _rejects_token(answer):
                 if not self.auth.can_renew or token is None:
                     raise self._auth_failed(answer.full(), method, path, renewable=False)

@@ -70,15 +70,25 @@ objects one by one (``latest_by_id``)."""
 Request = Callable[[str, Scope | None], None]
 
 
+SKEW = dt.timedelta(seconds=2)
+"""How far past the site's clock (its ``Date`` header, whole seconds like the lists' dates) a date may be and still
+count as now."""
+
+
 @dataclass
 class _Head:
-    """Where one list stood at its last poll: the newest date and the ids seen with it (``None``: not polled)."""
+    """Where one list stood at its last poll: the newest date and the ids seen with it (``None``: not polled).
+
+    A date past the site's own clock (``now``: from its ``Date`` header) is never trusted as the newest: one future
+    date — a clock stepped back, a proxy rewriting dates — would otherwise hide every later real edit. Such an item
+    is kept in ``ahead`` and counts as moved only when its date changes."""
 
     newest: dt.datetime | None = None
     ids: set[str] = field(default_factory=set)
     started: bool = False
+    ahead: dict[str, dt.datetime] = field(default_factory=dict)
 
-    def moved(self, items: Sequence[tuple[str, dt.datetime | None]]) -> list[str]:
+    def moved(self, items: Sequence[tuple[str, dt.datetime | None]], now: dt.datetime | None = None) -> list[str]:
         """The ids of ``items`` (newest first) that moved since the last poll."""
         if not self.started:
             return []
@@ -86,12 +96,17 @@ class _Head:
         return [
             key
             for key, date in items
-            if date is None or newest is None or date > newest or (date == newest and key not in ids)
+            if (
+                self.ahead.get(key) != date
+                if _future(date, now)
+                else date is None or newest is None or date > newest or (date == newest and key not in ids)
+            )
         ]
 
-    def advance(self, items: Sequence[tuple[str, dt.datetime | None]]) -> None:
+    def advance(self, items: Sequence[tuple[str, dt.datetime | None]], now: dt.datetime | None = None) -> None:
         self.started = True
-        dated = [(key, date) for key, date in items if date is not None]
+        self.ahead = {key: date for key, date in items if date is not None and _future(date, now)}
+        dated = [(key, date) for key, date in items if date is not None and key not in self.ahead]
         if not dated:
             return
         newest = max(date for _, date in dated)
@@ -99,6 +114,19 @@ class _Head:
             self.newest, self.ids = newest, set()
         if newest == self.newest:
             self.ids |= {key for key, date in dated if date == newest}
+
+    def stepped(self, now: dt.datetime | None) -> bool:
+        """The newest date seen is past the site's clock: the clock stepped back since (or the date was false)."""
+        return self.newest is not None and _future(self.newest, now)
+
+    def restart(self, items: Sequence[tuple[str, dt.datetime | None]], now: dt.datetime | None) -> None:
+        """Start again from ``items`` as a first poll would (after :meth:`stepped`)."""
+        self.newest, self.ids, self.ahead = None, set(), {}
+        self.advance(items, now)
+
+
+def _future(date: dt.datetime | None, now: dt.datetime | None) -> bool:
+    return date is not None and now is not None and date > now + SKEW
 
 
 @dataclass
@@ -183,10 +211,18 @@ class DriftFeed:
             return await self._moved(kind, await self._read_one(kind, state), set())
         head = self.heads[kind]
         window, requests = await self._read(kind, head)
-        result = PollResult(kind, requests)
-        moved = head.moved(window)
-        head.advance(window)
+        now = self.client.transport.site_now()
         own, self.own[kind] = self.own[kind], set()  # only the first poll after a run can see its writes move
+        if head.stepped(now):
+            # Every edit dated between the site's clock and the newest date seen would pass unseen: start again from
+            # this window and let a full run find what changed meanwhile.
+            log.warning("drift feed: the site's clock is behind a date it showed; full run requested", kind=kind)
+            head.restart(window, now)
+            self.request("drift", None)
+            return PollResult(kind, requests, full=True)
+        result = PollResult(kind, requests)
+        moved = head.moved(window, now)
+        head.advance(window, now)
         if len(moved) >= LIMIT * MAX_PAGES:
             log.info("drift feed: more objects moved than a poll reads; full run requested", kind=kind)
             self.request("drift", None)
@@ -274,7 +310,11 @@ class DriftFeed:
         for requests in range(1, MAX_PAGES + 1):
             items = await self._page(kind, after)
             window += items
-            if len(items) < LIMIT or not head.started or len(head.moved(items)) < len(items):
+            if (
+                len(items) < LIMIT
+                or not head.started
+                or len(head.moved(items, self.client.transport.site_now())) < len(items)
+            ):
                 return window, requests
             after = items[-1][0]
         return window, MAX_PAGES

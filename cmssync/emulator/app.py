@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import urllib.parse
+from email.utils import formatdate
 from typing import Any
 
 from starlette.applications import Starlette
@@ -45,6 +46,9 @@ class FaultsAndStats:
         async def recording_send(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status[0] = int(message["status"])
+                # the site's own clock, the one its dates come from (a real server's Date header and PHP share it)
+                date = (b"date", formatdate(routing.now(), usegmt=True).encode())
+                message = {**message, "headers": [*message.get("headers", []), date]}
             await send(message)
 
         try:

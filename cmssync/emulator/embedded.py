@@ -74,7 +74,7 @@ class Sandbox:
             raise
         self.host = host
         self.port = int(self._sock.getsockname()[1])
-        config = uvicorn.Config(build_app(self._emu), log_level="warning", lifespan="off")
+        config = uvicorn.Config(build_app(self._emu), log_level="warning", lifespan="off", date_header=False)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._sock]}, name=f"cmssync-sandbox-{self.port}", daemon=True

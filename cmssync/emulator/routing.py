@@ -34,7 +34,7 @@ from cmssync.emulator.context import ApiError, Ctx
 from cmssync.emulator.phperror import PhpError
 from cmssync.emulator.render import Renderer, parse_includes
 from cmssync.emulator.runtime import Emulator
-from cmssync.emulator.store import now
+from cmssync.emulator.store import now as now  # the clock of every route (tests move it), and of the Date header
 
 log = logging.getLogger("cmssync.emulator")
 Handler = Callable[[Ctx], Awaitable[Response]]

@@ -71,7 +71,7 @@ def run_emulator(
     try:
         sock = bind(host, port)
         actual_port = sock.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(build_app(emu), log_level="warning", lifespan="off"))
+        server = uvicorn.Server(uvicorn.Config(build_app(emu), log_level="warning", lifespan="off", date_header=False))
         shown = f"[{host}]" if ":" in host else host
         with _interrupts(server) as interrupted:
             print(
