@@ -29,7 +29,7 @@ from cmssync.plan.request import PlanRequest
 from cmssync.state.backends import StateBackend, open_state_backend
 from cmssync.state.records import State
 from cmssync.sync.kinds import Registry, discover
-from cmssync.usercache import cache_key, derived_cache_dir, usable_root
+from cmssync.usercache import cache_key, derived_cache_dir, is_inside, usable_root
 
 Connect = Callable[[Settings], ConcreteClient]
 """A run's way to the site: the settings → a client."""
@@ -160,6 +160,15 @@ def _without_content(
     settings = load_settings(directory, overrides=overrides)
     if not settings.site.url:
         raise ConfigError(f"no site to talk to: {directory} does not exist; set CMSSYNC_URL")
+    state = settings.state_path(directory)
+    if settings.state_settings.backend == "local" and is_inside(state, directory):
+        # A new, empty state there would apply the saved plan as if nothing were managed, and leave the records in a
+        # directory that a checkout of the content then replaces.
+        raise ConfigError(
+            f"the content directory {directory} does not exist and the state would be made inside it ({state}): "
+            "to apply a saved plan without its content, point CMSSYNC_STATE (or state:) at the state's place, or "
+            "use a state server"
+        )
     content = SiteContent(root=directory, settings=settings, pages={}, files={}, users={}, groups={})
     store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
     return Workspace(directory, content, settings, store, any_site=any_site, has_content=False)

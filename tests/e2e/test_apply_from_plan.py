@@ -18,7 +18,7 @@ import pytest
 
 from cmssync.cli import main
 from cmssync.emulator.embedded import Sandbox
-from cmssync.errors import PlanError
+from cmssync.errors import ConfigError, PlanError
 from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.workspace import open_workspace
 from tests.support.rawsite import RawSite
@@ -142,3 +142,20 @@ def test_an_unset_password_variable_is_refused_as_in_a_plain_apply(
     err = capsys.readouterr().err
     assert "users.yaml:9:3: user 'lee.writer': environment variable LEE_PASSWORD is not set" in err
     assert raw.page_by_path("/news") is None  # checked before the first write
+
+
+@pytest.mark.parametrize("state", [".cmssync/state.json", "elsewhere"])
+def test_a_missing_directory_is_refused_when_the_state_would_be_made_in_it(
+    example: Site, planned: Path, tmp_path: Path, state: str
+) -> None:
+    """Issue 37 item 7: the docs say the state must then live elsewhere; a state inside the missing directory would
+    be a new, empty one there (a saved plan applied as if nothing were managed)."""
+    shutil.rmtree(example.root)
+    overrides = {**example.overrides(), "state": state if state != "elsewhere" else str(tmp_path / "state.json")}
+    if state == "elsewhere":
+        assert open_workspace(example.root, overrides=overrides, missing_ok=True).has_content is False
+        return
+    with pytest.raises(ConfigError, match="does not exist and the state would be made inside it") as refused:
+        open_workspace(example.root, overrides=overrides, missing_ok=True)
+    assert "point CMSSYNC_STATE (or state:) at the state's place" in str(refused.value)
+    assert not example.root.exists()
