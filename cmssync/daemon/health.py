@@ -11,6 +11,8 @@ Its JSON body says how the runs go. ``/healthz`` is that run status as a code: 5
 finishes, 200 once a run succeeded (a run reads the site, so the credentials work), and 503 with the reason after a
 failed or crashed run: the ``file:line:col`` problems of invalid content, or the error (site unreachable,
 credentials refused, failed actions, an exception). Alert on it (or on the metrics), never restart or unroute on it.
+While a run goes on, every body also says which and since when (``running``: ``since`` in UTC, ``seconds``), so a
+run that hangs is seen as one.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -50,6 +52,9 @@ class Readiness:
     last_run: dict[str, Any] = field(default_factory=dict)
     stopping: bool = False
     """SIGTERM came: ``/readyz`` answers 503 so the orchestrator stops routing here."""
+    in_progress: Callable[[], dict[str, Any] | None] = lambda: None
+    """The run going on (id, trigger, ``since``, ``seconds``), or None: shown beside the last run's status, so a
+    run that hangs shows as one running for a long time."""
 
     def ready(self, run: dict[str, Any]) -> None:
         self.status, self.reason, self.problems, self.last_run = "ready", "the last run succeeded", (), run
@@ -63,6 +68,9 @@ class Readiness:
             body["problems"] = list(self.problems)
         if self.last_run:
             body["last_run"] = self.last_run
+        running = self.in_progress()
+        if running is not None:
+            body["running"] = running
         return body
 
 

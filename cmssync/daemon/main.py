@@ -179,6 +179,7 @@ class Daemon:
             on_finished=self._on_run_finished,
         )
         self.reconciler = Reconciler(runner, debounce=config.debounce, backoff=RETRY_BACKOFF)
+        self.readiness.in_progress = self.reconciler.in_progress
         self.proposer: Proposer | None = Proposer(
             directory, config.proposals, overrides=overrides, publish=self.notifier.publish, mode=config.mode
         )
@@ -319,11 +320,10 @@ class Daemon:
 
     def _status(self) -> dict[str, Any]:
         """``GET /status``: the mode and suspension, readiness, the run going on, the next scheduled runs."""
-        running = self.reconciler.running
         body: dict[str, Any] = {
             **self.control.document(),
             "readiness": self.readiness.document(),
-            "running": None if running is None else {"run_id": running.run_id, "trigger": running.trigger},
+            "running": self.reconciler.in_progress(),
             "failures": self.reconciler.failures,
             "next_runs": {
                 name: when.isoformat(timespec="seconds") if when else None

@@ -18,11 +18,12 @@ daemon notifies it like any failed run).
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import structlog
 
@@ -155,6 +156,8 @@ class Reconciler:
         """Runs started so far."""
         self.running: Batch | None = None
         """The batch being run right now, if any."""
+        self.running_since: float | None = None
+        """When it started (``time.time``): ``/healthz`` and ``/status`` say how long a run has been going."""
         self.idle = asyncio.Event()
         """Set while no run is going and nothing is pending (tests and shutdown wait on it)."""
         self.idle.set()
@@ -186,6 +189,19 @@ class Reconciler:
         self._cancel_retry()
         self._wake.set()
 
+    def in_progress(self) -> dict[str, Any] | None:
+        """The run going on, for ``/healthz`` and ``/status``: its id, trigger, since when (UTC) and for how long."""
+        batch, since = self.running, self.running_since
+        if batch is None or since is None:
+            return None
+        started = dt.datetime.fromtimestamp(since, dt.UTC).isoformat(timespec="seconds")
+        return {
+            "run_id": batch.run_id,
+            "trigger": batch.trigger,
+            "since": started,
+            "seconds": round(time.time() - since, 1),
+        }
+
     @property
     def failures(self) -> int:
         """Consecutive failed runs (0 after a success)."""
@@ -201,11 +217,11 @@ class Reconciler:
             if batch is None:
                 continue
             self.runs += 1
-            self.running = batch
+            self.running, self.running_since = batch, time.time()
             try:
                 ok = await self._guarded(batch)
             finally:
-                self.running = None
+                self.running = self.running_since = None
             self._after(batch, ok)
             if self._pending is None:
                 self.idle.set()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
 from collections.abc import AsyncIterator
 
 import httpx
@@ -12,6 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from cmssync.api.stats import RequestKey
 from cmssync.daemon.health import HealthServer, Readiness, build_app, parse_address
 from cmssync.daemon.metrics import DaemonMetrics
+from cmssync.daemon.reconciler import Batch, Reconciler
 from cmssync.errors import ConfigError
 from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
 
@@ -168,3 +171,35 @@ async def test_a_port_in_use_is_a_config_error() -> None:
                 HealthServer(build_app(Readiness(), DaemonMetrics()), "127.0.0.1", probe.getsockname()[1])
     finally:
         await first.stop()
+
+
+async def test_healthz_shows_a_run_in_progress_and_since_when(
+    served: tuple[httpx.AsyncClient, Readiness, DaemonMetrics],
+) -> None:
+    """Issue 37 item 7: a run that hangs shows as one running for a long time, beside the last run's status."""
+    client, readiness, _ = served
+    release, started = asyncio.Event(), asyncio.Event()
+
+    async def hanging(batch: Batch) -> bool:
+        started.set()
+        await release.wait()
+        return True
+
+    reconciler = Reconciler(hanging, debounce=0.0)
+    readiness.in_progress = reconciler.in_progress
+    serving = asyncio.create_task(reconciler.serve())
+    assert "running" not in (await client.get("/healthz")).json()
+    reconciler.request("schedule")
+    await started.wait()
+    assert reconciler.running is not None
+    before = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    running = (await client.get("/healthz")).json()["running"]
+    assert running["trigger"] == "schedule"
+    assert running["run_id"] == reconciler.running.run_id
+    assert before - dt.timedelta(seconds=2) <= dt.datetime.fromisoformat(running["since"]) <= before
+    assert running["seconds"] >= 0
+    release.set()
+    await reconciler.idle.wait()
+    assert "running" not in (await client.get("/healthz")).json()
+    reconciler.stop()
+    await serving
