@@ -41,6 +41,12 @@ def write_atomically(path: Path, data: bytes | str, *, mode: int | None = None, 
     _replace(path, lambda handle: handle.write(payload), mode=mode, durable=durable)
 
 
+def write_streamed(path: Path, fill: Callable[[BinaryIO], object], *, durable: bool = True) -> None:
+    """Replace ``path`` with what ``fill`` writes to the handle it is given (a large file without holding it in
+    memory), with the permissions :func:`write_atomically` gives; nothing is replaced if ``fill`` raises."""
+    _replace(path, fill, mode=None, durable=durable)
+
+
 def copy_atomically(source: Path, path: Path, *, durable: bool = True) -> None:
     """Replace ``path`` with a copy of ``source`` (streamed), with the permissions :func:`write_atomically` gives."""
     with source.open("rb") as reader:

@@ -16,8 +16,10 @@ file reads no content directory:
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import Field, ValidationError
 
@@ -30,29 +32,39 @@ from cmssync.content.paths import object_page_path
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Text
 from cmssync.errors import PlanError
-from cmssync.fileio import write_atomically
+from cmssync.fileio import write_streamed
 from cmssync.logs import note
 from cmssync.plan.actions import OUTPUT_FORMAT_VERSION, Action, Plan, markup_free_json
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 from cmssync.sync.kinds import Registry, discover, stale_now
 from cmssync.sync.observe import observe, read_pages_alone
+from cmssync.sync.plan_file_json import BlobSpans, split_plan_file
 from cmssync.sync.planning import pages_to_write
-from cmssync.sync.uploads import SavedBlobs, decode_blob, decode_blobs, encode_blobs, uploads
+from cmssync.sync.uploads import SavedBlobs, decode_blob, decode_blobs, uploads, write_blobs
 from cmssync.sync.workspace import Workspace
 
 
 class PlanFile(Plan):
-    """The document of a plan file: the plan and the bytes of its uploads (base64, keyed by ``sha256:<hex>``)."""
+    """The document of a plan file: the plan and the bytes of its uploads (base64, keyed by ``sha256:<hex>``),
+    read apart from each other (:mod:`cmssync.sync.plan_file_json`)."""
 
     blobs: dict[str, str] = Field(default_factory=dict)
 
 
 def write_plan_file(plan: Plan, path: Path, content: SiteContent | None = None) -> None:
-    """The plan as JSON, markup escaped (:func:`markup_free_json`), with the bytes of its uploads read from
-    ``content`` (the plan's content directory; None only for a plan that uploads nothing), written atomically."""
-    saved = PlanFile.model_construct(**dict(plan), blobs=encode_blobs(plan, content))
-    write_atomically(path, markup_free_json(saved.model_dump_json(indent=2)))
+    """The plan as JSON, markup escaped (:func:`markup_free_json`), then its ``blobs``: the bytes of its uploads
+    streamed from ``content`` (the plan's content directory; None only for a plan that uploads nothing), written
+    atomically."""
+    head = markup_free_json(plan.model_dump_json(indent=2)).rstrip()
+    assert head.endswith("}")
+
+    def fill(handle: BinaryIO) -> None:
+        handle.write(head[:-1].rstrip().encode("utf-8") + b',\n  "blobs": ')
+        write_blobs(handle, plan, content)
+        handle.write(b"\n}\n")
+
+    write_streamed(path, fill)
 
 
 def read_plan_file(path: Path) -> Plan:
@@ -63,27 +75,29 @@ def read_plan_file(path: Path) -> Plan:
 def read_plan_uploads(path: Path) -> tuple[Plan, dict[str, bytes]]:
     """The plan a plan file holds and the bytes it uploads by content path (``show`` inlines new images from
     them); bytes that do not match the plan's hash are left out, never shown."""
-    plan, encoded = _read(path)
+    plan, spans = _read(path)
     found: dict[str, bytes] = {}
     for key, form in uploads(plan):
+        sink = io.BytesIO()
         with contextlib.suppress(PlanError):
-            found[key] = decode_blob(key, form, encoded, path)
+            decode_blob(key, form, spans, path, sink)
+            found[key] = sink.getvalue()
     return plan, found
 
 
-def _read(path: Path) -> tuple[Plan, dict[str, str]]:
+def _read(path: Path) -> tuple[Plan, BlobSpans]:
+    document, spans = split_plan_file(path)
     try:
-        saved = PlanFile.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError) as exc:
-        reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-        raise PlanError(f"{path}: not a cmssync plan file ({reason})") from None
+        saved = PlanFile.model_validate_json(document)
+    except ValidationError as exc:
+        raise PlanError(f"{path}: not a cmssync plan file ({exc.errors()[0]['msg']})") from None
     if saved.format_version != OUTPUT_FORMAT_VERSION:
         raise PlanError(
             f"{path}: a plan file of format {saved.format_version}, and this cmssync reads format "
             f"{OUTPUT_FORMAT_VERSION}; run `cmssync plan` again"
         )
     plan = Plan.model_construct(**{name: getattr(saved, name) for name in Plan.model_fields})
-    return plan, saved.blobs
+    return plan, spans
 
 
 async def load_plan_file(
@@ -91,16 +105,20 @@ async def load_plan_file(
 ) -> tuple[Plan, Snapshot, SavedBlobs]:
     """A saved plan, the site as it is now and the plan's bytes (checked before anything is read from the site);
     refused when the plan went stale (:func:`check_fresh`)."""
-    plan, encoded = _read(path)
-    blobs = decode_blobs(plan, encoded, path)
-    content = workspace.content if workspace.has_content else None
-    if content is None:
-        message = f"the content directory {workspace.directory} does not exist: the plan is applied as saved"
-        note(message, level=logging.WARNING)
-    planned = planned_objects(plan, workspace.settings, workspace.directory)
-    snapshot = await observe(client, planned, state, kinds=workspace.kinds)
-    snapshot = await read_pages_alone(client, snapshot, pages_to_write(plan, snapshot, state))
-    check_fresh(plan, content, snapshot, state, workspace.kinds)
+    plan, spans = _read(path)
+    blobs = decode_blobs(plan, spans, path)
+    try:
+        content = workspace.content if workspace.has_content else None
+        if content is None:
+            message = f"the content directory {workspace.directory} does not exist: the plan is applied as saved"
+            note(message, level=logging.WARNING)
+        planned = planned_objects(plan, workspace.settings, workspace.directory)
+        snapshot = await observe(client, planned, state, kinds=workspace.kinds)
+        snapshot = await read_pages_alone(client, snapshot, pages_to_write(plan, snapshot, state))
+        check_fresh(plan, content, snapshot, state, workspace.kinds)
+    except BaseException:
+        blobs.close()
+        raise
     return plan, snapshot, blobs
 
 
