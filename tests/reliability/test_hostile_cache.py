@@ -21,6 +21,7 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.usercache import KEY_FILE, derived_cache_dir, sign, usable_root
+from tests.reliability.conftest import ReliabilityReport
 from tests.support.sites import sandbox_environment
 
 
@@ -103,7 +104,7 @@ def _plant_signed(cache_home: Path, content: Path, marker: Path) -> None:
 
 @pytest.mark.parametrize("place", ["the content's repository", "the state's folder"])
 def test_a_key_and_signed_cache_planted_in_a_repository_run_nothing(
-    place: str, tmp_path: Path, sandbox: Sandbox
+    place: str, tmp_path: Path, sandbox: Sandbox, reliability_report: ReliabilityReport
 ) -> None:
     """Issue 37 item 2: a cache root inside the git work tree holding the content (a CI caching pattern) or inside
     the state's folder (committed by the documented CI workflow) is refused, key and caches alike."""
@@ -115,6 +116,7 @@ def test_a_key_and_signed_cache_planted_in_a_repository_run_nothing(
     planted = sorted(path for path in cache_home.rglob("*"))
     environment = {**sandbox_environment(sandbox, state / "state.json"), "XDG_CACHE_HOME": str(cache_home)}
     result = _plan(root, environment)
+    reliability_report.add(cases_tried=1, planted_caches=1, code_executed_from_planted_cache=int(marker.exists()))
     assert result.returncode in (0, 2), result.stderr
     assert not marker.exists()
     assert sorted(path for path in cache_home.rglob("*")) == planted  # nothing written there either

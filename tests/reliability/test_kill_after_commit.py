@@ -71,7 +71,10 @@ async def test_a_block_add_committed_before_a_kill_is_not_added_again(
     wanted += [f"<p>Added block {n}.</p>" for n in range(1, adds + 1)]
     live = [value["content"] for _, value in raw.blocks(PAGE, "Main")]
     found = problems(before, take_inventory(raw, block_pages={PAGE}), site.content(), site.state())
-    reliability_report.add(cases_tried=1, kills=1, faults_injected=1, duplicates_found=duplicates(found))
+    lost = len([text for text in wanted if text not in live])
+    reliability_report.add(
+        cases_tried=1, kills=1, faults_injected=1, duplicates_found=duplicates(found), lost_writes=lost
+    )
     assert live == wanted
     assert found == []
     assert (await site.plan()).is_empty
@@ -145,7 +148,7 @@ async def test_a_replacement_upload_committed_before_a_kill_leaves_no_orphan(
 
 
 async def test_a_new_files_upload_committed_before_a_kill_is_adopted(
-    example_site: ReliabilitySite, raw_factory: Callable[[], RawSite]
+    example_site: ReliabilitySite, raw_factory: Callable[[], RawSite], reliability_report: ReliabilityReport
 ) -> None:
     site = example_site
     assert not (await site.apply()).failed, site.last_output
@@ -159,6 +162,7 @@ async def test_a_new_files_upload_committed_before_a_kill_is_adopted(
 
     assert not (await site.apply()).failed, site.last_output
     menus = [name for name in take_inventory(raw_factory(), block_pages=set()).files.values() if name == "menu.txt"]
+    reliability_report.add(cases_tried=1, kills=1, faults_injected=1, orphaned_files=max(0, len(menus) - 1))
     assert menus == ["menu.txt"]
     assert site.state().uploads == {}
     assert (await site.plan()).is_empty
@@ -166,7 +170,11 @@ async def test_a_new_files_upload_committed_before_a_kill_is_adopted(
 
 @pytest.mark.parametrize("killed_at", [1, 2, 3])
 async def test_a_stack_edit_killed_after_a_commit_is_finished_once(
-    killed_at: int, sandbox_server: Sandbox, tmp_path: Path, raw_factory: Callable[[], RawSite]
+    killed_at: int,
+    sandbox_server: Sandbox,
+    tmp_path: Path,
+    raw_factory: Callable[[], RawSite],
+    reliability_report: ReliabilityReport,
 ) -> None:
     """A stack makes a version per write (stack-writes.jsonl): a block add whose answer a kill lost leaves a newer
     version than the one journaled; the next run still takes the draft as cmssync's own and publishes it once."""
@@ -185,5 +193,13 @@ async def test_a_stack_edit_killed_after_a_commit_is_finished_once(
     assert [c.field for c in plan.conflicts] == []
     assert (await site.apply()).exit_code == 0, site.last_output
     live = [value["content"] for _, value in raw_factory().blocks("/!stacks/footer", "Main", page_id=7)]
+    wanted = [f"<p>{text}</p>" for text in FOOTER_LINES]
+    reliability_report.add(
+        cases_tried=1,
+        kills=1,
+        faults_injected=1,
+        duplicates_found=len(live) - len(set(live)),
+        lost_writes=len([text for text in wanted if text not in live]),
+    )
     assert live == [f"<p>{text}</p>" for text in FOOTER_LINES]
     assert not (await site.plan()).actions
