@@ -13,15 +13,12 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.page_writer import PageWriter
+from tests.reliability.proxy import Killed
 from tests.reliability.sites import ReliabilitySite, write_generated_content
 from tests.support.rawsite import RawSite
 from tests.support.reliability_report import ReliabilityReport
 
 PAGE = "/rel-section-1"
-
-
-class Killed(BaseException):
-    """Stands for SIGKILL: nothing after it runs, no ``except Exception`` catches it."""
 
 
 @pytest.mark.parametrize("writes_before_the_kill", [1, 2, 3])

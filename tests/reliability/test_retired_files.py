@@ -13,15 +13,12 @@ import pytest
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.kinds import page as page_kind
 from tests.reliability.inventory import take_inventory
+from tests.reliability.proxy import Killed
 from tests.reliability.sites import ReliabilitySite
 from tests.support.rawsite import RawSite
 from tests.support.reliability_report import ReliabilityReport
 
 PRICE_LIST = "files/documents/price-list.txt"
-
-
-class Killed(BaseException):
-    """Stands for SIGKILL: nothing after it runs, no ``except Exception`` catches it."""
 
 
 def stale_files(raw: RawSite, site: ReliabilitySite) -> list[str]:
