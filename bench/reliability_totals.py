@@ -29,6 +29,10 @@ LABELS = {
     "peak_rss_mib_hostile_server": "peak RSS of `cmssync plan` against a server answering 200 MB (MiB)",
     "peak_pages_in_flight": "most page actions in flight at once (concurrency 2)",
     "half_built_pages_after_sigterm": "half-built pages left by a SIGTERM to apply",
+    "lost_writes": "writes of the content missing on the site after a kill and the next run",
+    "orphaned_files": "site files a killed upload left recorded nowhere",
+    "planted_caches": "cache keys and signed caches planted in a repository or a state folder",
+    "code_executed_from_planted_cache": "code executed from a planted cache",
 }
 
 
