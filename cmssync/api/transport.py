@@ -248,7 +248,7 @@ class Transport:
         policy = self.retry
         tries = policy.attempts_for(policy.token_attempts)
 
-        async for attempt in attempts(policy, retry_hook(Kind.READ, policy), cap=policy.token_attempts):
+        async for attempt in attempts(policy, self._read_retries(policy), cap=policy.token_attempts):
             with attempt:
                 if attempt.num > 1:
                     self.stats.record_retry()
@@ -267,7 +267,7 @@ class Transport:
         path = httpx.URL(url).path
         policy = self.retry
 
-        async for attempt in attempts(policy, retry_hook(Kind.READ, policy)):
+        async for attempt in attempts(policy, self._read_retries(policy)):
             with attempt:
                 if attempt.num > 1:
                     self.stats.record_retry()
@@ -312,6 +312,11 @@ class Transport:
         if date.tzinfo is None:
             date = date.replace(tzinfo=dt.UTC)
         return date + dt.timedelta(seconds=time.monotonic() - received)
+
+    def _read_retries(self, policy: RetryPolicy) -> Callable[[Exception], bool | float]:
+        """The retry hook of a read made outside :meth:`call` (a token, a download), bounded by the deadline."""
+        hook = retry_hook(Kind.READ, policy)
+        return lambda exc: within(hook(exc), self.left(), policy.wait_max)
 
     def left(self) -> float | None:
         """Seconds until the run's deadline (negative once past), or None without one."""
