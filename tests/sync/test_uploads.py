@@ -145,3 +145,16 @@ def test_a_plan_file_of_another_format_is_refused(tmp_path: Path) -> None:
     saved.write_text(json.dumps({"format_version": 1, "site": "https://example.test", "content_digest": "d"}))
     with pytest.raises(PlanError, match="a plan file of format 1, and this cmssync reads format 2"):
         read_plan_file(saved)
+
+
+@pytest.mark.parametrize(
+    "text", ['"blobs"', 'a "quoted" {brace} [bracket] back\\slash', "\\", '\\"', "blobs", "é ✓ \u2028", "}" * 50]
+)
+def test_the_plan_around_its_blobs_reads_back_whatever_its_strings_hold(tmp_path: Path, text: str) -> None:
+    """The blob scanner only follows the JSON's structure: strings with quotes, backslashes, braces or the word
+    "blobs" in the plan are read back as they were, and the blob is found."""
+    plan = plan_of(upload("images/logo.png", LOGO)).model_copy(update={"warnings": (text, f"x{text}x")})
+    where = tmp_path / "plan.json"
+    write_plan_file(plan, where, content_with(tmp_path, {"images/logo.png": LOGO}))
+    assert read_plan_file(where) == plan
+    assert set(split_plan_file(where)[1]) == {sha256_of(LOGO)}
