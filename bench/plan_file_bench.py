@@ -12,6 +12,7 @@ constant: interpreter, libraries, the plan) and the rest divided by the largest 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -61,7 +62,9 @@ def measure(files: int, mib: int, work: Path, emulator: Emulator) -> list[tuple[
 
 
 def main(argv: list[str]) -> int:
-    cases = [tuple(int(part) for part in arg.split("x")) for arg in argv or ["1x16", "6x18"]]
+    parser = argparse.ArgumentParser(prog="python -m bench.plan_file_bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("cases", nargs="*", default=["1x16", "6x18"], help="NxMiB: N files of M MiB each")
+    cases = [tuple(int(part) for part in arg.split("x")) for arg in parser.parse_args(argv).cases]
     rows: list[list[object]] = []
     with tempfile.TemporaryDirectory(prefix="cmssync-plan-file-bench-") as temp:
         work = Path(temp)
