@@ -9,8 +9,7 @@ import pytest
 
 from cmssync.api.errors import DeadlineReached, OutcomeUnknown
 from cmssync.api.retry import Kind, RetryPolicy, within, within_polls
-
-from .conftest import mock_client
+from tests.support.api_clients import mock_client
 
 
 @pytest.mark.parametrize(

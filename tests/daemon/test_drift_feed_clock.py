@@ -13,15 +13,23 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cmssync.daemon.feed import DriftFeed, _Head
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.scope_model import Scope
-from tests.emulator import test_list_ordering
-from tests.emulator.test_list_ordering import Clock
+from tests.emulator.helpers import Clock
 from tests.support.editors import Editor
 from tests.support.sites import Site
 
-clock = test_list_ordering.clock  # the fixture: the sandbox's clock, moved by the test
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The sandbox's clock (its dates and its ``Date`` header), moved by the test."""
+    clock = Clock()
+    monkeypatch.setattr("cmssync.emulator.routing.now", clock.now)
+    return clock
+
 
 HOUR = 3600
 SEED: dict[str, Any] = {

@@ -29,39 +29,9 @@ from cmssync.sync.plan_files import write_plan_file
 from cmssync.sync.workspace import open_workspace
 from tests.support.editors import Editor
 from tests.support.sites import Site
+from tests.support.stacks import SEED, content_block
 
 FOOTER = "stacks/footer.yaml"
-
-
-def _content(text: str) -> dict[str, Any]:
-    return {"type": "content", "value": {"content": f"<p>{text}</p>"}}
-
-
-SEED: dict[str, Any] = {
-    "pages": [
-        {"path": "/", "name": "Home", "areas": {"Main": [_content("Welcome")]}},
-        {"path": "/about", "name": "About", "areas": {"Main": [_content("About us")]}},
-        {"path": "/dashboard", "name": "Dashboard", "type": False, "template": False, "id": 5},
-        {"path": "/!stacks", "name": "Stacks", "type": False, "template": False, "id": 6},
-        {
-            "path": "/!stacks/footer",
-            "name": "Footer",
-            "type": "core_stack",
-            "template": False,
-            "id": 7,
-            "areas": {"Main": [_content("Footer text")]},
-        },
-        {
-            "path": "/!stacks/sidebar",
-            "name": "Sidebar",
-            "type": "core_stack",
-            "template": False,
-            "id": 8,
-            "areas": {"Main": [_content("Sidebar text")]},
-        },
-    ],
-    "global_areas": ["Footer"],
-}
 
 
 @pytest.fixture
@@ -78,12 +48,15 @@ async def test_a_stack_is_pulled_edited_applied_and_shown_on_every_page(site: Si
     assert "stacks (global areas): 2 written new" in summary
     assert sorted(p.name for p in (site.root / "stacks").iterdir()) == ["footer.yaml", "sidebar.yaml"]
     written = YAML(typ="safe").load((site.root / FOOTER).read_text(encoding="utf-8"))
-    assert written == {"id": 7, "name": "Footer", "areas": {"Main": [_content("Footer text")]}}
+    assert written == {"id": 7, "name": "Footer", "areas": {"Main": [content_block("Footer text")]}}
     assert not (site.root / "pages" / "dashboard.yaml").exists()  # a system page, not a stack
     assert not (await site.plan()).actions
 
     # one block updated and three added, the edit whose writes each make a stack version (stack-writes.jsonl)
-    written["areas"]["Main"] = [_content("Footer text, edited"), *(_content(f"Footer line {n}") for n in (1, 2, 3))]
+    written["areas"]["Main"] = [
+        content_block("Footer text, edited"),
+        *(content_block(f"Footer line {n}") for n in (1, 2, 3)),
+    ]
     (site.root / FOOTER).write_text(json.dumps(written), encoding="utf-8")  # JSON is YAML
     plan = await site.plan()
     assert [(a.kind, a.key, a.op) for a in plan.actions] == [("stack", "footer", "update")]
@@ -155,7 +128,7 @@ async def test_a_stack_whose_render_fails_is_pulled_without_it(site: Site) -> No
     assert "note: stack footer (id 7): the rendered areas cannot be read (GET /ccm/api/1.0/pages/7 (500)" in summary
     assert "stacks (global areas): 2 written new" in summary
     written = YAML(typ="safe").load((site.root / FOOTER).read_text(encoding="utf-8"))
-    assert written["areas"] == {"Main": [_content("Footer text")]}  # no link needed the render
+    assert written["areas"] == {"Main": [content_block("Footer text")]}  # no link needed the render
     assert not (await site.plan()).actions
 
 

@@ -17,8 +17,7 @@ import pytest
 
 from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.workspace import open_workspace
-from tests.realsite.conftest import Report
-from tests.realsite.harness import PublicSite, SiteAccess, run_cmssync
+from tests.realsite.harness import PublicSite, Report, SiteAccess, run_cmssync
 from tests.reliability.proxy import CorruptingProxy, Corruption, Killed, through
 
 STACK = "footer-column-4"  # a content block to update and an express form after it

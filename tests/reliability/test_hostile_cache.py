@@ -21,7 +21,7 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.usercache import KEY_FILE, derived_cache_dir, sign, usable_root
-from tests.reliability.conftest import ReliabilityReport
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import sandbox_environment
 
 

@@ -17,15 +17,14 @@ from pathlib import Path
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from tests.e2e.test_stacks import SEED as STACKS_SEED
-from tests.reliability.conftest import ReliabilityReport
-from tests.reliability.inventory import duplicates, problems, take_inventory
+from tests.reliability.inventory import PRICE_LIST, duplicates, problems, stale_files, take_inventory
 from tests.reliability.proxy import CorruptingProxy, Corruption, Killed, through
 from tests.reliability.sites import ReliabilitySite, write_generated_content
-from tests.reliability.test_retired_files import PRICE_LIST, stale_files
 from tests.support.editors import Editor
 from tests.support.rawsite import RawSite
+from tests.support.reliability_report import ReliabilityReport
 from tests.support.sites import Site
+from tests.support.stacks import SEED as STACKS_SEED
 
 PAGE = "/rel-section-1"
 FOOTER_LINES = ["Footer text, edited", "Footer line 1", "Footer line 2", "Footer line 3"]
@@ -139,7 +138,7 @@ async def test_a_replacement_upload_committed_before_a_kill_leaves_no_orphan(
     assert [h.message for h in plan.held] == []
     report = await site.apply()
     raw = raw_factory()
-    orphans = stale_files(raw, site)
+    orphans = stale_files(raw, site.state())
     reliability_report.add(cases_tried=1, kills=1, faults_injected=1, orphaned_files=len(orphans))
     assert not report.failed, site.last_output
     assert orphans == []

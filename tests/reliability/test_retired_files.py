@@ -12,19 +12,11 @@ import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.sync.kinds import page as page_kind
-from tests.reliability.inventory import take_inventory
+from tests.reliability.inventory import PRICE_LIST, stale_files, take_inventory
 from tests.reliability.proxy import Killed
 from tests.reliability.sites import ReliabilitySite
 from tests.support.rawsite import RawSite
 from tests.support.reliability_report import ReliabilityReport
-
-PRICE_LIST = "files/documents/price-list.txt"
-
-
-def stale_files(raw: RawSite, site: ReliabilitySite) -> list[str]:
-    """Site files with the price list's name that the state does not hold."""
-    held = {str(record.id).lower() for record in site.state().files.values()}
-    return [i for i, name in take_inventory(raw, block_pages=set()).files.items() if "price" in name and i not in held]
 
 
 @pytest.mark.parametrize("how", ["page-fails", "killed"])
@@ -69,5 +61,5 @@ async def test_a_replaced_files_old_id_survives_the_run_and_the_next_apply_delet
     reliability_report.add(cases_tried=1)
     assert not report.failed, site.last_output
     assert site.state().retired_files == {}
-    assert stale_files(raw, site) == []
+    assert stale_files(raw, site.state()) == []
     assert (await site.plan()).is_empty
