@@ -49,9 +49,8 @@ async def test_a_clock_step_back_blinds_the_feed_for_one_poll_at_most(
     requested: list[tuple[str, Scope | None]] = []
     editor = Editor(sandbox_server)
     async with workspace.client() as client:
-        feed = DriftFeed(
-            workspace.directory, workspace.settings, client, lambda t, s: requested.append((t, s)), interval=0
-        )
+        feed = DriftFeed(client, lambda t, s: requested.append((t, s)), interval=0)
+        feed.after_run([], workspace.load_state())  # the state the startup run left
         await feed.poll()  # the first poll sets where the feed starts
 
         clock.offset = HOUR  # the site's clock runs an hour ahead
