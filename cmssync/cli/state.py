@@ -30,7 +30,7 @@ def state() -> None:
 
 @state.command("list")
 @CONTENT_DIR
-@click.option("--kind", help="Only this kind: page, file, user, group, or a registered kind.")
+@click.option("--kind", help="Only this kind: page, stack, file, user, group, or a registered kind.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text")
 def list_records(directory: Path, kind: str | None, output_format: str) -> int:
     """Every object the state manages, as KIND:KEY with its site id."""

@@ -2,8 +2,9 @@
 object stays on the site, unmanaged), move one to another key, bind an existing site object to a key (``import``),
 and record the site's current versions as the base without writing to the site (``refresh``).
 
-Objects are named ``KIND:KEY`` — ``page:/about``, ``file:images/logo.png``, ``user:jane``, ``group:Editors``, or a
-registered kind's name (``team:Team A``). Every change holds the state's lock (waiting ``lock_timeout``) and is saved
+Objects are named ``KIND:KEY`` — ``page:/about``, ``stack:footer``, ``file:images/logo.png``, ``user:jane``,
+``group:Editors``, or a registered kind's name (``team:Team A``); a stack is named as plans name it, though its
+record is its page's (``/!stacks/footer``). Every change holds the state's lock (waiting ``lock_timeout``) and is saved
 through the backend's journal like an apply's, so a killed ``state rm`` leaves either the old or the new record.
 """
 
@@ -16,6 +17,7 @@ from typing import Any, Final
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import PendingDeletion
+from cmssync.content.paths import object_page_path, page_object, page_object_id
 from cmssync.errors import ApiError, ConfigError, StateError
 from cmssync.state.backends import StateBackend, holding_lock, waiting_lock
 from cmssync.state.records import GroupRecord, PageRecord, State, UserRecord
@@ -54,6 +56,18 @@ def _page_key(key: str) -> str:
     return "/" + key.strip("/") if key.strip("/") else "/"
 
 
+def _stored(address: Address) -> Address:
+    """Where the state keeps ``address``'s record: a stack's is its page's (``stack:footer`` is kept as
+    ``page:/!stacks/footer``)."""
+    path = object_page_path(address.kind, address.key)
+    return Address("page", path) if path is not None else address
+
+
+def _named(address: Address) -> Address:
+    """How plans and output name the record at ``address`` (the inverse of :func:`_stored`)."""
+    return Address(*page_object(address.key)) if address.kind == "page" else address
+
+
 def records_of(state: State, kind: str) -> Mapping[str, Any]:
     if kind in BUILT_IN:
         records: Mapping[str, Any] = getattr(state, BUILT_IN[kind])
@@ -64,14 +78,17 @@ def records_of(state: State, kind: str) -> Mapping[str, Any]:
 def addresses(state: State, kind: str | None = None) -> Iterator[tuple[Address, Any]]:
     """Every record of the state (of ``kind`` only, when given) with its address, kinds in order, keys sorted."""
     kinds = [*BUILT_IN, *sorted(state.kinds)]
-    for name in kinds if kind is None else [kind]:
-        for key, record in sorted(records_of(state, name).items()):
-            yield Address(name, key), record
+    for name in kinds if kind is None else [_stored(Address(kind, "")).kind]:
+        named = [(_named(Address(name, key)), record) for key, record in records_of(state, name).items()]
+        for address, record in sorted(named, key=lambda pair: str(pair[0])):
+            if kind is None or address.kind == kind:
+                yield address, record
 
 
 def record_of(state: State, address: Address) -> Any:
     """The record at ``address``; StateError naming the nearest addresses when there is none."""
-    record = records_of(state, address.kind).get(address.key)
+    stored = _stored(address)
+    record = records_of(state, stored.kind).get(stored.key)
     if record is None:
         raise StateError(f"the state has no {address}{_nearest(state, address)}")
     return record
@@ -85,7 +102,8 @@ def _nearest(state: State, address: Address) -> str:
     return f" (did you mean {close[0]}?)" if close else " (`cmssync state list` lists what it has)"
 
 
-def _put(state: State, address: Address, record: Any) -> None:
+def _put(state: State, named: Address, record: Any) -> None:
+    address = _stored(named)
     if address.kind == "page":
         state.record_page(address.key, record)
     elif address.kind == "file":
@@ -98,7 +116,8 @@ def _put(state: State, address: Address, record: Any) -> None:
         state.record(address.kind, address.key, record)
 
 
-def _forget(state: State, address: Address) -> None:
+def _forget(state: State, named: Address) -> None:
+    address = _stored(named)
     if address.kind == "page":
         state.forget_page(address.key)
     elif address.kind == "file":
@@ -128,7 +147,7 @@ def move(store: StateBackend, source: Address, target: Address) -> str:
     with waiting_lock(store, "cmssync state mv"):
         state = store.load()
         record = record_of(state, source)
-        if target.key in records_of(state, target.kind):
+        if _stored(target).key in records_of(state, _stored(target).kind):
             raise StateError(f"the state already has {target}; `cmssync state rm {target}` first")
         _forget(state, source)
         _put(state, target, record)
@@ -220,14 +239,14 @@ async def refresh(workspace: Workspace) -> Refreshed:
                     if exc.status != 404 and not isinstance(exc, PendingDeletion):
                         raise
                     state.forget_page(path)
-                    result.gone.append(f"page:{path}")  # deleted, or in the trash
+                    result.gone.append(page_object_id(path))  # deleted, or in the trash
                     continue
                 live = page.version.id if page.version is not None else None
                 if live == record.live_version_id and record.base is None and record.digest is None:
                     result.unchanged += 1
                     continue
                 state.record_page(path, record.evolve(live_version_id=live, base=None, digest=None))
-                result.rebased.append(f"page:{path} (live version {live})")
+                result.rebased.append(f"{page_object_id(path)} (live version {live})")
             for address, gone in await _gone_assets(client, state):
                 if gone:
                     _forget(state, address)

@@ -12,6 +12,8 @@ import pytest
 from cmssync.cli import main
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import ConfigError, StateError, StateLockedError
+from cmssync.state.backends import LocalStateBackend
+from cmssync.state.records import PageRecord
 from cmssync.sync.state_ops import import_object, parse_address, refresh, remove
 from tests.support.editors import Editor
 from tests.support.rawsite import RawSite, trash_page
@@ -157,3 +159,33 @@ def test_an_address_says_its_form(tmp_path: Path) -> None:
         parse_address("about")
     assert str(parse_address("page:about/")) == "page:/about"
     assert str(parse_address("group:Content Team")) == "group:Content Team"
+
+
+def test_a_stack_is_named_as_plans_name_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stack's record is kept as its page (``/!stacks/footer``) but listed, shown, moved and forgotten as
+    ``stack:footer``, the name plans, targets and output give it (``state rm stack:footer`` was "the state has no
+    stack:footer (did you mean page:/!stacks/footer?)")."""
+    store = LocalStateBackend(tmp_path / "state.json")
+    state = store.load()
+    state.record_page("/about", PageRecord(id=3))
+    state.record_page("/!stacks/footer", PageRecord(id=7))
+    store.save(state)
+    monkeypatch.setenv("CMSSYNC_STATE", str(store.path))
+    code, out, _ = cli(capsys, "state", "list", str(tmp_path))
+    assert (code, out.splitlines()) == (0, ["page:/about\t3", "stack:footer\t7"])
+    code, out, _ = cli(capsys, "state", "list", str(tmp_path), "--kind", "stack", "--format", "json")
+    assert json.loads(out)["objects"] == [{"address": "stack:footer", "id": 7}]
+    code, out, _ = cli(capsys, "state", "list", str(tmp_path), "--kind", "page")
+    assert out.splitlines() == ["page:/about\t3"]
+    code, out, _ = cli(capsys, "state", "show", "stack:footer", str(tmp_path))
+    assert (code, json.loads(out)["address"], json.loads(out)["record"]["id"]) == (0, "stack:footer", 7)
+    assert cli(capsys, "state", "mv", "stack:footer", "stack:site-footer", str(tmp_path))[1].strip() == (
+        "moved stack:footer to stack:site-footer"
+    )
+    assert store.load().pages["/!stacks/site-footer"].id == 7
+    code, out, _ = cli(capsys, "state", "rm", "stack:site-footer", str(tmp_path))
+    assert code == 0
+    assert "forgot stack:site-footer (id 7)" in out
+    assert set(store.load().pages) == {"/about"}
