@@ -106,10 +106,10 @@ def add_locale(
     )
     _copy_content(store, sitetree.HOME_PAGE_ID, int(live["id"]), home, 2)
     _copy_below(store, sitetree.HOME_PAGE_ID, home, code, prefix, ts)
-    next_id = int((store.one("SELECT MAX(id) AS m FROM locales") or {"m": None})["m"] or 1) + 1
-    store.db.execute(
-        "INSERT INTO locales (id, language, country, home_page_id) VALUES (?, ?, ?, ?)",
-        (next_id, language, country, home),
+    store.db.execute(  # ids after the default locale's 1, in creation order
+        "INSERT INTO locales (id, language, country, home_page_id)"
+        " VALUES ((SELECT MAX(2, COALESCE(MAX(id), 0) + 1) FROM locales), ?, ?, ?)",
+        (language, country, home),
     )
     if stacks:
         for stack in store.all(

@@ -16,34 +16,11 @@ import httpx
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
+from tests.support.locale_trees import SEED
 from tests.support.tokens import sandbox_token
 
 RECORDING = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1" / "locales.jsonl"
 SCOPES = "sites:read pages:read pages:areas:update_block pages:versions:read pages:versions:update blocks:read"
-
-
-def _content(text: str) -> dict[str, Any]:
-    return {"type": "content", "value": {"content": f"<p>{text}</p>"}}
-
-
-SEED: dict[str, Any] = {
-    "pages": [
-        {"path": "/", "name": "Home", "areas": {"Main": [_content("Welcome"), _content("More")]}},
-        {"path": "/about", "name": "About", "areas": {"Main": [_content("About us"), _content("Our story")]}},
-        {"path": "/about/blog", "name": "Blog"},
-        {"path": "/!stacks", "name": "Stacks", "type": False, "template": False, "id": 20},
-        {
-            "path": "/!stacks/footer-column-1",
-            "name": "Footer Column 1",
-            "type": "core_stack",
-            "template": False,
-            "id": 21,
-            "areas": {"Main": [_content("Footer")]},
-        },
-    ],
-    "global_areas": ["Footer Column 1"],
-    "locales": [{"locale": "de_DE"}],
-}
 
 
 def _recorded() -> dict[str, dict[str, Any]]:
