@@ -27,6 +27,7 @@ from cmssync.cli.options import (
     CONTENT_DIR,
     LOCK_TIMEOUT,
     Group,
+    colors_allowed,
     configure_from_flags,
     flag_variables_restored,
     global_options,
@@ -110,6 +111,7 @@ def plan(
                 step_summary=step_summary,
                 notes=sys.stderr,
                 progress=not quiet(),
+                progress_color=colors_allowed(),
             )
         )
 
@@ -170,6 +172,7 @@ def apply(
                 compact=compact,
                 notes=sys.stderr,
                 progress=not quiet(),
+                progress_color=colors_allowed(),
             )
         )
 
@@ -241,9 +244,26 @@ def pull(
         if commit:
             target = CommitOptions(push=push, message=message, **({"branch": branch} if branch else {}))
             return asyncio.run(
-                run_pull_commit(directory, target, out=sys.stdout, notes=sys.stderr, progress=not quiet(), **options)
+                run_pull_commit(
+                    directory,
+                    target,
+                    out=sys.stdout,
+                    notes=sys.stderr,
+                    progress=not quiet(),
+                    progress_color=colors_allowed(),
+                    **options,
+                )
             )
-        return asyncio.run(run_pull(directory, out=sys.stdout, notes=sys.stderr, progress=not quiet(), **options))
+        return asyncio.run(
+            run_pull(
+                directory,
+                out=sys.stdout,
+                notes=sys.stderr,
+                progress=not quiet(),
+                progress_color=colors_allowed(),
+                **options,
+            )
+        )
 
 
 @cli.command()

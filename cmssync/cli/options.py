@@ -137,7 +137,12 @@ LOCK_TIMEOUT = click.option(
 
 
 def wants_color() -> bool:
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and not _global("no_color")
+    return sys.stdout.isatty() and colors_allowed()
+
+
+def colors_allowed() -> bool:
+    """Neither ``--no-color`` nor ``NO_COLOR``: what may be coloured on a terminal (the output, the spinner)."""
+    return "NO_COLOR" not in os.environ and not _global("no_color")
 
 
 def quiet() -> bool:
@@ -184,8 +189,6 @@ def _set_global(ctx: click.Context, param: click.Parameter, value: Any) -> None:
     if not isinstance(root.obj, dict):
         root.obj = {}
     root.obj[param.name] = value
-    if param.name == "no_color":  # every console of the process, the progress spinner's too (rich reads it)
-        os.environ["NO_COLOR"] = "1"
     if param.name == "config":
         from cmssync.config import CONFIG_VARIABLE
 

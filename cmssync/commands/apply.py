@@ -57,6 +57,7 @@ async def run_apply(
     compact: bool | None = None,
     notes: TextIO | None = None,
     progress: bool = False,
+    progress_color: bool = True,
 ) -> int:
     """The apply command. ``ask`` asks the user (None: no terminal to ask on).
 
@@ -106,7 +107,10 @@ async def run_apply(
 
     stop = asyncio.Event()
     try:
-        with _stop_on_sigterm(stop, remark), reading_site(notes, terminal=notes.isatty(), enabled=progress) as status:
+        with (
+            _stop_on_sigterm(stop, remark),
+            reading_site(notes, terminal=notes.isatty(), enabled=progress, color=progress_color) as status,
+        ):
             report = await apply_site(
                 workspace, dataclasses.replace(request, stop=stop), confirm=confirm, on_outcome=on_outcome
             )

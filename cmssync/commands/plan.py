@@ -124,11 +124,12 @@ async def run_plan(
     step_summary: bool = False,
     notes: TextIO | None = None,
     progress: bool = False,
+    progress_color: bool = True,
 ) -> int:
     """The plan command; ``notes`` (stderr) gets the progress display (``progress``) and remarks."""
     notes = notes if notes is not None else io.StringIO()
     check_plan_file_name(workspace.directory, plan_file, output_format)
-    with reading_site(notes, terminal=notes.isatty(), enabled=progress):
+    with reading_site(notes, terminal=notes.isatty(), enabled=progress, color=progress_color):
         run = await make_plan(workspace, request)
     out.write(render(run.plan, output_format, color=color, content_dir=workspace.directory, compact=compact))
     if plan_file is not None:

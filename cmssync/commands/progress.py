@@ -33,10 +33,11 @@ LOG_EVERY = 5.0
 class ReadingStatus:
     """Shows ``reading site: N/M pages`` (see the module docstring); :meth:`stop` ends it before the plan prints."""
 
-    def __init__(self, stream: TextIO, *, terminal: bool, enabled: bool = True) -> None:
+    def __init__(self, stream: TextIO, *, terminal: bool, enabled: bool = True, color: bool = True) -> None:
         self.stream = stream
         self.terminal = terminal
         self.enabled = enabled
+        self.color = color
         self._status: Status | None = None
         self._last_line = 0.0
         self._pending: tuple[str, int, int] | None = None
@@ -57,7 +58,14 @@ class ReadingStatus:
             if self._status is None:
                 from rich.console import Console  # only on a terminal: CI logs never pay for rich's status
 
-                console = Console(file=self.stream, force_terminal=True, markup=False, highlight=False, emoji=False)
+                console = Console(
+                    file=self.stream,
+                    force_terminal=True,
+                    no_color=not self.color,
+                    markup=False,
+                    highlight=False,
+                    emoji=False,
+                )
                 self._status = console.status(text)
                 self._status.start()
             else:
@@ -88,9 +96,12 @@ class ReadingStatus:
 
 
 @contextmanager
-def reading_site(stream: TextIO, *, terminal: bool, enabled: bool = True) -> Iterator[ReadingStatus]:
-    """Inside: every observation reports to a :class:`ReadingStatus` on ``stream``; it stops on the way out."""
-    status = ReadingStatus(stream, terminal=terminal, enabled=enabled)
+def reading_site(
+    stream: TextIO, *, terminal: bool, enabled: bool = True, color: bool = True
+) -> Iterator[ReadingStatus]:
+    """Inside: every observation reports to a :class:`ReadingStatus` on ``stream``; it stops on the way out.
+    ``color``: False under ``--no-color`` / ``NO_COLOR`` (the spinner is plain too)."""
+    status = ReadingStatus(stream, terminal=terminal, enabled=enabled, color=color)
     token = observe_progress.set(status.update)
     try:
         yield status

@@ -31,12 +31,13 @@ async def run_pull(
     out: TextIO,
     notes: TextIO | None = None,
     progress: bool = False,
+    progress_color: bool = True,
     **options: Unpack[PullOptions],
 ) -> int:
     """Pull, print the summary (and with ``dry_run`` the diffs); 1 when a local edit was kept. ``notes`` (stderr)
     gets ``reading site: N/M pages`` while the pages are found and read (``progress``)."""
     notes = notes if notes is not None else io.StringIO()
-    with reading_site(notes, terminal=notes.isatty(), enabled=progress):
+    with reading_site(notes, terminal=notes.isatty(), enabled=progress, color=progress_color):
         pulled = await pull_site(directory, **options)
     out.write(render_pull(pulled))
     return pulled.exit_code
@@ -57,12 +58,13 @@ async def run_pull_commit(
     out: TextIO,
     notes: TextIO | None = None,
     progress: bool = False,
+    progress_color: bool = True,
     **options: Unpack[PullOptions],
 ) -> int:
     """``pull --commit``: pull into a commit on a branch, print the summary and the commit; 1 when a local edit
     was kept or the push was refused."""
     notes = notes if notes is not None else io.StringIO()
-    with reading_site(notes, terminal=notes.isatty(), enabled=progress):
+    with reading_site(notes, terminal=notes.isatty(), enabled=progress, color=progress_color):
         result = await pull_commit(directory, **commit, **options)
     out.write(render_pull_commit(result))
     return result.exit_code

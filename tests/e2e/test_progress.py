@@ -8,8 +8,8 @@ from __future__ import annotations
 import io
 import json
 import logging
-import os
 import re
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -223,22 +223,12 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_no_color_reaches_the_reading_spinner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """``--no-color`` (issue 36): the spinner on a terminal was still coloured; the flag now sets ``NO_COLOR`` for
-    the process, which every console honours."""
-    monkeypatch.setenv("NO_COLOR", "")  # recorded, so what the flag sets is undone after the test
-    monkeypatch.delenv("NO_COLOR")
-    coloured = _Terminal()
-    status = cmssync.commands.progress.ReadingStatus(coloured, terminal=True)
-    status.update(1, 2)
-    status.stop()
-    assert re.search(r"\x1b\[[0-9;]*3\dm", coloured.getvalue())  # a colour (the spinner's green), without the flag
-    (tmp_path / "cmssync.yaml").write_text("publish: approve\n", encoding="utf-8")
-    assert main(["--no-color", "validate", str(tmp_path)]) == 0
-    assert os.environ.get("NO_COLOR") == "1"
-    plain = _Terminal()
-    status = cmssync.commands.progress.ReadingStatus(plain, terminal=True)
-    status.update(1, 2)
-    status.stop()
-    assert "reading site: 1/2 pages" in plain.getvalue()
-    assert not re.search(r"\x1b\[[0-9;]*3\dm", plain.getvalue())
+def test_no_color_reaches_the_reading_spinner(example: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--no-color`` (issue 36): the spinner on a terminal was still coloured."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    for flags, coloured in (((), True), (("--no-color",), False)):
+        notes = _Terminal()
+        monkeypatch.setattr(sys, "stderr", notes)
+        assert main([*flags, "plan", str(example.root), "--sandbox"]) == 0
+        assert "reading site: " in notes.getvalue()
+        assert bool(re.search(r"\x1b\[[0-9;]*3\dm", notes.getvalue())) is coloured, notes.getvalue()
