@@ -12,12 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from cmssync.daemon.main import run_daemon
 from cmssync.emulator.embedded import Sandbox
+from cmssync.gitrepo.repo import GitError
 from tests.daemon.receiver import receiver
 from tests.support.daemon import DaemonProcess, DaemonSite, DriftMaker, polls
 from tests.support.editors import Editor
 from tests.support.gitrepos import bare_remote, checkout_fingerprint, git, init_repo
 from tests.support.rawsite import RawSite
+from tests.support.sites import Site, copy_example
 
 pytestmark = pytest.mark.slow
 
@@ -160,3 +163,10 @@ def test_under_adopt_the_change_is_committed_to_the_checked_out_branch_and_pushe
     assert "Adopt site changes: page /about" in git(top, "log", "-1", "--format=%B")
     assert WORDS in site_texts(daemon_site.sandbox, "/about"), "the editor's words stay on the site"
     assert daemon.terminate()[0] == 0
+
+
+def test_proposals_outside_a_git_repository_stop_the_start(tmp_path: Path, sandbox: Sandbox) -> None:
+    root = copy_example(tmp_path / "site")
+    overrides = {**Site(root, sandbox).overrides(), "proposals": {"remote": "origin"}}
+    with pytest.raises(GitError, match="is not in a git repository"):
+        run_daemon(root, overrides=overrides, watch="off")
