@@ -92,9 +92,6 @@ class Proposer:
         self._run_id = ""
         self._jobs: asyncio.Queue[Callable[[], Awaitable[None]]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
-        self.idle = asyncio.Event()
-        """Set while no job is queued or running."""
-        self.idle.set()
 
     @property
     def remote(self) -> str | None:
@@ -137,7 +134,6 @@ class Proposer:
         self._queue(job)
 
     def _queue(self, job: Callable[[], Awaitable[None]]) -> None:
-        self.idle.clear()
         self._jobs.put_nowait(job)
 
     async def _serve(self) -> None:
@@ -151,8 +147,6 @@ class Proposer:
                 log.exception("proposal crashed")
             finally:
                 self._jobs.task_done()
-            if self._jobs.empty():
-                self.idle.set()
 
     async def _propose_pending(self) -> None:
         pages, self._pending = self._pending, {}
