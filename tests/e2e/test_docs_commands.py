@@ -35,6 +35,7 @@ SKIPPED = {
     r"-m pytest|\bruff\b|\bmypy\b|lint-imports": "the project's own checks, run by CI",
     r"-m bench\.": "the benchmarks take minutes (bench/README.md)",
     r"cmssync daemon": "runs until SIGTERM (tests/daemon)",
+    r"\bpull\b.*--commit": "needs a git repository with a remote (tests/e2e/test_pull_commit.py)",
     r"zsh_source|fish_source": "needs zsh or fish",
     r"\[[A-Z-]": "a synopsis, not a command",
 }
