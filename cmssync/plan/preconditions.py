@@ -17,7 +17,7 @@ from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
 
 
-def _created(found: str | None) -> str | None:
+def created(found: str | None) -> str | None:
     return f"exists on the site now ({found}), and the plan was made to create it" if found else None
 
 
@@ -26,7 +26,7 @@ def stale_page(action: Action, snapshot: Snapshot, state: State) -> str | None:
     condition = action.precondition
     if condition.absent:
         page = snapshot.pages.get(object_page_path(action.kind, action.key) or action.key)
-        return _created(f"page id {page.id}" if page is not None else None)
+        return created(f"page id {page.id}" if page is not None else None)
     if condition.remote_id is None:
         return None
     live = snapshot.pages_by_id.get(int(condition.remote_id))
@@ -38,16 +38,11 @@ def stale_page(action: Action, snapshot: Snapshot, state: State) -> str | None:
     return None
 
 
-def stale_group(action: Action, snapshot: Snapshot, state: State) -> str | None:
-    group = snapshot.groups.get(action.key) if action.precondition.absent else None
-    return _created(f"group id {group.id}" if group is not None else None)
-
-
 def stale_user(action: Action, snapshot: Snapshot, state: State) -> str | None:
     condition = action.precondition
     if condition.absent:
         user = snapshot.users.get(action.key)
-        return _created(f"user id {user.id}" if user is not None else None)
+        return created(f"user id {user.id}" if user is not None else None)
     remote = condition.remote_id
     if remote is not None and not any(str(user.id) == remote for user in snapshot.users.values()):
         return f"(user id {remote}) no longer exists on the site"
@@ -58,7 +53,7 @@ def stale_file(action: Action, snapshot: Snapshot, state: State) -> str | None:
     """A file action's site file must still exist; an adoption's (the state does not know the path yet) must still
     be one that holds the plan's bytes and that nothing else claims (observe hashed it again just now)."""
     if action.precondition.absent:
-        return _created(_file_present(action, snapshot, state))
+        return created(_file_present(action, snapshot, state))
     if action.precondition.remote_id is None:
         return None
     remote = action.precondition.remote_id.lower()

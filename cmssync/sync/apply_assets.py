@@ -1,7 +1,7 @@
-"""Applying group, file and user actions.
+"""Applying file and user actions (a group's: ``cmssync.sync.kinds.group``).
 
 Creates are never repeated blindly: when a create fails ambiguously (``OutcomeUnknown``: a timeout, a dropped
-connection or a 5xx after the request was sent) the handler looks the object up (group name; for a file a new site
+connection or a 5xx after the request was sent) the handler looks the object up (for a file a new site
 file with its name, folder, size and bytes, exactly one, see ``cmssync.sync.file_adoption``; username and email),
 adopts it if it exists, and sends the create again only if it certainly does not (``create_verified``). Every
 delete is read back, because a real server answers "deleted" for objects it silently keeps (the super admin).
@@ -22,36 +22,18 @@ from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
 from cmssync.api.errors import NotFound
-from cmssync.api.models import File, Group, User
+from cmssync.api.models import File, User
 from cmssync.content.passwords import env_password
 from cmssync.content.paths import object_page_path
 from cmssync.errors import ApplyError
 from cmssync.plan.actions import Action
 from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest, same_user_field
 from cmssync.plan.asset_forms import FileForm, UserForm
-from cmssync.state.records import FileRecord, GroupRecord, RetiredFileRecord, UploadRecord, UserRecord
+from cmssync.state.records import FileRecord, RetiredFileRecord, UploadRecord, UserRecord
 from cmssync.sync.engine import ApplyContext, Outcome, create_verified
 from cmssync.sync.file_adoption import uploaded_copy
 
 F = TypeVar("F", FileForm, UserForm)
-
-# --- groups -------------------------------------------------------------------------------------------------------
-
-
-async def apply_group(action: Action, context: ApplyContext) -> str:
-    name = action.key
-    group = await create_verified(lambda: context.client.create_group(name), lambda: _group_named(context, name))
-    context.state.record_group(name, GroupRecord(id=group.id))
-    context.save()
-    return f"created (id {group.id})"
-
-
-async def _group_named(context: ApplyContext, name: str) -> Group | None:
-    async for group in context.client.iter_groups():
-        if group.name == name:
-            return group
-    return None
-
 
 # --- files --------------------------------------------------------------------------------------------------------
 

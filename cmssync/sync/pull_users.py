@@ -1,7 +1,7 @@
-"""``cmssync pull`` of users and groups (the user and group kinds' pull hooks): ``users.yaml`` and ``groups.yaml``
-staged (``cmssync.sync.pull_writes``), merged into the files there are. Users (never the super admin, never a
-password) go to ``users.yaml``, groups to ``groups.yaml``; their state records are handed back, to be recorded only
-when the file is written.
+"""``cmssync pull`` of users (the user kind's pull hook): ``users.yaml`` staged (``cmssync.sync.pull_writes``),
+merged into the file there is. Users (never the super admin, never a password) go to it; their state records are
+handed back, to be recorded only when the file is written. :func:`merged_entries` and :func:`list_clean` serve every
+list file of the kinds' (the group kind's too).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from cmssync.api.client import ConcreteClient
 from cmssync.content import writer
 from cmssync.content.models import UserSpec
 from cmssync.plan.asset_forms import user_digest
-from cmssync.state.records import GroupRecord, State, UserRecord
+from cmssync.state.records import State, UserRecord
 from cmssync.sync.pull_scope import PullScope
 from cmssync.sync.pull_writes import Pulled, Staged
 from cmssync.sync.pulling import PullRun
@@ -31,14 +31,6 @@ async def pull_users(run: PullRun) -> None:
         return
     await run.turn("user")
     await _pull_users(run.client, run.root, run.state, run.result, run.scope, run.bound_by_others("user"))
-
-
-async def pull_groups(run: PullRun) -> None:
-    """The group kind's pull hook: ``groups.yaml`` merged as ``users.yaml`` is (:func:`pull_users`)."""
-    if run.only:
-        return
-    await run.turn("group")
-    await _pull_groups(run.client, run.root, run.state, run.result, run.scope, run.bound_by_others("group"))
 
 
 async def _site_users(
@@ -76,7 +68,7 @@ async def _pull_users(
         and record.id == ids[name]
         and record.digest == user_digest(UserSpec.model_validate(data))
     }
-    entries = _merged_entries(writer.read_plain(target), site_users, "username", "user", result, scope, untouched)
+    entries = merged_entries(writer.read_plain(target), site_users, "username", "user", result, scope, untouched)
     for entry in entries:
         name = entry.get("username")
         if name in ids:
@@ -91,24 +83,7 @@ async def _pull_users(
         result.staged.append(Staged("users", "users.yaml", target, text=text, clean=_users_clean(state)))
 
 
-async def _pull_groups(
-    client: ConcreteClient, root: Path, state: State, result: Pulled, scope: PullScope, others: Mapping[str, str]
-) -> None:
-    groups = {group.name or "": group async for group in client.iter_groups() if str(group.id) not in others}
-    target = root / "groups.yaml"
-    site_groups = {name: {"name": name} for name in sorted(groups, key=lambda n: groups[n].id)}
-    entries = _merged_entries(writer.read_plain(target), site_groups, "name", "group", result, scope)
-    if entries:
-        text = writer.render_yaml(target, entries)
-        result.staged.append(Staged("groups", "groups.yaml", target, text=text, clean=_groups_clean(state)))
-        result.group_records = {
-            str(entry["name"]): GroupRecord(id=groups[entry["name"]].id)
-            for entry in entries
-            if entry.get("name") in groups
-        }
-
-
-def _merged_entries(
+def merged_entries(
     existing: Any,
     site: dict[str, dict[str, Any]],
     key: str,
@@ -143,8 +118,8 @@ def _merged_entries(
     return merged
 
 
-def _list_clean(holds: Callable[[list[Any]], bool]) -> Callable[[Path], bool]:
-    """A ``clean`` check of a list file (``users.yaml``, ``groups.yaml``): it is a list and ``holds``."""
+def list_clean(holds: Callable[[list[Any]], bool]) -> Callable[[Path], bool]:
+    """A ``clean`` check of a list file (``users.yaml``; a kind's list file): it is a list and ``holds``."""
 
     def clean(target: Path) -> bool:
         data = writer.read_plain(target)
@@ -166,12 +141,4 @@ def _users_clean(state: State) -> Callable[[Path], bool]:
             records[s.username].digest == user_digest(s) for s in specs
         )
 
-    return _list_clean(holds)
-
-
-def _groups_clean(state: State) -> Callable[[Path], bool]:
-    def holds(data: list[Any]) -> bool:
-        names = {item.get("name") for item in data if isinstance(item, dict)}
-        return len(names) == len(data) and names == set(state.groups)
-
-    return _list_clean(holds)
+    return list_clean(holds)

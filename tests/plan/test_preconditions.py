@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cmssync.plan.actions import Action, Precondition
-from cmssync.plan.preconditions import stale_file, stale_group, stale_page, stale_user
+from cmssync.plan.preconditions import stale_file, stale_page, stale_user
 from cmssync.plan.snapshot import LiveGroup
 from cmssync.state.records import State
 from cmssync.sync.kinds import discover
+from cmssync.sync.kinds.group import stale_group
 from tests.sync.sitebuilder import page, snapshot
 
 
