@@ -226,18 +226,7 @@ class SyncRunner:
         if report is not None and report.plan.writes and workspace.settings.daemon.reports is not None:
             await asyncio.to_thread(save_run_report, workspace, report.plan, batch.run_id)
         if report is not None:
-            failed = [o.line() for o in report.outcomes if o.status != "ok"]
-            unreadable = [f"{held.kind} {held.key}: {held.message}" for held in report.plan.unreadable]
-            if report.failed:
-                record.reason = _summary(report)
-                record.problems = [*report.problems, *failed, *unreadable][:MAX_REASONS]
-            elif unreadable:
-                # Objects that exist but cannot be read were held with what needs them, and the rest applied: a
-                # failure to report (log, /readyz), not one to retry the whole site for with backoff.
-                record.reason = f"{len(unreadable)} object(s) held: cannot be read, or need one that cannot"
-                record.problems, record.permanent = unreadable[:MAX_REASONS], True
-            else:
-                record.result = "success"
+            _judge(record, report)
         if record.result != "success" and batch.full:
             self.site.site_memo.forget()  # the site may be another one now: the next run asks again
         if record.result != "success" and self.gate.closed:
@@ -273,6 +262,22 @@ class SyncRunner:
         else:
             self.readiness.failing(record.reason, record.problems, run)
         self.on_finished(batch, record)
+
+
+def _judge(record: RunRecord, report: ApplyReport) -> None:
+    """The run's result from its report: success, or the failure with its reasons."""
+    failed = [o.line() for o in report.outcomes if o.status != "ok"]
+    unreadable = [f"{held.kind} {held.key}: {held.message}" for held in report.plan.unreadable]
+    if report.failed:
+        record.reason = _summary(report)
+        record.problems = [*report.problems, *failed, *unreadable][:MAX_REASONS]
+    elif unreadable:
+        # Objects that exist but cannot be read were held with what needs them, and the rest applied: a failure to
+        # report (log, /readyz), not one to retry the whole site for with backoff.
+        record.reason = f"{len(unreadable)} object(s) held: cannot be read, or need one that cannot"
+        record.problems, record.permanent = unreadable[:MAX_REASONS], True
+    else:
+        record.result = "success"
 
 
 def _log_run(batch: Batch, record: RunRecord, duration: float, latency: float | None) -> None:
