@@ -134,6 +134,25 @@ async def test_refresh_records_the_site_as_the_base_without_writing_to_it(
     assert again.rebased == []  # a second refresh has nothing to record
 
 
+async def test_an_editors_change_after_a_refresh_is_not_written_over(applied: Site, editor: Editor) -> None:
+    """After ``refresh`` (or ``import``) a page has no base, only the live version it recorded; an editor's change
+    approved after it was planned as an ordinary update and reverted, under the default ``drift: propose`` (found on
+    the real 9.3.1 site: the editor's block in a stack deleted). Now each differing field is a conflict, base not
+    known: nothing is written over until the content takes the editor's words."""
+    assert not (await applied.apply()).failed
+    await refresh(applied.workspace())
+    editor.edit("/about", description="Written by the editor after the refresh.")
+
+    plan = await applied.plan()
+    assert [h.id for h in plan.held] == ["page:/about"]
+    assert [(c.field, c.base_known) for c in plan.conflicts] == [("description", False)]
+    assert (await applied.apply()).exit_code == 1
+    assert editor.live("/about")["description"] == "Written by the editor after the refresh."
+
+    applied.edit(ABOUT, "Who we are and how we work.", "Written by the editor after the refresh.")
+    assert (await applied.plan()).is_empty
+
+
 async def test_refresh_forgets_what_the_site_no_longer_has(applied: Site, sandbox: Sandbox) -> None:
     assert not (await applied.apply()).failed
     trash_page(sandbox, "/contact")
