@@ -118,14 +118,6 @@ def keep_site_changes(
 
 def _from_content(block: BlockChange) -> BlockChange:
     """A planned block change turned round: from what the content says to what the site holds."""
-    op = _INVERSE[block.op]
-    return BlockChange(
-        area=block.area,
-        op=op,
-        position=block.position,
-        live_position=block.live_position,
-        block_type=block.block_type,
-        block_id=block.block_id,
-        before=block.after,
-        after=block.before,
+    return block.model_copy(
+        update={"op": _INVERSE[block.op], "before": block.after, "after": block.before, "write": None}
     )
