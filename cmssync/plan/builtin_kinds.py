@@ -10,6 +10,7 @@ the files' URLs and ids (``KindInputs.planned["file"]``), so files are planned f
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from cmssync.content.paths import STACKS_PREFIX, asset_path_of, page_object_id, page_path_of
 from cmssync.plan.conflicts import Settling
@@ -59,10 +60,7 @@ def _plan_pages(given: KindInputs) -> KindPlan:
         areas_owned=options.areas_owned,
     )
     pages = plan_pages(context, given.warnings)
-    deletes = lambda: page_deletes(context, pages.moved_from, given.warnings)  # noqa: E731
-    return KindPlan(
-        pages.actions, deletes, pages.conflicts, pages.held, pages.additions, pages.site_changes, pages.rebase
-    )
+    return replace(pages, deletes=lambda: page_deletes(context, pages.moved_from, given.warnings))
 
 
 def _plan_users(given: KindInputs) -> KindPlan:

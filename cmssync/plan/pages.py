@@ -23,12 +23,10 @@ from cmssync.plan.actions import (
     BlockChange,
     DraftInfo,
     FieldChange,
-    FieldConflict,
     HeldObject,
     Precondition,
     Rebase,
     SiteAdditions,
-    SiteChange,
 )
 from cmssync.plan.additions import without_additions
 from cmssync.plan.block_changes import alignment_changes, desired_change
@@ -37,6 +35,7 @@ from cmssync.plan.conflicts import ConflictPolicies, PageSides, ThreeWay, applie
 from cmssync.plan.desired import Resolver, attribute_matches
 from cmssync.plan.drift import DriftPolicies, keep_site_changes
 from cmssync.plan.ignore import page_ignore, visible_desired_areas, visible_live_page
+from cmssync.plan.kinds import KindPlan
 from cmssync.plan.page_form import DEFAULT_TEMPLATE, DEFAULT_TYPE, DesiredPage, PageForm, page_form, render_desired
 from cmssync.plan.page_identity import identity_conflict, move_actions, moved_from, pinned_move
 from cmssync.plan.snapshot import LivePage, Snapshot
@@ -90,14 +89,10 @@ class PageContext:
 
 
 @dataclass
-class PageResult:
-    actions: list[Action] = field(default_factory=list)
+class PageResult(KindPlan):
+    """The page kind's plan, and the live paths its moves leave (``moved_from``: never delete candidates)."""
+
     moved_from: set[str] = field(default_factory=set)
-    conflicts: list[FieldConflict] = field(default_factory=list)
-    held: list[HeldObject] = field(default_factory=list)
-    additions: list[SiteAdditions] = field(default_factory=list)
-    site_changes: list[SiteChange] = field(default_factory=list)
-    rebase: list[Rebase] = field(default_factory=list)
 
 
 def desired_page(path: str, context: PageContext, form: PageForm | None = None) -> DesiredPage:
