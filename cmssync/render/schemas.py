@@ -28,6 +28,11 @@ _TEXT: Final = {"type": "string"}
 _VERSION: Final = {"const": OUTPUT_FORMAT_VERSION}
 
 
+def _document(name: str, title: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A schema document: its draft, its ``$id`` (``name`` and the output format version) and title, then ``body``."""
+    return {"$schema": _DRAFT, "$id": f"{_BASE}/{name}-{OUTPUT_FORMAT_VERSION}.json", "title": title, **body}
+
+
 def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
     """An object whose ``required`` properties must be there; more are allowed (additions are not a new version)."""
     return {"type": "object", "required": sorted(required), "properties": {**required, **(optional or {})}}
@@ -69,58 +74,59 @@ _SUMMARY: Final = {"type": "object", "additionalProperties": _COUNT}
 
 def plan_schema() -> dict[str, Any]:
     """``plan --format json``."""
-    return {
-        "$schema": _DRAFT,
-        "$id": f"{_BASE}/plan-{OUTPUT_FORMAT_VERSION}.json",
-        "title": "cmssync plan (plan --format json)",
-        **_object(
-            {
-                "format_version": _VERSION,
-                "has_changes": {"type": "boolean"},
-                "is_empty": {"type": "boolean"},
-                "writes": {"type": "boolean"},
-                "detailed_exit_code": {"enum": [0, 1, 2]},
-                "summary": _SUMMARY,
-                "site": {"type": ["string", "null"]},
-                "publish": {"enum": ["approve", "draft"]},
-                "content_digest": {"type": ["string", "null"]},
-                "header": {"type": ["object", "null"]},
-                "blocked": {"type": "array", "items": _GROUPED},
-                "kept": {"type": "array", "items": _GROUPED},
-                "site_additions": {"type": "array", "items": _GROUPED},
-                "site_changes": {"type": "array", "items": _SITE_CHANGE},
-                "warnings": _STRINGS,
-                "actions": {"type": "array", "items": {"$ref": "#/$defs/action"}},
-                "conflicts": {
-                    "type": "array",
-                    "items": _object(
-                        {
-                            "id": {"type": "string"},
-                            "field": {"type": "string"},
-                            "base": {},
-                            "content": {},
-                            "site": {},
-                            "resolution": {"type": "string"},
-                        }
-                    ),
-                },
-                "held": {
-                    "type": "array",
-                    "items": _object(
-                        {
-                            "id": {"type": "string"},
-                            "reason": {"type": "string"},
-                            "message": {"type": "string"},
-                            "action": {"anyOf": [{"$ref": "#/$defs/action"}, {"type": "null"}]},
-                        }
-                    ),
-                },
-                "refused": _COUNT,
-                "tie_reads": _object({"files": _COUNT, "users": _COUNT, "cause": {"type": ["string", "null"]}}),
-            }
-        ),
-        "$defs": {"action": _ACTION},
-    }
+    return _document(
+        "plan",
+        "cmssync plan (plan --format json)",
+        {
+            **_object(
+                {
+                    "format_version": _VERSION,
+                    "has_changes": {"type": "boolean"},
+                    "is_empty": {"type": "boolean"},
+                    "writes": {"type": "boolean"},
+                    "detailed_exit_code": {"enum": [0, 1, 2]},
+                    "summary": _SUMMARY,
+                    "site": {"type": ["string", "null"]},
+                    "publish": {"enum": ["approve", "draft"]},
+                    "content_digest": {"type": ["string", "null"]},
+                    "header": {"type": ["object", "null"]},
+                    "blocked": {"type": "array", "items": _GROUPED},
+                    "kept": {"type": "array", "items": _GROUPED},
+                    "site_additions": {"type": "array", "items": _GROUPED},
+                    "site_changes": {"type": "array", "items": _SITE_CHANGE},
+                    "warnings": _STRINGS,
+                    "actions": {"type": "array", "items": {"$ref": "#/$defs/action"}},
+                    "conflicts": {
+                        "type": "array",
+                        "items": _object(
+                            {
+                                "id": {"type": "string"},
+                                "field": {"type": "string"},
+                                "base": {},
+                                "content": {},
+                                "site": {},
+                                "resolution": {"type": "string"},
+                            }
+                        ),
+                    },
+                    "held": {
+                        "type": "array",
+                        "items": _object(
+                            {
+                                "id": {"type": "string"},
+                                "reason": {"type": "string"},
+                                "message": {"type": "string"},
+                                "action": {"anyOf": [{"$ref": "#/$defs/action"}, {"type": "null"}]},
+                            }
+                        ),
+                    },
+                    "refused": _COUNT,
+                    "tie_reads": _object({"files": _COUNT, "users": _COUNT, "cause": {"type": ["string", "null"]}}),
+                }
+            ),
+            "$defs": {"action": _ACTION},
+        },
+    )
 
 
 def events_schema() -> dict[str, Any]:
@@ -152,13 +158,11 @@ def events_schema() -> dict[str, Any]:
             "requests": _COUNT,
         },
     )
-    return {
-        "$schema": _DRAFT,
-        "$id": f"{_BASE}/events-{OUTPUT_FORMAT_VERSION}.json",
-        "title": "cmssync apply event (one line of apply --format json)",
-        "oneOf": [plan_event, outcome, summary],
-        "$defs": {"plan": plan_schema()},
-    }
+    return _document(
+        "events",
+        "cmssync apply event (one line of apply --format json)",
+        {"oneOf": [plan_event, outcome, summary], "$defs": {"plan": plan_schema()}},
+    )
 
 
 def status_schema() -> dict[str, Any]:
@@ -179,11 +183,10 @@ def status_schema() -> dict[str, Any]:
         },
         {"site_changes": _STRINGS},
     )
-    return {
-        "$schema": _DRAFT,
-        "$id": f"{_BASE}/status-{OUTPUT_FORMAT_VERSION}.json",
-        "title": "cmssync status (status --format json)",
-        **_object(
+    return _document(
+        "status",
+        "cmssync status (status --format json)",
+        _object(
             {
                 "format_version": _VERSION,
                 "ok": {"type": "boolean"},
@@ -192,7 +195,7 @@ def status_schema() -> dict[str, Any]:
                 "drift": {"anyOf": [drift, {"type": "null"}]},
             }
         ),
-    }
+    )
 
 
 def output_schema(kind: SchemaKind) -> dict[str, Any]:
