@@ -10,6 +10,7 @@ import json
 
 from cmssync.commands.plan import run_plan
 from cmssync.plan.request import PlanRequest
+from cmssync.render.html import render_html
 from cmssync.render.markdown import render_markdown
 from cmssync.render.text import render_json, render_text
 from tests.support.editors import Editor
@@ -70,6 +71,9 @@ async def test_an_editors_change_survives_apply_and_is_listed_as_a_site_change(e
     markdown = render_markdown(plan)
     assert "**Site change (propose):**" in markdown
     assert '+ description: "Described by the editor."' in markdown
+    html = render_html(plan)
+    assert 'id="site-changes">Site changes to bring back: 1</h3>' in html
+    assert "content Who we are and how we work. → site Described by the editor." in html
 
     assert await detailed_exit(example) == 2
     report = await example.apply()
