@@ -26,7 +26,7 @@ from cmssync.content.blocktypes.descriptor import COLUMN_KINDS
 from cmssync.content.models import Block, KeepBlock, ModelledBlock, PageSpec, RawBlock
 from cmssync.content.paths import is_stack_path, page_object_id
 from cmssync.plan.block_form import BlockForm, FormValue, FrozenForm
-from cmssync.plan.blocks import DesiredBlock
+from cmssync.plan.blocks import DesiredBlock, LiveBlock, values_match
 from cmssync.plan.desired import Render, render
 from cmssync.plan.normalize import digest, normalize_block_value, normalize_date, normalize_text
 from cmssync.plan.references import page_type_export
@@ -175,3 +175,9 @@ def desired_blocks(blocks: tuple[BlockForm, ...], resolve: Render, *, base_url: 
 def compared_value(block: BlockForm, resolve: Render, *, base_url: str) -> dict[str, str]:
     """A block's value as the planner compares it with a block read from the site (normalised as a read is)."""
     return normalize_block_value(block.type, write_value(block, resolve), base_url=base_url)
+
+
+def holds_written(block: BlockForm, read: LiveBlock, resolve: Render, *, base_url: str) -> bool:
+    """Whether a block read back from the site (normalised as every read is) holds what ``block`` writes: same
+    type, and every field it states with the same value, compared as the planner compares."""
+    return read.type == block.type and values_match(read.value, compared_value(block, resolve, base_url=base_url))

@@ -25,10 +25,8 @@ from cmssync.api.models import Block, PageVersion
 from cmssync.content.blocktypes import block_type as block_type_of
 from cmssync.content.paths import is_stack_path
 from cmssync.plan.actions import Action, BlockChange
-from cmssync.plan.block_form import BlockForm
-from cmssync.plan.blocks import values_match
 from cmssync.plan.conflicts import applied_base
-from cmssync.plan.page_form import DesiredPage, PageForm, compared_value, write_fields, write_value
+from cmssync.plan.page_form import DesiredPage, PageForm, holds_written, write_fields, write_value
 from cmssync.state.records import PageRecord
 from cmssync.sync.engine import ApplyContext, create_verified
 from cmssync.sync.file_numbers import PROBE_AREA
@@ -151,7 +149,7 @@ class PageWriter:
         expected_size = self.area_sizes.get(change.area, 0) + 1
         added = await create_verified(
             lambda: self.client.add_block(self.page_id, change.area, type=block.type, value=value),
-            lambda: self._landed_block(change.area, expected_size, block),
+            lambda: self._landed_block(change, expected_size),
         )
         self.area_sizes[change.area] = expected_size
         self._saw(added.page.version if added.page else None)
@@ -187,20 +185,20 @@ class PageWriter:
             result = await self.client.delete_area_block(self.page_id, PROBE_AREA, added.id)
             self._saw(result.version)
 
-    async def _landed_block(self, area_name: str, size: int, block: BlockForm) -> Block | None:
+    async def _landed_block(self, change: BlockChange, size: int) -> Block | None:
         """After an ambiguous add: the block, if the area of the recent version now ends with it at ``size``.
 
         What it must hold is the content's value in the form the API reads back, computed here only: an add that
         was answered (nearly all of them) never needs it."""
         page = await self.client.get_page(self.page_id, includes=("areas",), version="recent")
-        area = page.area(area_name)
+        area = page.area(change.area)
         if area is None or len(area.blocks) != size:
             return None
         last = area.blocks[-1]
         base_url = self.context.base_url
-        wanted = compared_value(block, self.context.resolver(strict=False), base_url=base_url)
+        assert change.write is not None  # an add always has its write form
         landed = live_block(last, base_url)
-        if landed.type != block.type or not values_match(landed.value, wanted):
+        if not holds_written(change.write, landed, self.context.resolver(strict=False), base_url=base_url):
             return None
         return last.model_copy(update={"page": page})
 
