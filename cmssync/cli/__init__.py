@@ -223,7 +223,7 @@ def pull(
     With --commit the checked-out branch, its files, the index and the state stay as they are: what pull would
     write becomes one commit on --branch (created from HEAD if missing), for review as a pull request.
     """
-    from cmssync.commands.pull import CommitOptions, PullOptions, run_pull, run_pull_commit
+    from cmssync.commands.pull import CommitOptions, PullOptions, run_pull
 
     if not commit and (branch or push or message):
         raise click.UsageError("--branch, --push and --message go with --commit")
@@ -241,19 +241,7 @@ def pull(
             "kinds": kinds,
             "dry_run": dry_run,
         }
-        if commit:
-            target = CommitOptions(push=push, message=message, **({"branch": branch} if branch else {}))
-            return asyncio.run(
-                run_pull_commit(
-                    directory,
-                    target,
-                    out=sys.stdout,
-                    notes=sys.stderr,
-                    progress=not quiet(),
-                    progress_color=colors_allowed(),
-                    **options,
-                )
-            )
+        target = CommitOptions(push=push, message=message, **({"branch": branch} if branch else {})) if commit else None
         return asyncio.run(
             run_pull(
                 directory,
@@ -261,6 +249,7 @@ def pull(
                 notes=sys.stderr,
                 progress=not quiet(),
                 progress_color=colors_allowed(),
+                commit=target,
                 **options,
             )
         )

@@ -11,6 +11,7 @@ from cmssync.commands.progress import reading_site
 from cmssync.render.pull import render_pull, render_pull_commit
 from cmssync.sync.pull import pull_site
 from cmssync.sync.pull_commit import pull_commit
+from cmssync.sync.pull_writes import Pulled
 
 
 class PullOptions(TypedDict, total=False):
@@ -25,24 +26,6 @@ class PullOptions(TypedDict, total=False):
     kinds: tuple[str, ...]
 
 
-async def run_pull(
-    directory: Path,
-    *,
-    out: TextIO,
-    notes: TextIO | None = None,
-    progress: bool = False,
-    progress_color: bool = True,
-    **options: Unpack[PullOptions],
-) -> int:
-    """Pull, print the summary (and with ``dry_run`` the diffs); 1 when a local edit was kept. ``notes`` (stderr)
-    gets ``reading site: N/M pages`` while the pages are found and read (``progress``)."""
-    notes = notes if notes is not None else io.StringIO()
-    with reading_site(notes, terminal=notes.isatty(), enabled=progress, color=progress_color):
-        pulled = await pull_site(directory, **options)
-    out.write(render_pull(pulled))
-    return pulled.exit_code
-
-
 class CommitOptions(TypedDict, total=False):
     """Where ``pull --commit`` commits: the keyword arguments of :func:`cmssync.sync.pull_commit.pull_commit`."""
 
@@ -51,20 +34,22 @@ class CommitOptions(TypedDict, total=False):
     message: str | None
 
 
-async def run_pull_commit(
+async def run_pull(
     directory: Path,
-    commit: CommitOptions,
     *,
     out: TextIO,
     notes: TextIO | None = None,
     progress: bool = False,
     progress_color: bool = True,
+    commit: CommitOptions | None = None,
     **options: Unpack[PullOptions],
 ) -> int:
-    """``pull --commit``: pull into a commit on a branch, print the summary and the commit; 1 when a local edit
-    was kept or the push was refused."""
+    """Pull, print the summary (and with ``dry_run`` the diffs); 1 when a local edit was kept. With ``commit``
+    (``pull --commit``): pull into a commit on a branch and print the commit too; 1 also when the push was refused.
+    ``notes`` (stderr) gets ``reading site: N/M pages`` while the pages are found and read (``progress``)."""
     notes = notes if notes is not None else io.StringIO()
     with reading_site(notes, terminal=notes.isatty(), enabled=progress, color=progress_color):
-        result = await pull_commit(directory, **commit, **options)
-    out.write(render_pull_commit(result))
+        pulling = pull_site(directory, **options) if commit is None else pull_commit(directory, **commit, **options)
+        result = await pulling
+    out.write(render_pull(result) if isinstance(result, Pulled) else render_pull_commit(result))
     return result.exit_code

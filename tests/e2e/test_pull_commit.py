@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from cmssync.cli import cli
-from cmssync.commands.pull import CommitOptions, run_pull_commit
+from cmssync.commands.pull import CommitOptions, run_pull
 from cmssync.emulator.embedded import Sandbox
 from cmssync.gitrepo.repo import GitError
 from cmssync.sync.pull_commit import PullCommit, pull_commit
@@ -217,8 +217,8 @@ def test_the_command_commits_and_says_where(tmp_path: Path, sandbox: Sandbox, mo
 async def test_the_command_function_prints_the_commit(repo_site: Site, sandbox: Sandbox) -> None:
     edit_on_site(sandbox, "/contact", WORDS)
     out = io.StringIO()
-    code = await run_pull_commit(
-        repo_site.root, CommitOptions(branch="site-edits"), out=out, overrides=repo_site.overrides()
+    code = await run_pull(
+        repo_site.root, out=out, commit=CommitOptions(branch="site-edits"), overrides=repo_site.overrides()
     )
     assert code == 0, out.getvalue()
     assert "pull into branch site-edits:" in out.getvalue()
