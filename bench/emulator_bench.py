@@ -55,10 +55,10 @@ def start_server(pages: int, blocks: int) -> tuple[subprocess.Popen[str], str, f
     code = (
         "import sys\n"
         "from cmssync.emulator.server import run_emulator\n"
+        "from cmssync.emulator.settings import Settings\n"
         "try:\n"
-        f"    run_emulator(host='127.0.0.1', port=0, db=None, seed='empty', generate='pages={pages},blocks={blocks}',\n"
-        "                 dialect='concrete', latency_ms=0, faults=[], client_id='sandbox',\n"
-        "                 client_secret='sandbox-secret', admin_password='sandbox-admin')\n"
+        f"    settings = Settings(seed='empty', generate='pages={pages},blocks={blocks}', dialect='concrete')\n"
+        "    run_emulator(settings, host='127.0.0.1', port=0)\n"
         "except KeyboardInterrupt:\n"
         "    sys.exit(0)\n"
     )

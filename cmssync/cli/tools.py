@@ -80,10 +80,9 @@ def emulator(
 ) -> None:
     """Run the sandbox: a faithful emulator of the Concrete CMS REST API 1.0 on loopback."""
     from cmssync.emulator.server import run_emulator
+    from cmssync.emulator.settings import Settings
 
-    run_emulator(
-        host=host,
-        port=port,
+    settings = Settings(
         db=db,
         seed=seed,
         generate=generate,
@@ -96,3 +95,4 @@ def emulator(
         client_secret=client_secret,
         admin_password=admin_password,
     )
+    run_emulator(settings, host=host, port=port)

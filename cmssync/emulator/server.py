@@ -34,39 +34,9 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def run_emulator(
-    *,
-    host: str,
-    port: int,
-    db: str | None,
-    seed: str,
-    generate: str | None,
-    dialect: str,
-    latency_ms: int,
-    faults: list[str],
-    client_id: str,
-    client_secret: str,
-    admin_password: str,
-    token_ttl: int = 3600,
-    workers: int = 0,
-    service_ms: int = 0,
-) -> None:
-    """Serve the emulator on ``host:port`` until interrupted (Ctrl-C propagates as ``KeyboardInterrupt`` after a
-    clean shutdown, so the caller can choose its exit code)."""
-    settings = Settings(
-        db=db,
-        seed=seed,
-        generate=generate,
-        dialect=dialect,
-        latency_ms=latency_ms,
-        workers=workers,
-        service_ms=service_ms,
-        faults=list(faults),
-        client_id=client_id,
-        client_secret=client_secret,
-        admin_password=admin_password,
-        token_ttl=token_ttl,
-    )
+def run_emulator(settings: Settings, *, host: str, port: int) -> None:
+    """Serve an emulator of ``settings`` on ``host:port`` until interrupted (Ctrl-C propagates as
+    ``KeyboardInterrupt`` after a clean shutdown, so the caller can choose its exit code)."""
     emu = Emulator(settings)
     try:
         sock = bind(host, port)
@@ -75,7 +45,8 @@ def run_emulator(
         shown = f"[{host}]" if ":" in host else host
         with _interrupts(server) as interrupted:
             print(
-                f"cmssync emulator listening on http://{shown}:{actual_port} (dialect {dialect}, seed {seed})",
+                f"cmssync emulator listening on http://{shown}:{actual_port}"
+                f" (dialect {settings.dialect}, seed {settings.seed})",
                 file=sys.stderr,
                 flush=True,
             )

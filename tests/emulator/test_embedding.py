@@ -155,9 +155,11 @@ def test_generated_pages_are_served() -> None:
 FOREGROUND = (
     "import sys\n"
     "from cmssync.emulator.server import run_emulator\n"
+    "from cmssync.emulator.settings import Settings\n"
     "try:\n"
-    "    run_emulator(host='127.0.0.1', port=0, db=None, seed='empty', generate=None, dialect='documented',\n"
-    "                 latency_ms=0, faults=[], client_id='c', client_secret='s', admin_password='pw-12345')\n"
+    "    settings = Settings(seed='empty', dialect='documented', client_id='c', client_secret='s',\n"
+    "                        admin_password='pw-12345')\n"
+    "    run_emulator(settings, host='127.0.0.1', port=0)\n"
     "except KeyboardInterrupt:\n"
     "    sys.exit(130)\n"
 )
