@@ -183,11 +183,6 @@ class PageSides:
     def content_moved(self) -> bool:
         return self.record.digest is not None and self.record.digest != self.content_digest
 
-    def content_unknown(self) -> bool:
-        """Nothing tells what the content was when the record was made (``refresh`` and ``import`` record the live
-        version only): a page the site changed since then cannot tell the editor's change from the content's."""
-        return self.record.digest is None and self.record.base is None
-
 
 @dataclass(frozen=True)
 class ThreeWay:
@@ -209,7 +204,7 @@ class ThreeWay:
 def find_conflicts(sides: PageSides, changes: Sequence[FieldChange], blocks: Sequence[BlockChange]) -> ThreeWay:
     """The conflicts of the planned changes of one page, and what only the site changed (nothing settled yet)."""
     found = _Found(
-        fallback=sides.site_moved() and (sides.content_moved() or sides.content_unknown()),
+        fallback=sides.site_moved() and sides.content_moved(),
         content_kept=sides.record.digest is not None and not sides.content_moved(),
     )
     for change in changes:
