@@ -158,14 +158,14 @@ def _global(name: str) -> Any:
 
 @contextmanager
 def flag_variables_restored() -> Iterator[None]:
-    """Put back the environment variables that global flags set (``--no-color``, ``--config``, ``--env``).
+    """Put back the environment variables that global flags set (``--config``, ``--env``).
 
     A flag reaches every part of the run through its variable; once the command returns, a caller that runs
     another command in the same process (the tests, an embedding program) starts without it.
     """
     from cmssync.config import CONFIG_VARIABLE, ENV_VARIABLE
 
-    names = ("NO_COLOR", CONFIG_VARIABLE, ENV_VARIABLE)
+    names = (CONFIG_VARIABLE, ENV_VARIABLE)
     saved = {name: os.environ.get(name) for name in names}
     try:
         yield

@@ -28,13 +28,13 @@ from pydantic import BaseModel
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.scalarstring import LiteralScalarString
+from ruamel.yaml.scalarstring import LiteralScalarString, SingleQuotedScalarString
 
 from cmssync.content.files import FileSpec
 from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
 from cmssync.content.paths import page_file_names
 from cmssync.content.site import SiteContent
-from cmssync.content.yaml_emit import dump_fresh, layout, literal_block_safe
+from cmssync.content.yaml_emit import EXPLICIT_KEY, dump_fresh, layout, literal_block_safe
 from cmssync.fileio import write_atomically
 
 
@@ -186,6 +186,8 @@ def merge(old: Any, new: Any) -> Any:
             del old[key]
         for key, value in new.items():
             old[key] = merge(old[key], value) if key in old else fresh(value)
+        if old.fa.flow_style():
+            _quote_explicit_keys(old)
         return old
     if isinstance(old, CommentedSeq) and isinstance(new, list):
         return _merge_items(old, new)
@@ -193,6 +195,14 @@ def merge(old: Any, new: Any) -> Any:
         return old  # same text: keep the scalar's written style (quotes, block scalar)
     # Not for numbers: ruamel re-formats a loaded float from its parts, which can change the last digit.
     return fresh(new)
+
+
+def _quote_explicit_keys(node: CommentedMap) -> None:
+    """Single-quote a flow mapping's texts that begin like an explicit key (``? q``): ruamel's emitter writes them
+    plain there (``{type: ? q}``), which no YAML reader takes back."""
+    for key, value in node.items():
+        if type(value) is str and EXPLICIT_KEY.match(value):
+            node[key] = SingleQuotedScalarString(value)
 
 
 def _merge_items(old: CommentedSeq, new: list[Any]) -> CommentedSeq:
@@ -224,6 +234,7 @@ def fresh(value: Any) -> Any:
             node[key] = fresh(item)
         if set(value) == {"keep"} and isinstance(node["keep"], CommentedMap):
             node["keep"].fa.set_flow_style()  # a placeholder reads as one line: - keep: {type: …, id: N}
+            _quote_explicit_keys(node["keep"])
         return node
     if isinstance(value, list | tuple):
         return CommentedSeq(fresh(item) for item in value)

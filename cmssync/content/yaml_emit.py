@@ -145,6 +145,11 @@ def _plain_scalar(value: Any, *, flow: bool) -> str:
     raise _Unsupported  # floats (ruamel formats them its own way), str subclasses, dates…
 
 
+# A text beginning like an explicit key or a value (``? q``, ``: v``) in a flow mapping: ruamel's emitter writes
+# it plain there, which no YAML reader takes back.
+EXPLICIT_KEY = re.compile(r"[?:][ \t]")
+
+
 def _flow_mapping(data: dict[Any, Any]) -> str:
     """The one-line ``{type: gallery, id: 104}`` of a ``keep:`` placeholder."""
     parts = []
@@ -153,6 +158,8 @@ def _flow_mapping(data: dict[Any, Any]) -> str:
             raise _Unsupported
         if type(value) is str and literal_block_safe(value):
             raise _Unsupported  # a literal block's text in a flow mapping: ruamel double-quotes it
+        if type(value) is str and EXPLICIT_KEY.match(value):
+            raise _Unsupported  # ruamel would write it plain, unreadable: the writer quotes it (writer.fresh)
         parts.append(f"{_key(key, flow=True)}: {_plain_scalar(value, flow=True)}")
     return "{" + ", ".join(parts) + "}"
 

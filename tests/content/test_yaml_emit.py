@@ -127,3 +127,14 @@ def test_render_yaml_edits_a_file_whose_data_or_text_differs(tmp_path: Path) -> 
     assert writer.render_yaml(target, data) == target.read_text()  # the comment keeps the round-trip edit
     changed = {**data, "name": "About us"}
     assert writer.render_yaml(target, changed) == "# kept\n" + (dump_fresh(changed) or "")
+
+
+def test_a_placeholder_text_beginning_like_an_explicit_key_reads_back() -> None:
+    """ruamel writes ``{type: ? q}`` in a flow mapping, which no reader takes back: such a text is quoted, fresh
+    and when a file holding it is edited (found by the round-trip property below)."""
+    data = [{"keep": {"type": "? q", "id": 0}}, {"keep": {"type": "?\tx", "id": 1}}, {"keep": {"type": ": v", "id": 2}}]
+    text = ruamel_text(data)
+    assert writer._yaml().load(text) == data
+    assert "'? q'" in text
+    assert ruamel_edit(text, data) == text
+    assert dump_fresh(data) is None  # the fast path leaves it to the writer, which quotes it
