@@ -4,12 +4,15 @@ Each test pulls the fresh site, lets an "editor" change a content block of a man
 publish it (what the dashboard does), and runs cmssync through its CLI. Under the default policy (``propose``) the
 editor's block survives ``apply --yes`` while the content's own change to the page applies, and the plan names it
 as a site change to bring back; once the content takes the site's words (``pull --pages``, what merging a proposal
-gives) ``plan --detailed-exitcode`` exits 0. Under ``drift: revert`` the content wins, as before issue 34.
+gives) ``plan --detailed-exitcode`` exits 0. ``pull --commit`` brings the editor's change to git as one commit on
+a branch that is not checked out, and once that branch is merged the plan is empty. Under ``drift: revert`` the
+content wins, as before issue 34.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from urllib.parse import quote
 
@@ -105,3 +108,51 @@ def test_drift_revert_writes_the_content_over_an_editors_change(
     after = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode")
     report.add("drift: revert", after)
     assert after.code == 0, after.output
+
+
+def git(directory: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(directory), *args], capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def checkout_facts(directory: Path) -> tuple[str, str, str, str, str]:
+    """What ``pull --commit`` must leave alone: the checked-out branch and commit, the status, the index, the files."""
+    return (
+        git(directory, "symbolic-ref", "HEAD"),
+        git(directory, "rev-parse", "HEAD"),
+        git(directory, "status", "--porcelain", "--untracked-files=all"),
+        git(directory, "diff", "--cached"),
+        git(directory, "diff"),
+    )
+
+
+def test_an_editors_change_comes_to_git_as_one_commit_and_the_merged_branch_plans_empty(
+    real_site: SiteAccess, api: RawApi, content_dir: Path, report: Report
+) -> None:
+    pulled(real_site, content_dir, report, "pull --commit")
+    git(content_dir, "init", "-q", "-b", "main")
+    git(content_dir, "config", "user.name", "Site Team")
+    git(content_dir, "config", "user.email", "site@example.com")
+    git(content_dir, "add", "-A")
+    git(content_dir, "commit", "-q", "-m", "the site as pulled")
+    path, file, page_id, block = a_content_block(content_dir, api)
+    edit_and_publish(api, page_id, block)
+    before = checkout_facts(content_dir)
+    text_before = file.read_text(encoding="utf-8")
+
+    proposed = run_cmssync(real_site, content_dir, "pull", "--commit", "--branch", "site-edits")
+    report.add("pull --commit", proposed)
+    assert proposed.code == 0, proposed.output
+    assert checkout_facts(content_dir) == before  # the checked-out branch, its files and the index untouched
+    assert file.read_text(encoding="utf-8") == text_before
+    assert git(content_dir, "rev-list", "--count", "main..site-edits").strip() == "1"
+    changed = git(content_dir, "diff", "--name-only", "main", "site-edits").split()
+    assert changed == [file.relative_to(content_dir).as_posix()], changed
+    assert EDITOR_WORDS in git(content_dir, "show", f"site-edits:{file.relative_to(content_dir).as_posix()}")
+    message = git(content_dir, "log", "-1", "--format=%B", "site-edits")
+    assert f"page {path}" in message or f"page:{path}" in message, message
+
+    git(content_dir, "merge", "-q", "site-edits")  # the proposal, reviewed and merged
+    empty = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode")
+    report.add("pull --commit", empty)
+    assert empty.code == 0, empty.output
