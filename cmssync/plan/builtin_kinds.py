@@ -39,25 +39,10 @@ def _plan_files(given: KindInputs) -> KindPlan:
 
 
 def _plan_pages(given: KindInputs) -> KindPlan:
-    options = given.options
     earlier = given.planned.get(FILE.name)
     files = earlier.shared if earlier is not None and isinstance(earlier.shared, FilePlan) else FilePlan()
     context = PageContext(
-        content=given.content,
-        observed=given.observed,
-        state=given.state,
-        publish=options.publish,
-        base_url=options.base_url,
-        file_urls=files.urls,
-        file_ids=files.ids,
-        changing_files=frozenset(files.changing),
-        replace_moved=options.replace_moved,
-        ignore_rules=options.ignore_rules,
-        conflicts=options.conflicts,
-        drift=options.drift,
-        on_foreign_draft=options.on_foreign_draft,
-        protect_pages=options.protect_pages,
-        areas_owned=options.areas_owned,
+        given.content, given.observed, given.state, given.options, files.urls, files.ids, frozenset(files.changing)
     )
     pages = plan_pages(context, given.warnings)
     return replace(pages, deletes=lambda: page_deletes(context, pages.moved_from, given.warnings))

@@ -12,9 +12,9 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
-from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
+from cmssync.config import ForeignDraftPolicy
 from cmssync.content.blocktypes import block_type
 from cmssync.content.paths import dropped_words, is_stack_path, page_named, page_object, parent_path
 from cmssync.content.site import SiteContent
@@ -31,11 +31,11 @@ from cmssync.plan.actions import (
 from cmssync.plan.additions import without_additions
 from cmssync.plan.block_changes import alignment_changes, desired_change
 from cmssync.plan.blocks import AlignmentError, align_area, honourable
-from cmssync.plan.conflicts import ConflictPolicies, PageSides, ThreeWay, applied_base, find_conflicts, settle
+from cmssync.plan.conflicts import PageSides, ThreeWay, applied_base, find_conflicts, settle
 from cmssync.plan.desired import Resolver, attribute_matches
-from cmssync.plan.drift import DriftPolicies, keep_site_changes
+from cmssync.plan.drift import keep_site_changes
 from cmssync.plan.ignore import page_ignore, visible_desired_areas, visible_live_page
-from cmssync.plan.kinds import KindPlan
+from cmssync.plan.kinds import KindPlan, PlanOptions
 from cmssync.plan.page_form import DEFAULT_TEMPLATE, DEFAULT_TYPE, DesiredPage, PageForm, page_form, render_desired
 from cmssync.plan.page_identity import identity_conflict, move_actions, moved_from, pinned_move
 from cmssync.plan.snapshot import LivePage, Snapshot
@@ -46,21 +46,17 @@ from cmssync.state.records import State
 
 @dataclass(frozen=True)
 class PageContext:
+    """What the page kind plans with: the content, the site observed, the state, the run's options (publish mode,
+    base URL, conflict and drift policies, ignore rules, protected pages, ``--replace-moved``, ``areas: owned``), and
+    what the files' plan says of the files the pages reference."""
+
     content: SiteContent
     observed: Snapshot
     state: State
-    publish: Literal["approve", "draft"]
-    base_url: str
+    options: PlanOptions
     file_urls: Mapping[str, str]
     file_ids: Mapping[str, str]
     changing_files: frozenset[str]
-    replace_moved: bool = False
-    ignore_rules: tuple[GlobalIgnoreRule, ...] = ()
-    conflicts: ConflictPolicies = field(default_factory=ConflictPolicies)
-    drift: DriftPolicies = field(default_factory=DriftPolicies)
-    on_foreign_draft: ForeignDraftPolicy = "fail"
-    protect_pages: frozenset[str] = frozenset()
-    areas_owned: bool = False
 
     def protected(self, path: str) -> bool:
         """A page never deleted or replaced: ``protect: true`` in its file or its record, or ``protect.pages``."""
@@ -69,7 +65,7 @@ class PageContext:
         return (
             path == "/"
             or is_stack_path(path)
-            or path in self.protect_pages
+            or path in self.options.protect_pages
             or (spec is not None and spec.protect)
             or (record is not None and record.protected)
         )
@@ -77,7 +73,7 @@ class PageContext:
     def owns_areas(self, path: str) -> bool:
         """Whether the content owns the page's managed areas (``areas_owned`` in its file, else ``areas: owned``)."""
         spec = self.content.pages[path]
-        return spec.areas_owned if spec.areas_owned is not None else self.areas_owned
+        return spec.areas_owned if spec.areas_owned is not None else self.options.areas_owned
 
     def resolver(self) -> Resolver:
         return Resolver(file_urls=self.file_urls, file_ids=self.file_ids, page_ids=self._page_ids)
@@ -97,7 +93,7 @@ class PageResult(KindPlan):
 
 def desired_page(path: str, context: PageContext, form: PageForm | None = None) -> DesiredPage:
     form = form if form is not None else page_form(context.content.pages[path])
-    return render_desired(form, path, context.resolver(), base_url=context.base_url)
+    return render_desired(form, path, context.resolver(), base_url=context.options.base_url)
 
 
 def plan_pages(context: PageContext, warnings: list[str]) -> PageResult:
@@ -135,9 +131,9 @@ def plan_page(path: str, context: PageContext, warnings: list[str], result: Page
     if live is None:
         moved = moved_from(path, desired.digest, context.content, context.state, observed)
         if moved is not None:
-            protected = context.protected(moved.path)
-            create = _create(path, desired, form, context, []) if context.replace_moved and not protected else None
-            actions = move_actions(path, moved, replace_moved=context.replace_moved, protected=protected, create=create)
+            protected, replace = context.protected(moved.path), context.options.replace_moved
+            create = _create(path, desired, form, context, []) if replace and not protected else None
+            actions = move_actions(path, moved, replace_moved=replace, protected=protected, create=create)
             result.actions.extend(actions)
             result.moved_from.add(moved.path)
             return
@@ -258,17 +254,17 @@ def _update(
     result.additions.extend(page.additions)
     note = None
     if live.has_draft and not page.ours:
-        note, held = _foreign_draft(page, spec.on_foreign_draft or context.on_foreign_draft, warnings)
+        note, held = _foreign_draft(page, spec.on_foreign_draft or context.options.on_foreign_draft, warnings)
         if held is not None:
             result.held.append(held)
             return None
-    warnings += stack_warnings(path, spec.name, live, changes=page.changed, draft=context.publish == "draft")
+    warnings += stack_warnings(path, spec.name, live, changes=page.changed, draft=context.options.publish == "draft")
     if page.changed:
         return _changed(page, context, note, result)
     rebase = _caught_up(page, context)
     if rebase is not None:
         result.rebase.append(rebase)
-    if context.publish == "approve" and live.has_draft:
+    if context.options.publish == "approve" and live.has_draft:
         if page.ours:
             return Action(
                 kind=page.kind,
@@ -289,7 +285,7 @@ def _compare(
     owned), and compute the field and block changes."""
     spec = context.content.pages[path]
     kind, key = page_object(path)  # a stack is its own kind in the plan
-    rules = page_ignore(path, spec.ignore, context.ignore_rules)  # cmssync.plan.ignore: hidden from both sides
+    rules = page_ignore(path, spec.ignore, context.options.ignore_rules)  # cmssync.plan.ignore: hidden from both sides
     seen = visible_live_page(live, rules)
     wanted = desired
     if rules:  # most pages have no ignore rule: nothing to hide, nothing to copy
@@ -349,7 +345,7 @@ def _changed(page: _Compared, context: PageContext, note: str | None, result: Pa
     """The update of a page with changes, its conflicts with the site's changes settled by the conflict policy."""
     record = context.state.pages.get(page.path)
     spec = context.content.pages[page.path]
-    if context.publish == "draft":
+    if context.options.publish == "draft":
         note = (note + "; " if note else "") + "left as an unapproved draft for review"
     action = Action(
         kind=page.kind,
@@ -374,7 +370,7 @@ def _changed(page: _Compared, context: PageContext, note: str | None, result: Pa
     kept = keep_site_changes(
         action,
         found,
-        context.drift,
+        context.options.drift,
         spec.on_drift,
         page.live.live_version_id,
         areas_owned=context.owns_areas(page.path),
@@ -382,7 +378,7 @@ def _changed(page: _Compared, context: PageContext, note: str | None, result: Pa
     result.site_changes.extend(kept.site_changes)
     if kept.action is None:
         return None
-    settled = settle(kept.action, found.conflicts, context.conflicts, spec.on_conflict)
+    settled = settle(kept.action, found.conflicts, context.options.conflicts, spec.on_conflict)
     result.conflicts.extend(settled.conflicts)
     if settled.held is not None:
         result.held.append(settled.held)

@@ -66,7 +66,7 @@ def test_drift_is_reported_when_the_content_is_what_was_last_applied(tmp_path: P
     state = State()
     from cmssync.plan.pages import PageContext, desired_page
 
-    context = PageContext(content, snapshot(matching), state, "approve", BASE, {}, {}, frozenset())
+    context = PageContext(content, snapshot(matching), state, PlanOptions(base_url=BASE), {}, {}, frozenset())
     state.record_page("/about", PageRecord(id=5, digest=desired_page("/about", context).digest))
     edited = page(5, "/about", "About us (edited)", areas={"Main": [(10, "content", {"content": "<p>Hello</p>"})]})
     [action] = plan(content, snapshot(edited), state, options()).actions
@@ -279,7 +279,7 @@ def test_a_moved_page_file_is_shown_as_a_move_not_create_and_delete(tmp_path: Pa
     state = State()
     from cmssync.plan.pages import PageContext, desired_page
 
-    context = PageContext(content, snapshot(live_new, old), state, "approve", BASE, {}, {}, frozenset())
+    context = PageContext(content, snapshot(live_new, old), state, PlanOptions(base_url=BASE), {}, {}, frozenset())
     state.record_page("/about", PageRecord(id=5, digest=desired_page("/new/about", context).digest))
     result = plan(content, snapshot(live_new, old), state, options(prune=True))
     [move] = result.actions
