@@ -382,6 +382,39 @@ def applied_base(
     return PageBase(fields=kept_fields, areas=kept_areas)
 
 
+def site_base(
+    fields: Mapping[str, Any],
+    areas: Mapping[str, Sequence[DesiredBlock]],
+    end_date: str | None,
+    digest_of_content: str,
+    live: LivePage,
+) -> tuple[str | None, PageBase]:
+    """The digest and base to record when cmssync takes the site as it is now without writing to it (``refresh``,
+    ``import``): the content's value for a field or area the site holds as the content says, the site's own value
+    (an area: in the live blocks' own shape) where it differs. So what the content changes is an ordinary update,
+    and what an editor changes later is a site change, as after a pull. The content's digest is recorded only when
+    the site holds the whole page as the content says (else None: the content is not what the site holds)."""
+    content = page_base(fields, areas, end_date)
+    kept_fields = {
+        name: value if _same(name, value, live.field(name), live) else live.field(name)
+        for name, value in content.fields.items()
+    }
+    kept_areas = {
+        name: base if live_area_digest(live.blocks(name), base.shape) == base.digest else _live_area_base(live, name)
+        for name, base in content.areas.items()
+    }
+    base = PageBase(fields=kept_fields, areas=kept_areas)
+    return (digest_of_content if base == content else None), base
+
+
+def _live_area_base(live: LivePage, area: str) -> AreaBase:
+    """A live area's base in its own shape: every block's type and every key of its value."""
+    blocks = live.blocks(area)
+    shape = tuple((block.type, *sorted(block.value)) for block in blocks)
+    values = _live_values(blocks, shape) or []
+    return AreaBase(shape=shape, digest=digest(values), blocks=tuple(block_digest(v) for v in values))
+
+
 @dataclass
 class Settling:
     """Three-way conflicts of users and files (``cmssync.plan.asset_conflicts``): found, settled and collected."""

@@ -17,10 +17,15 @@ from typing import Any, Final
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import PendingDeletion
+from cmssync.api.models import Page
 from cmssync.content.paths import object_page_path, page_object, page_object_id
 from cmssync.errors import ApiError, ConfigError, StateError
+from cmssync.plan.conflicts import site_base
+from cmssync.plan.desired import Resolver
+from cmssync.plan.page_form import page_form, render_desired
 from cmssync.state.backends import StateBackend, holding_lock, waiting_lock
-from cmssync.state.records import GroupRecord, PageRecord, State, UserRecord
+from cmssync.state.records import GroupRecord, PageBase, PageRecord, State, UserRecord
+from cmssync.sync.page_read import PAGE_INCLUDES, to_live_page
 from cmssync.sync.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -177,7 +182,7 @@ async def import_object(workspace: Workspace, address: Address, site_id: str) ->
             if getattr(record, "id", None) == number:
                 raise StateError(f"{address.kind} {number} is already bound to {other}; `cmssync state mv` it instead")
         async with workspace.client() as client:
-            record, seen = await _site_record(client, address.kind, number)
+            record, seen = await _site_record(client, address.kind, number, _SiteBase(workspace, state))
         _put(state, address, record)
         store.save(state)
     return f"imported {address} = {address.kind} {number} on the site ({seen})"
@@ -193,13 +198,14 @@ def _content_keys(workspace: Workspace, kind: str) -> Mapping[str, Any]:
     return keys
 
 
-async def _site_record(client: ConcreteClient, kind: str, number: int) -> tuple[Any, str]:
+async def _site_record(client: ConcreteClient, kind: str, number: int, bases: _SiteBase) -> tuple[Any, str]:
     """The record binding the site object, read from the site; ConfigError when there is no such object."""
     try:
         if kind == "page":
-            page = await client.get_page(number)
+            page = await client.get_page(number, includes=PAGE_INCLUDES)
             live = page.version.id if page.version is not None else None
-            return PageRecord(id=number, live_version_id=live), f"{page.url_path}, live version {live}"
+            record = bases.record(page.url_path, page, PageRecord(id=number))
+            return record, f"{page.url_path}, live version {live}"
         if kind == "user":
             user = await client.get_user(number)
             return UserRecord(id=number), f"user {user.username}"
@@ -209,6 +215,34 @@ async def _site_record(client: ConcreteClient, kind: str, number: int) -> tuple[
         if exc.status == 404:
             raise ConfigError(f"the site has no {kind} {number}") from None
         raise
+
+
+class _SiteBase:
+    """Page records that take the site as it is now (``import``, ``refresh``), with the digest and base a pull
+    would record (``cmssync.plan.conflicts.site_base``): the content's page rendered as the planner renders it, its
+    references resolved to what the state records (files) and the pages it manages."""
+
+    def __init__(self, workspace: Workspace, state: State) -> None:
+        self.content = workspace.content
+        self.base_url = workspace.settings.site.url or ""
+        self.resolve = Resolver(
+            file_urls={path: record.url for path, record in state.files.items()},
+            file_ids={path: str(record.id) for path, record in state.files.items()},
+            page_ids={path: record.id for path, record in state.pages.items()},
+        )
+
+    def record(self, path: str, page: Page, record: PageRecord) -> PageRecord:
+        """``record`` with ``page``'s live version, and the digest and base of the content's page at ``path``
+        against it (none when the content has no page there)."""
+        version = page.version.id if page.version is not None else None
+        digest: str | None = None
+        base: PageBase | None = None
+        spec = self.content.pages.get(path)
+        if spec is not None:
+            desired = render_desired(page_form(spec), path, self.resolve, base_url=self.base_url)
+            live = to_live_page(page, version, self.base_url)
+            digest, base = site_base(desired.fields, desired.areas, desired.end_date, desired.digest, live)
+        return record.evolve(live_version_id=version, base=base, digest=digest)
 
 
 @dataclass
@@ -224,29 +258,32 @@ async def refresh(workspace: Workspace) -> Refreshed:
     """Record the site's current live version of every managed page as its base, and forget the records of objects
     the site no longer has; nothing is written to the site.
 
-    A page's per-field base is dropped with it: the next plan compares at the page level (the live version is the
-    recorded one, so nothing counts as an editor's change), and every field where the content and the site differ is
-    an ordinary update, no conflict. A pending draft cmssync started is kept (the next run finishes it)."""
+    A page's base is recorded as a pull records it (:class:`_SiteBase`): the content's value where the site holds
+    it, the site's where it differs. So the next plan shows every field where the content and the site differ as
+    an ordinary update (no conflict), and an editor's change approved after the refresh as a site change, settled by
+    the drift policy (not written over under ``drift: propose``). A pending draft cmssync started is kept (the next
+    run finishes it)."""
     store = workspace.store
     result = Refreshed([], [], 0)
     async with holding_lock(store, "cmssync refresh"):
         state = workspace.load_state()
+        bases = _SiteBase(workspace, state)
         async with workspace.client() as client:
             for path, record in sorted(state.pages.items()):
                 try:
-                    page = await client.get_page(record.id)
+                    page = await client.get_page(record.id, includes=PAGE_INCLUDES)
                 except ApiError as exc:
                     if exc.status != 404 and not isinstance(exc, PendingDeletion):
                         raise
                     state.forget_page(path)
                     result.gone.append(page_object_id(path))  # deleted, or in the trash
                     continue
-                live = page.version.id if page.version is not None else None
-                if live == record.live_version_id and record.base is None and record.digest is None:
+                refreshed = bases.record(path, page, record)
+                if refreshed == record:
                     result.unchanged += 1
                     continue
-                state.record_page(path, record.evolve(live_version_id=live, base=None, digest=None))
-                result.rebased.append(f"{page_object_id(path)} (live version {live})")
+                state.record_page(path, refreshed)
+                result.rebased.append(f"{page_object_id(path)} (live version {refreshed.live_version_id})")
             for address, gone in await _gone_assets(client, state):
                 if gone:
                     _forget(state, address)

@@ -26,6 +26,7 @@ from cmssync.plan.scope import scope_for_paths
 from cmssync.plan.warnings import kind_of
 from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.plan_files import write_plan_file
+from cmssync.sync.state_ops import refresh
 from cmssync.sync.workspace import open_workspace
 from tests.support.editors import Editor
 from tests.support.sites import Site
@@ -98,6 +99,21 @@ async def test_a_stack_edited_on_the_site_and_in_the_content_is_a_conflict(site:
     plan = await site.plan()
     assert [(c.id, c.field) for c in plan.conflicts] == [("stack:footer", "area:Main")]
     assert [h.id for h in plan.held] == ["stack:footer"]  # refused by default: nothing is overwritten
+
+
+async def test_an_editors_block_in_a_stack_after_a_refresh_is_kept(site: Site) -> None:
+    """The real-site finding behind refresh's base (instance 8094): after ``cmssync refresh`` an editor's edit of a
+    stack's block was planned as an update and written over; now it is a site change, kept on the site."""
+    await site.pull()
+    await refresh(site.workspace())
+    editor = Editor(site.sandbox)
+    editor.edit_block("/!stacks/footer", "Main", 0, "<p>Footer text, by an editor</p>", page_id=7)
+    plan = await site.plan()
+    assert plan.actions == ()
+    assert [(c.id, c.fields) for c in plan.site_changes] == [("stack:footer", ("area:Main",))]
+    assert (await site.apply()).exit_code == 0
+    assert "Footer text, by an editor" in _public(site, "/about")
+    editor.close()
 
 
 async def test_a_page_id_the_server_cannot_read_is_said_and_the_others_are_pulled(site: Site) -> None:
