@@ -56,6 +56,8 @@ def export_record(store: Store, block_type: str, record: dict[str, str] | None) 
     if record is None:
         return []
     kind = BLOCK_TYPES[block_type]
+    if not kind.exported:
+        return []
     out: dict[str, str] = {}
     order = [column for column, _ in kind.columns or ()]
     for column in [*order, *sorted(record.keys() - set(order))]:

@@ -12,6 +12,11 @@ read on its own renders only its blocks.
 
 Global areas: the theme shows the stacks named in the seed's ``global_areas`` on every page, in their **most
 recent** version (stacks.jsonl: a stack's unapproved edit shows on the public pages at once).
+
+Stack displays (``core_stack_display``, a stack placed in an area): the block renders the ``Main`` area of the stack
+its ``stID`` names (the stack's version for the page's locale, if it has one), nothing for an id that is no stack.
+The public page shows the stack's most recent version, the API's render (``includes=areas.content``) its approved
+one (stack-displays.jsonl ``draft.*``).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable
 
-from cmssync.emulator import locales, versioning
+from cmssync.emulator import locales, markup, versioning
 from cmssync.emulator.store import Store, dumps, loads
 
 GLOBAL_AREAS = "global_areas"
@@ -67,6 +72,23 @@ def area_html(
         kind = str(block["type"]).replace("_", "-")
         parts.append(f'\n\n    <div class="ccm-block-{kind}">{inner}</div>\n')
     return "".join(parts)
+
+
+def stack_display_html(
+    store: Store, record: dict[str, str] | None, page_id: int, render: Callable[[sqlite3.Row], str], *, newest: bool
+) -> str:
+    """What a stack display on page ``page_id`` shows (see the module docstring): the stack's ``Main`` area, each
+    block rendered by ``render``, in its most recent version (``newest``: the public page) or its approved one."""
+    stack_id = markup.leading_number((record or {}).get("stID", ""))
+    stack = store.one("SELECT id FROM pages WHERE id = ? AND type = 'core_stack' AND in_trash = 0", stack_id)
+    page = store.one("SELECT * FROM pages WHERE id = ?", page_id)
+    if stack is None or page is None:
+        return ""
+    shown = locales.stack_for(store, stack_id, locales.locale_of(store, page))
+    version = (versioning.recent_version if newest else versioning.live_version)(store, shown)
+    if version is None:
+        return ""
+    return area_html(store, "Main", by_area(versioning.placed_blocks(store, shown, int(version["id"]))), render)
 
 
 def by_area(blocks: Iterable[sqlite3.Row]) -> dict[str, list[sqlite3.Row]]:

@@ -61,6 +61,8 @@ def page_response(store: Store, trimmed_path: str, base_url: str) -> Response | 
     expand = functools.partial(markup.render, store=store, base_url=base_url, page_id=page_id)
 
     def render(block: sqlite3.Row) -> str:
+        if block["type"] == "core_stack_display":
+            return layouts.stack_display_html(store, loads(block["record"]), page_id, render, newest=True)
         return blockvalues.render_html(block["type"], loads(block["record"]), base_url, expand, version["name"])
 
     grouped = layouts.by_area(versioning.placed_blocks(store, page_id, int(version["id"])))

@@ -145,7 +145,12 @@ class Renderer:
         return {"id": int(row["id"]), "type": row["type"], "value": value}
 
     def block_html(self, row: sqlite3.Row, page_id: int) -> str:
-        """A placed block rendered (content placeholders expanded as the public page shows them)."""
+        """A placed block rendered (content placeholders expanded as the public page shows them); a stack display
+        as the stack's approved version (:func:`layouts.stack_display_html`)."""
+        if row["type"] == "core_stack_display":
+            return layouts.stack_display_html(
+                self.store, loads(row["record"]), page_id, lambda b: self.block_html(b, page_id), newest=False
+            )
         return blockvalues.render_html(
             row["type"],
             loads(row["record"]),

@@ -153,5 +153,15 @@ TYPES = (
     BlockType("board"),
     BlockType("core_container", required="containerID"),
     BlockType("core_area_layout", required="gridType"),
+    # stack-displays.jsonl: added with {"stID": <the stack's page id>} (200, read back as []); without stID or with
+    # a stID that is not a number the insert fails (HTTP 500; the real message is the SQL error for both); an id
+    # that is no stack is stored and renders nothing.
+    BlockType(
+        "core_stack_display",
+        columns=(("stID", "0"),),
+        required="stID",
+        strict_file=("btCoreStackDisplay", "stID", ("stID",)),
+        exported=False,
+    ),
     BlockType("core_page_type_composer_control_output"),  # on page-type defaults pages only (type-defaults.jsonl)
 )

@@ -66,6 +66,9 @@ class BlockType:
     is an SQL error (HTTP 500) after the draft was made and a block id consumed."""
     render: Callable[[Mapping[str, str], Callable[[str], str], str], str] | None = None
     """``(record, expand, page name)`` → the block's HTML on the public page."""
+    exported: bool = True
+    """False: the type's export writes no data record, so every read shows ``value: []`` although its table holds
+    the columns (a stack display's ``stID``, stack-displays.jsonl)."""
 
 
 def php_string(value: Any) -> str:
