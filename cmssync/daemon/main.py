@@ -306,8 +306,7 @@ class Daemon:
             if (adopted := record.report.adopted) is not None and adopted.files:
                 self.proposer.adopted(adopted.pulled, batch.run_id)
         if plan is not None:
-            self.metrics.conflicts.set(len(self.tracker.conflicts.current))
-            self.metrics.set_held([held.reason for held in plan.held])
+            self.metrics.set_plan_objects(plan, self.tracker.conflicts.current)
             if batch.full:
                 self.metrics.blocked_deletes.set(sum(len(entry.keys) for entry in plan.blocked))
 

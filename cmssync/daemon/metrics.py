@@ -7,18 +7,24 @@ full run, changes still pending after the last run, and the time of the last suc
 Editor safety adds the daemon's mode (``enforce``/``report``, and whether it is suspended), conflicts and
 guard-blocked deletes the last plan held, and notifications by receiver, event and result (``sent``, ``failed``
 after the retries, ``dropped`` when a receiver's queue was full).
+
+On a site with several locale trees (``cmssync.content.trees``) the object counts — drifted, conflicted and held
+objects — carry a ``tree`` label as well (:class:`TreeCounts`); a single-tree site's series are what they always were.
 """
 
 from __future__ import annotations
 
 from collections import Counter as Tally
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import choose_encoder
+from prometheus_client.registry import Collector
 
 from cmssync.api.stats import RequestKey
 from cmssync.daemon.events import ObjectState
+from cmssync.plan.actions import Plan
 from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
 from cmssync.plan.kinds import KindTable
 from cmssync.plan.scope_model import Scope
@@ -29,6 +35,53 @@ DURATION_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.
 
 
 HELD_REASONS = ("conflict", "foreign_draft", "unreadable")
+
+
+class TreeCounts(Collector):
+    """A gauge of objects counted by ``labels`` (the kind, the reason; none for a plain count) and, while the site
+    has several locale trees, by ``tree``: the locale of a page's or stack's tree (``Plan.tree_of``), ``""`` for an
+    object in no tree (a file, a user; a localized stack whose tree the API does not tell). On a single-tree site
+    the series are a plain labelled gauge's, byte for byte. A series once shown stays, at 0 when nothing is counted
+    (an alert on ``tree="de_DE"`` sees 0, not an absent series)."""
+
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        labels: tuple[str, ...],
+        initial: Iterable[tuple[str, ...]],
+        registry: CollectorRegistry,
+    ) -> None:
+        self.name, self.documentation, self.labels = name, documentation, labels
+        self.initial = tuple(initial)
+        self.counts: Tally[tuple[str, ...]] = Tally()
+        """``(*label values, tree)`` → objects."""
+        self.trees = False
+        self.shown: dict[tuple[str, ...], None] = {}
+        """The series shown so far, in the order they first were (an ordered set)."""
+        registry.register(self)
+
+    def set(self, counted: Iterable[tuple[tuple[str, ...], str]], *, trees: bool) -> None:
+        """Count each object's ``(label values, tree)``; ``trees``: the site has several locale trees."""
+        self.counts = Tally((*values, tree) for values, tree in counted)
+        if trees != self.trees:
+            self.trees, self.shown = trees, {}
+
+    def collect(self) -> Iterator[Metric]:
+        if self.trees:
+            names = [*self.labels, "tree"]
+            totals = self.counts
+            self.shown |= dict.fromkeys([*((*values, "") for values in self.initial), *totals])
+        else:
+            names = list(self.labels)
+            totals = Tally()
+            for labelled, count in self.counts.items():
+                totals[labelled[:-1]] += count
+            self.shown |= dict.fromkeys([*self.initial, *totals])
+        family = GaugeMetricFamily(self.name, self.documentation, labels=names)
+        for values in self.shown:
+            family.add_metric(list(values), totals.get(values, 0))
+        yield family
 
 
 class DaemonMetrics:
@@ -59,12 +112,13 @@ class DaemonMetrics:
             ["method", "status"],
             registry=self.registry,
         )
-        self.drift = Gauge(
+        self.drift = TreeCounts(
             "cmssync_drift_resources",
             "Objects changed outside cmssync as the runs last saw them (a full run: the whole site; a drift-feed or "
-            "file-change run: the objects it read), by kind.",
-            ["kind"],
-            registry=self.registry,
+            "file-change run: the objects it read), by kind (and tree, on a site with several locale trees).",
+            ("kind",),
+            [(kind,) for kind in self.kinds],
+            self.registry,
         )
         self.pending = Gauge(
             "cmssync_pending_changes",
@@ -87,21 +141,26 @@ class DaemonMetrics:
             "1 while the daemon is suspended (it observes, never writes).",
             registry=self.registry,
         )
-        self.conflicts = Gauge(
+        self.conflicts = TreeCounts(
             "cmssync_conflict_resources",
-            "Objects changed both in the content and on the site, in the last plan.",
-            registry=self.registry,
+            "Objects changed both in the content and on the site, in the last plan (by tree, on a site with several "
+            "locale trees).",
+            (),
+            [()],
+            self.registry,
         )
         self.blocked_deletes = Gauge(
             "cmssync_blocked_deletes",
             "Deletes the prune guards held back in the last full plan.",
             registry=self.registry,
         )
-        self.held = Gauge(
+        self.held = TreeCounts(
             "cmssync_held_objects",
-            "Objects the last plan held back (nothing written to them), by reason.",
-            ["reason"],
-            registry=self.registry,
+            "Objects the last plan held back (nothing written to them), by reason (and tree, on a site with several "
+            "locale trees).",
+            ("reason",),
+            [(reason,) for reason in HELD_REASONS],
+            self.registry,
         )
         self.feed_polls = Counter(
             "cmssync_drift_feed_polls",
@@ -121,15 +180,14 @@ class DaemonMetrics:
             ["receiver", "event", "result"],
             registry=self.registry,
         )
-        for kind in self.kinds:
-            self.drift.labels(kind=kind).set(0)
-        self.set_held([])
         self.set_mode("enforce", suspended=False)
 
-    def set_held(self, reasons: list[str]) -> None:
-        """The held objects of the last plan, counted by reason (conflict, foreign_draft, unreadable)."""
-        for reason in HELD_REASONS:
-            self.held.labels(reason=reason).set(reasons.count(reason))
+    def set_plan_objects(self, plan: Plan, conflicted: Iterable[str]) -> None:
+        """What the last plan holds: the objects in conflict (``KIND:KEY``, as the runs have seen them) and the held
+        objects by reason (conflict, foreign_draft, unreadable), each with its tree when the site has several."""
+        trees = bool(plan.trees)
+        self.conflicts.set((((), _tree(plan, object_id)) for object_id in conflicted), trees=trees)
+        self.held.set((((held.reason,), _tree(plan, held.id)) for held in plan.held), trees=trees)
 
     def set_mode(self, effective: str, *, suspended: bool) -> None:
         for mode in MODES:
@@ -159,14 +217,15 @@ class DaemonMetrics:
         if result == "success":
             self.last_success.set(finished_at)
 
-    def record_drift(self, drifted: Iterable[str], scope: Scope | None) -> None:
-        """The objects (``KIND:KEY``) a run's plan found changed outside cmssync; ``scope`` what the run read (None:
-        the whole site). Objects outside the scope keep what the last run that read them found, so a drift-feed run
-        updates the gauge for what it read (it used to move only on full runs)."""
-        self._drifted.update(dict.fromkeys(drifted, ""), scope)
-        counts = Tally(object_id.partition(":")[0] for object_id in self._drifted.current)
-        for kind in {*self.kinds, *counts}:
-            self.drift.labels(kind=kind).set(counts.get(kind, 0))
+    def record_drift(self, drifted: Iterable[str], scope: Scope | None, plan: Plan) -> None:
+        """The objects (``KIND:KEY``) a run's ``plan`` found changed outside cmssync; ``scope`` what the run read
+        (None: the whole site). Objects outside the scope keep what the last run that read them found, so a drift-feed
+        run updates the gauge for what it read (it used to move only on full runs)."""
+        self._drifted.update({object_id: _tree(plan, object_id) for object_id in drifted}, scope)
+        self.drift.set(
+            (((object_id.partition(":")[0],), tree) for object_id, tree in self._drifted.current.items()),
+            trees=bool(plan.trees),
+        )
 
     def record_poll(self, kind: str, result: str, moved: int, managed: int, requests: Mapping[RequestKey, int]) -> None:
         """Count one poll of the drift feed and the requests it sent."""
@@ -181,3 +240,9 @@ class DaemonMetrics:
         """The exposition text (Prometheus or OpenMetrics, as the scraper asks) and its content type."""
         encoder, content_type = choose_encoder(accept or "")
         return encoder(self.registry), content_type
+
+
+def _tree(plan: Plan, object_id: str) -> str:
+    """The locale tree of the page or stack ``KIND:KEY`` names on a site with several trees; "" for any other."""
+    kind, _, key = object_id.partition(":")
+    return plan.tree_of(kind, key) or ""

@@ -250,7 +250,7 @@ class SyncRunner:
             pending=None if report is None else _pending(record.mode, report),
         )
         if report is not None:
-            self.metrics.record_drift(_drifted(report), batch.scope)
+            self.metrics.record_drift(_drifted(report), batch.scope, report.plan)
         run = {
             "run_id": batch.run_id,
             "trigger": batch.trigger,

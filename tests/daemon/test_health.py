@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from prometheus_client import CollectorRegistry
+from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from cmssync.api.stats import RequestKey
@@ -16,7 +16,11 @@ from cmssync.daemon.health import HealthServer, Readiness, build_app, parse_addr
 from cmssync.daemon.metrics import DaemonMetrics
 from cmssync.daemon.reconciler import Batch, Reconciler
 from cmssync.errors import ConfigError
+from cmssync.plan.actions import HeldObject, Plan
 from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
+
+ONE_TREE = Plan(site="http://site", content_digest="x")
+TREES = Plan(site="http://site", content_digest="x", trees={"/": "en_US", "/de": "de_DE", "/fr": "fr_FR"})
 
 
 @pytest.fixture
@@ -95,7 +99,7 @@ async def test_metrics_parse_and_count(served: tuple[httpx.AsyncClient, Readines
         finished_at=1_700_000_000.0,
         pending=0,
     )
-    metrics.record_drift(["page:/a", "page:/b"], None)
+    metrics.record_drift(["page:/a", "page:/b"], None, ONE_TREE)
     metrics.record_run(trigger="file", result="failure", duration=0.2, requests={}, finished_at=0.0, latency=0.4)
     response = await client.get("/metrics")
     assert response.status_code == 200
@@ -121,14 +125,80 @@ def test_the_drift_gauge_follows_every_run_that_read_the_objects() -> None:
     def gauge(kind: str) -> float | None:
         return metrics.registry.get_sample_value("cmssync_drift_resources", {"kind": kind})
 
-    metrics.record_drift(["page:/a", "page:/b", "user:jane"], None)  # a full run
+    metrics.record_drift(["page:/a", "page:/b", "user:jane"], None, ONE_TREE)  # a full run
     assert (gauge("page"), gauge("user")) == (2, 1)
-    metrics.record_drift([], BUILT_IN_KINDS.scope_of(["page:/a"]))  # a feed run that read /a: no longer drifted
+    metrics.record_drift(
+        [], BUILT_IN_KINDS.scope_of(["page:/a"]), ONE_TREE
+    )  # a feed run that read /a: no longer drifted
     assert (gauge("page"), gauge("user")) == (1, 1)
-    metrics.record_drift(["page:/c"], BUILT_IN_KINDS.scope_of(["page:/c"]))  # a feed run that found /c changed
+    metrics.record_drift(
+        ["page:/c"], BUILT_IN_KINDS.scope_of(["page:/c"]), ONE_TREE
+    )  # a feed run that found /c changed
     assert gauge("page") == 2
-    metrics.record_drift([], None)
+    metrics.record_drift([], None, ONE_TREE)
     assert (gauge("page"), gauge("user")) == (0, 0)
+
+
+def _held(plan: Plan, *objects: tuple[str, str, str]) -> Plan:
+    held = tuple(HeldObject(kind=kind, key=key, reason=reason, message="held") for kind, key, reason in objects)  # type: ignore[arg-type]
+    return plan.model_copy(update={"held": held})
+
+
+OBJECT_COUNTS = ("cmssync_drift_resources", "cmssync_conflict_resources", "cmssync_held_objects")
+
+
+def _exposition(registry: CollectorRegistry) -> list[str]:
+    return [
+        line
+        for line in generate_latest(registry).decode().splitlines()
+        if line.split()[2 if line.startswith("#") else 0].split("{")[0] in OBJECT_COUNTS
+    ]
+
+
+def test_a_single_tree_sites_object_counts_are_exposed_as_before() -> None:
+    """The tree label (issue 35) leaves a single-tree site's series as the plain gauges gave them, line for line."""
+    metrics = DaemonMetrics(CollectorRegistry())
+    plan = _held(ONE_TREE, ("page", "/a", "conflict"), ("page", "/b", "foreign_draft"))
+    metrics.record_drift(["page:/a", "page:/c", "user:jane"], None, plan)
+    metrics.set_plan_objects(plan, ["page:/a"])
+
+    before = CollectorRegistry()  # what DaemonMetrics registered before the tree label
+    drift = Gauge("cmssync_drift_resources", metrics.drift.documentation, ["kind"], registry=before)
+    for kind, count in {"group": 0, "file": 0, "page": 2, "stack": 0, "user": 1}.items():
+        drift.labels(kind=kind).set(count)
+    Gauge("cmssync_conflict_resources", metrics.conflicts.documentation, registry=before).set(1)
+    held = Gauge("cmssync_held_objects", metrics.held.documentation, ["reason"], registry=before)
+    for reason, count in {"conflict": 1, "foreign_draft": 1, "unreadable": 0}.items():
+        held.labels(reason=reason).set(count)
+    assert _exposition(metrics.registry) == _exposition(before)
+
+
+def test_a_multilingual_sites_object_counts_carry_the_tree() -> None:
+    """On a site with several locale trees, drifted, conflicted and held objects are counted by tree as well: a
+    page's tree by its path, "" for objects in no tree (a user; a localized stack when the site has two other trees:
+    the API does not say which it is for). A series once shown stays, at 0."""
+    metrics = DaemonMetrics(CollectorRegistry())
+    plan = _held(TREES, ("page", "/de/about", "unreadable"))
+    metrics.record_drift(["page:/about", "page:/de/about", "page:/de", "stack:footer/footer", "user:jane"], None, plan)
+    metrics.set_plan_objects(plan, ["page:/fr/contact"])
+    found = samples(generate_latest(metrics.registry).decode())
+
+    def count(name: str, **labels: str) -> float | None:
+        return found.get((name, tuple(sorted(labels.items()))))
+
+    assert count("cmssync_drift_resources", kind="page", tree="en_US") == 1
+    assert count("cmssync_drift_resources", kind="page", tree="de_DE") == 2
+    assert count("cmssync_drift_resources", kind="stack", tree="") == 1
+    assert count("cmssync_drift_resources", kind="user", tree="") == 1
+    assert count("cmssync_drift_resources", kind="file", tree="") == 0
+    assert count("cmssync_drift_resources", kind="page") is None  # no series without the tree label
+    assert count("cmssync_conflict_resources", tree="fr_FR") == 1
+    assert count("cmssync_held_objects", reason="unreadable", tree="de_DE") == 1
+    assert count("cmssync_held_objects", reason="conflict", tree="") == 0
+
+    metrics.record_drift([], None, plan)  # the next full run finds nothing drifted
+    found = samples(generate_latest(metrics.registry).decode())
+    assert count("cmssync_drift_resources", kind="page", tree="de_DE") == 0
 
 
 async def test_metrics_speak_openmetrics_when_asked(
