@@ -23,7 +23,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from cmssync.emulator import sitetree, versioning
+from cmssync.emulator import sites, sitetree, versioning
 from cmssync.emulator.store import Store
 
 DEFAULT_LOCALE = "en_US"
@@ -58,7 +58,11 @@ def _homes(store: Store) -> list[tuple[str, str]]:
 
 
 def locale_of(store: Store, page: sqlite3.Row) -> str:
-    """The locale a page reports: its tree's, else the default (stacks and system pages too)."""
+    """The locale a page reports: its tree's, else the default (stacks and system pages too); a page of another
+    site of the installation reports that site's (``sites.jsonl``)."""
+    other_site = sites.locale_of(store, sites.site_of(store, page))
+    if other_site is not None:
+        return other_site
     path = page["path"]
     if path:
         for home, locale in _homes(store):
@@ -106,10 +110,9 @@ def add_locale(
     )
     _copy_content(store, sitetree.HOME_PAGE_ID, int(live["id"]), home, 2)
     _copy_below(store, sitetree.HOME_PAGE_ID, home, code, prefix, ts)
-    store.db.execute(  # ids after the default locale's 1, in creation order
-        "INSERT INTO locales (id, language, country, home_page_id)"
-        " VALUES ((SELECT MAX(2, COALESCE(MAX(id), 0) + 1) FROM locales), ?, ?, ?)",
-        (language, country, home),
+    store.db.execute(  # ids after the default locale's 1, in creation order (across the installation's sites)
+        "INSERT INTO locales (id, language, country, home_page_id) VALUES (?, ?, ?, ?)",
+        (sites.next_locale_id(store), language, country, home),
     )
     if stacks:
         for stack in store.all(

@@ -14,7 +14,7 @@ import sqlite3
 
 from starlette.responses import Response
 
-from cmssync.emulator import blockvalues, layouts, locales, markup, versioning
+from cmssync.emulator import blockvalues, layouts, locales, markup, sites, versioning
 from cmssync.emulator.store import Store, loads
 
 
@@ -45,18 +45,18 @@ def download_view(store: Store, identifier: str, base_url: str) -> Response:
     return Response(body, headers={"cache-control": "no-cache, private", "content-type": "text/html; charset=UTF-8"})
 
 
-def page_response(store: Store, trimmed_path: str, base_url: str) -> Response | None:
-    """The HTML of the live page at ``/<trimmed_path>``, or ``None`` when there is no such page."""
-    if trimmed_path:
-        page = store.one("SELECT * FROM pages WHERE path = ? AND in_trash = 0", "/" + trimmed_path)
-    else:
-        page = store.one("SELECT * FROM pages WHERE id = 1")
+def page_response(store: Store, trimmed_path: str, base_url: str, host: str = "") -> Response | None:
+    """The HTML of the live page at ``/<trimmed_path>`` of the site ``host`` names (``cmssync.emulator.sites``),
+    or ``None`` when there is no such page."""
+    site_id = sites.for_host(store, host)
+    page = sites.find_path(store, site_id, "/" + trimmed_path)
     if page is None:
         return None
     version = versioning.live_version(store, int(page["id"]))
     if version is None:
         return None
-    site = store.get_meta("site_name", "Sandbox Site")
+    other = sites.get(store, site_id)
+    site = str(other["name"]) if other is not None else store.get_meta("site_name", "Sandbox Site")
     page_id = int(page["id"])
     expand = functools.partial(markup.render, store=store, base_url=base_url, page_id=page_id)
 

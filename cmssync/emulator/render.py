@@ -14,7 +14,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from cmssync.emulator import blockexport, blockvalues, layouts, locales, markup, timefmt, versioning
+from cmssync.emulator import blockexport, blockvalues, layouts, locales, markup, sites, timefmt, versioning
 from cmssync.emulator.blocktypes import file_columns
 from cmssync.emulator.catalog import FILE_ATTRIBUTE_KEYS, FILE_TYPE_NAMES
 from cmssync.emulator.store import Store, loads
@@ -266,16 +266,21 @@ class Renderer:
     def group(self, row: sqlite3.Row) -> dict[str, Any]:
         return {"id": int(row["id"]), "name": row["name"]}
 
-    def site(self, includes: AbstractSet[str]) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "id": 1,
-            "handle": "default",
-            "name": self.store.get_meta("site_name", "Sandbox Site"),
-            "home_page_id": 1,
-            "default_locale": LOCALE,
-        }
+    def site(self, includes: AbstractSet[str], site_id: int = sites.DEFAULT_SITE_ID) -> dict[str, Any]:
+        other = sites.get(self.store, site_id) if site_id != sites.DEFAULT_SITE_ID else None
+        out: dict[str, Any] = (
+            sites.describe(other)
+            if other is not None
+            else {
+                "id": sites.DEFAULT_SITE_ID,
+                "handle": sites.DEFAULT_HANDLE,
+                "name": self.store.get_meta("site_name", "Sandbox Site"),
+                "home_page_id": 1,
+                "default_locale": LOCALE,
+            }
+        )
         if "locales" in includes:
-            out["locales"] = self.wrap(locales.trees(self.store))
+            out["locales"] = self.wrap(sites.trees(other) if other is not None else locales.trees(self.store))
         if "custom_attributes" in includes:
             out["custom_attributes"] = self.wrap([])
         return out

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from cmssync.emulator import envelope
+from cmssync.emulator import envelope, sites
 from cmssync.emulator.catalog import SYSTEM_INFO
 from cmssync.emulator.context import Ctx, not_found
+from cmssync.emulator.sites import DEFAULT_SITE_ID
 
 
 async def system_info(ctx: Ctx) -> Response:
@@ -14,15 +15,18 @@ async def system_info(ctx: Ctx) -> Response:
 
 
 async def list_sites(ctx: Ctx) -> Response:
-    return envelope.collection(ctx, [ctx.render.site(ctx.includes)], with_cursor=False)
+    listed = [DEFAULT_SITE_ID, *(int(row["id"]) for row in sites.others(ctx.store))]
+    return envelope.collection(ctx, [ctx.render.site(ctx.includes, i) for i in listed], with_cursor=False)
 
 
 async def default_site(ctx: Ctx) -> Response:
-    return envelope.item(ctx, ctx.render.site(ctx.includes))
+    return envelope.item(ctx, ctx.render.site(ctx.includes))  # whatever the host (sites.jsonl)
 
 
 async def read_site(ctx: Ctx) -> Response:
-    # Sites::read casts the id to int, so "abc" is site 0: not found.
-    if ctx.params["siteID"].strip() != "1":
+    # Sites::read casts the id to int, so "abc" (or a handle) is site 0: not found.
+    raw = ctx.params["siteID"].strip()
+    site_id = int(raw) if raw.isdigit() else 0
+    if site_id != DEFAULT_SITE_ID and sites.get(ctx.store, site_id) is None:
         raise not_found(404, "Site not found.")
-    return envelope.item(ctx, ctx.render.site({"locales", "custom_attributes", *ctx.includes}))
+    return envelope.item(ctx, ctx.render.site({"locales", "custom_attributes", *ctx.includes}, site_id))

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Message
 
-from cmssync.emulator import envelope, locales, pagetypes, sitetree, slugs, versioning
+from cmssync.emulator import envelope, locales, pagetypes, sites, sitetree, slugs, versioning
 from cmssync.emulator.catalog import PAGE_TEMPLATES
 from cmssync.emulator.context import ApiError, Ctx, as_id, denied, missing_key, not_found
 from cmssync.emulator.phperror import PhpError
@@ -54,8 +54,9 @@ async def read(ctx: Ctx) -> Response:
 async def list_pages(ctx: Ctx) -> Response:
     limit = envelope.limit(ctx)
     after = ctx.query("after")
-    params: list[Any] = []
-    where = _VISIBLE
+    # the pages of the site the request's host names (sites.jsonl, list.second_host.*)
+    where, params = sites.in_site(sites.for_host(ctx.store, ctx.request.headers.get("host", "")))
+    where = f"{_VISIBLE} AND {where}"
     if after is not None:
         after_id = as_id(after)
         cursor = sitetree.get_page(ctx.store, after_id) if after_id is not None else None

@@ -208,7 +208,8 @@ async def dispatch(request: Request, emu: Emulator) -> Response:
                 request.scope[ROUTE_KEY] = found[0].template
                 return await _run(request, emu, found[0], found[1], xhr)
     if method == "GET" and not xhr:
-        shown = public.page_response(emu.store, trimmed, str(request.base_url).rstrip("/"))
+        base_url = str(request.base_url).rstrip("/")
+        shown = public.page_response(emu.store, trimmed, base_url, request.headers.get("host", ""))
         if shown is not None:
             request.scope[ROUTE_KEY] = "(page)"
             return shown

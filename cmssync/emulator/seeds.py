@@ -46,6 +46,11 @@
     (``cmssync.emulator.locales.add_locale``: a home at ``/de``, a copy of the default tree placing the same block
     ids, ``[de_DE] `` names with ``prefix``, and a ``de_DE`` version of every stack with ``stacks``).
 
+    ``sites: [{handle: second, name: Second Site, host: second.localhost, locale: en_US, pages: [...]}]`` adds
+    further sites of the installation after that (``cmssync.emulator.sites.add_site``: a home page whose path is
+    ``""``; requests whose host is ``host`` are about that site). Their ``pages`` are given like the default site's,
+    with paths below their own home (``/`` is the site's home, ``/about`` its page: paths repeat across sites).
+
 Every seed also gets the OAuth client of the settings (all scopes), a limited client ``<client_id>-limited``
 (secret ``<client_secret>-limited``, scopes ``pages:read system:info:read``) and the admin with the configured
 password. All seeded objects share one timestamp, like a freshly installed site — so list sort keys tie, which is
@@ -72,6 +77,7 @@ from cmssync.emulator import (
     layouts,
     locales,
     pagetypes,
+    sites,
     sitetree,
     userstore,
     versioning,
@@ -265,6 +271,18 @@ def populate(store: Store, settings: Settings, seed: str, generate: str | None, 
             prefix=bool(entry.get("prefix", True)),
             stacks=bool(entry.get("stacks", True)),
         )
+    for entry in data.get("sites") or []:
+        home = sites.add_site(
+            store,
+            str(entry["handle"]),
+            str(entry.get("name", entry["handle"])),
+            host=str(entry["host"]),
+            ts=ts,
+            locale=str(entry.get("locale", "en_US")),
+        )
+        site_id = sites.for_host(store, str(entry["host"]))
+        for page in entry.get("pages") or []:
+            _page(store, page, ts, home=home, site_id=site_id)
     if data.get("uploads"):
         store.set_meta(filestore.PINNED_UPLOADS, dumps(list(data["uploads"])))
     for table, next_id in (data.get("next_ids") or {}).items():
@@ -317,7 +335,9 @@ def _groups(store: Store, extra: list[dict[str, Any]]) -> None:
         store.db.execute("INSERT INTO groups (id, name) VALUES (?, ?)", (group.get("id"), group["name"]))
 
 
-def _page(store: Store, page: dict[str, Any], ts: int) -> None:
+def _page(store: Store, page: dict[str, Any], ts: int, *, home: int = sitetree.HOME_PAGE_ID, site_id: int = 1) -> None:
+    """A seeded page of the site ``site_id`` whose home is ``home`` (another site's home exists already: its
+    entry ``/`` only places blocks on it)."""
     path = "" if page["path"] is None else str(page["path"]).rstrip("/")
     page_type = page.get("type", "page") or ""
     template = page.get("template", "full") or ""
@@ -331,17 +351,16 @@ def _page(store: Store, page: dict[str, Any], ts: int) -> None:
             raise ValueError("seed page without a path (a page-type default) must give its id")
         parent_id, handle, page_id = None, "", int(page["id"])
     elif path == "":
-        parent_id, handle, page_id = None, "", sitetree.HOME_PAGE_ID
+        parent_id, handle, page_id = None, "", home
     else:
         parent_path, _, handle = path.rpartition("/")
-        parent = (
-            store.one("SELECT id FROM pages WHERE path = ?", parent_path)
-            if parent_path
-            else sitetree.get_page(store, sitetree.HOME_PAGE_ID)
-        )
+        parent = sites.find_path(store, site_id, parent_path)
         if parent is None:
             raise ValueError(f"seed page {path}: parent {parent_path or '/'} must come first")
         parent_id, page_id = int(parent["id"]), page.get("id")
+    if home != sitetree.HOME_PAGE_ID and page_id == home:
+        _place_areas(store, home, path, page.get("areas") or {})
+        return
     created_id = sitetree.create_page(
         store,
         parent_id=parent_id,
@@ -356,8 +375,13 @@ def _page(store: Store, page: dict[str, Any], ts: int) -> None:
         from_seed=True,
         handle=handle if parent_id is not None else None,
     )
-    for area, blocks in (page.get("areas") or {}).items():
-        versioning.ensure_area(store, created_id, area)
+    _place_areas(store, created_id, path, page.get("areas") or {})
+
+
+def _place_areas(store: Store, page_id: int, path: str, areas: dict[str, list[dict[str, Any]]]) -> None:
+    """A seeded page's blocks, in its version 1."""
+    for area, blocks in areas.items():
+        versioning.ensure_area(store, page_id, area)
         for position, block in enumerate(blocks, start=1):
             if block["type"] not in BLOCK_TYPES:
                 raise ValueError(f"seed page {path or '/'}: unknown block type {block['type']!r}")
@@ -371,7 +395,7 @@ def _page(store: Store, page: dict[str, Any], ts: int) -> None:
                 )
                 block_id = int(cursor.lastrowid or 0)
                 layouts.own(store, block_id, block.get("instances") or ())
-            store.db.execute("INSERT INTO placements VALUES (?, 1, ?, ?, ?)", (created_id, area, position, block_id))
+            store.db.execute("INSERT INTO placements VALUES (?, 1, ?, ?, ?)", (page_id, area, position, block_id))
 
 
 def _next_id(store: Store, table: str, next_id: int) -> None:

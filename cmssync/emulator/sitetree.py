@@ -142,10 +142,14 @@ def move_to_trash(store: Store, page_id: int, ts: int) -> None:
         todo.extend(r["id"] for r in store.all("SELECT id FROM pages WHERE parent_id = ?", current))
 
 
-NOT_SYSTEM = "type != '' AND (path IS NOT NULL OR id = 1) AND (path IS NULL OR path NOT LIKE '/!%')"
+NOT_SYSTEM = (
+    "(type != '' OR id IN (SELECT home_page_id FROM sites)) AND (path IS NOT NULL OR id = 1)"
+    " AND (path IS NULL OR path NOT LIKE '/!%')"
+)
 """SQL: not a system page. The page list and children lists leave out (stacks.jsonl ``discover.*``) single and
 dashboard pages (type false), page-type defaults (no path) and whatever sits under ``/!…`` (``/!stacks``, its
-stacks, ``/!trash``, ``/!drafts``); a read by id shows them all."""
+stacks, ``/!trash``, ``/!drafts``); a read by id shows them all. Another site's home has no type either but is
+listed (sites.jsonl ``list.second_host.*``)."""
 
 
 def children(store: Store, parent_id: int) -> list[sqlite3.Row]:

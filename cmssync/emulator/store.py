@@ -89,6 +89,11 @@ CREATE INDEX IF NOT EXISTS files_by_date ON files (date_added, tiebreak);
 CREATE TABLE IF NOT EXISTS locales (  -- the site's locale trees besides the default one (en_US, home page 1)
     id INTEGER PRIMARY KEY, language TEXT NOT NULL, country TEXT NOT NULL, home_page_id INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS sites (  -- the installation's sites besides the default one (id 1, home page 1)
+    id INTEGER PRIMARY KEY, handle TEXT NOT NULL UNIQUE, name TEXT NOT NULL, home_page_id INTEGER NOT NULL,
+    host TEXT NOT NULL,  -- the host of the site's canonical URL: requests naming it are that site's
+    locale_id INTEGER NOT NULL, language TEXT NOT NULL, country TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS localized_stacks (  -- a stack's version for a locale: a child page of the neutral stack
     page_id INTEGER PRIMARY KEY, locale TEXT NOT NULL
 );
@@ -118,6 +123,7 @@ TABLES = (
     "files",
     "file_attributes",
     "locales",
+    "sites",
     "localized_stacks",
 )
 

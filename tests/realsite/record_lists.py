@@ -53,6 +53,7 @@ class Recorder:
         self.seq = 0
         self.token = ""
         self.scenario = "ties"
+        self.host = ""  # a Host header other than the base URL's (which site of a multi-site install answers)
 
     def sql(self, query: str) -> list[list[str]]:
         command = [*shlex.split(self.env["CONCRETE_DB"]), "-N", "-B", "-e", query]
@@ -63,6 +64,8 @@ class Recorder:
         headers = {"Accept": "application/json"}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
+        if self.host:
+            headers["Host"] = self.host
         started = time.perf_counter()
         response = self.http.request(method, path, headers=headers, **kwargs)
         elapsed = (time.perf_counter() - started) * 1000
@@ -93,7 +96,11 @@ class Recorder:
                 "method": method,
                 "path": path,
                 "query": kwargs.get("params"),
-                "headers": {"authorization": f"Bearer {REDACTED}"} if self.token else None,
+                "headers": (
+                    {"authorization": f"Bearer {REDACTED}", **({"host": self.host} if self.host else {})}
+                    if self.token
+                    else None
+                ),
                 "content_type": "application/json" if "json" in kwargs else None,
                 "body": body,
             },
