@@ -95,6 +95,8 @@ async def check_status(directory: Path, *, overrides: dict[str, Any] | None = No
             extra.append(f"drift:     {summary_line(status.plan)}")
             status.trees = tree_facts(status.plan, workspace.content.pages)
             extra += [tree_line(tree) for tree in status.trees]
+            if untold := Trees.of_homes(status.plan.trees).untold_stacks_note(workspace.content.pages):
+                extra.append(f"stacks:    {untold}")
             # nothing held back is silent: each held object (foreign draft, conflict, unreadable) on its own line
             extra += [f"held:      {held.kind} {held.key}: {held.message}" for held in status.plan.held]
             # objects that could not be read (held with what needs them): drift there is unknown

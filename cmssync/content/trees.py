@@ -14,12 +14,17 @@ parameter: whatever has a page path asks ``trees.address(path)``.
 Localized stacks (a stack's version for a locale) are child pages of the neutral stack (``/!stacks/footer/footer``)
 that report the default locale; the API never says which locale they are for. Their tree is known only when the
 site has exactly one tree besides the default one (a localized stack is always for a tree that is not the default);
-otherwise :meth:`Trees.address` gives no tree for them and nothing is invented.
+otherwise :meth:`Trees.address` gives no tree for them and nothing is invented. On a real 9.3.1 site with two trees
+besides the default one (``localized-stacks.jsonl``) nothing a read shows tells a stack's versions apart: each has
+the neutral stack's name, type and blocks and reports the default locale, the neutral stack's children list is
+empty, the site's locales name only their homes, and a version's path is the neutral stack's handle made unique
+among its siblings in the order the versions were made (``footer``, ``footer-2``), whatever their locales. Such
+versions are managed by their files and said to have no tree (:meth:`Trees.untold_stacks_note`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from cmssync.content.paths import STACKS_PREFIX, is_stack_path
@@ -104,10 +109,26 @@ class Trees:
         besides the default when there is exactly one, else ``None``; ``None`` for a neutral stack."""
         if is_stack_path(path):
             others = [tree for tree in self.trees if not tree.default]
-            localized = "/" in path[len(STACKS_PREFIX) :]
-            return others[0] if localized and len(others) == 1 else None
+            return others[0] if _localized_stack(path) and len(others) == 1 else None
         found = [tree for tree in self.trees if not tree.default and tree.holds(path)]
         return found[0] if found else self.default
+
+    def untold_stacks_note(self, paths: Iterable[str]) -> str | None:
+        """What to say of the localized stacks among ``paths`` whose tree cannot be told (the site has two or more
+        trees besides the default one); None when there are none."""
+        untold = sorted(path for path in paths if _localized_stack(path) and self.tree_of(path) is None)
+        if not untold:
+            return None
+        others = [tree.locale for tree in self.trees if not tree.default]
+        shown = ", ".join(f"stack:{path[len(STACKS_PREFIX) :]}" for path in untold[:4])
+        more = f" and {len(untold) - 4} more" if len(untold) > 4 else ""
+        return (
+            f"{len(untold)} localized stack version(s) ({shown}{more}) are managed by their files with no locale tree "
+            f"named: the site has {len(others)} trees besides the default one ({', '.join(others)}), and the REST "
+            "API does not say which tree a localized stack is for (each reports the default locale and the neutral "
+            "stack's name; its path follows the order the versions were made in). Dashboard › Stacks & Blocks › "
+            "Stacks shows which version is which locale's."
+        )
 
     def by_locale(self, locale: str) -> Tree | None:
         return next((tree for tree in self.trees if tree.locale == locale), None)
@@ -128,3 +149,8 @@ class Trees:
             return {}
         relative = tree.relative(path)
         return {other.locale: other.absolute(relative) for other in self.trees if other is not tree}
+
+
+def _localized_stack(path: str) -> bool:
+    """``/!stacks/<handle>/<version>``: a stack's version for a locale (a child page of the neutral stack)."""
+    return is_stack_path(path) and "/" in path[len(STACKS_PREFIX) :]

@@ -13,9 +13,11 @@ parent, its own URL segment (``/de``) and no page type (``type: false``). What t
   version (2; version 1 is the empty, unapproved first version) holds the default home's blocks, and a copy of every
   page below the default home, **placing the same block ids** (Concrete copies block references: an update on
   either page then writes a new block id into that page's draft only, ``cmssync.emulator.versioning.update_block``);
-* a localized stack is a child page of the neutral stack (same handle, name and type, ``template: false``) starting
-  with the neutral stack's blocks; rendering a page picks the stack version of the page's locale
-  (``localized_stacks`` keeps which locale each is for: the API never says).
+* a localized stack is a child page of the neutral stack (same name and type, ``template: false``) starting with
+  the neutral stack's blocks (the same block ids); its handle is the neutral stack's, made unique among the versions
+  in the order they are made (``footer``, ``footer-2``, ``footer-3``: ``localized-stacks.jsonl``, a site with two
+  trees besides the default one), whatever their locales; rendering a page picks the stack version of the page's
+  locale (``localized_stacks`` keeps which locale each is for: the API never says).
 """
 
 from __future__ import annotations
@@ -124,9 +126,15 @@ def add_locale(
 
 
 def add_localized_stack(store: Store, stack: sqlite3.Row, code: str, ts: int) -> int:
-    """The ``code`` version of a stack: a child page with the neutral stack's handle, name and blocks."""
+    """The ``code`` version of a stack: a child page with the neutral stack's name and blocks, and its handle made
+    unique among the versions made before (``footer``, then ``footer-2``)."""
     recent = versioning.recent_version(store, int(stack["id"]))
     assert recent is not None
+    taken = {row["handle"] for row in store.all("SELECT handle FROM pages WHERE parent_id = ?", int(stack["id"]))}
+    handle, number = str(stack["handle"]), 1
+    while handle in taken:
+        number += 1
+        handle = f"{stack['handle']}-{number}"
     page_id = sitetree.create_page(
         store,
         parent_id=int(stack["id"]),
@@ -135,7 +143,7 @@ def add_localized_stack(store: Store, stack: sqlite3.Row, code: str, ts: int) ->
         page_type="core_stack",
         template="",
         ts=ts,
-        handle=str(stack["handle"]),
+        handle=handle,
     )
     _copy_content(store, int(stack["id"]), int(recent["id"]), page_id, 1)
     store.db.execute("INSERT INTO localized_stacks (page_id, locale) VALUES (?, ?)", (page_id, code))

@@ -112,6 +112,8 @@ async def _stage_stacks(run: PullRun, pages: _PageStaging) -> None:
     seen = set(result.page_ids.values())
     stacks, probe_failures = await find_stacks(run.client, seen, named, result.unread, probe=probe)
     result.skipped += probe_failures
+    if untold := result.trees.untold_stacks_note(stack.url_path for stack in stacks):
+        result.notes.append(untold)
     for stack in stacks:
         path = stack.url_path
         result.page_ids[path] = stack.id

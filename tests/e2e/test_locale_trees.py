@@ -164,3 +164,34 @@ async def test_status_names_every_tree_and_the_translations_it_can_infer(site: S
         {"locale": "de_DE", "home": "/de", "pages": 3, "changes": 1, "same_place_as_default": 3},
     ]
     assert "tree:      de_DE at /de: 3 page(s) managed, 1 change(s); 3 at the same place" in "\n".join(status.lines)
+
+
+async def test_localized_stacks_of_two_more_trees_are_managed_with_no_tree_named(
+    sandbox_server: Sandbox, tmp_path: Path
+) -> None:
+    """With two trees besides the default one, nothing the API shows tells which tree a stack's version is for
+    (``localized-stacks.jsonl``): both versions are pulled and managed by their files, pull and status say that
+    their tree is not named and why, plans name no tree for them (never a guess), and an edit shows on the pages of
+    the one tree that renders that version."""
+    site = Site.seeded(sandbox_server, tmp_path, {**SEED, "locales": [{"locale": "de_DE"}, {"locale": "fr_FR"}]})
+    summary = await site.pull()
+    assert _files(site.root, "stacks") == [
+        "stacks/footer.yaml",
+        "stacks/footer/footer-2.yaml",
+        "stacks/footer/footer.yaml",
+    ]
+    assert "2 localized stack version(s) (stack:footer/footer, stack:footer/footer-2)" in summary
+    assert "no locale tree named: the site has 2 trees besides the default one (de_DE, fr_FR)" in summary
+    assert not (await site.plan()).actions
+    site.edit("stacks/footer/footer-2.yaml", "Footer text", "Pied de page")
+    plan = await site.plan()
+    assert [(a.kind, a.key, plan.tree_of(a.kind, a.key)) for a in plan.actions] == [("stack", "footer/footer-2", None)]
+    assert "~ stack footer/footer-2: update" in render_text(plan)
+    status = await check_status(site.root, overrides=site.overrides())
+    assert any(line.startswith("stacks:    2 localized stack version(s)") for line in status.lines), status.lines
+    assert (await site.apply()).exit_code == 0, site.last_output
+    shown = {
+        path: "Pied de page" in _public(site, path) for path in ("/", "/about", "/de", "/de/about", "/fr", "/fr/about")
+    }
+    assert shown == {"/": False, "/about": False, "/de": False, "/de/about": False, "/fr": True, "/fr/about": True}
+    assert not (await site.plan()).actions

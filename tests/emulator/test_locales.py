@@ -16,10 +16,14 @@ import httpx
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
+from tests.realsite.record_lists import PREFIX
+from tests.realsite.record_localized_stacks import LocalizedStackRecorder
+from tests.realsite.record_localized_stacks import facts as localized_stack_facts
 from tests.support.locale_trees import SEED
 from tests.support.tokens import sandbox_token
 
 RECORDING = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1" / "locales.jsonl"
+STACKS_RECORDING = RECORDING.with_name("localized-stacks.jsonl")
 SCOPES = "sites:read pages:read pages:areas:update_block pages:versions:read pages:versions:update blocks:read"
 
 
@@ -214,3 +218,46 @@ def test_the_second_trees_reads_the_drift_feed_makes_move_as_recorded(
             act()
             reads()
     assert _marks(children, homes, child) == _marks(recorded_children, recorded_homes, recorded_child)
+
+
+class _SandboxStackRecorder(LocalizedStackRecorder):
+    def stack_pages(self) -> dict[str, int]:
+        """The sandbox has no database to ask: the pages below ``/!stacks`` by reading ids."""
+        found = {}
+        for page_id in range(1, 100):
+            answer = self.call("", "GET", f"{PREFIX}/pages/{page_id}")
+            path = answer.json()["data"]["path"] or "" if answer.status_code == 200 else ""
+            if path.startswith("/!stacks/"):
+                found[path] = page_id
+        return found
+
+
+def test_localized_stacks_of_two_more_trees_read_and_render_as_recorded(
+    sandbox_server: Sandbox, tmp_path: Path
+) -> None:
+    """``localized-stacks.jsonl`` (a real site with fr_FR and de_DE besides en_US): the recorder itself run against
+    a sandbox seeded with the same trees gives the same facts — a stack's two versions have the neutral stack's name,
+    type, locale and block ids, paths ``<handle>`` and ``<handle>-2`` in the order they were made, no children
+    anywhere — so nothing a read shows tells their trees apart, while each tree's public home renders its own."""
+    seed = tmp_path / "seed.json"
+    seed.write_text(json.dumps({**SEED, "locales": [{"locale": "fr_FR"}, {"locale": "de_DE"}]}), encoding="utf-8")
+    sandbox_server.reset(seed=str(seed), dialect="concrete")
+    env = {
+        "CONCRETE_BASE": sandbox_server.url,
+        "CONCRETE_CLIENT_ID": sandbox_server.client_id,
+        "CONCRETE_CLIENT_SECRET": sandbox_server.client_secret,
+        "CONCRETE_ADMIN_USER": sandbox_server.admin_username,
+        "CONCRETE_ADMIN_PASSWORD": sandbox_server.admin_password,
+    }
+    replayed = tmp_path / "replayed.jsonl"
+    recorder = _SandboxStackRecorder(env, replayed)
+    try:
+        recorder.login()
+        recorder.run()
+    finally:
+        recorder.out.close()
+        recorder.http.close()
+    recorded = [json.loads(line) for line in STACKS_RECORDING.read_text(encoding="utf-8").splitlines()]
+    assert localized_stack_facts([json.loads(line) for line in replayed.read_text().splitlines()]) == (
+        localized_stack_facts(recorded)
+    )
