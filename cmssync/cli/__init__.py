@@ -39,7 +39,7 @@ from cmssync.cli.options import (
     wants_color,
 )
 from cmssync.cli.sandbox import open_site_workspace, site_overrides
-from cmssync.cli.state import import_, refresh, state
+from cmssync.cli.state import import_, probe_block_type, refresh, state
 from cmssync.cli.tools import emulator, schema
 from cmssync.errors import (
     EXIT_ERROR,
@@ -311,6 +311,7 @@ cli.add_command(emulator)
 cli.add_command(state)
 cli.add_command(import_)
 cli.add_command(refresh)
+cli.add_command(probe_block_type)
 
 
 @contextmanager

@@ -1,6 +1,6 @@
-"""Operating the state: ``cmssync state list|show|rm|mv``, ``cmssync import KIND:KEY SITE_ID`` and ``cmssync
-refresh`` (the refresh-only run). The work is :mod:`cmssync.sync.state_ops`; registered on the group in
-:mod:`cmssync.cli`."""
+"""Operating the state: ``cmssync state list|show|rm|mv``, ``cmssync import KIND:KEY SITE_ID``, ``cmssync
+refresh`` (the refresh-only run) and ``cmssync probe-block-type HANDLE``. The work is :mod:`cmssync.sync.state_ops`
+and :mod:`cmssync.sync.block_type_probe`; registered on the group in :mod:`cmssync.cli`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import click
 
 from cmssync.cli.options import CONTENT_DIR, LOCK_TIMEOUT, site_options
 from cmssync.cli.sandbox import site_overrides
+from cmssync.errors import EXIT_ERROR, EXIT_OK
 from cmssync.plan.actions import OUTPUT_FORMAT_VERSION
 
 
@@ -127,3 +128,38 @@ def refresh(directory: Path, lock_timeout: float | None, sandbox: bool) -> int:
         file=sys.stdout,
     )
     return 0
+
+
+@click.command("probe-block-type")
+@click.argument("handle")
+@click.option("--block", "block_id", type=int, metavar="ID", help="Probe this block (else the first the site shows).")
+@CONTENT_DIR
+@LOCK_TIMEOUT
+@site_options
+def probe_block_type(
+    handle: str, block_id: int | None, directory: Path, lock_timeout: float | None, sandbox: bool
+) -> int:
+    """Check whether blocks of HANDLE, a type a theme or package adds, round-trip through the site's API (one
+    copied to the scratch page, written back, changed; the block itself is never written) and record the verdict in
+    the state: pull then writes them as content, or keeps them. Exit 0 symmetric, 1 not (or no verdict)."""
+    from cmssync.sync.block_type_probe import probe_block_type as probe
+    from cmssync.sync.workspace import open_workspace
+
+    with site_overrides(directory, sandbox) as overrides:
+        workspace = open_workspace(directory, overrides=overrides, lock_timeout=lock_timeout, any_site=sandbox)
+        probed = asyncio.run(probe(workspace, handle, block_id=block_id))
+    verdict = probed.verdict
+    for step in probed.steps:
+        click.echo(f"  {step}")
+    fields = ", ".join(f"{name} ({kind})" for name, kind in verdict.fields.items()) or "none"
+    if verdict.symmetric:
+        click.echo(
+            f"{handle}: round-trips (block {verdict.block_id}, {probed.where}; fields: {fields}); recorded in the "
+            f"state: pull writes {handle} blocks as content (raw: true)"
+        )
+        return EXIT_OK
+    click.echo(
+        f"{handle}: does not round-trip (block {verdict.block_id}, {probed.where}): {verdict.reason}; recorded in "
+        f"the state: pull keeps {handle} blocks as placeholders"
+    )
+    return EXIT_ERROR

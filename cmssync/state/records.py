@@ -217,11 +217,44 @@ class UploadRecord(_Record):
     folder: int | None = None
 
 
+ProbedKind = Literal["text", "number", "empty"]
+"""What a field of a probed block type read as (``cmssync.sync.block_type_probe``): text, a number (a flag's
+``0``/``1`` too), or nothing."""
+
+
+class BlockTypeVerdict(_Record):
+    """What ``cmssync probe-block-type`` found for a block type cmssync does not model, on this state's site: whether
+    one block of it, copied to the scratch page, read back, written back through the API's block update and read
+    again (and once with a text field changed), came back as it was read. Pull writes blocks of a ``symmetric`` type
+    as content (``raw: true``, these fields); any other is kept as a placeholder naming ``reason``."""
+
+    symmetric: bool
+    fields: dict[str, ProbedKind] = Field(default_factory=dict)
+    """The fields the probed block's read showed, each with what it read as (pull keeps a block of the type whose
+    read shows another field: the type changed since the probe)."""
+    reason: str | None = None
+    """Why the type is not symmetric (the first difference, or the site's answer to the write)."""
+    block_id: int
+    """The block that was probed (a copy of it was written, never the block itself)."""
+    probed_at: str
+    """When (ISO 8601, UTC)."""
+
+
 class SiteRecord(_Record):
     url: str
     api_prefix: str
     probe_page: int | None = None
-    """The trashed scratch page the page-type id probe reuses (``cmssync.sync.page_type_numbers``), once made."""
+    """The trashed scratch page the page-type id probe and the block-type probe reuse
+    (``cmssync.sync.page_type_numbers``), once made."""
+    block_types: dict[str, BlockTypeVerdict] = Field(default_factory=dict)
+    """Block type handle → the verdict of ``cmssync probe-block-type`` on this site (written only when not empty)."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_verdicts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("block_types"):
+            data.pop("block_types", None)
+        return data
 
 
 class State(BaseModel):
@@ -342,7 +375,7 @@ class State(BaseModel):
         """Record the site this state belongs to; refuse a state recorded for another site unless allowed."""
         wanted = SiteRecord(url=_canonical_url(url), api_prefix=api_prefix.rstrip("/") or "/")
         if self.site is not None and self.site.url == wanted.url:
-            wanted = wanted.evolve(probe_page=self.site.probe_page)
+            wanted = wanted.evolve(probe_page=self.site.probe_page, block_types=self.site.block_types)
         if self.site is not None and self.site.url != wanted.url and not allow_other_site:
             raise StateError(
                 f"state was recorded for {self.site.url}, not {wanted.url}; refusing to mix up two sites "
@@ -356,6 +389,12 @@ class State(BaseModel):
         """Remember the page-type probe's scratch page (the state must be bound to its site)."""
         assert self.site is not None, "a state records a scratch page only once bound to its site"
         self.site = self.site.evolve(probe_page=page_id)
+        self._changes.add(("site", ""))
+
+    def record_block_type(self, handle: str, verdict: BlockTypeVerdict) -> None:
+        """Remember a block type's probe verdict for this state's site (the state must be bound to it)."""
+        assert self.site is not None, "a state records a verdict only once bound to its site"
+        self.site = self.site.evolve(block_types={**self.site.block_types, handle: verdict})
         self._changes.add(("site", ""))
 
     def password_digest(self, username: str, password: str) -> str:

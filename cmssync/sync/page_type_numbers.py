@@ -129,7 +129,7 @@ async def scratch_probe(
     prober = next(t for t in block_types().values() if t.page_type_probe is not None)
     column, extra = min(prober.columns_of("page_type")), dict(prober.page_type_probe or {})
     recorded = state.site.probe_page if state.site is not None else None
-    page_id = recorded if recorded is not None else await _new_scratch_page(client, state, parent_id, pairs, save)
+    page_id = recorded if recorded is not None else await new_scratch_page(client, state, parent_id, pairs, save)
 
     async def add(number: int) -> str | None:
         added = await client.add_block(page_id, "Main", type=prober.handle, value={**extra, column: number})
@@ -142,7 +142,7 @@ async def scratch_probe(
         try:
             return await add(number)
         except NotFound:  # the recorded scratch page is gone (the trash was emptied): make a new one
-            page_id = await _new_scratch_page(client, state, parent_id, pairs, save)
+            page_id = await new_scratch_page(client, state, parent_id, pairs, save)
         except ApiError:
             return None
         try:
@@ -153,9 +153,11 @@ async def scratch_probe(
     return probe
 
 
-async def _new_scratch_page(
+async def new_scratch_page(
     client: ConcreteClient, state: State, parent_id: int, pairs: list[tuple[str, str]], save: Callable[[], None]
 ) -> int:
+    """A new scratch page under ``parent_id`` (the first of ``pairs`` the site takes), trashed at once and recorded
+    as the state's ``site.probe_page``; :class:`ProbeFailed` with the site's reasons when every pair is refused."""
     reasons: list[str] = []
     for page_type, template in pairs:
         try:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from cmssync.content.blocktypes import block_type
 from cmssync.plan.blocks import Add, AlignmentError, DesiredBlock, Keep, LiveBlock, align_area
 from cmssync.plan.conflicts import field_matches
 from cmssync.plan.page_form import DesiredPage
@@ -132,6 +133,10 @@ def merge_page(
             if merged["areas"][name] != blocks and unchanged(f"area:{name}"):
                 merged["areas"][name] = blocks
                 pending.append(f"area:{name}")
+            if merged["areas"][name] is blocks:
+                merged["areas"][name] = _unkept(
+                    blocks, site.get("areas", {}).get(name, []), desired.areas.get(name), live.blocks(name)
+                )
     for key, value in site.items():
         if key not in merged and (take_all or key == "id"):
             merged[key] = value
@@ -190,3 +195,30 @@ def _merge_area(
         for op in alignment.ops
         if not isinstance(op, Add)
     ]
+
+
+def _unkept(local: Any, site: list[Any], desired: list[DesiredBlock] | None, live: tuple[LiveBlock, ...]) -> Any:
+    """``local`` with each placeholder of a type cmssync does not model replaced by the site's block where pull now
+    writes it as content (``cmssync probe-block-type`` found the type symmetric since the file was written); never
+    an edit of the file's own."""
+    if not isinstance(local, list) or not any(_unmodelled_placeholder(block) for block in local):
+        return local
+    if desired is None or len(desired) != len(local) or len(site) != len(live):
+        return local
+    try:
+        alignment = align_area(live, desired)
+    except AlignmentError:
+        return local
+    position = {block.id: index for index, block in enumerate(live)}
+    out = list(local)
+    for op in alignment.ops:
+        if isinstance(op, Keep) and _unmodelled_placeholder(local[op.index]):
+            taken = site[position[op.live_id]]
+            if isinstance(taken, dict) and "keep" not in taken:
+                out[op.index] = taken
+    return out
+
+
+def _unmodelled_placeholder(block: Any) -> bool:
+    kept = block.get("keep") if isinstance(block, dict) else None
+    return isinstance(kept, dict) and block_type(str(kept.get("type"))) is None

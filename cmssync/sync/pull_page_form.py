@@ -34,6 +34,8 @@ from cmssync.plan.references import (
     rendered_blocks,
 )
 from cmssync.plan.subareas import unwritable
+from cmssync.state.records import BlockTypeVerdict
+from cmssync.sync import probed_types
 from cmssync.sync.pull_assets import escape
 
 PULLED_ATTRIBUTE_TYPES = {"text", "textarea", "boolean", "number", "url", "email", "telephone"}
@@ -97,12 +99,14 @@ def page_spec(
     *,
     notes: list[str] | None = None,
     placeholders: list[str] | None = None,
+    verdicts: Mapping[str, BlockTypeVerdict] | None = None,
 ) -> PageSpec:
     """A page read (with ``areas``, and ``areas.content`` to recover download links) as content; what a user should
     know about it (blocks kept as placeholders, links visitors cannot open) is appended to ``notes``, and each
-    placeholder block (``type id (reason)``) to ``placeholders``."""
+    placeholder block (``type id (reason)``) to ``placeholders``. ``verdicts``: the site's probe verdicts of the
+    block types cmssync does not model (``cmssync probe-block-type``; the state's ``site.block_types``)."""
     files = file_urls if isinstance(file_urls, FileLinks) else FileLinks(base_url, file_urls)
-    links = _Links(base_url, files, uuids or {})
+    links = _Links(base_url, files, uuids or {}, verdicts or {})
     areas = _pulled_areas(page, links, notes)
     if notes is not None:
         notes.extend(f"{page_named(page.url_path)}: {note}" for note in links.notes())
@@ -159,8 +163,11 @@ def stack_data(page: Page, data: dict[str, Any]) -> dict[str, Any]:
 class _Links:
     """Translates one page's blocks into content (see the module docstring)."""
 
-    def __init__(self, base_url: str, files: FileLinks, uuids: Mapping[str, str]) -> None:
+    def __init__(
+        self, base_url: str, files: FileLinks, uuids: Mapping[str, str], verdicts: Mapping[str, BlockTypeVerdict]
+    ) -> None:
         self.base_url = base_url
+        self.verdicts = verdicts
         self.links = files
         self.files: FileLookup = files.by_export.get
         self.uuids: FileLookup = uuids.get
@@ -193,11 +200,14 @@ class _Links:
         """One block as content: links as references, or a ``keep`` placeholder when the API read lost something
         (or the type is not known to round-trip), so that apply never writes it back."""
         kind = block.type or ""
-        reason = keep_reason(kind, block.value)
+        declared = block_type(kind)
+        if declared is None:  # a theme's or package's type: as this site's probe found it
+            reason = probed_types.keep_reason(kind, block.value, self.verdicts.get(kind))
+            declared = BlockType(kind)
+        else:
+            reason = keep_reason(kind, block.value)
         if reason is not None:
             return self._keep(block, reason)
-        declared = block_type(kind)
-        assert declared is not None  # keep_reason gives a reason for every undeclared type
         try:
             value = {
                 key: self.field(declared, key, str(v), rendered)

@@ -206,7 +206,10 @@ class _PageStaging:
             return False
         notes: list[str] = []
         placeholders: list[str] = []
-        spec = page_spec(page, self.base_url, self.links, self.uuids, notes=notes, placeholders=placeholders)
+        verdicts = self.state.site.block_types if self.state.site is not None else {}
+        spec = page_spec(
+            page, self.base_url, self.links, self.uuids, notes=notes, placeholders=placeholders, verdicts=verdicts
+        )
         types = {
             a.handle: a.type or DEFAULT_ATTRIBUTE_TYPES.get(a.handle, "") for a in page.custom_attributes if a.handle
         }
