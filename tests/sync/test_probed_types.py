@@ -74,7 +74,7 @@ def test_verdicts_are_kept_per_site() -> None:
     again.bind_site("http://site.example/", "/ccm/api/1.0")
     assert again.site is not None
     assert again.site.block_types == {"callout": SYMMETRIC}
-    with pytest.raises(StateError, match="not http://other.example"):
+    with pytest.raises(StateError, match=r"not http://other\.example"):
         again.bind_site("http://other.example", "/ccm/api/1.0")
     again.bind_site("http://other.example", "/ccm/api/1.0", allow_other_site=True)
     assert again.site is not None
