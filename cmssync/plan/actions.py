@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from cmssync.content.paths import object_page_path
 from cmssync.content.trees import Address, Trees
@@ -148,6 +148,10 @@ class Action(_Object):
     """A file upload, update or move: the file as the content wants it (``cmssync.plan.asset_forms``)."""
     user: UserForm | None = None
     """A user create or update: the user as the content wants it, its password as a variable's name."""
+    form: dict[str, JsonValue] | None = None
+    """A create or update of a kind added later (``cmssync.sync.kinds``): its object as the content wants it, in the
+    JSON form its module chooses, which its applier writes; the registry refuses such an action without it, so no
+    applier reads the content again at apply (a saved plan applies with the content directory gone)."""
 
 
 Resolution = Literal["content_wins", "site_wins", "fail"]

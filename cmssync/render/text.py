@@ -95,8 +95,9 @@ def render_json(plan: Plan) -> str:
 
 def _action_json(action: Action, plan: Plan) -> dict[str, Any]:
     """An action as the report shows it: what changes, not what apply sends (the write forms of pages, blocks,
-    files and users); on a site with several locale trees, the tree of a page or stack (``tree``)."""
-    data = action.model_dump(mode="json", exclude={"page", "file", "user"})
+    files, users and added kinds' objects); on a site with several locale trees, the tree of a page or stack
+    (``tree``)."""
+    data = action.model_dump(mode="json", exclude={"page", "file", "user", "form"})
     data["id"] = action.id
     if plan.trees:
         data["tree"] = plan.tree_of(action.kind, action.key)

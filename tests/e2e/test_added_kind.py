@@ -169,26 +169,31 @@ async def test_a_registered_kinds_mass_delete_is_blocked_unless_allowed(
     assert again.blocked == ()
 
 
-async def test_a_registered_kind_without_a_delete_rank_plans_no_delete(
+async def test_a_registered_kind_that_breaks_the_contract_is_refused(
     example: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     install(monkeypatch, "rogue")
-    with pytest.raises(ValueError, match="'rogue' plans deletes but declares no delete_rank"):
+    broken = (
+        r"'rogue' plans deletes but declares no delete_rank \(where they are guarded\); plans without the desired "
+        r"form \(Action.form: what apply writes\): create of y"
+    )
+    with pytest.raises(ValueError, match=broken):
         await example.plan(prune=True)
 
 
 def test_a_kinds_content_is_validated_by_its_own_check(example: Site, toys: None) -> None:
-    (example.root / TOYS).write_text("ann\nBad Name\n")
+    (example.root / TOYS).write_text("ann\nBad\ncid not-an-email\n")
     result = check(example.root, secrets=False)
     assert [str(problem) for problem in result.problems] == [
-        "toys.txt:2:1: toy 'Bad Name': a toy's name is lowercase letters and digits"
+        "toys.txt:2:1: toy 'Bad': a toy's name is lowercase letters and digits",
+        "toys.txt:3:5: toy 'cid': after the name, one email address",
     ]
 
 
 async def test_pull_takes_a_kinds_objects_in_with_kind(example: Site, raw: RawSite, toys: None) -> None:
     async with example.workspace().client() as client:
-        ann = await client.create_user(username="toy_ann", email="ann@example.com", password="pw-1234567")
-        await client.create_user(username="toy_bob", email="bob@example.com", password="pw-1234567")
+        ann = await client.create_user(username="toy_ann", email="toy_ann@example.com", password="pw-1234567")
+        await client.create_user(username="toy_bob", email="bob@toys.example", password="pw-1234567")
     assert not (await example.apply()).failed, example.last_output  # the example applied, no toys in its content
     out = io.StringIO()
     await run_pull(example.root, out=out, overrides=example.overrides())
@@ -196,7 +201,7 @@ async def test_pull_takes_a_kinds_objects_in_with_kind(example: Site, raw: RawSi
     assert not (example.root / TOYS).exists()
     out = io.StringIO()
     await run_pull(example.root, out=out, overrides=example.overrides(), kinds=("toy",))
-    assert (example.root / TOYS).read_text() == "ann\nbob\n"
+    assert (example.root / TOYS).read_text() == "ann\nbob bob@toys.example\n"  # the email when not the default
     assert "toy files (2 objects): 1 written new" in out.getvalue()
     records = example.workspace().load_state().records_of("toy")
     assert records["toy_ann"] == KindRecord(id=ann.id)

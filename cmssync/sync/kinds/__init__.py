@@ -10,10 +10,11 @@ The built-in kinds (groups, files, pages, stacks, users: ``group.py``, ``file.py
 ``user.py``) bring their reader (:attr:`ManagedKind.read`), run at once by ``cmssync.sync.observe``, and their pure
 planner (``KindFacts.plan``), run in plan order by ``cmssync.plan.planner``. A kind added later brings its own
 :attr:`ManagedKind.observe` (the live objects, read through the client), :attr:`ManagedKind.plan` (pure: the content
-directory, what was observed and the state → actions) and :attr:`ManagedKind.stale`, which the :class:`Registry`
-joins to the same loops; it keeps its records in ``State.kinds`` (``State.record``/``forget``). Its actions come
-after the built-in kinds'; with a ``delete_rank`` its deletes are guarded with theirs. A new kind is one module
-here; see ``docs/architecture.md``.
+directory, what was observed and the state → actions, each create and update carrying its object's desired form,
+``Action.form``, which its applier writes: apply never reads the content) and :attr:`ManagedKind.stale`, which the
+:class:`Registry` joins to the same loops; it keeps its records in ``State.kinds`` (``State.record``/``forget``).
+Its actions come after the built-in kinds'; with a ``delete_rank`` its deletes are guarded with theirs. A new kind
+is one module here; see ``docs/architecture.md``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ Observer = Callable[[ConcreteClient, Path, State], Awaitable[Any]]
 """Reads what the site holds of the kind: (client, content directory, state) → the kind's observed objects. For a
 saved plan's freshness check the directory may not exist (``cmssync.sync.plan_files``): read the site, not it."""
 Planner = Callable[[Path, Any, State], list[Action]]
-"""Pure: (content directory, what the observer read, state) → the kind's actions."""
+"""Pure: (content directory, what the observer read, state) → the kind's actions; a create or update carries its
+object's desired form (``Action.form``), from which the kind's applier writes it."""
 Stale = Callable[[Action, Any, State], str | None]
 """A saved plan's action of the kind against what the observer reads now and the state: why its precondition no
 longer holds (``"exists on the site now"``), or None."""
@@ -191,12 +193,24 @@ def _added_planner(name: str, plan: Planner, deletes: bool) -> KindPlanner:
         actions = plan(given.content.root, observed.value, given.state)
         if observed.patterns is not None:
             actions = targeted(actions, observed.patterns)
-        if not deletes and any(action.op == "delete" for action in actions):
-            raise ValueError(f"kind {name!r} plans deletes but declares no delete_rank (where they are guarded)")
+        _check_planned(name, actions, deletes)
         kept = [action for action in actions if action.op != "delete"]
         return KindPlan(kept, lambda: [action for action in actions if action.op == "delete"])
 
     return planned
+
+
+def _check_planned(name: str, actions: list[Action], deletes: bool) -> None:
+    """An added kind's planner keeps the contract: a delete only with a ``delete_rank`` (where deletes are
+    guarded), and every other action with its desired form (``Action.form``: what its applier writes)."""
+    broken = []
+    if not deletes and any(action.op == "delete" for action in actions):
+        broken.append("plans deletes but declares no delete_rank (where they are guarded)")
+    formless = [f"{action.op} of {action.key}" for action in actions if action.op != "delete" and action.form is None]
+    if formless:
+        broken.append(f"plans without the desired form (Action.form: what apply writes): {', '.join(formless)}")
+    if broken:
+        raise ValueError(f"kind {name!r} " + "; ".join(broken))
 
 
 def discover(paths: Sequence[str] | None = None) -> Registry:

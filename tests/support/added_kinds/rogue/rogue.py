@@ -1,4 +1,5 @@
-"""A kind that plans a delete but declares no ``delete_rank`` (where its deletes are guarded): refused."""
+"""A kind that breaks the contract: it plans a delete but declares no ``delete_rank`` (where its deletes are
+guarded), and a create without its desired form (``Action.form``): refused, naming both."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from cmssync.sync.kinds import ManagedKind
 
 
 def plan_rogue(directory: Path, observed: None, state: State) -> list[Action]:
-    return [Action(kind="rogue", key="x", op="delete", precondition=Precondition(remote_id="1"))]
+    return [
+        Action(kind="rogue", key="x", op="delete", precondition=Precondition(remote_id="1")),
+        Action(kind="rogue", key="y", op="create", precondition=Precondition(absent=True)),
+    ]
 
 
 async def observe_nothing(client: ConcreteClient, directory: Path, state: State) -> None:

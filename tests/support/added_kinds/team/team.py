@@ -35,7 +35,7 @@ async def observe_teams(client: ConcreteClient, directory: Path, state: State) -
 def plan_teams(directory: Path, observed: dict[str, int], state: State) -> list[Action]:
     """A listed team the site lacks is created."""
     return [
-        Action(kind="team", key=name, op="create", precondition=Precondition(absent=True))
+        Action(kind="team", key=name, op="create", precondition=Precondition(absent=True), form={"name": name})
         for name in sorted(set(listed_teams(directory)) - set(observed))
     ]
 
@@ -47,7 +47,8 @@ def stale_team(action: Action, observed: dict[str, int], state: State) -> str | 
 
 
 async def apply_team(action: Action, context: ApplyContext) -> str:
-    group = await context.client.create_group(action.key)
+    assert action.form is not None  # the registry refuses a create without it
+    group = await context.client.create_group(str(action.form["name"]))
     context.state.record("team", action.key, KindRecord(id=group.id))
     context.save()
     return f"created (id {group.id})"

@@ -1,6 +1,7 @@
-"""A toy kind, one module and nothing else: ``toys.txt`` lists toys, one a line; each is the site user
-``toy_<line>``. It is validated (a line is lowercase letters and digits), planned, applied (created, deleted with
-pruning: ``delete_rank``), pulled (``pull --kind toy`` takes in the site's toy users), targeted, excluded, and its
+"""A toy kind, one module and nothing else: ``toys.txt`` lists toys, one a line (a name, and optionally an email);
+each is the site user ``toy_<name>``. It is validated (a name is lowercase letters and digits), planned with its
+desired form (``Action.form``), applied from it (created, its email updated, deleted with pruning:
+``delete_rank``), pulled (``pull --kind toy`` takes in the site's toy users), targeted, excluded, and its
 file's changes scoped, as a built-in kind is."""
 
 from __future__ import annotations
@@ -8,10 +9,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pydantic import JsonValue
+
 from cmssync.api.client import ConcreteClient
+from cmssync.api.models import User
 from cmssync.content.site import SiteContent
 from cmssync.errors import Problem
-from cmssync.plan.actions import Action, Precondition
+from cmssync.plan.actions import Action, FieldChange, Precondition
 from cmssync.plan.kinds import KindFacts
 from cmssync.plan.scope_model import Scope
 from cmssync.state.records import KindRecord, State
@@ -23,67 +27,92 @@ from cmssync.sync.pulling import PullRun
 LIST = "toys.txt"
 PREFIX = "toy_"
 NAME = re.compile(r"[a-z0-9]+")
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
 
 
-def _lines(directory: Path) -> list[str]:
+def _lines(directory: Path) -> list[list[str]]:
     listed = directory / LIST
-    return [line.strip() for line in listed.read_text().splitlines()] if listed.exists() else []
+    return [line.split() for line in listed.read_text().splitlines()] if listed.exists() else []
 
 
-def listed_toys(directory: Path) -> list[str]:
-    return [PREFIX + line for line in _lines(directory) if line]
+def default_email(username: str) -> str:
+    return f"{username}@example.com"
+
+
+def listed_toys(directory: Path) -> dict[str, str]:
+    """The toys ``toys.txt`` lists: the site user's name → its email (a line's second word, else the default)."""
+    toys = {}
+    for words in _lines(directory):
+        if words:
+            username = PREFIX + words[0]
+            toys[username] = words[1] if len(words) > 1 else default_email(username)
+    return toys
 
 
 def validate_toys(content: SiteContent) -> list[Problem]:
-    return [
-        Problem(LIST, number, 1, f"toy {line!r}: a toy's name is lowercase letters and digits")
-        for number, line in enumerate(_lines(content.root), start=1)
-        if line and not NAME.fullmatch(line)
+    problems = []
+    for number, words in enumerate(_lines(content.root), start=1):
+        if words and not NAME.fullmatch(words[0]):
+            problems.append(Problem(LIST, number, 1, f"toy {words[0]!r}: a toy's name is lowercase letters and digits"))
+        elif len(words) > 1 and not (len(words) == 2 and EMAIL.fullmatch(words[1])):
+            column = len(words[0]) + 2
+            problems.append(Problem(LIST, number, column, f"toy {words[0]!r}: after the name, one email address"))
+    return problems
+
+
+async def observe_toys(client: ConcreteClient, directory: Path, state: State) -> dict[str, User]:
+    return {user.username: user async for user in client.iter_users() if user.username.startswith(PREFIX)}
+
+
+def plan_toys(directory: Path, observed: dict[str, User], state: State) -> list[Action]:
+    """A listed toy the site lacks is created, one whose email differs updated, each carrying its desired form (what
+    apply writes); a recorded one no longer listed is deleted (the planner guards the deletes and keeps them without
+    pruning)."""
+    listed = listed_toys(directory)
+    actions = []
+    for name, email in sorted(listed.items()):
+        live = observed.get(name)
+        form: dict[str, JsonValue] = {"username": name, "email": email}
+        if live is None:
+            actions.append(Action(kind="toy", key=name, op="create", precondition=Precondition(absent=True), form=form))
+        elif live.email != email:
+            change = FieldChange(field="email", before=live.email, after=email)
+            there = Precondition(remote_id=str(live.id))
+            actions.append(Action(kind="toy", key=name, op="update", changes=(change,), precondition=there, form=form))
+    actions += [
+        Action(kind="toy", key=name, op="delete", precondition=Precondition(remote_id=str(record.id)))
+        for name, record in sorted(state.records_of("toy").items())
+        if name not in listed and name in observed and observed[name].id == record.id
     ]
+    return actions
 
 
-async def observe_toys(client: ConcreteClient, directory: Path, state: State) -> dict[str, int]:
-    return {user.username: user.id async for user in client.iter_users() if user.username.startswith(PREFIX)}
-
-
-def plan_toys(directory: Path, observed: dict[str, int], state: State) -> list[Action]:
-    """A listed toy the site lacks is created; a recorded one no longer listed is deleted (the planner guards the
-    deletes and keeps them without pruning)."""
-    listed = set(listed_toys(directory))
-    return [
-        *(
-            Action(kind="toy", key=name, op="create", precondition=Precondition(absent=True))
-            for name in sorted(listed - set(observed))
-        ),
-        *(
-            Action(kind="toy", key=name, op="delete", precondition=Precondition(remote_id=str(record.id)))
-            for name, record in sorted(state.records_of("toy").items())
-            if name not in listed and observed.get(name) == record.id
-        ),
-    ]
-
-
-def stale_toy(action: Action, observed: dict[str, int], state: State) -> str | None:
-    if action.precondition.absent and action.key in observed:
-        return f"exists on the site now (user id {observed[action.key]})"
-    if action.op == "delete" and str(observed.get(action.key)) != action.precondition.remote_id:
-        return "is not the user the plan was made to delete"
+def stale_toy(action: Action, observed: dict[str, User], state: State) -> str | None:
+    live = observed.get(action.key)
+    if action.precondition.absent and live is not None:
+        return f"exists on the site now (user id {live.id})"
+    if not action.precondition.absent and (live is None or str(live.id) != action.precondition.remote_id):
+        return f"is not the user the plan was made to {action.op}"
     return None
 
 
 async def apply_toy(action: Action, context: ApplyContext) -> str:
+    """Writes the toy the plan carries (``Action.form``): the content is not read."""
     if action.op == "delete":
         user_id = int(action.precondition.remote_id or 0)
         await context.client.delete_user(user_id)
         context.state.forget("toy", action.key)
         context.save()
         return f"deleted (id {user_id})"
-    user = await context.client.create_user(
-        username=action.key, email=f"{action.key}@example.com", password="pw-1234567"
-    )
+    assert action.form is not None  # the registry refuses a create or update without it
+    email = str(action.form["email"])
+    if action.op == "update":
+        user = await context.client.update_user(int(action.precondition.remote_id or 0), email=email)
+    else:
+        user = await context.client.create_user(username=action.key, email=email, password="pw-1234567")
     context.state.record("toy", action.key, KindRecord(id=user.id))
     context.save()
-    return f"created (id {user.id})"
+    return f"{action.op}d (id {user.id})"
 
 
 async def pull_toys(run: PullRun) -> None:
@@ -94,11 +123,11 @@ async def pull_toys(run: PullRun) -> None:
     await run.turn("toy")
     others = run.bound_by_others("toy")  # a user the user kind manages is not a toy
     site = {
-        name: id_
-        for name, id_ in (await observe_toys(run.client, run.root, run.state)).items()
-        if str(id_) not in others
+        name: user
+        for name, user in (await observe_toys(run.client, run.root, run.state)).items()
+        if str(user.id) not in others
     }
-    listed = [PREFIX + line for line in _lines(run.root) if line]
+    listed = list(listed_toys(run.root))
     others = sorted(set(site) - set(listed))
     if not run.scope.takes("toy"):
         run.result.not_taken.setdefault("toy", []).extend(others)
@@ -107,9 +136,21 @@ async def pull_toys(run: PullRun) -> None:
     if not names:
         return
     target = run.root / LIST
-    text = "".join(name.removeprefix(PREFIX) + "\n" for name in names)
-    run.result.staged.append(Staged("toy", LIST, target, text=text))
-    run.result.records["toy"] = {name: KindRecord(id=site[name]) for name in names}
+    text = "".join(_line(name, site[name].email) for name in names)
+    recorded = run.state.records_of("toy")
+
+    def clean(file: Path) -> bool:
+        """The file lists the toys the state records, as the site holds them (else a local edit, kept)."""
+        toys = listed_toys(file.parent)
+        return set(toys) == set(recorded) and all(name in site and site[name].email == toys[name] for name in toys)
+
+    run.result.staged.append(Staged("toy", LIST, target, text=text, clean=clean))
+    run.result.records["toy"] = {name: KindRecord(id=site[name].id) for name in names}
+
+
+def _line(username: str, email: str | None) -> str:
+    name = username.removeprefix(PREFIX)
+    return f"{name}\n" if email in (None, default_email(username)) else f"{name} {email}\n"
 
 
 def toy_scope(name: str) -> Scope | None:
