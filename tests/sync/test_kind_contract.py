@@ -2,8 +2,8 @@
 built-in ones and the test kinds of ``tests/support/added_kinds`` put on the package's path — is one module named for
 its kind that brings its applier, its precondition check, its planner (or the kind whose planner plans it), a pull
 hook exactly when pull lists it, a scope rule that answers only for its own files, and ids that its own scope holds.
-``tests/e2e/test_added_kind.py`` runs the toy kind against the sandbox; the built-in kinds are run by the rest of the
-suite."""
+``tests/sync/test_kind_contract_site.py`` runs the built-in kinds and the toy kind through one contract against the
+sandbox."""
 
 from __future__ import annotations
 
