@@ -7,6 +7,7 @@ shows) — :mod:`cmssync.emulator.blocktypes.theme`; on a real site: ``tests/rea
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import httpx
 import pytest
 
 from cmssync.cli import main
+from cmssync.commands.pull import run_pull
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import ConfigError
 from cmssync.sync.block_type_probe import probe_block_type
@@ -102,6 +104,26 @@ async def test_a_probed_symmetric_type_is_pulled_edited_and_applied(site: Site) 
     assert _blocks(site, "/contact")[1] == ("callout", {**CALLOUT, "heading": "Talk to us"})
     assert "<h3>Talk to us</h3>" in httpx.get(site.sandbox.url + "/contact", timeout=30).text
     assert not (await site.plan()).actions
+
+
+async def test_a_file_with_a_local_edit_takes_the_content_form_once_the_edit_is_applied(site: Site) -> None:
+    await site.pull()
+    site.edit("pages/contact.yaml", "<p>Write to us.</p>", "<p>Write to us today.</p>")
+    assert (await probe_block_type(site.workspace(), "callout")).verdict.symmetric
+    out = io.StringIO()
+    assert await run_pull(site.root, out=out, overrides=site.overrides()) == 1, out.getvalue()
+    contact = (site.root / "pages/contact.yaml").read_text(encoding="utf-8")
+    assert "<p>Write to us today.</p>" in contact  # a file with a local edit is left as it is (pull's rule) ...
+    assert "keep: {type: callout" in contact
+    report = await site.apply()
+    assert report.exit_code == 0, site.last_output
+    await site.pull()  # ... until the edit is applied: then the placeholder becomes the content form
+    contact = (site.root / "pages/contact.yaml").read_text(encoding="utf-8")
+    assert "<p>Write to us today.</p>" in contact
+    assert "keep:" not in contact
+    assert "heading: Questions? Call us" in contact
+    assert not (await site.plan()).actions
+    assert _blocks(site, "/contact") == [("content", {"content": "<p>Write to us today.</p>"}), ("callout", CALLOUT)]
 
 
 def test_an_asymmetric_type_stays_kept_with_the_sites_reason(

@@ -7,8 +7,8 @@ desired-form rendering and reference translation (``cmssync.plan.desired``), com
 type's handle. Adding a type is adding a module here (see ``docs/architecture.md``); modules are found by listing
 the package, so no other file changes.
 
-A type not in the table is unknown: content writes it ``raw: true``, and pull keeps it as a placeholder because
-cmssync has not verified that it round-trips.
+A type not in the table is unknown: content writes it ``raw: true``, and pull keeps it as a placeholder unless
+``cmssync probe-block-type`` found it round-trips on the site (``cmssync.sync.probed_types``).
 """
 
 from __future__ import annotations
