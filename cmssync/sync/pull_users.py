@@ -1,13 +1,14 @@
-"""``cmssync pull`` of users (the user kind's pull hook): ``users.yaml`` staged (``cmssync.sync.pull_writes``),
-merged into the file there is. Users (never the super admin, never a password) go to it; their state records are
-handed back, to be recorded only when the file is written. :func:`merged_entries` and :func:`list_clean` serve every
-list file of the kinds' (the group kind's too).
+"""``cmssync pull`` of users (the user kind's pull hook): ``users.yaml`` and each file of ``users/`` staged
+(``cmssync.sync.pull_writes``), each merged into the file there is (a user stays in the file that holds it; the
+site's others go to ``users.yaml``). Users are written without a password, never the super admin; their state
+records are handed back, to be recorded only when the file is written. :func:`merged_entries` and
+:func:`list_clean` serve every list file of the kinds' (the group kind's too).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +60,19 @@ async def _pull_users(
     client: ConcreteClient, root: Path, state: State, result: Pulled, scope: PullScope, others: Mapping[str, str]
 ) -> None:
     site_users, ids = await _site_users(client, result, others)
-    target = root / "users.yaml"
-    # a user the site still holds as last applied or pulled: a difference in users.yaml is a local edit, kept
+    _stage_users(root, state, result, scope, site_users, ids)
+
+
+def _stage_users(
+    root: Path,
+    state: State,
+    result: Pulled,
+    scope: PullScope,
+    site_users: dict[str, dict[str, Any]],
+    ids: dict[str, int],
+) -> None:
+    """Each users file merged and staged: ``users.yaml`` (with the site's others, when taken in), then ``users/``."""
+    # a user the site still holds as last applied or pulled: a difference in its file is a local edit, kept
     untouched = {
         name
         for name, data in site_users.items()
@@ -68,7 +80,24 @@ async def _pull_users(
         and record.id == ids[name]
         and record.digest == user_digest(UserSpec.model_validate(data))
     }
-    entries = merged_entries(writer.read_plain(target), site_users, "username", "user", result, scope, untouched)
+    held = {path: writer.read_plain(path) for path in [root / "users.yaml", *sorted(root.glob("users/*.yaml"))]}
+    names = {path: _names(data, "username") for path, data in held.items()}
+    for target, existing in held.items():
+        elsewhere = set().union(*(listed for path, listed in names.items() if path != target))
+        list_file = target.parent == root  # the site's others go there, never into a file of users/
+        scoped = elsewhere if list_file else None
+        entries = merged_entries(existing, site_users, "username", "user", result, scope, untouched, elsewhere=scoped)
+        _record_users(entries, site_users, ids, result)
+        if entries:
+            text = writer.render_yaml(target, entries)
+            clean = _users_clean(state, set(state.users) - elsewhere if list_file else None)
+            result.staged.append(Staged("users", target.relative_to(root).as_posix(), target, text=text, clean=clean))
+
+
+def _record_users(
+    entries: list[dict[str, Any]], site_users: dict[str, dict[str, Any]], ids: dict[str, int], result: Pulled
+) -> None:
+    """The records of the entries the site holds as written; the others are local edits, their records as they were."""
     for entry in entries:
         name = entry.get("username")
         if name in ids:
@@ -78,9 +107,11 @@ async def _pull_users(
                     result.local_users.append(name)  # not applied yet: its record stays as it is
                     continue
                 result.user_records[name] = UserRecord(id=ids[name], digest=user_digest(spec))
-    if entries:
-        text = writer.render_yaml(target, entries)
-        result.staged.append(Staged("users", "users.yaml", target, text=text, clean=_users_clean(state)))
+
+
+def _names(data: Any, key: str) -> set[str]:
+    """The names (``key``) a list file's data holds."""
+    return {str(item.get(key)) for item in data if isinstance(item, dict)} if isinstance(data, list) else set()
 
 
 def merged_entries(
@@ -91,10 +122,13 @@ def merged_entries(
     result: Pulled,
     scope: PullScope,
     untouched: set[str] | frozenset[str] = frozenset(),
+    *,
+    elsewhere: Collection[str] | None = frozenset(),
 ) -> list[dict[str, Any]]:
     """The file's entries (by ``key``) with the site's differing values (not for the ``untouched`` ones, which the
-    site still holds as last applied: the file's differences are local edits), then the site's others if taken
-    in."""
+    site still holds as last applied: the file's differences are local edits), then the site's others if taken in:
+    those no file of the kind holds (``elsewhere``: the names its other files hold; None: a file that takes no
+    others in, one of the kind's directory, ``users/*.yaml``)."""
     local = [item for item in existing if isinstance(item, dict)] if isinstance(existing, list) else []
     names = {item.get(key) for item in local}
     merged = []
@@ -110,7 +144,9 @@ def merged_entries(
         if "language" in entry and "language" not in remote:
             del entry["language"]
         merged.append(entry)
-    others = [name for name in site if name not in names]
+    if elsewhere is None:
+        return merged
+    others = [name for name in site if name not in names and name not in elsewhere]
     if scope.takes(kind):
         merged += [site[name] for name in (sorted(others) if kind == "user" else others)]
     else:
@@ -128,8 +164,9 @@ def list_clean(holds: Callable[[list[Any]], bool]) -> Callable[[Path], bool]:
     return clean
 
 
-def _users_clean(state: State) -> Callable[[Path], bool]:
-    """``users.yaml`` holds exactly the users the state records, each as last applied or pulled."""
+def _users_clean(state: State, exactly: set[str] | None) -> Callable[[Path], bool]:
+    """A users file holds only users the state records, each as last applied or pulled, and ``users.yaml`` exactly
+    those (``exactly``: the records no file of ``users/`` holds) — else it was edited since: kept."""
 
     def holds(data: list[Any]) -> bool:
         try:
@@ -137,8 +174,9 @@ def _users_clean(state: State) -> Callable[[Path], bool]:
         except ValidationError:
             return False
         records = state.users
-        return {s.username for s in specs} == set(records) and all(
-            records[s.username].digest == user_digest(s) for s in specs
+        names = {s.username for s in specs}
+        return (names == exactly if exactly is not None else names <= set(records)) and all(
+            s.username in records and records[s.username].digest == user_digest(s) for s in specs
         )
 
     return list_clean(holds)

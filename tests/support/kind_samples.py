@@ -149,7 +149,8 @@ class Users(KindSample):
 
     def files(self, key: str, version: int) -> ContentFiles:
         password = f"${{env:{PASSWORD_VARIABLE}}}"
-        return {"users.yaml": f"- username: {key}\n  email: {self.value(key, version)}\n  password: {password}\n"}
+        entry = f"- username: {key}\n  email: {self.value(key, version)}\n  password: {password}\n"
+        return {f"users/{key}.yaml": entry}  # one file each (users/); pull writes a user it takes in to users.yaml
 
     def value(self, key: str, version: int) -> str:
         return _email(key, version)
