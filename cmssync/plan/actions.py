@@ -304,13 +304,14 @@ class SiteChange(_Object):
 
 
 class Rebase(_Object):
-    """A managed page whose content changed since the last sync to what the site holds (a proposal merged, an
+    """A managed object whose content changed since the last sync to what the site holds (a proposal merged, an
     editor's words merged into the content by hand): nothing to write, but ``apply`` records the site's version
-    as the page's base (``digest``, ``base``), so the next change an editor makes there is a site change again,
-    not a conflict with the content's old value. Not a change: a plan with only these is empty."""
+    as its base (``digest``; a page's ``base`` too), so the next change an editor makes there is a site change
+    again, not a conflict with the content's old value. Not a change: a plan with only these is empty."""
 
     digest: str
-    base: PageBase
+    base: PageBase | None = None
+    """A page's per-field base (a user or file has its digest only)."""
     live_version_id: int | None = None
 
 

@@ -8,7 +8,8 @@ changed it), or absent (not managed then), so the bases made of those choices ar
 digest (:func:`explain`; at most 3 choices for each of the 2 user and 7 file fields, tried only when the content
 changed and the site differs). Found, it tells for each differing field which side changed it:
 
-* the content's value is the base → only the site changed it: drift, the content wins (reverted, as before);
+* the content's value is the base → only the site changed it: drift, settled by the drift policy as a page's
+  (``cmssync.plan.drift.Settling``: by default kept on the site and listed as a site change);
 * the site's value is the base (or the field was not managed) → only the content changed it: an ordinary update;
 
 and no field can then be in conflict. When no such base exists, something changed on both sides in a way one-sided
@@ -52,11 +53,15 @@ ABSENT = _Absent()
 
 @dataclass(frozen=True)
 class Sides:
-    """What the three-way comparison found for one object: conflicted fields, and whether the site alone changed
-    a field (drift)."""
+    """What the three-way comparison found for one object: conflicted fields, and the fields only the site changed
+    (drift)."""
 
     conflicts: tuple[FieldConflict, ...] = ()
-    drift: bool = False
+    site_fields: frozenset[str] = frozenset()
+
+    @property
+    def drift(self) -> bool:
+        return bool(self.site_fields)
 
 
 def live_user_fields(live: LiveUser) -> dict[str, Any]:
@@ -115,7 +120,7 @@ def compare(
     if recorded is None or not changed:
         return Sides()
     if recorded == content_digest:  # the content is what cmssync last applied: only the site changed
-        return Sides(drift=True)
+        return Sides(site_fields=frozenset(c.field for c in changed))
     base = base_of()
     if base is None:
         conflicts = tuple(
@@ -123,8 +128,8 @@ def compare(
             for c in changed
         )
         return Sides(conflicts=conflicts)
-    drift = any(base.get(c.field, ABSENT) is not ABSENT and same(c.field, base[c.field], c.after) for c in changed)
-    return Sides(drift=drift)
+    kept = [c for c in changed if base.get(c.field, ABSENT) is not ABSENT and same(c.field, base[c.field], c.after)]
+    return Sides(site_fields=frozenset(c.field for c in kept))
 
 
 # --- users --------------------------------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from cmssync.content.paths import STACKS_PREFIX, asset_path_of, page_object_id, page_path_of
-from cmssync.plan.conflicts import Settling
+from cmssync.plan.actions import Action
+from cmssync.plan.drift import Settling
 from cmssync.plan.files import FilePlan, file_deletes, plan_files
 from cmssync.plan.groups import plan_groups
 from cmssync.plan.kinds import KindFacts, KindInputs, KindPlan, KindTable
@@ -26,14 +27,18 @@ def _plan_groups(given: KindInputs) -> KindPlan:
     return KindPlan(plan_groups(given.content, given.observed, given.state, given.warnings))
 
 
-def _plan_files(given: KindInputs) -> KindPlan:
-    settling = Settling(given.options.conflicts)
-    files = plan_files(given.content, given.observed, given.state, given.warnings, settling)
+def _asset_plan(settling: Settling, actions: list[Action], deletes: Callable[[], list[Action]]) -> KindPlan:
+    """A user's or file kind's plan: its actions and deletes, and what its settling collected."""
     return KindPlan(
-        files.actions,
-        lambda: file_deletes(given.content, given.observed, given.state),
-        settling.conflicts,
-        settling.held,
+        actions, deletes, settling.conflicts, settling.held, site_changes=settling.site_changes, rebase=settling.rebase
+    )
+
+
+def _plan_files(given: KindInputs) -> KindPlan:
+    settling = Settling(given.options.conflicts, given.options.drift, given.warnings)
+    files = plan_files(given.content, given.observed, given.state, given.warnings, settling)
+    return replace(
+        _asset_plan(settling, files.actions, lambda: file_deletes(given.content, given.observed, given.state)),
         shared=files,
     )
 
@@ -50,17 +55,12 @@ def _plan_pages(given: KindInputs) -> KindPlan:
 
 def _plan_users(given: KindInputs) -> KindPlan:
     options, content, observed, state = given.options, given.content, given.observed, given.state
-    settling = Settling(options.conflicts)
+    settling = Settling(options.conflicts, options.drift, given.warnings)
     users = plan_users(
         content, observed, state, options.passwords_changed, options.passwords_unset, given.warnings, settling
     )
     protect = options.protect_users | ({options.api_username} if options.api_username else set())
-    return KindPlan(
-        users,
-        lambda: user_deletes(content, observed, state, protect, given.warnings),
-        settling.conflicts,
-        settling.held,
-    )
+    return _asset_plan(settling, users, lambda: user_deletes(content, observed, state, protect, given.warnings))
 
 
 def _under(*tops: str) -> Callable[[str], bool]:

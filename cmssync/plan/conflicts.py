@@ -26,7 +26,8 @@ A conflict is settled by a policy (:class:`ConflictPolicies`): ``content_wins`` 
 ``--force`` does for all), ``site_wins`` drops that field's change (the site keeps the editor's value), ``fail`` (the
 default) holds the whole page back: nothing is written to it and ``apply`` exits 1. Limits: a value key the server
 drops (not a column of the block's table) reads back empty, so an area whose content also changed may be reported as
-conflicted once; users and files have only an object-level base digest (``cmssync.plan.asset_conflicts``).
+conflicted once; users and files have only an object-level base digest (``cmssync.plan.asset_conflicts``, settled by
+``cmssync.plan.drift.Settling``).
 """
 
 from __future__ import annotations
@@ -413,20 +414,3 @@ def _live_area_base(live: LivePage, area: str) -> AreaBase:
     shape = tuple((block.type, *sorted(block.value)) for block in blocks)
     values = _live_values(blocks, shape) or []
     return AreaBase(shape=shape, digest=digest(values), blocks=tuple(block_digest(v) for v in values))
-
-
-@dataclass
-class Settling:
-    """Three-way conflicts of users and files (``cmssync.plan.asset_conflicts``): found, settled and collected."""
-
-    policies: ConflictPolicies = field(default_factory=ConflictPolicies)
-    conflicts: list[FieldConflict] = field(default_factory=list)
-    held: list[HeldObject] = field(default_factory=list)
-
-    def settle(self, action: Action, conflicts: Sequence[FieldConflict]) -> Action | None:
-        """The action to plan (``site_wins`` fields dropped), or None (held, or nothing left to write)."""
-        settled = settle(action, conflicts, self.policies, None)
-        self.conflicts.extend(settled.conflicts)
-        if settled.held is not None:
-            self.held.append(settled.held)
-        return settled.action

@@ -22,7 +22,7 @@ the first matching rule of ``drift.rules`` in ``cmssync.yaml`` (``match: "page:/
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cmssync.config import DriftPolicy, DriftRule
 from cmssync.plan.actions import (
@@ -30,11 +30,15 @@ from cmssync.plan.actions import (
     BlockChange,
     BlockOperation,
     FieldChange,
+    FieldConflict,
+    HeldObject,
     Kind,
+    Rebase,
     SiteChange,
     SiteChangeAction,
 )
-from cmssync.plan.conflicts import AREA_PREFIX, ThreeWay, first_rule, own_choice
+from cmssync.plan.asset_conflicts import Sides
+from cmssync.plan.conflicts import AREA_PREFIX, ConflictPolicies, ThreeWay, first_rule, own_choice, settle
 
 _INVERSE: dict[str, BlockOperation] = {"add": "delete", "delete": "add", "update": "update"}
 
@@ -69,10 +73,12 @@ def keep_site_changes(
     live_version_id: int | None,
     *,
     areas_owned: bool = False,
+    adopts: bool = True,
 ) -> Kept:
     """Take the site's changes the policy keeps out of ``action`` and list them (see the module docstring). Areas
     the content owns (``areas: owned``, a page's ``areas_owned: true``) are the content's: their site changes are
-    reverted whatever the policy."""
+    reverted whatever the policy. Where the kind's changes cannot be written into the content (not ``adopts``),
+    ``adopt`` proposes them."""
     kind, key = action.kind, action.key
     fields: dict[SiteChangeAction, list[FieldChange]] = {"propose": [], "adopt": []}
     blocks: dict[SiteChangeAction, list[BlockChange]] = {"propose": [], "adopt": []}
@@ -81,6 +87,7 @@ def keep_site_changes(
     reverted = False
     for change in action.changes:
         policy = policies.resolve(kind, key, change.field, own) if change.field in found.site_fields else None
+        policy = "propose" if policy == "adopt" and not adopts else policy
         if policy == "propose" or policy == "adopt":
             fields[policy].append(FieldChange(field=change.field, before=change.after, after=change.before))
             continue
@@ -121,3 +128,51 @@ def _from_content(block: BlockChange) -> BlockChange:
     return block.model_copy(
         update={"op": _INVERSE[block.op], "before": block.after, "after": block.before, "write": None}
     )
+
+
+@dataclass
+class Settling:
+    """Users' and files' three-way comparisons (``cmssync.plan.asset_conflicts``) settled and collected: the fields
+    only the site changed by the drift policy, as a page's (:func:`keep_site_changes`: ``propose`` lists them and
+    writes them not; ``revert`` writes over them), then the conflicts by the conflict policies; and the objects
+    whose content caught up with the site (:meth:`caught_up`), whose digest apply records.
+
+    ``adopt`` proposes a user's or file's change: pull writes ``users.yaml`` and the sidecars kind by kind, all of a
+    kind's managed objects at once, not one object's change (``cmssync.sync.adopt`` pulls pages by path), so it is
+    listed as a site change to bring back, and said in ``warnings``."""
+
+    policies: ConflictPolicies = field(default_factory=ConflictPolicies)
+    drift: DriftPolicies = field(default_factory=DriftPolicies)
+    warnings: list[str] = field(default_factory=list)
+    conflicts: list[FieldConflict] = field(default_factory=list)
+    held: list[HeldObject] = field(default_factory=list)
+    site_changes: list[SiteChange] = field(default_factory=list)
+    rebase: list[Rebase] = field(default_factory=list)
+
+    def settle(self, action: Action, sides: Sides) -> Action | None:
+        """The action to plan (site changes the drift policy keeps and ``site_wins`` fields dropped), or None (held,
+        or nothing left to write)."""
+        found = ThreeWay(list(sides.conflicts), sides.site_fields)
+        kept = keep_site_changes(action, found, self.drift, None, None, adopts=False)
+        self.site_changes.extend(kept.site_changes)
+        kind, key = action.kind, action.key
+        adopted = [name for name in sorted(sides.site_fields) if self.drift.resolve(kind, key, name) == "adopt"]
+        if adopted:
+            self.warnings.append(
+                f"{kind} {key}: drift: adopt writes pages and stacks into the content, not a {kind}'s fields; its "
+                f"site change ({', '.join(adopted)}) is proposed instead: `cmssync pull` brings it back"
+            )
+        if kept.action is None:
+            return None
+        settled = settle(kept.action, sides.conflicts, self.policies, None)
+        self.conflicts.extend(settled.conflicts)
+        if settled.held is not None:
+            self.held.append(settled.held)
+        return settled.action
+
+    def caught_up(self, kind: Kind, key: str, recorded: str | None, content: str) -> None:
+        """An object with nothing to write whose content changed since it was last applied (``recorded``): it took
+        the site's values, so apply records ``content`` as its digest (else a later change of the content would be
+        taken for a conflict with a base no longer known)."""
+        if recorded is not None and recorded != content:
+            self.rebase.append(Rebase(kind=kind, key=key, digest=content))

@@ -9,8 +9,10 @@ file, re-point the pages that reference it, then delete the old one. Only metada
 a sidecar's ``title`` or ``description`` left out, or no tags written, leaves the live value alone.
 
 A file's managed metadata changed both in the content and on the site since cmssync last applied it is a three-way
-conflict (``cmssync.plan.asset_conflicts``), settled like a page's by the conflict policies
-(:class:`cmssync.plan.conflicts.Settling`); changed on the site only, the update is marked drift. Every create
+conflict (``cmssync.plan.asset_conflicts``), settled like a page's by the conflict policies; changed on the site
+only, it is settled by the drift policy (by default listed as a site change and not written:
+:class:`cmssync.plan.drift.Settling`). New bytes are a new upload, which takes the content's metadata: a file whose
+site change is kept (or whose ``site_wins`` field is) is then held. Every create
 carries ``Precondition(absent=True)``: a plan file applied after the object appeared is refused.
 """
 
@@ -27,7 +29,7 @@ from cmssync.content.site import SiteContent
 from cmssync.plan.actions import Action, FieldChange, HeldObject, Operation, Precondition
 from cmssync.plan.asset_conflicts import compare, file_base, folder_by_path, live_file_fields
 from cmssync.plan.asset_forms import desired_file_meta, file_form, file_hash
-from cmssync.plan.conflicts import Settling
+from cmssync.plan.drift import Settling
 from cmssync.plan.normalize import digest
 from cmssync.plan.snapshot import LiveFile, Snapshot
 from cmssync.state.records import FileRecord, State
@@ -108,6 +110,7 @@ def _settled_file(
     if new_bytes:
         changes.insert(0, FieldChange(field="sha256", before=record.hash if record else None, after=file_hash(spec)))
     if not changes and not adopted:
+        settling.caught_up("file", path, recorded, digest(desired))
         return None
     changes = [folder_by_path(change, folders) for change in changes]
     action = Action(
@@ -120,12 +123,12 @@ def _settled_file(
         note=_file_note(_file_op(changes), adopted),
         file=file_form(spec),
     )
-    settled = settling.settle(action, sides.conflicts)
+    settled = settling.settle(action, sides)
     if settled is None:
         return None
     op = _file_op(list(settled.changes))
-    if op == "replace" and len(settled.changes) < len(changes):  # site_wins fields dropped from a new upload
-        _hold_replaced(action, settling)
+    if op == "replace" and len(settled.changes) < len(changes):  # site values kept out of a new upload
+        _hold_replaced(action, {c.field for c in changes} - {c.field for c in settled.changes}, settling)
         return None
     if not settled.changes and not adopted:
         return None
@@ -138,10 +141,10 @@ def _file_op(changes: Sequence[FieldChange]) -> Operation:
     return "move" if any(change.field == "folder" for change in changes) else "update"
 
 
-def _hold_replaced(action: Action, settling: Settling) -> None:
-    """New bytes are a new upload, which takes the content's metadata: a ``site_wins`` field cannot be kept on it,
-    so the file is held rather than have the editor's value overwritten."""
-    fields = [c.field for c in settling.conflicts if c.id == action.id and c.resolution == "site_wins"]
+def _hold_replaced(action: Action, kept: set[str], settling: Settling) -> None:
+    """New bytes are a new upload, which takes the content's metadata: a field whose site value the plan keeps (a
+    site change the drift policy keeps, a ``site_wins`` conflict) cannot be kept on it, so the file is held rather
+    than have the editor's value overwritten."""
     settling.held.append(
         HeldObject(
             kind="file",
@@ -149,8 +152,8 @@ def _hold_replaced(action: Action, settling: Settling) -> None:
             reason="conflict",
             message=(
                 f"its bytes changed too, and a new upload takes the content's metadata, so the site's "
-                f"{', '.join(fields)} cannot be kept (site_wins); nothing is written to it: merge the editor's "
-                "change into the sidecar, or let the content win (--force)"
+                f"{', '.join(sorted(kept))} cannot be kept; nothing is written to it: merge the editor's change into "
+                "the sidecar, or let the content win (--force for a conflict, drift: revert for a site change)"
             ),
             action=action,
         )

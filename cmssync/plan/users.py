@@ -7,8 +7,9 @@ take the account over, nor a create that the site would refuse. Passwords are co
 plan says that a password changes, never what it is.
 
 A user's email and language changed both in the content and on the site since cmssync last applied them are
-three-way conflicts (``cmssync.plan.asset_conflicts``), settled like a page's by the conflict policies
-(:class:`cmssync.plan.conflicts.Settling`); changed on the site only, the update is marked drift. Every create
+three-way conflicts (``cmssync.plan.asset_conflicts``), settled like a page's by the conflict policies; changed on
+the site only, they are settled by the drift policy (by default listed as a site change and not written:
+:class:`cmssync.plan.drift.Settling`). Every create
 carries ``Precondition(absent=True)``: a plan file applied after the object appeared is refused.
 """
 
@@ -21,7 +22,7 @@ from cmssync.content.site import SiteContent
 from cmssync.plan.actions import Action, FieldChange, Precondition
 from cmssync.plan.asset_conflicts import compare, same_user_field, user_base
 from cmssync.plan.asset_forms import user_digest, user_form
-from cmssync.plan.conflicts import Settling
+from cmssync.plan.drift import Settling
 from cmssync.plan.snapshot import LiveUser, Snapshot
 from cmssync.state.records import State, UserRecord
 
@@ -86,6 +87,7 @@ def plan_users(
         if spec.password is not None and username in passwords_changed:
             changes.append(FieldChange(field="password", sensitive=True))
         if not changes:
+            settling.caught_up("user", username, recorded, user_digest(spec))
             continue
         action = Action(
             kind="user",
@@ -96,7 +98,7 @@ def plan_users(
             drift=sides.drift,
             user=user_form(spec),
         )
-        settled = settling.settle(action, sides.conflicts)
+        settled = settling.settle(action, sides)
         if settled is not None:
             actions.append(settled)
     return actions

@@ -96,17 +96,19 @@ async def apply_site(
 
 
 def record_rebased(plan: Plan, state: State, workspace: Workspace) -> None:
-    """Record the base of the pages whose content caught up with the site (``Plan.rebase``): nothing is written to
-    the site, so it is done before the actions (once the run is confirmed) and saved at once."""
+    """Record the base of the objects whose content caught up with the site (``Plan.rebase``): nothing is written
+    to the site, so it is done before the actions (once the run is confirmed) and saved at once."""
     if not plan.rebase:
         return
     for entry in plan.rebase:
         path = object_page_path(entry.kind, entry.key)
-        record = state.pages.get(path) if path is not None else None
-        if path is None or record is None:
-            continue
-        live = entry.live_version_id if entry.live_version_id is not None else record.live_version_id
-        state.record_page(path, record.evolve(digest=entry.digest, base=entry.base, live_version_id=live))
+        if entry.kind == "user" and (user := state.users.get(entry.key)) is not None:
+            state.record_user(entry.key, user.evolve(digest=entry.digest))
+        elif entry.kind == "file" and (file := state.files.get(entry.key)) is not None:
+            state.record_file(entry.key, file.evolve(digest=entry.digest))
+        elif path is not None and (record := state.pages.get(path)) is not None:
+            live = entry.live_version_id if entry.live_version_id is not None else record.live_version_id
+            state.record_page(path, record.evolve(digest=entry.digest, base=entry.base, live_version_id=live))
     workspace.store.save(state)
 
 

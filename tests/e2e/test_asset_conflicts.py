@@ -55,15 +55,81 @@ async def test_a_user_changed_on_the_site_and_in_users_yaml_is_refused(example: 
     assert (await example.plan()).is_empty
 
 
-async def test_a_user_changed_only_on_the_site_is_drift_and_reverted(example: Site, editor: AccountEditor) -> None:
+async def test_a_user_changed_only_on_the_site_is_kept_by_default_and_reverted_under_revert(
+    example: Site, editor: AccountEditor
+) -> None:
+    """The drift policy covers users as pages: under the default ``propose`` an editor's change to a managed user's
+    email is listed as a site change and not written over (it was reverted whatever the policy); the content's own
+    change to another user still applies; ``drift: revert`` writes the content's value back."""
     assert not (await example.apply()).failed
     editor.edit_user("jane.editor", email="jane@editor.example")
+    example.edit("users.yaml", "sam.writer@example.com", "sam@content.example")
     plan = await example.plan()
-    action = plan.by_id()["user:jane.editor"]
-    assert action.drift
     assert not plan.conflicts
+    assert "user:jane.editor" not in plan.by_id()
+    [change] = plan.site_changes
+    assert (change.id, change.action, change.fields) == ("user:jane.editor", "propose", ("email",))
+    assert (change.changes[0].before, change.changes[0].after) == ("jane.editor@example.com", "jane@editor.example")
+    assert "= site change (propose): user jane.editor: email changed on the site" in render_text(plan)
+    assert (await example.apply()).exit_code == 0
+    assert editor.user("jane.editor")["email"] == "jane@editor.example"
+    assert editor.user("sam_writer")["email"] == "sam@content.example"
+    assert [c.id for c in (await example.plan()).site_changes] == ["user:jane.editor"]  # listed until brought back
+
+    settings = (example.root / "cmssync.yaml").read_text()
+    example.write("cmssync.yaml", settings + "drift: revert\n")
+    plan = await example.plan()
+    assert plan.by_id()["user:jane.editor"].drift
+    assert not plan.site_changes
     assert (await example.apply()).exit_code == 0
     assert editor.user("jane.editor")["email"] == "jane.editor@example.com"
+
+
+async def test_a_users_site_change_taken_into_the_content_closes_the_loop(example: Site, editor: AccountEditor) -> None:
+    """Once ``users.yaml`` takes the editor's email the plan is empty and apply records the user's new digest, so a
+    later change of the content to the same user is an ordinary update (not a conflict with a base no longer
+    known). ``drift: adopt`` proposes a user's change, said in a warning (pull writes ``users.yaml`` whole)."""
+    assert not (await example.apply()).failed
+    editor.edit_user("jane.editor", email="jane@editor.example")
+    settings = (example.root / "cmssync.yaml").read_text()
+    example.write("cmssync.yaml", settings + "drift: adopt\n")
+    plan = await example.plan()
+    assert [(c.id, c.action) for c in plan.site_changes] == [("user:jane.editor", "propose")]
+    assert any("user jane.editor: drift: adopt writes pages and stacks" in w for w in plan.warnings)
+
+    example.edit("users.yaml", "jane.editor@example.com", "jane@editor.example")
+    plan = await example.plan()
+    assert plan.is_empty
+    assert [(r.id, r.base) for r in plan.rebase] == [("user:jane.editor", None)]
+    assert (await example.apply()).exit_code == 0
+    assert (await example.plan()).rebase == ()
+    example.edit("users.yaml", "language: en_US", "language: de_DE")
+    plan = await example.plan()
+    assert not plan.conflicts
+    assert [c.field for c in plan.by_id()["user:jane.editor"].changes] == ["language"]
+
+
+async def test_a_files_title_changed_on_the_site_is_kept_and_a_new_upload_is_held(
+    example: Site, editor: AccountEditor
+) -> None:
+    """A managed file's metadata changed on the site only is a site change under ``propose``; new bytes in the
+    content would upload a copy with the content's title, so the file is held rather than the title lost."""
+    assert not (await example.apply()).failed
+    file_id = str(example.workspace().load_state().files["images/logo.png"].id)
+    editor.edit_file(file_id, title="Logo, as the editor named it")
+    plan = await example.plan()
+    assert "file:images/logo.png" not in plan.by_id()
+    assert [(c.id, c.fields) for c in plan.site_changes] == [("file:images/logo.png", ("title",))]
+    assert (await example.apply()).exit_code == 0
+    assert editor.file(file_id)["title"] == "Logo, as the editor named it"
+
+    (example.root / "files" / "images" / "logo.png").write_bytes(b"\x89PNG new bytes")
+    plan = await example.plan()
+    [held] = plan.held
+    assert held.id == "file:images/logo.png"
+    assert "the site's title cannot be kept" in held.message
+    assert (await example.apply()).exit_code == 1
+    assert editor.file(file_id)["title"] == "Logo, as the editor named it"
 
 
 async def test_site_wins_keeps_an_editors_file_title_run_after_run(example: Site, editor: AccountEditor) -> None:
