@@ -45,6 +45,7 @@ from cmssync.sync.pulled_changes import (
     PulledChange,
     commit_message,
     field_changes,
+    named_once,
 )
 
 LENT = (MANIFEST, Path("cmssync.yaml"))
@@ -181,7 +182,7 @@ def commit_adopted(directory: Path, pulled: Pulled, *, push: str | None = None) 
     head = repo.head_commit()
     changes = [change for staged in written if (change := _change(repo, pulled, staged, head)) is not None]
     site = url_without_credentials(pulled.site_url)
-    subject = "Adopt site changes: " + ", ".join(change.object for change in changes[:3])
+    subject = "Adopt site changes: " + ", ".join(named_once(changes)[:3])
     message = commit_message(changes, site=site, subject=subject if changes else None)
     commit = commit_checked_out(repo, [staged.target for staged in written], message)
     result = Adoption(repo.current_branch(), commit, changes if commit else [])

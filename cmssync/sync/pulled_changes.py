@@ -66,6 +66,12 @@ def object_name(kind: str, key: str) -> str:
     return key  # users.yaml, groups.yaml, cmssync.yaml
 
 
+def named_once(changes: Sequence[PulledChange]) -> list[str]:
+    """The objects of ``changes`` as a subject line names them, each once: a file's bytes and its sidecar are one
+    file (``file logo.png``)."""
+    return list(dict.fromkeys(object_name("file" if c.kind == "sidecar" else c.kind, c.key) for c in changes))
+
+
 def field_changes(before: Any, after: Any, *, named_by: str | None = None) -> tuple[FieldValues, ...]:
     """Every leaf that differs between two plain YAML documents (see the module docstring)."""
     return tuple(_differences("", before, after, named_by))
@@ -116,7 +122,7 @@ def shown(value: Any) -> str:
 def commit_message(changes: Sequence[PulledChange], *, site: str, subject: str | None = None) -> str:
     """The proposal's commit message: a subject (``subject``, or one naming what changed), then each object with
     its site version and approval time, and each field with its values when they are short."""
-    objects = [change.object for change in changes]
+    objects = named_once(changes)
     if subject is None:
         named = ", ".join(objects[:3]) + (f" and {len(objects) - 3} more" if len(objects) > 3 else "")
         subject = f"Site changes: {named}" if named else "Site changes"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cmssync.sync.pulled_changes import FieldValues, PulledChange, commit_message, field_changes
+from cmssync.sync.pulled_changes import FieldValues, PulledChange, commit_message, field_changes, named_once
 
 
 def test_leaves_are_named_by_their_place_in_the_file() -> None:
@@ -45,3 +45,18 @@ def test_the_commit_message_names_objects_versions_and_short_values() -> None:
     assert (
         commit_message([change], site="s", subject="Fix the about page\nmore").splitlines()[0] == "Fix the about page"
     )
+
+
+def test_the_subject_names_a_file_and_its_sidecar_once() -> None:
+    """A pull that wrote a file's bytes and its sidecar names the file once in the subject (it said ``file logo.png,
+    file logo.png (sidecar)``); the body still lists each file written."""
+    data = PulledChange("file", "images/logo.png", "site/files/images/logo.png", (FieldValues("bytes", 10, 12),))
+    meta = PulledChange(
+        "sidecar", "images/logo.png", "site/files/images/logo.png.yaml", (FieldValues("title", "A", "B"),)
+    )
+    page = PulledChange("page", "/about", "site/pages/about.yaml", (FieldValues("name", "About", "About us"),))
+    message = commit_message([data, meta, page], site="https://example.com")
+    assert message.splitlines()[0] == "Site changes: file images/logo.png, page /about"
+    assert "file images/logo.png - site/files/images/logo.png" in message
+    assert "file images/logo.png (sidecar) - site/files/images/logo.png.yaml" in message
+    assert named_once([meta, data]) == ["file images/logo.png"]
