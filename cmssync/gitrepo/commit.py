@@ -7,21 +7,31 @@ the commit (``write-tree``, ``commit-tree``: no hook, no editor) and moves the b
 it still points where the worktree started. The worktree is removed whatever happens (``close``), so a failure
 leaves the repository as it was: no branch moved, no file changed outside the temporary directory.
 
+A run killed outright (SIGKILL, the machine's power) cannot close it: its temporary directory
+(``$TMPDIR/cmssync-commit-*``) and git's record of it stay. Each one holds a lock file its run keeps locked
+(``flock``) while it lives; the next :func:`open_branch_worktree` removes every such worktree of the repository whose
+lock it can take (its run is gone; one still running keeps it), then ``git worktree prune``.
+
 :func:`commit_checked_out` is the other way, for ``drift: adopt``: files already written into the checkout,
 committed to the checked-out branch.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cmssync.gitrepo.repo import GitError, Repo, identity_env, run_git
 
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
+SCRATCH_PREFIX = "cmssync-commit-"
+LIVE = "cmssync-run.lock"
+"""In a worktree's temporary directory: the file its run holds locked while it lives."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,8 @@ class BranchWorktree:
     """The commit checked out: the branch's tip, or HEAD for a branch that does not exist yet."""
     exists: bool
     top: Path
+    live: int | None = field(default=None, repr=False)
+    """The descriptor of the run's lock on :data:`LIVE` (held until ``close``)."""
 
     @property
     def content(self) -> Path:
@@ -101,6 +113,9 @@ class BranchWorktree:
         shutil.rmtree(top.parent, ignore_errors=True)
         if not removed:
             run_git(("worktree", "prune"), cwd=self.repo.top)
+        if self.live is not None:
+            os.close(self.live)
+            self.live = None
 
 
 def open_branch_worktree(repo: Repo, branch: str) -> BranchWorktree:
@@ -119,8 +134,9 @@ def open_branch_worktree(repo: Repo, branch: str) -> BranchWorktree:
         )
     tip = repo.branch_tip(branch)
     start = tip or head
-    scratch = Path(tempfile.mkdtemp(prefix="cmssync-commit-"))
-    tree = BranchWorktree(repo, branch, start, tip is not None, scratch / "tree")
+    remove_abandoned(repo)
+    scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
+    tree = BranchWorktree(repo, branch, start, tip is not None, scratch / "tree", _hold(scratch / LIVE))
     try:
         repo.git(
             *NO_HOOKS, "worktree", "add", "--detach", "--quiet", str(tree.top), start, what="checking out a worktree"
@@ -129,6 +145,46 @@ def open_branch_worktree(repo: Repo, branch: str) -> BranchWorktree:
         tree.close()
         raise
     return tree
+
+
+def _hold(path: Path) -> int:
+    """Lock ``path`` (created) for as long as the descriptor returned is open."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def _abandoned(scratch: Path) -> bool:
+    """Whether the run that made the temporary directory ``scratch`` is gone: its lock can be taken (or it has
+    none: made before locks were, or killed before it wrote one)."""
+    try:
+        fd = os.open(scratch / LIVE, os.O_RDWR)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False  # held: its run is alive
+    finally:
+        os.close(fd)
+    return True
+
+
+def remove_abandoned(repo: Repo) -> list[Path]:
+    """Remove the repository's temporary worktrees whose run was killed (see the module docstring), then let git
+    forget the records of worktrees that are gone; the worktrees removed."""
+    removed: list[Path] = []
+    for where in repo.worktrees():
+        scratch = where.parent
+        if where.name != "tree" or not scratch.name.startswith(SCRATCH_PREFIX) or not _abandoned(scratch):
+            continue
+        run_git(("worktree", "remove", "--force", str(where)), cwd=repo.top)
+        shutil.rmtree(scratch, ignore_errors=True)
+        removed.append(where)
+    run_git(("worktree", "prune"), cwd=repo.top)
+    return removed
 
 
 def commit_checked_out(repo: Repo, paths: Iterable[Path], message: str) -> str | None:

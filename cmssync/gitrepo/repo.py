@@ -81,6 +81,13 @@ class Repo:
         self.head_commit()
         return self.git("symbolic-ref", "--quiet", "--short", "HEAD").strip()
 
+    def worktrees(self) -> list[Path]:
+        """Every linked worktree git records for this repository (not the main one), including those whose
+        directory is gone."""
+        listing = self.git("worktree", "list", "--porcelain", what="listing the worktrees")
+        paths = [Path(line.removeprefix("worktree ")) for line in listing.splitlines() if line.startswith("worktree ")]
+        return paths[1:]
+
     def checked_out(self) -> dict[str, Path]:
         """Branch name → the worktree that has it checked out (this one and every linked worktree)."""
         listing = self.git("worktree", "list", "--porcelain", what="listing the worktrees")

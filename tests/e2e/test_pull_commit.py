@@ -6,6 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -14,13 +21,15 @@ from click.testing import CliRunner
 from cmssync.cli import cli
 from cmssync.commands.pull import CommitOptions, run_pull
 from cmssync.emulator.embedded import Sandbox
-from cmssync.gitrepo.repo import GitError
+from cmssync.gitrepo.commit import open_branch_worktree
+from cmssync.gitrepo.repo import GitError, open_repo
 from cmssync.sync.pull_commit import PullCommit, pull_commit
 from tests.support.editors import Editor
 from tests.support.gitrepos import bare_remote, checkout_fingerprint, commit_all, git, init_repo
 from tests.support.sites import Site, copy_example, set_sandbox_environment
 
 WORDS = "<p>Write to us at the new office.</p>"
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -223,3 +232,61 @@ async def test_the_command_function_prints_the_commit(repo_site: Site, sandbox: 
     assert code == 0, out.getvalue()
     assert "pull into branch site-edits:" in out.getvalue()
     assert "areas.Main[0].value.content" in out.getvalue()
+
+
+def _scratch(tmp: Path) -> list[Path]:
+    return sorted(tmp.glob("cmssync-commit-*"))
+
+
+async def test_a_killed_pull_commits_worktree_is_removed_by_the_next_run(
+    repo_site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``pull --commit`` SIGKILLed while its temporary worktree exists leaves the directory and git's record of
+    it (``close`` never ran); the next run removes both, and keeps the worktree of a run still alive."""
+    top = repo_site.root.parent
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    with socket.socket() as silent:  # a site that takes the connection and never answers: the run waits there
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CMSSYNC_")}
+        env.update(
+            TMPDIR=str(tmp),
+            CMSSYNC_URL=f"http://127.0.0.1:{silent.getsockname()[1]}",
+            CMSSYNC_STATE=str(tmp_path / "other-state.json"),
+            CMSSYNC_CLIENT_SECRET="x",
+            CMSSYNC_PASSWORD="x",
+        )
+        command = [sys.executable, "-m", "cmssync", "pull", str(repo_site.root), "--commit", "--branch", "site-edits"]
+        run = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            for _ in range(600):  # until its worktree is checked out (at most 60 s)
+                if any((scratch / "tree" / "site" / "pages").is_dir() for scratch in _scratch(tmp)):
+                    break
+                assert run.poll() is None, run.stderr.read() if run.stderr else ""
+                time.sleep(0.1)
+            run.send_signal(signal.SIGKILL)
+        finally:
+            run.wait(timeout=30)
+            if run.stderr is not None:
+                run.stderr.close()
+    [left] = _scratch(tmp)
+    assert str(left / "tree") in git(top, "worktree", "list")
+
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    repo = open_repo(repo_site.root)
+    alive = open_branch_worktree(repo, "another")  # a run still going: its worktree stays
+    try:
+        edit_on_site(repo_site.sandbox, "/contact", WORDS)
+        result = await commit_pull(repo_site, branch="site-edits")
+        assert result.committed is not None
+        assert _scratch(tmp) == [alive.top.parent]
+        assert alive.content.is_dir()
+        listed = git(top, "worktree", "list", "--porcelain")
+        assert str(left) not in listed
+        assert str(alive.top) in listed
+    finally:
+        alive.close()
+    assert _scratch(tmp) == []
+    assert git(top, "worktree", "list", "--porcelain").count("worktree ") == 1
