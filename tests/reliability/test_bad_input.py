@@ -8,7 +8,9 @@ themselves as they are: the environment only adds what the case does not say.
 from __future__ import annotations
 
 import os
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,11 +27,19 @@ from tests.support.sites import sandbox_environment
 CORPUS = Path(__file__).resolve().parents[1] / "content" / "invalid"
 HUGE = 6 * 1024 * 1024
 REPO = Path(__file__).resolve().parents[2]
-SUBPROCESS_TIMEOUT = 5.0
+CPU_SECONDS = 30
+"""The work a case run as a process may do: CPU time, its own whatever the machine's load (``apply`` refusing the
+alias bomb takes 0.9 s of it, nearly all Python's start and imports, measured while its wall-clock time was 4.4 s on
+a loaded machine; expanding the bomb takes minutes)."""
+MEMORY = 3 * 1024**3
+"""The address space it may take (its peak resident size is about 60 MB)."""
+HANG_GUARD = 600.0
+"""Wall-clock seconds after which a process that neither works nor ends (asleep) is killed; not the bound itself."""
 
 IN_A_SUBPROCESS = {"config_alias_bomb"}
-"""Cases that hung ``apply`` once (cmssync.yaml alias bomb, fixed in 8ade8eb): run as a process with a time limit, so
-that a regression fails this test instead of hanging the suite."""
+"""Cases that hung ``apply`` once (cmssync.yaml alias bomb, fixed in 8ade8eb): run as a process whose CPU time and
+memory are bounded (the kernel stops it past them), so that a regression fails this test instead of hanging the suite,
+and a loaded machine cannot fail it (a 5 s wall-clock limit did, with the imports alone taking longer)."""
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
 
 
@@ -47,8 +57,14 @@ def write_requests(stats: dict[str, Any]) -> list[str]:
     ]
 
 
+def _bounded() -> None:
+    """In the child, before ``exec``: the kernel stops it past :data:`CPU_SECONDS` (SIGXCPU) or :data:`MEMORY`."""
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS + 5))
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
 def apply_in_a_subprocess(root: Path) -> CliResult:
-    """``cmssync apply --yes ROOT`` as a process that is killed after SUBPROCESS_TIMEOUT seconds (exit code -9)."""
+    """``cmssync apply --yes ROOT`` as a process bounded in CPU time and memory (:func:`_bounded`)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "cmssync", "apply", "--yes", str(root)],
         cwd=REPO,
@@ -56,18 +72,31 @@ def apply_in_a_subprocess(root: Path) -> CliResult:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_bounded,
     )
     try:
-        out, err = process.communicate(timeout=SUBPROCESS_TIMEOUT)
+        out, err = process.communicate(timeout=HANG_GUARD)
     except subprocess.TimeoutExpired:
         process.kill()
         out, err = process.communicate()
-        err += f"\n(killed: no answer within {SUBPROCESS_TIMEOUT} s)"
+        err += f"\n(killed: neither done nor working after {HANG_GUARD} s)"
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+    if process.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+        err += f"\n(stopped by the kernel: more than {CPU_SECONDS} s of CPU time; the input was expanded)"
     return CliResult(process.returncode, out, err)
+
+
+def test_the_bound_stops_a_process_that_works_past_it() -> None:
+    """What the bound does to a process that does expand its input: stopped, not left running."""
+    spin = subprocess.run(
+        [sys.executable, "-c", "while True: pass"],
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (1, 2)),
+        timeout=HANG_GUARD,
+    )
+    assert spin.returncode == -signal.SIGXCPU
 
 
 @pytest.mark.parametrize("case", CASES)
