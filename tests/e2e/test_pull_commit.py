@@ -238,30 +238,25 @@ def _scratch(tmp: Path) -> list[Path]:
     return sorted(tmp.glob("cmssync-commit-*"))
 
 
-async def test_a_killed_pull_commits_worktree_is_removed_by_the_next_run(
-    repo_site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A ``pull --commit`` SIGKILLed while its temporary worktree exists leaves the directory and git's record of
-    it (``close`` never ran); the next run removes both, and keeps the worktree of a run still alive."""
-    top = repo_site.root.parent
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    with socket.socket() as silent:  # a site that takes the connection and never answers: the run waits there
+def _kill_with_its_worktree(root: Path, tmp: Path, state: Path) -> None:
+    """``pull --commit`` of ``root`` (temporary files in ``tmp``) SIGKILLed once its worktree is checked out; its
+    site takes the connection and never answers, so the run waits there."""
+    with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
         env = {k: v for k, v in os.environ.items() if not k.startswith("CMSSYNC_")}
         env.update(
             TMPDIR=str(tmp),
             CMSSYNC_URL=f"http://127.0.0.1:{silent.getsockname()[1]}",
-            CMSSYNC_STATE=str(tmp_path / "other-state.json"),
+            CMSSYNC_STATE=str(state),
             CMSSYNC_CLIENT_SECRET="x",
             CMSSYNC_PASSWORD="x",
         )
-        command = [sys.executable, "-m", "cmssync", "pull", str(repo_site.root), "--commit", "--branch", "site-edits"]
+        command = [sys.executable, "-m", "cmssync", "pull", str(root), "--commit", "--branch", "site-edits"]
         run = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             for _ in range(600):  # until its worktree is checked out (at most 60 s)
-                if any((scratch / "tree" / "site" / "pages").is_dir() for scratch in _scratch(tmp)):
+                if any((scratch / "tree" / root.name / "pages").is_dir() for scratch in _scratch(tmp)):
                     break
                 assert run.poll() is None, run.stderr.read() if run.stderr else ""
                 time.sleep(0.1)
@@ -270,6 +265,17 @@ async def test_a_killed_pull_commits_worktree_is_removed_by_the_next_run(
             run.wait(timeout=30)
             if run.stderr is not None:
                 run.stderr.close()
+
+
+async def test_a_killed_pull_commits_worktree_is_removed_by_the_next_run(
+    repo_site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``pull --commit`` SIGKILLed while its temporary worktree exists leaves the directory and git's record of
+    it (``close`` never ran); the next run removes both, and keeps the worktree of a run still alive."""
+    top = repo_site.root.parent
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    _kill_with_its_worktree(repo_site.root, tmp, tmp_path / "other-state.json")
     [left] = _scratch(tmp)
     assert str(left / "tree") in git(top, "worktree", "list")
 
