@@ -19,6 +19,7 @@ import io
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -275,6 +276,26 @@ def run_cmssync(site: SiteAccess, directory: Path, *args: str, timeout: float = 
     after = site.request_count() if site.request_count else None
     requests = after - before if before is not None and after is not None else None
     return CommandRun(tuple(args), done.returncode, done.stdout + done.stderr, seconds, requests)
+
+
+THEME_BLOCKS = Path(__file__).resolve().parent / "theme_blocks"
+
+
+def install_block_type(site_dir: Path, handle: str) -> None:
+    """Install ``theme_blocks/<handle>`` on the real site at ``site_dir`` as a site owner does: its files copied into
+    ``application/blocks/<handle>``, then ``BlockType::installBlockType`` through ``c5:exec`` (when not installed)."""
+    target = site_dir / "application" / "blocks" / handle
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(THEME_BLOCKS / handle, target)
+    done = subprocess.run(
+        ["php", "concrete/bin/concrete", "c5:exec", str(THEME_BLOCKS / "install.php"), handle],
+        cwd=site_dir,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def write_settings(directory: Path, site: SiteAccess) -> None:

@@ -15,31 +15,14 @@ stay, unused, until then). The same scenario against the sandbox: ``tests/e2e/te
 from __future__ import annotations
 
 import shlex
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.realsite.harness import PublicSite, RawApi, Report, SiteAccess, run_cmssync
+from tests.realsite.harness import PublicSite, RawApi, Report, SiteAccess, install_block_type, run_cmssync
 
-HERE = Path(__file__).resolve().parent / "theme_blocks"
 CALLOUT = {"heading": "Questions? Call us", "body": "We answer on weekdays\nfrom 9 to 5.", "buttonText": "Call"}
-
-
-def _install(site_dir: Path, handle: str) -> None:
-    target = site_dir / "application" / "blocks" / handle
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(HERE / handle, target)
-    done = subprocess.run(
-        ["php", "concrete/bin/concrete", "c5:exec", str(HERE / "install.php"), handle],
-        cwd=site_dir,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def _blocks_of(env: dict[str, str], *handles: str) -> int:
@@ -68,7 +51,7 @@ def test_a_theme_block_type_is_probed_then_pulled_edited_and_applied(
         pytest.skip("the env file names no CONCRETE_SITE_DIR and CONCRETE_DB: block types cannot be installed")
     site_dir = Path(realsite_env["CONCRETE_SITE_DIR"])
     for handle in ("callout", "countdown"):
-        _install(site_dir, handle)
+        install_block_type(site_dir, handle)
     tree = api.tree()
     api.add_block(tree["/privacy-policy"], "Main", "callout", {**CALLOUT, "showIcon": 1})
     api.approve(tree["/privacy-policy"])

@@ -3,11 +3,12 @@ model: installed in the sandbox so ``cmssync probe-block-type`` and the content 
 loopback (see :mod:`.model`).
 
 * ``callout`` — a heading, a paragraph, a button label and a flag in one table; its ``save()`` stores the flag as
-  ``0``/``1``. The block type the real-site test installs on a 9.3.1 site (``tests/realsite/callout_block/``): there
-  its read shows every column as a string, a copy written back reads the same, and the view escapes each text.
+  ``0``/``1``. The block type the real-site suite installs on a 9.3.1 site (``tests/realsite/theme_blocks/``), as
+  recorded in ``tests/conformance/concrete-9.3.1/theme-blocks.jsonl``: its read shows every column as a string, its
+  value written back reads the same, a key that is no column is dropped, and the view escapes each text.
 * ``countdown`` — a title and an end date; its ``validate()`` (run by the API's block update, never by an add)
   wants a ``timezone`` key that is no column, so its read written back is refused with HTTP 200 and the message,
-  as a real controller that reads a key its read never shows answers (``google_map`` without the site's key).
+  as the recorded one answers (``put.countdown.as_read``) and as ``google_map`` does without the site's key.
 """
 
 from __future__ import annotations
