@@ -25,14 +25,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from logging import INFO
 from typing import Any
 
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import NotFound, ServerError, ValidationFailed
-from cmssync.api.models import Page
+from cmssync.api.models import Block, Page
 from cmssync.content.blocktypes import block_type
 from cmssync.content.paths import is_stack_path, page_named
 from cmssync.errors import ApiError, ConfigError
@@ -88,15 +88,16 @@ async def probe_block_type(workspace: Workspace, handle: str, *, block_id: int |
             found = await _instance(client, state, handle, block_id)
             where = page_named(found.page.url_path) if found.page is not None else "no page"
             note(f"probing {handle} block {found.block_id} ({where}) on a copy", level=INFO)
-            probed = Probed(handle, _verdict(True, {}, None, found), where)
+            steps: list[str] = []
             problem = unwritable(found.value)
             try:
                 if problem is not None:
                     raise _Refused(problem)
-                await _round_trip(client, state, handle, found, probed.steps, lambda: store.save(state))
-                probed.verdict = _verdict(True, found.value, None, found)
+                await _round_trip(client, state, handle, found, steps, lambda: store.save(state))
+                verdict = _verdict(True, found.value, None, found)
             except _Refused as exc:
-                probed.verdict = _verdict(False, found.value if problem is None else {}, str(exc), found)
+                verdict = _verdict(False, found.value if problem is None else {}, str(exc), found)
+        probed = Probed(handle, verdict, where, steps)
         state.record_block_type(handle, probed.verdict)
         store.save(state)
     return probed
@@ -125,6 +126,7 @@ async def _instance(client: ConcreteClient, state: State, handle: str, block_id:
         return _Found(block.id, block.value, pages[0] if pages else None, _pairs(pages))
     read: list[Page] = []
     _, trees = await read_trees(client)
+    note(f"looking for a {handle} block in the site's pages (each tree from its home)", level=INFO)
     for tree in trees.trees:
         level = [await client.get_page(tree.home_id, includes=("areas",))]
         while level:
@@ -166,53 +168,62 @@ async def _round_trip(
 ) -> None:
     """Add, read, update, read, edit, read on the scratch page; :class:`_Refused` at the first difference."""
     value: dict[str, Any] = dict(found.value)
-    page_id = await _scratch(client, state, found, save)
-    written: list[int] = []
+    trip = _Copy(client, handle, await _scratch(client, state, found, save))
     try:
         try:
-            added = await client.add_block(page_id, AREA, type=handle, value=value)
+            copy = await trip.add(value)
         except NotFound:  # the recorded scratch page is gone (the trash was emptied): make a new one
-            page_id = await _new_scratch(client, state, found, save)
-            added = await _write("add a copy", client.add_block(page_id, AREA, type=handle, value=value))
-        except (ValidationFailed, ServerError) as exc:
-            raise _Refused(f"the site refused to add a copy with the value read: {exc}") from None
-        written.append(added.id)
-        _same("a copy added with the value read", value, (await client.get_block(added.id)).value)
-        steps.append(f"added a copy (block {added.id}) with the value read: it reads back the same")
-        updated = await _write(
-            "write the copy back unchanged", client.update_block(page_id, AREA, added.id, value=value)
-        )
-        written.append(updated.id)
-        _same("the copy written back unchanged", value, (await client.get_block(updated.id)).value)
+            trip.page_id = await _new_scratch(client, state, found, save)
+            copy = await trip.add(value)
+        steps.append(f"added a copy (block {copy}) with the value read: it reads back the same")
+        copy = await trip.update(copy, value, "write the copy back unchanged")
         steps.append("wrote it back unchanged through the block update: it reads back the same")
         text = next((name for name, kind in field_kinds(value).items() if kind == "text"), None)
         if text is None:
             steps.append("no text field to change")
             return
-        edited = {**value, text: f"{value[text]}{MARK}"}
-        changed = await _write(
-            f"write the copy with {text} changed", client.update_block(page_id, AREA, updated.id, value=edited)
-        )
-        written.append(changed.id)
-        _same(f"the copy written with {text} changed", edited, (await client.get_block(changed.id)).value)
+        await trip.update(copy, {**value, text: f"{value[text]}{MARK}"}, f"write the copy with {text} changed")
         steps.append(f"wrote it with {text} changed: it reads back with the change, every other field the same")
     finally:
-        for number in dict.fromkeys(written):
+        await trip.delete()
+
+
+@dataclass
+class _Copy:
+    """The copy on the scratch page: each write read back and compared with what was sent."""
+
+    client: ConcreteClient
+    handle: str
+    page_id: int
+    written: list[int] = field(default_factory=list)
+    """Every id the copy had (an update may answer a new one): all deleted at the end."""
+
+    async def add(self, value: dict[str, Any]) -> int:
+        call = self.client.add_block(self.page_id, AREA, type=self.handle, value=value)
+        return await self._checked("add a copy with the value read", value, call)
+
+    async def update(self, block_id: int, value: dict[str, Any], what: str) -> int:
+        return await self._checked(what, value, self.client.update_block(self.page_id, AREA, block_id, value=value))
+
+    async def _checked(self, what: str, sent: dict[str, Any], call: Awaitable[Block]) -> int:
+        try:
+            block = await call
+        except (ValidationFailed, ServerError) as exc:
+            raise _Refused(f"the site refused to {what}: {exc}") from None
+        self.written.append(block.id)
+        _same(what, sent, (await self.client.get_block(block.id)).value)
+        return block.id
+
+    async def delete(self) -> None:
+        for number in dict.fromkeys(self.written):
             with contextlib.suppress(ApiError):
-                await client.delete_block(number)
-
-
-async def _write(what: str, call: Any) -> Any:
-    try:
-        return await call
-    except (ValidationFailed, ServerError) as exc:
-        raise _Refused(f"the site refused to {what}: {exc}") from None
+                await self.client.delete_block(number)
 
 
 def _same(what: str, sent: Mapping[str, Any], read: object) -> None:
     difference = first_difference(sent, read) if isinstance(read, Mapping) else "it reads back without a value"
     if difference is not None:
-        raise _Refused(f"{what} reads back differently: {difference}")
+        raise _Refused(f"the copy reads back differently after the request to {what}: {difference}")
 
 
 async def _scratch(client: ConcreteClient, state: State, found: _Found, save: Callable[[], None]) -> int:
@@ -221,8 +232,11 @@ async def _scratch(client: ConcreteClient, state: State, found: _Found, save: Ca
 
 
 async def _new_scratch(client: ConcreteClient, state: State, found: _Found, save: Callable[[], None]) -> int:
+    """A new scratch page under the found block's page (home for a stack's), of a type and template a page read
+    shows (home's when no page was read: ``--block`` of a block on no page)."""
     parent = found.page.id if found.page is not None and not is_stack_path(found.page.url_path) else 1
+    pairs = found.pairs or _pairs([await client.get_page(1)])
     try:
-        return await new_scratch_page(client, state, parent, found.pairs, save)
+        return await new_scratch_page(client, state, parent, pairs, save, failing="no scratch page to probe on")
     except ProbeFailed as exc:
-        raise ConfigError(f"no scratch page to probe on: {exc}") from None
+        raise ConfigError(str(exc)) from None

@@ -154,10 +154,17 @@ async def scratch_probe(
 
 
 async def new_scratch_page(
-    client: ConcreteClient, state: State, parent_id: int, pairs: list[tuple[str, str]], save: Callable[[], None]
+    client: ConcreteClient,
+    state: State,
+    parent_id: int,
+    pairs: list[tuple[str, str]],
+    save: Callable[[], None],
+    *,
+    failing: str = "page-type ids cannot be learned",
 ) -> int:
     """A new scratch page under ``parent_id`` (the first of ``pairs`` the site takes), trashed at once and recorded
-    as the state's ``site.probe_page``; :class:`ProbeFailed` with the site's reasons when every pair is refused."""
+    as the state's ``site.probe_page``; :class:`ProbeFailed` with the site's reasons when every pair is refused,
+    saying first what ``failing`` (the probe that needed it)."""
     reasons: list[str] = []
     for page_type, template in pairs:
         try:
@@ -171,10 +178,10 @@ async def new_scratch_page(
         return page.id
     if not pairs:
         raise ProbeFailed(
-            "page-type ids cannot be learned: no page read in this run shows a page type and template to create the "
-            "scratch page with (run a full plan or apply)"
+            f"{failing}: no page read in this run shows a page type and template to create the scratch page with "
+            "(run a full plan or apply)"
         )
     raise ProbeFailed(
-        "page-type ids cannot be learned: the site refused the scratch page of the probe with every page type and "
-        f"template its pages show ({'; '.join(reasons)})"
+        f"{failing}: the site refused the scratch page of the probe with every page type and template its pages "
+        f"show ({'; '.join(reasons)})"
     )

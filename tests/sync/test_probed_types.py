@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import pytest
 
+from cmssync.api.models import Block
 from cmssync.errors import StateError
 from cmssync.state.records import BlockTypeVerdict, State
+from cmssync.sync.block_type_probe import _Found, _Refused, _round_trip
 from cmssync.sync.probed_types import field_kinds, first_difference, keep_reason, unwritable
 
 READ = {"heading": "Hi", "body": "", "showIcon": "1", "ratio": "0.5"}
@@ -79,3 +84,47 @@ def test_verdicts_are_kept_per_site() -> None:
     again.bind_site("http://other.example", "/ccm/api/1.0", allow_other_site=True)
     assert again.site is not None
     assert again.site.block_types == {}  # another site's verdicts are not this one's
+
+
+class _TrimmingSite:
+    """A site whose block type stores its heading trimmed to 10 characters (its controller's save()), and logs what
+    was asked of it: the unit edge of a read that differs from what was written, without refusing the write."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.deleted: list[int] = []
+
+    async def add_block(self, page_id: int, area: str, *, type: str, value: dict[str, Any]) -> Block:
+        number = len(self.blocks) + 100
+        self.blocks[number] = {**value, "heading": str(value["heading"])[:10]}
+        return Block(id=number, type=type, value=self.blocks[number])
+
+    async def update_block(self, page_id: int, area: str, block_id: int, *, value: dict[str, Any]) -> Block:
+        self.blocks[block_id] = {**value, "heading": str(value["heading"])[:10]}
+        return Block(id=block_id, type="banner", value=self.blocks[block_id])
+
+    async def get_block(self, block_id: int) -> Block:
+        return Block(id=block_id, type="banner", value=self.blocks[block_id])
+
+    async def delete_block(self, block_id: int) -> None:
+        self.deleted.append(block_id)
+
+
+@pytest.mark.parametrize(
+    ("heading", "step", "deleted"),
+    [
+        ("Short one", "write the copy with heading changed: field heading was written as 'Short one (cmssync", [100]),
+        ("A longer heading", "add a copy with the value read: field heading was written as 'A longer heading'", [100]),
+    ],
+)
+async def test_a_copy_that_reads_back_otherwise_is_asymmetric_and_deleted(
+    heading: str, step: str, deleted: list[int]
+) -> None:
+    site = _TrimmingSite()
+    state = State()
+    state.bind_site("http://site.example", "/ccm/api/1.0")
+    state.record_probe_page(7)
+    found = _Found(block_id=3, value={"heading": heading, "body": "x"}, page=None, pairs=[])
+    with pytest.raises(_Refused, match=re.escape(f"the copy reads back differently after the request to {step}")):
+        await _round_trip(site, state, "banner", found, [], lambda: None)  # type: ignore[arg-type]
+    assert site.deleted == deleted  # the copy deleted, whatever step found the difference
