@@ -110,8 +110,7 @@ async def _stage_stacks(run: PullRun, pages: _PageStaging) -> None:
     named = {record.id: path for path, record in state.pages.items() if is_stack_path(path)}
     probe = pages.scope.takes("stack") or bool(wanted)
     seen = set(result.page_ids.values())
-    stacks, probe_failures = await find_stacks(run.client, seen, named, result.unread, probe=probe)
-    result.skipped += probe_failures
+    stacks = await find_stacks(run.client, seen, named, result.unread, probe=probe)
     if untold := result.trees.untold_stacks_note(stack.url_path for stack in stacks):
         result.notes.append(untold)
     for stack in stacks:

@@ -9,7 +9,8 @@ stack made after the last page has a higher id). On the ``atomik_full`` sample s
 dashboard and single pages, page-type defaults and six stacks) for 24 pages. Only a pull that takes new stacks in
 probes (the first pull, ``--all``, ``--kind stack``, ``--pages /!stacks/…``); in a directory that manages content,
 the stacks the state knows are read by id. An id the server cannot read (an error that outlasts the retries) may be
-a stack: pull says which, and goes on with the others. A stack found whose read with what pull reads of a page
+a stack: pull names it as not pulled and goes on with the others, and the pull is incomplete (exit 1), as for any
+object it cannot read. A stack found whose read with what pull reads of a page
 fails (its render, usually: ``cmssync.sync.pull_tree.read_degrading``) is read without the render, or, failing that,
 not pulled and named.
 """
@@ -31,12 +32,13 @@ PROBE_WINDOW = 20
 
 async def find_stacks(
     client: ConcreteClient, seen: Collection[int], named: Mapping[int, str], unread: Unread, *, probe: bool
-) -> tuple[list[Page], list[str]]:
-    """The stacks of the site, each read with what pull reads of a page (what cannot be is noted in ``unread``), and
-    a note for each page id that could not be read (a server error that outlasted the retries: it may be a stack).
-    ``seen``: the ids the page tree showed (not read again); ``named``: the stack ids the state knows, with their
-    paths (read first; one that cannot be read is noted in ``unread`` as that stack); ``probe``: also look for the
-    others (a directory that takes new stacks in), else only ``named`` are read."""
+) -> list[Page]:
+    """The stacks of the site, each read with what pull reads of a page. What cannot be read is noted in
+    ``unread``: a stack found, a stack the state names, and a page id the search could not read (a server error
+    that outlasted the retries: it may be a stack, so the pull is incomplete). ``seen``: the ids the page tree
+    showed (not read again); ``named``: the stack ids the state knows, with their paths (read first; one that
+    cannot be read is noted as that stack); ``probe``: also look for the others (a directory that takes new stacks
+    in), else only ``named`` are read."""
     search = _Search(client)
     top = max([*seen, *named], default=0)
     await search.read([i for i in named if i not in seen])
@@ -48,14 +50,16 @@ async def find_stacks(
                 f"{page_named(path)} (id {page_id}): cannot be read ({why}); not pulled, its file left as it is"
             )
     if probe:
-        await search.read([i for i in range(1, top + 1) if i not in seen and i not in search.found])
+        await search.read([i for i in range(1, top + 1) if i not in seen and i not in search.found and i not in named])
         while await search.read(list(range(top + 1, top + PROBE_WINDOW + 1))):
             top += PROBE_WINDOW
+    for page_id, why in search.failed:
+        unread.unreadable[f"page-id:{page_id}"] = (
+            f"page id {page_id}: cannot be read while looking for stacks ({why}); if it is a stack, it is not pulled"
+        )
     stacks = [page for page in search.found.values() if page.path is not None and is_stack_path(page.path)]
     read = await asyncio.gather(*(_read_stack(client, stack, unread) for stack in stacks))
-    return [page for page in read if page is not None], [
-        f"page id {page_id}: not read while looking for stacks ({why})" for page_id, why in search.failed
-    ]
+    return [page for page in read if page is not None]
 
 
 async def _read_stack(client: ConcreteClient, stack: Page, unread: Unread) -> Page | None:
