@@ -22,6 +22,7 @@ from cmssync.render.text import (
     ordered,
     plain,
     show_value,
+    shown_after,
 )
 from cmssync.render.textdiff import word_diff, word_diff_sides
 
@@ -169,11 +170,11 @@ def diff_body(action: Action) -> list[str]:
         lines.append(f"{SYMBOLS[block.op]} {block.area}[{block.position}] {block.block_type}{ident}: {block.op}")
         if block.op == "delete":
             continue
-        before, after = block.before or {}, block.after or {}
+        before, after, shown = block.before or {}, block.after or {}, shown_after(block)
         for field in sorted(set(before) | set(after)):
             old, new = before.get(field), after.get(field)
             if old != new or block.op != "update":
-                lines += _value_lines(f"  {field}", old, new, created=block.op != "update")
+                lines += _value_lines(f"  {field}", old, shown.get(field), created=block.op != "update")
     return lines
 
 

@@ -18,6 +18,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from cmssync.content.text import FileLinkRef
+from cmssync.content.text import Text as ContentText
 from cmssync.plan.actions import (
     OUTPUT_FORMAT_VERSION,
     SYMBOLS,
@@ -320,10 +322,10 @@ def _block_lines(block: BlockChange) -> Iterator[Text]:
     symbol = SYMBOLS[block.op]
     ident = f" #{block.block_id}" if block.block_id is not None else ""
     yield _styled(symbol, f"    {symbol} {block.area}[{block.place}] {block.block_type}{ident}: {block.op}")
-    before, after = block.before or {}, block.after or {}
+    before, after, shown = block.before or {}, block.after or {}, shown_after(block)
     for field in sorted(set(before) | set(after)):
-        old, new = before.get(field), after.get(field)
-        if block.op == "update" and old == new:
+        old, new = before.get(field), shown.get(field)
+        if block.op == "update" and old == after.get(field):
             continue
         if block.op == "delete":
             continue
@@ -363,17 +365,42 @@ def show_value(value: Any) -> str:
 
 _FILE_TOKEN = re.compile(r"\{ccm:export:file:[^{}:]*:([^{}]*)\}|\$\{file(?:-id|-link)?:(?:[^{}]*/)?([^{}/]*)\}")
 _PAGE_TOKEN = re.compile(r"\{ccm:export:page:([^{}]*)\}")
+_NAMED_FILE_LINK = re.compile(r"\{ccm:file-link(?::([^{}]*))?\}")
 
 
 def readable(text: str) -> str:
     """A compared value as a reviewer reads it, never an export token: a file by its name (``[file logo.png]``,
     the same for the site's export and the content's reference, so a file that is only re-pointed shows no change),
-    a page by its path (``[page /about]``), a download link compared by presence as ``[download link]``."""
+    a page by its path (``[page /about]``), a download link by the name of the file it serves where the content
+    names it (``[download link brochure.pdf]``, see :func:`shown_after`), else as ``[download link]``: the site's
+    read does not tell a link's file."""
     if "{" not in text:
         return text
     text = _FILE_TOKEN.sub(lambda m: f"[file {m.group(1) or m.group(2)}]", text)
     text = _PAGE_TOKEN.sub(lambda m: f"[page {m.group(1) or '/'}]", text)
-    return text.replace(FILE_LINK, "[download link]")
+    return _NAMED_FILE_LINK.sub(lambda m: f"[download link {m.group(1)}]" if m.group(1) else "[download link]", text)
+
+
+def shown_after(block: BlockChange) -> dict[str, str]:
+    """The block's desired value as a reviewer reads it: each download link (compared by presence only, so the
+    compared value does not say which file it serves) named after the file its ``${file-link:PATH}`` in the
+    content names, in order. A field whose links cannot be paired one to one with the content's (a raw
+    ``{CCM:FID_DL_n}`` or an empty link attribute in the content) keeps them unnamed."""
+    after = dict(block.after or {})
+    form = block.write
+    if form is None:
+        return after
+    for field, value in after.items():
+        written = form.value.get(field)
+        if not isinstance(value, str) or FILE_LINK not in value or not isinstance(written, ContentText):
+            continue
+        names = [ref.path.rsplit("/", 1)[-1] for ref in written.references if isinstance(ref, FileLinkRef)]
+        pieces = value.split(FILE_LINK)
+        if len(pieces) == len(names) + 1:
+            after[field] = pieces[0] + "".join(
+                "{ccm:file-link:" + name + "}" + piece for name, piece in zip(names, pieces[1:], strict=True)
+            )
+    return after
 
 
 def ordered(actions: Iterable[Action]) -> list[Action]:

@@ -26,6 +26,14 @@ from cmssync.render.html.worddiff import Segment, counts, diff_tokens
 CONTEXT_WORDS = 6
 """Words of unchanged text kept on each side of a change."""
 _TAG = re.compile(r"^<[A-Za-z/!]")
+_DOWNLOAD_NAME = re.compile(r"\[download link [^\]]*\]")
+
+
+def _unnamed(token: str) -> str:
+    """A token as it compares: a download link without the file name only one side can tell
+    (``cmssync.render.text.readable``): the site's read does not say which file a link serves."""
+    return _DOWNLOAD_NAME.sub("[download link]", token) if "[download link " in token else token
+
 
 Style = Literal["text", "markdown"]
 
@@ -43,7 +51,7 @@ class WordDiff:
 
 def word_diff(before: str, after: str, *, style: Style = "text", context: int = CONTEXT_WORDS) -> WordDiff:
     """The word diff of two HTML fragments (or plain texts), rendered for ``style``."""
-    segments = diff_tokens(canonical_html(before), canonical_html(after))
+    segments = diff_tokens(canonical_html(before), canonical_html(after), key=_unnamed)
     inserted, deleted = counts(segments)
     parts: list[str] = []
     last = len(segments) - 1
@@ -99,7 +107,7 @@ def word_diff_sides(before: str, after: str, *, context: int = CONTEXT_WORDS) ->
     """The word diff as its two sides, paragraph by paragraph: (the line before, the line after), each with the
     same context and its own changed words marked (``[-old-]`` before, ``{+new+}`` after). For a unified-diff
     view, where a line is coloured by its first character (markdown's ```` ```diff ```` on GitHub)."""
-    segments = diff_tokens(canonical_html(before), canonical_html(after))
+    segments = diff_tokens(canonical_html(before), canonical_html(after), key=_unnamed)
     last = len(segments) - 1
     sides: list[list[str]] = []
     for side in ("-", "+"):

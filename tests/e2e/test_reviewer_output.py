@@ -3,6 +3,10 @@ renders as GitHub shows it (tests/sync/test_markdown.py checks the markdown itse
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action, Plan
 from cmssync.render.markdown import render_markdown
 from cmssync.render.text import readable, render_text
@@ -21,6 +25,7 @@ def test_values_show_files_by_name_and_pages_by_path() -> None:
     assert readable('<img src="{ccm:export:file:123456789012:people-01.jpg}">') == '<img src="[file people-01.jpg]">'
     assert readable('<img src="${file-id:images/people-01.jpg}">') == '<img src="[file people-01.jpg]">'
     assert readable('<a href="{ccm:file-link}">x</a>') == '<a href="[download link]">x</a>'
+    assert readable('<a href="{ccm:file-link:brochure.pdf}">x</a>') == '<a href="[download link brochure.pdf]">x</a>'
     assert readable('<a href="{ccm:export:page:/about}">') == '<a href="[page /about]">'
     assert readable('<a href="{ccm:export:page:}">') == '<a href="[page /]">'
 
@@ -37,3 +42,49 @@ def test_a_re_pointed_file_is_no_garbled_token_in_the_comment() -> None:
     for rendered in (render_markdown(plan), render_text(plan)):
         assert "ccm:export" not in rendered
         assert "file-id" not in rendered
+
+
+BROCHURE = "ab12cd34-0000-4000-8000-000000000002"  # letter-led: reads back as an empty href
+LINKED: dict[str, Any] = {
+    "pages": [
+        {
+            "path": "/",
+            "name": "Home",
+            "areas": {
+                "Main": [
+                    {
+                        "type": "content",
+                        "value": {"content": f'<p>Get <a href="{{CCM:FID_DL_{BROCHURE}}}">the brochure</a>.</p>'},
+                    }
+                ]
+            },
+        },
+    ],
+    "files": [
+        {"filename": "brochure.png", "png": [4, 4], "uuid": BROCHURE, "id": 3},
+        {"filename": "price-list.png", "png": [4, 4], "uuid": "cd34ef56-0000-4000-8000-000000000003", "id": 4},
+    ],
+}
+
+
+async def test_a_download_link_is_shown_by_the_name_of_its_file(sandbox_server: Sandbox, tmp_path: Path) -> None:
+    site = Site.seeded(sandbox_server, tmp_path, LINKED)
+    await site.pull()
+    site.edit(
+        "pages/index.yaml",
+        "the brochure</a>.</p>",
+        'the brochure</a>, now with <a href="${file-link:price-list.png}">our prices</a>.</p>',
+    )
+    added = "{type: content, value: {content: '<p><a href=\"${file-link:brochure.png}\">Brochure</a></p>'}}"
+    page = site.root / "pages" / "index.yaml"
+    page.write_text(page.read_text(encoding="utf-8") + f"    - {added}\n", encoding="utf-8")
+    plan = await site.plan()
+    assert [(b.op, b.position) for b in plan.actions[0].blocks] == [("update", 0), ("add", 1)]
+    text, markdown = render_text(plan), render_markdown(plan)
+    for rendered in (text, markdown):
+        assert "[download link brochure.png]" in rendered  # the added block's link (was: [download link])
+        assert "[download link price-list.png]" in rendered  # the link the update adds
+        assert "file-link" not in rendered
+    # the update's unchanged link to the brochure is no change: the site's read does not name its file
+    assert text.count("[download link") == 2, text
+    assert "[download link]" not in markdown, markdown

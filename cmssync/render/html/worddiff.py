@@ -20,7 +20,7 @@ from __future__ import annotations
 import difflib
 import html
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -53,16 +53,22 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def diff_tokens(before: str, after: str) -> list[Segment]:
-    """The aligned difference of two texts as runs of equal, deleted and inserted tokens, in reading order."""
+Key = Callable[[str], str]
+
+
+def diff_tokens(before: str, after: str, *, key: Key | None = None) -> list[Segment]:
+    """The aligned difference of two texts as runs of equal, deleted and inserted tokens, in reading order.
+    ``key``: what of a token is compared (two tokens with the same key are equal; an equal run holds the tokens
+    of ``before``)."""
     old, new = tokens(before), tokens(after)
     if len(old) * len(new) > MAX_CELLS:
-        return _merge(list(_by_lines(before, after)))
-    return _merge(list(_align(old, new)))
+        return _merge(list(_by_lines(before, after, key)))
+    return _merge(list(_align(old, new, key)))
 
 
-def _align(old: Sequence[str], new: Sequence[str]) -> Iterator[Segment]:
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+def _align(old: Sequence[str], new: Sequence[str], key: Key | None = None) -> Iterator[Segment]:
+    compared = (old, new) if key is None else ([key(t) for t in old], [key(t) for t in new])
+    matcher = difflib.SequenceMatcher(None, *compared, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             yield Segment("=", tuple(old[i1:i2]))
@@ -73,9 +79,10 @@ def _align(old: Sequence[str], new: Sequence[str]) -> Iterator[Segment]:
             yield Segment("+", tuple(new[j1:j2]))
 
 
-def _by_lines(before: str, after: str) -> Iterator[Segment]:
+def _by_lines(before: str, after: str, key: Key | None) -> Iterator[Segment]:
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    compared = (old, new) if key is None else ([key(line) for line in old], [key(line) for line in new])
+    matcher = difflib.SequenceMatcher(None, *compared, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         old_part, new_part = "".join(old[i1:i2]), "".join(new[j1:j2])
         if tag == "equal":
@@ -86,7 +93,7 @@ def _by_lines(before: str, after: str) -> Iterator[Segment]:
             yield Segment("-", tuple(old_tokens))
             yield Segment("+", tuple(new_tokens))
         else:
-            yield from _align(old_tokens, new_tokens)
+            yield from _align(old_tokens, new_tokens, key)
 
 
 def _merge(segments: list[Segment]) -> list[Segment]:
