@@ -140,9 +140,23 @@ def live_area_digest(blocks: Sequence[LiveBlock], shape: Sequence[Sequence[str]]
     return digest(values) if values is not None else None
 
 
-def page_base(fields: Mapping[str, Any], areas: Mapping[str, Sequence[DesiredBlock]], end_date: str | None) -> PageBase:
-    """The base to record after applying a page (its desired form, which the site now holds)."""
-    values = dict(fields)
+def site_fields(live: LivePage) -> dict[str, Any]:
+    """The page's description and the attributes its read shows, by field name (``attributes.HANDLE``)."""
+    return {"description": live.description, **{f"attributes.{h}": v for h, v in live.attributes.items()}}
+
+
+def page_base(
+    fields: Mapping[str, Any],
+    areas: Mapping[str, Sequence[DesiredBlock]],
+    end_date: str | None,
+    site: Mapping[str, Any] | None = None,
+) -> PageBase:
+    """The base to record after applying or pulling a page (its desired form, which the site now holds). ``site``
+    (:func:`site_fields`): the site's values then; those of fields the content leaves out (a description pull did
+    not write because the page has none) are recorded too, so that the content setting such a field later is its
+    own change, not a conflict of unknown base once an editor publishes anything else on the page."""
+    values = {name: value for name, value in (site or {}).items() if name not in fields}
+    values.update(fields)
     if end_date is not None:
         values["publish_end_date"] = end_date
     return PageBase(fields=values, areas={name: area_base(blocks) for name, blocks in areas.items()})
@@ -365,7 +379,7 @@ def applied_base(
     """The base to record after applying ``action``: the content's values for what was written or already equal,
     the old base for what the run left different on the site (a ``site_wins`` field, an ignored one), so that the
     same conflict is seen, and settled the same way, by the next run instead of turning into drift or an update."""
-    new = page_base(fields, areas, end_date)
+    new = page_base(fields, areas, end_date, site_fields(live) if live is not None else None)
     if old is None or live is None or action is None:
         return new
     written = {change.field for change in action.changes}

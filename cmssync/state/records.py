@@ -122,8 +122,9 @@ class AreaBase(_Record):
 class PageBase(_Record):
     """What cmssync last applied to a page, per field: the base of three-way conflicts (``cmssync.plan.conflicts``).
 
-    ``fields`` holds the values (name, description, type, template, ``attributes.<handle>``, ``publish_end_date``);
-    areas are kept as digests (:class:`AreaBase`), so their base value is not shown in a conflict."""
+    ``fields`` holds the values (name, description, type, template, ``attributes.<handle>``, ``publish_end_date``),
+    and the site's description and attributes then for those the content left out (a field it sets later has a
+    base); areas are kept as digests (:class:`AreaBase`), so their base value is not shown in a conflict."""
 
     fields: dict[str, Any] = Field(default_factory=dict)
     areas: dict[str, AreaBase] = Field(default_factory=dict)

@@ -28,7 +28,7 @@ from cmssync.content import writer
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import STACKS_PREFIX, check_page_path, is_stack_path, page_named
 from cmssync.content.values import with_values
-from cmssync.plan.conflicts import field_matches, live_area_digest
+from cmssync.plan.conflicts import field_matches, live_area_digest, site_fields
 from cmssync.plan.desired import DEFAULT_ATTRIBUTE_TYPES, Resolver
 from cmssync.plan.page_form import DesiredPage, page_form, render_desired
 from cmssync.plan.snapshot import LivePage
@@ -265,10 +265,11 @@ class _PageStaging:
         clean = _page_clean(path, self.state, self.resolve, self.base_url, result.values)
         kind: Kind = "stack" if is_stack_path(path) else "page"
         result.staged.append(Staged(kind, path, target, text=writer.render_yaml(target, data), clean=clean))
-        form = staged_form(spec, path, self.resolve, self.base_url)
+        site = site_fields(to_live_page(page, None, self.base_url))
+        form = staged_form(spec, path, self.resolve, self.base_url, site)
         version = page.version
         approved = version.date_approved.isoformat() if version and version.date_approved else None
-        result.pages[path] = PulledPage(page.id, version.id if version else None, form, approved)
+        result.pages[path] = PulledPage(page.id, version.id if version else None, form, approved, site)
 
 
 def _with_locale(data: dict[str, Any], locale: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from cmssync.content.loader import load_page
 from cmssync.content.models import PageSpec
@@ -27,16 +28,19 @@ from cmssync.state.records import FileRecord, PageBase, PageRecord, State
 from cmssync.sync.pull_writes import Pulled, PulledPage
 
 
-def staged_form(spec: PageSpec, path: str, resolve: Resolver, base_url: str) -> tuple[str, PageBase] | None:
-    """The digest and base of page ``path`` staged as ``spec``; None when its desired form looks up a page id (known
-    only once the walk is done) and for a stack (the loader reads its file as a stack)."""
+def staged_form(
+    spec: PageSpec, path: str, resolve: Resolver, base_url: str, site: Mapping[str, Any]
+) -> tuple[str, PageBase] | None:
+    """The digest and base of page ``path`` staged as ``spec`` (``site``: the page's fields as read,
+    ``cmssync.plan.conflicts.site_fields``); None when its desired form looks up a page id (known only once the
+    walk is done) and for a stack (the loader reads its file as a stack)."""
     if is_stack_path(path):
         return None
     watched, asked = watching(resolve)
     desired = render_desired(page_form(spec), path, watched, base_url=base_url)
     if asked():
         return None
-    return desired.digest, page_base(desired.fields, desired.areas, desired.end_date)
+    return desired.digest, page_base(desired.fields, desired.areas, desired.end_date, site)
 
 
 def watching(resolve: Resolver) -> tuple[Resolver, Callable[[], bool]]:
@@ -144,7 +148,7 @@ def _record_pages(root: Path, state: State, base_url: str, result: Pulled, pages
             except ContentError:
                 continue  # not recorded: the next plan shows the file's problem
             desired = render_desired(page_form(spec), path, resolve, base_url=base_url)
-            form = desired.digest, page_base(desired.fields, desired.areas, desired.end_date)
+            form = desired.digest, page_base(desired.fields, desired.areas, desired.end_date, page.site)
         digest, base = form  # the base is the three-way base: site == content
         version = page.live_version_id
         page_record = PageRecord(id=page.id, digest=digest, live_version_id=version, base=base)

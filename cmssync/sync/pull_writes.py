@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
@@ -111,6 +111,8 @@ class PulledPage:
     """Its digest and three-way base when known at staging (``cmssync.sync.pull_record.staged_form``)."""
     approved: str | None = None
     """When its live version was approved (ISO 8601), when the site says."""
+    site: Mapping[str, Any] = field(default_factory=dict)
+    """Its description and attributes as read (``cmssync.plan.conflicts.site_fields``), for its base."""
 
 
 @dataclass

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
+from typing import Any
 
 from cmssync.commands.plan import run_plan
+from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.request import PlanRequest
 from cmssync.render.html import render_html
 from cmssync.render.markdown import render_markdown
@@ -187,3 +190,48 @@ async def test_rules_and_the_page_file_choose_the_policy_per_object(example: Sit
         "page:/services": ("description",),
         "page:/contact": ("name",),
     }
+
+
+PLAIN: dict[str, Any] = {
+    "pages": [
+        {"path": "/", "name": "Home", "areas": {"Main": [{"type": "content", "value": {"content": "<p>Home</p>"}}]}},
+        {
+            "path": "/plain",
+            "name": "Plain",
+            "areas": {"Main": [{"type": "content", "value": {"content": "<p>A page of its own.</p>"}}]},
+        },
+    ]
+}
+
+
+async def test_a_description_the_page_never_had_is_the_contents_change_after_an_editors_edit(
+    sandbox_server: Sandbox, tmp_path: Path
+) -> None:
+    """Pull leaves an empty description out of the file; once an editor publishes a block edit, the content
+    setting a description is its own change, not a conflict of unknown base (seen on the real elemental site)."""
+    site = Site.seeded(sandbox_server, tmp_path, PLAIN)
+    await site.pull()
+    assert "description:" not in (site.root / "pages" / "plain.yaml").read_text(encoding="utf-8")
+    editor = Editor(site.sandbox)
+    editor.edit_block("/plain", "Main", 0, EDITOR_WORDS)
+    site.edit("pages/plain.yaml", "name: Plain\n", "name: Plain\ndescription: Written in the content.\n")
+
+    plan = await site.plan()
+    assert not plan.conflicts, render_text(plan)  # was: conflict description (fail), base not known
+    assert [c.field for c in plan.by_id()["page:/plain"].changes] == ["description"]
+    assert [(c.id, c.fields) for c in plan.site_changes] == [("page:/plain", ("area:Main",))]
+    assert (await site.apply()).exit_code == 0, site.last_output
+
+    # an apply records the same: a base without the page's description (a state written before) gets it back
+    state = json.loads(site.state_path.read_text(encoding="utf-8"))
+    del state["pages"]["/plain"]["base"]["fields"]["description"]
+    site.state_path.write_text(json.dumps(state), encoding="utf-8")
+    site.edit("pages/plain.yaml", "description: Written in the content.\n", "")
+    site.edit("pages/plain.yaml", "name: Plain\n", "name: Plain and simple\n")
+    assert (await site.apply()).exit_code == 0, site.last_output
+    editor.edit_block("/plain", "Main", 0, "<p>A second edit by the editor.</p>")
+    editor.close()
+    site.edit("pages/plain.yaml", "name: Plain and simple\n", "name: Plain and simple\ndescription: Written again.\n")
+    plan = await site.plan()
+    assert not plan.conflicts, render_text(plan)
+    assert [c.field for c in plan.by_id()["page:/plain"].changes] == ["description"]
