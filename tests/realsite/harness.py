@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -316,6 +316,44 @@ def page_files(directory: Path) -> Iterator[tuple[str, Path]]:
             yield "/", file
         else:
             yield "/" + relative.removesuffix("/index"), file
+
+
+def visible_text(html: str) -> str:
+    """The text of an HTML fragment as :class:`PublicPage` ``.text`` holds a page's: whitespace collapsed."""
+    parser = _LinkParser()
+    parser.feed(html)
+    return " ".join(" ".join(parser.text).split())
+
+
+@dataclass(frozen=True)
+class ShownStack:
+    file: Path
+    """``stacks/<handle>.yaml``, whose ``Main`` area holds a content block."""
+    text: str
+    """Its first content block's text, as the public pages show it."""
+    pages: frozenset[str]
+    """The public pages that show that text."""
+
+
+def shown_stacks(directory: Path, public: PublicSite, paths: Iterable[str]) -> list[ShownStack]:
+    """The pulled stacks whose first content block in ``Main`` has text some of the public pages ``paths`` show
+    (a theme's global areas: footer columns, contact details …), the most widely shown first. Any sample site or
+    theme: which stacks a theme shows, and where, is read from its public pages, not assumed."""
+    texts = {path: public.page(path).text for path in paths}
+    found: list[ShownStack] = []
+    for file in sorted((directory / "stacks").glob("*.yaml")):
+        data = YAML(typ="safe").load(file.read_text(encoding="utf-8"))
+        blocks = (data.get("areas") or {}).get("Main") if isinstance(data, dict) else None
+        content = next((b for b in blocks or [] if isinstance(b, dict) and b.get("type") == "content"), None)
+        text = (
+            visible_text(str(content["value"]["content"])) if content and isinstance(content.get("value"), dict) else ""
+        )
+        if len(text) < 4:
+            continue
+        shown = frozenset(path for path, page_text in texts.items() if text in page_text)
+        if shown:
+            found.append(ShownStack(file, text, shown))
+    return sorted(found, key=lambda stack: (-len(stack.pages), stack.file.name))
 
 
 def reset_environment(site_env: Mapping[str, str]) -> dict[str, str]:

@@ -36,11 +36,16 @@ from tests.realsite.harness import (
 )
 
 DROPPED_WORD_PAGE = "/about/blog/freshen-up-your-website"
-"""A sample page whose handle holds a word (``up``) Concrete drops only from *generated* URLs."""
-LINKED_PAGE = "/subscribe-thanks"
-"""The page ``/privacy-policy`` links to by ``{CCM:CID_n}`` (a plain page: the move scenario re-creates it)."""
+"""An ``atomik_full`` page whose handle holds a word (``up``) Concrete drops only from *generated* URLs."""
+ATOMIK_PAGES = ("/privacy-policy", "/subscribe-thanks", "/search")
+"""The pages :func:`editor_pages` takes on the ``atomik_full`` sample (as its sandbox twin has them)."""
 LINK_TEXT = "the thanks page"
+EDIT_KINDS = ("content", "hero_image", "page_title")
+"""The block types :func:`edit_one_block_per_page` edits, in the order it looks for them."""
+PLAIN_TYPES = frozenset({"content", "page_title", "horizontal_rule", "search", "html"})
+"""Block types a page re-created by ``apply --replace-moved`` is written with in full (no ``keep:`` placeholder)."""
 
+PICTURES = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".svg")
 UNTOUCHABLE_TYPES = frozenset({"core_area_layout", "core_container", "gallery"})
 """Block types the issue names: pages holding them must come through untouched."""
 
@@ -49,27 +54,78 @@ UNTOUCHABLE_TYPES = frozenset({"core_area_layout", "core_container", "gallery"})
 class Seeded:
     pages: dict[str, str] = field(default_factory=dict)
     """Page path → what was added there (for messages)."""
+    linked: str = "/"
+    """The page the editor's link names (:attr:`EditorPages.linked`)."""
+    source: str = "/"
+    """The page holding that link (:attr:`EditorPages.source`)."""
+
+
+@dataclass(frozen=True)
+class EditorPages:
+    """Where :func:`seed_editor_content` puts an editor's links, pictures and image block."""
+
+    source: str
+    """Gets a content block with a page link to ``linked``, a numeric download link and a numeric picture."""
+    linked: str
+    """The page the editor's link names, a plain one (the move scenario re-creates it under another parent); gets a
+    content block with a link home, a download link by UUID and a picture by UUID."""
+    image: str
+    """Gets an ``image`` block."""
+
+
+def editor_pages(api: RawApi, tree: dict[str, int]) -> EditorPages:
+    """The ``atomik_full`` pages where it has them, else chosen on the site in general among the pages without
+    children that have blocks in ``Main``: ``linked`` the plainest (fewest blocks, all of :data:`PLAIN_TYPES`),
+    ``source`` first one with nothing :func:`edit_one_block_per_page` could edit (``/search`` on ``elemental_full``:
+    the editor's block gives it one), ``image`` another."""
+    if all(path in tree for path in ATOMIK_PAGES):
+        return EditorPages(*ATOMIK_PAGES)
+    parents = {path.rsplit("/", 1)[0] or "/" for path in tree if path != "/"}
+    leaves = sorted(path for path in tree if path != "/" and path not in parents)
+    blocks = {path: api.blocks(tree[path]) for path in leaves}
+    in_main = [path for path in leaves if any(block.area == "Main" for block in blocks[path])]
+
+    def plain(path: str) -> bool:
+        return all(block.type in PLAIN_TYPES for block in blocks[path])
+
+    def editable(path: str) -> bool:
+        return any(block.type in EDIT_KINDS for block in blocks[path])
+
+    linked = min((path for path in in_main if plain(path)), key=lambda path: (len(blocks[path]), path), default=None)
+    assert linked is not None, f"no page without children holds only blocks of {sorted(PLAIN_TYPES)} in Main"
+    others = sorted((path for path in in_main if path != linked), key=lambda path: (editable(path), path))
+    assert len(others) >= 2, f"the site has too few pages with blocks in Main: {in_main}"
+    return EditorPages(source=others[0], linked=linked, image=others[1])
 
 
 def seed_editor_content(api: RawApi) -> Seeded:
-    """Links, download links, pictures and an image block, as an editor adds them (stored form)."""
+    """Links, download links, pictures and an image block, as an editor adds them (stored form), on the
+    :func:`editor_pages`; the download links name a PDF (another file on a site without one: a picture on
+    ``elemental_full``, the last by URL, so that it is not the picture the links show too)."""
     tree = api.tree()
     numeric = api.site.numeric_file_ids()
-    files = api.files()
+    files = sorted(
+        (item for item in api.files() if str(item["id"]).lower() in numeric), key=lambda f: str(f.get("url"))
+    )
 
-    def pick(suffix: str) -> dict[str, Any]:
-        for item in sorted(files, key=lambda f: str(f.get("url"))):
-            if str(item.get("url", "")).split("?")[0].endswith(suffix) and str(item["id"]).lower() in numeric:
-                return item
-        raise AssertionError(f"the site has no {suffix} file with a known numeric id")
+    def pick(*suffixes: str, other: bool = False) -> dict[str, Any]:
+        for suffix in suffixes:
+            for item in files:
+                if str(item.get("url", "")).split("?")[0].lower().endswith(suffix):
+                    return item
+        if other and files:  # a download link to a picture when the site has no other file (elemental_full)
+            plain = [f for f in files if not str(f.get("url", "")).split("?")[0].lower().endswith(PICTURES)]
+            return (plain or files)[-1]
+        raise AssertionError(f"the site has no {' or '.join(suffixes)} file with a known numeric id")
 
-    document, picture = pick(".pdf"), pick(".jpg")
+    document, picture = pick(".pdf", other=True), pick(".jpg", *PICTURES)
     doc_uuid, pic_uuid = str(document["id"]).lower(), str(picture["id"]).lower()
     doc_n, pic_n = numeric[doc_uuid], numeric[pic_uuid]
-    target = LINKED_PAGE if LINKED_PAGE in tree else "/"
+    pages = editor_pages(api, tree)
+    target = pages.linked
     seeded = Seeded()
     additions = {
-        "/privacy-policy": (
+        pages.source: (
             "Main",
             "content",
             {
@@ -80,7 +136,7 @@ def seed_editor_content(api: RawApi) -> Seeded:
                 )
             },
         ),
-        "/subscribe-thanks": (
+        pages.linked: (
             "Main",
             "content",
             {
@@ -90,7 +146,7 @@ def seed_editor_content(api: RawApi) -> Seeded:
                 )
             },
         ),
-        "/search": ("Main", "image", {"fID": str(pic_n), "altText": "An editor's image"}),
+        pages.image: ("Main", "image", {"fID": str(pic_n), "altText": "An editor's image"}),
     }
     for path, (area, block_type, value) in additions.items():
         if path not in tree:
@@ -98,6 +154,7 @@ def seed_editor_content(api: RawApi) -> Seeded:
         api.add_block(tree[path], area, block_type, value)
         api.approve(tree[path])
         seeded.pages[path] = f"{block_type} in {area}"
+    seeded.linked, seeded.source = pages.linked, pages.source
     return seeded
 
 
@@ -205,7 +262,7 @@ def _edit_document(path: str, document: Any) -> Edit | None:
     if not isinstance(areas, dict):
         return None
     marker = _marker(path)
-    for kind in ("content", "hero_image", "page_title"):
+    for kind in EDIT_KINDS:
         candidates = [
             (area, position, block)
             for area, blocks in areas.items()

@@ -17,10 +17,8 @@ import pytest
 
 from cmssync.sync.applying import ApplyRequest, apply_site
 from cmssync.sync.workspace import open_workspace
-from tests.realsite.harness import PublicSite, Report, SiteAccess, run_cmssync
+from tests.realsite.harness import PublicSite, Report, SiteAccess, run_cmssync, shown_stacks
 from tests.reliability.proxy import CorruptingProxy, Corruption, Killed, through
-
-STACK = "footer-column-4"  # a content block to update and an express form after it
 
 
 def test_a_stack_edit_killed_after_a_committed_add_is_finished_once(
@@ -28,7 +26,9 @@ def test_a_stack_edit_killed_after_a_committed_add_is_finished_once(
 ) -> None:
     pull = run_cmssync(real_site, content_dir, "pull")
     assert pull.code == 0, pull.output
-    stack = content_dir / "stacks" / f"{STACK}.yaml"
+    shown = shown_stacks(content_dir, public, ["/"])  # atomik_full: a footer column; elemental_full: its contact
+    assert shown, f"no pulled stack's content shows on the home page: {pull.output}"
+    stack = shown[0].file
     data = json.loads(json.dumps(_yaml_load(stack)))
     marker = f"stack-kill-{secrets.token_hex(3)}"
     blocks = data["areas"]["Main"]
