@@ -21,7 +21,7 @@ from typing import Any
 from cmssync.emulator import markup
 from cmssync.emulator.blocktypes import BLOCK_TYPES, DATABASE_NAME, Where
 from cmssync.emulator.blocktypes.model import php_string, whole_number
-from cmssync.emulator.blocktypes.text import ENTRIES_KEY
+from cmssync.emulator.blocktypes.text import CORE_VIEWS, ENTRIES_KEY
 
 BASE_URL_PLACEHOLDER = markup.BASE_URL_PLACEHOLDER
 
@@ -155,17 +155,28 @@ def links_to_placeholders(text: str, base_url: str) -> str:
     return markup.translate_to(text, base_url)
 
 
+BLOCK_VIEWS = "block_views"
+"""Meta key: ``core`` when the site's theme overrides no block view (a seed's ``block_views``), else the
+``atomik`` theme's views."""
+
+
 def render_html(
-    block_type: str, record: dict[str, str] | None, base_url: str, expand: Any = None, page_name: str = ""
+    block_type: str,
+    record: dict[str, str] | None,
+    base_url: str,
+    expand: Any = None,
+    page_name: str = "",
+    *,
+    core_views: bool = False,
 ) -> str:
     """The HTML a block renders to (a plausible stand-in for the theme's view: the type's own, else its fields).
 
     ``expand`` turns a stored value into rendered HTML (placeholders → URLs); without it only ``{CCM:BASE_URL}``
-    is expanded.
+    is expanded. ``core_views``: as Concrete's own views print it (:data:`BLOCK_VIEWS`).
     """
     if record is None:
         return f'\n\n    <div class="ccm-block-{block_type.replace("_", "-")}"></div>\n'
-    view = BLOCK_TYPES[block_type].render
+    view = (CORE_VIEWS.get(block_type) if core_views else None) or BLOCK_TYPES[block_type].render
     if view is not None:
         return view(record, expand or (lambda text: text.replace(BASE_URL_PLACEHOLDER, base_url)), page_name)
     shown = {k: v for k, v in record.items() if not k.startswith("@")}

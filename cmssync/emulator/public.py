@@ -59,11 +59,14 @@ def page_response(store: Store, trimmed_path: str, base_url: str, host: str = ""
     site = str(other["name"]) if other is not None else store.get_meta("site_name", "Sandbox Site")
     page_id = int(page["id"])
     expand = functools.partial(markup.render, store=store, base_url=base_url, page_id=page_id)
+    core_views = store.get_meta(blockvalues.BLOCK_VIEWS) == "core"
 
     def render(block: sqlite3.Row) -> str:
         if block["type"] == "core_stack_display":
             return layouts.stack_display_html(store, loads(block["record"]), page_id, render, newest=True)
-        return blockvalues.render_html(block["type"], loads(block["record"]), base_url, expand, version["name"])
+        return blockvalues.render_html(
+            block["type"], loads(block["record"]), base_url, expand, version["name"], core_views=core_views
+        )
 
     grouped = layouts.by_area(versioning.placed_blocks(store, page_id, int(version["id"])))
     # Sub-areas show inside their layout or container, never on their own (see cmssync.emulator.layouts).

@@ -156,6 +156,7 @@ class Renderer:
             loads(row["record"]),
             self.base_url,
             lambda text: markup.render(text, self.store, self.base_url, page_id),
+            core_views=self.store.get_meta(blockvalues.BLOCK_VIEWS) == "core",
         )
 
     def referenced_files(self, blocks: list[sqlite3.Row], page_id: int, version_id: int) -> list[sqlite3.Row]:

@@ -40,7 +40,9 @@
     ``GET /pages`` or a children list, each is read by id. Stacks are pages ``/!stacks/<handle>`` of type
     ``core_stack`` (template false) whose ``Main`` area holds their blocks; ``global_areas: [Footer, …]`` names the
     stacks the theme shows on every public page. ``page_types: {handle: id}`` replaces the install's page types
-    (:mod:`cmssync.emulator.pagetypes`), as a site of another theme has other ones.
+    (:mod:`cmssync.emulator.pagetypes`), as a site of another theme has other ones. ``block_views: core`` renders
+    blocks as Concrete's own views print them, for a theme that overrides none (``elemental``: a content block's
+    HTML alone, no ``ccm-block-content`` wrapper as ``atomik``'s view has).
 
     ``locales: [{locale: de_DE, slug: de, prefix: true, stacks: true}]`` adds locale trees after everything else
     (``cmssync.emulator.locales.add_locale``: a home at ``/de``, a copy of the default tree placing the same block
@@ -71,6 +73,7 @@ from pathlib import Path
 from typing import Any
 
 from cmssync.emulator import (
+    blockvalues,
     filestore,
     generator,
     imagesize,
@@ -254,6 +257,8 @@ def populate(store: Store, settings: Settings, seed: str, generate: str | None, 
         )
     if data.get("page_types"):
         pagetypes.set_page_types(store, dict(data["page_types"]))
+    if data.get("block_views"):
+        store.set_meta(blockvalues.BLOCK_VIEWS, str(data["block_views"]))
     pages = data.get("pages") or [{"path": "/", "name": "Home"}]
     for page in pages:
         _page(store, page, ts)

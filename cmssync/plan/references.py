@@ -38,7 +38,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
@@ -201,6 +201,25 @@ def rendered_blocks(area_html: str, wrapper: str, count: int) -> list[Rendered] 
         )
         for piece in pieces
     ]
+
+
+def rendered_in_order(area_html: str, blocks: Sequence[str]) -> list[Rendered] | None:
+    """What the area's rendering shows of the files of ``blocks`` (each one block's rich text as the API reads it,
+    in the area's order) when the theme's view of their type has no wrapper to split it by (Concrete's own content
+    view prints the HTML alone, as ``elemental_full``'s theme leaves it): the area's download links and pictures,
+    in document order, dealt out to the blocks in order. None unless the area shows exactly as many of each as the
+    blocks hold (another block that renders a download link or a picture, or a link the rendering leaves out, could
+    shift them)."""
+    downloads = [m.group(1) for m in _RENDERED_DOWNLOAD.finditer(area_html)]
+    pictures = [export_name(m.group(1)) for m in _RENDERED_PICTURE.finditer(area_html)]
+    wanted = [(len(_EXPORTED_DOWNLOAD.findall(html)), len(_PICTURE.findall(html))) for html in blocks]
+    if sum(d for d, _ in wanted) != len(downloads) or sum(p for _, p in wanted) != len(pictures):
+        return None
+    found: list[Rendered] = []
+    for links, images in wanted:
+        found.append(Rendered(tuple(downloads[:links]), tuple(pictures[:images])))
+        downloads, pictures = downloads[links:], pictures[images:]
+    return found
 
 
 def html_to_references(

@@ -32,6 +32,7 @@ from cmssync.plan.references import (
     export_name,
     html_to_references,
     rendered_blocks,
+    rendered_in_order,
 )
 from cmssync.plan.subareas import unwritable
 from cmssync.state.records import BlockTypeVerdict
@@ -189,10 +190,14 @@ class _Links:
         rendered_html = area.content.raw if area.content is not None else None
         by_block: dict[int, Rendered] = {}
         for declared in block_types().values():
-            if declared.rendered_wrapper is None:
+            if declared.rendered_wrapper is None or not rendered_html:
                 continue
             blocks = [block for block in area.blocks if block.type == declared.handle]
-            pieces = rendered_blocks(rendered_html, declared.rendered_wrapper, len(blocks)) if rendered_html else None
+            pieces = rendered_blocks(rendered_html, declared.rendered_wrapper, len(blocks))
+            if pieces is None and blocks:  # the theme's view prints no wrapper: the area's files in block order
+                rich = [item.name for item in declared.fields if item.kind == "rich_text"]
+                texts = ["".join(str(block.value.get(name, "")) for name in rich) for block in blocks]
+                pieces = rendered_in_order(rendered_html, texts)
             by_block.update(zip((b.id for b in blocks), pieces or [], strict=False))
         return [self.block(block, by_block.get(block.id)) for block in area.blocks]
 

@@ -31,11 +31,12 @@ from cmssync.plan.references import (
     lower_case_names,
     probe_html,
     rendered_blocks,
+    rendered_in_order,
 )
 
 BASE = "http://site.test"
 CONTENT_WRAPPER = '<div class="ccm-block-content">'
-"""How the core content block's public view starts (its ``rendered_wrapper``)."""
+"""How the atomik theme's view of a content block starts (its ``rendered_wrapper``; Concrete's own has none)."""
 
 
 @dataclass(frozen=True)
@@ -253,3 +254,24 @@ def canonical_content_in_full(html: str) -> str:
     """canonical_content as it was before the skip: lower_case_names first, always (it is idempotent, so the skip
     cannot apply to its result)."""
     return canonical_content(lower_case_names(html))
+
+
+def test_an_area_without_wrappers_deals_its_files_out_to_the_blocks_in_order() -> None:
+    first = (
+        '<p><a href="{ccm:export:file:411795938261:blank2.png}"><concrete-picture file="891795938261:b.jpg" /></a></p>'
+    )
+    second = "<p>no file</p>"
+    third = '<a href="">x</a><a href="{ccm:export:file:1:c.pdf}">y</a>'
+    area = (
+        '<h1>Title</h1><p><a href="http://site.test/download_file/view/4ee0f842-441a-4ad0-8b78-69bdaf7c0a29/253">'
+        '<picture><img src="/application/files/8917/9593/8261/balloon.jpg"></picture></a></p><p>no file</p>'
+        '<a href="/download_file/view/ab12cd34-0000-4000-8000-000000000001">x</a><a href="/download_file/view/7">y</a>'
+    )
+    assert rendered_in_order(area, [first, second, third]) == [
+        Rendered(("4ee0f842-441a-4ad0-8b78-69bdaf7c0a29",), ("891795938261:balloon.jpg",)),
+        Rendered((), ()),
+        Rendered(("ab12cd34-0000-4000-8000-000000000001", "7"), ()),
+    ]
+    # another block's download link (or one the rendering leaves out) could shift them: not told at all
+    assert rendered_in_order(area + '<a href="/download_file/view/9">file block</a>', [first, second, third]) is None
+    assert rendered_in_order(area, [first, second]) is None

@@ -19,7 +19,17 @@ def _content_save(args: Args, where: Where) -> Args:
 
 
 def _render_content(record: Mapping[str, str], expand: Callable[[str], str], page_name: str) -> str:
+    """As the ``atomik`` theme's view of the block prints it: in a ``ccm-block-content`` wrapper."""
     return f'\n\n    \n<div class="ccm-block-content">\n    {expand(record["content"])}</div>\n\n'
+
+
+def _render_content_core(record: Mapping[str, str], expand: Callable[[str], str], page_name: str) -> str:
+    """As Concrete's own view prints it (a theme that overrides none, as ``elemental``): the HTML alone."""
+    return expand(record["content"])
+
+
+CORE_VIEWS = {"content": _render_content_core}
+"""The block views of a theme that overrides none (a seed's ``block_views: core``), where they differ."""
 
 
 def _render_html(record: Mapping[str, str], expand: Callable[[str], str], page_name: str) -> str:
