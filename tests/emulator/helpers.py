@@ -5,13 +5,17 @@ from __future__ import annotations
 import contextlib
 import ssl
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
 
 from cmssync.emulator.embedded import Sandbox
+from tests.realsite.record_lists import Recorder
 from tests.support.tokens import sandbox_token
+
+R = TypeVar("R", bound=Recorder)
 
 # Shared so that creating a client does not load the CA bundle again (~50 ms per httpx.Client otherwise).
 TLS = ssl.create_default_context()
@@ -95,3 +99,22 @@ class Clock:
 
     def next_second(self) -> None:
         self.offset += 1
+
+
+def replay_recorder(sandbox: Sandbox, recorder: type[R], out: Path, run: Callable[[R], None]) -> None:
+    """Run a real-site recorder of ``tests/realsite/`` against the sandbox (its admin's credentials), writing its
+    exchanges to ``out`` as it writes a recording of the real site."""
+    env = {
+        "CONCRETE_BASE": sandbox.url,
+        "CONCRETE_CLIENT_ID": sandbox.client_id,
+        "CONCRETE_CLIENT_SECRET": sandbox.client_secret,
+        "CONCRETE_ADMIN_USER": sandbox.admin_username,
+        "CONCRETE_ADMIN_PASSWORD": sandbox.admin_password,
+    }
+    replaying = recorder(env, out)
+    try:
+        replaying.login()
+        run(replaying)
+    finally:
+        replaying.out.close()
+        replaying.http.close()

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
+from tests.emulator.helpers import replay_recorder
 from tests.realsite.record_lists import PREFIX
 from tests.realsite.record_localized_stacks import LocalizedStackRecorder
 from tests.realsite.record_localized_stacks import facts as localized_stack_facts
@@ -242,21 +243,8 @@ def test_localized_stacks_of_two_more_trees_read_and_render_as_recorded(
     seed = tmp_path / "seed.json"
     seed.write_text(json.dumps({**SEED, "locales": [{"locale": "fr_FR"}, {"locale": "de_DE"}]}), encoding="utf-8")
     sandbox_server.reset(seed=str(seed), dialect="concrete")
-    env = {
-        "CONCRETE_BASE": sandbox_server.url,
-        "CONCRETE_CLIENT_ID": sandbox_server.client_id,
-        "CONCRETE_CLIENT_SECRET": sandbox_server.client_secret,
-        "CONCRETE_ADMIN_USER": sandbox_server.admin_username,
-        "CONCRETE_ADMIN_PASSWORD": sandbox_server.admin_password,
-    }
     replayed = tmp_path / "replayed.jsonl"
-    recorder = _SandboxStackRecorder(env, replayed)
-    try:
-        recorder.login()
-        recorder.run()
-    finally:
-        recorder.out.close()
-        recorder.http.close()
+    replay_recorder(sandbox_server, _SandboxStackRecorder, replayed, _SandboxStackRecorder.run)
     recorded = [json.loads(line) for line in STACKS_RECORDING.read_text(encoding="utf-8").splitlines()]
     assert localized_stack_facts([json.loads(line) for line in replayed.read_text().splitlines()]) == (
         localized_stack_facts(recorded)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cmssync.emulator.embedded import Sandbox
+from tests.emulator.helpers import replay_recorder
 from tests.realsite.record_stack_displays import MARKER, StackDisplayRecorder
 
 RECORDING = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1" / "stack-displays.jsonl"
@@ -77,21 +78,8 @@ def test_stack_displays_are_written_read_and_rendered_as_recorded(sandbox: Sandb
     seed = tmp_path / "seed.json"
     seed.write_text(json.dumps(SEED), encoding="utf-8")
     sandbox.reset(seed=str(seed), dialect="concrete")
-    env = {
-        "CONCRETE_BASE": sandbox.url,
-        "CONCRETE_CLIENT_ID": sandbox.client_id,
-        "CONCRETE_CLIENT_SECRET": sandbox.client_secret,
-        "CONCRETE_ADMIN_USER": sandbox.admin_username,
-        "CONCRETE_ADMIN_PASSWORD": sandbox.admin_password,
-    }
     replayed = tmp_path / "replayed.jsonl"
-    recorder = _SandboxRecorder(env, replayed)
-    try:
-        recorder.login()
-        recorder.run()
-    finally:
-        recorder.out.close()
-        recorder.http.close()
+    replay_recorder(sandbox, _SandboxRecorder, replayed, _SandboxRecorder.run)
     recorded = _facts(RECORDING)
     assert [f[0] for f in recorded] == [f[0] for f in _facts(replayed)]
     assert _facts(replayed) == recorded

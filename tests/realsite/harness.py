@@ -106,14 +106,30 @@ class RawApi:
         return body["data"] if isinstance(body, dict) and "data" in body and set(body) <= {"data", "meta"} else body
 
     def tree(self) -> dict[str, int]:
-        """Path → id of every page, through the page tree (the page list skips pages on a real site)."""
-        found: dict[str, int] = {"/": 1}
-        queue = [1]
+        """Path → id of every page of every locale tree, walked from each tree's home (the page list skips pages on
+        a real site, and shows the default tree only on a multilingual one)."""
+        default, *others = self.homes()
+        found: dict[str, int] = {"/": default}
+        queue = [default]
+        for home in others:
+            found[self.call("GET", f"/pages/{home}")["path"]] = home
+            queue.append(home)
         while queue:
             for child in self.call("GET", f"/pages/{queue.pop(0)}/children"):
                 found[child["path"]] = int(child["id"])
                 queue.append(int(child["id"]))
         return found
+
+    def homes(self) -> list[int]:
+        """The home page id of every locale tree of the site, the default tree's first."""
+        site = self.call("GET", "/sites/default", params={"includes": "locales"})
+        locales = site.get("locales") or []
+        homes = [
+            int(locale["home_page_id"])
+            for locale in (locales.get("data", []) if isinstance(locales, dict) else locales)
+        ]
+        default = int(site.get("home_page_id") or 1)
+        return [default, *(home for home in homes if home != default)]
 
     def blocks(self, page_id: int) -> list[Block]:
         """The blocks of a page's live version, area by area in the API's order."""

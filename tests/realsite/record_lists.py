@@ -18,6 +18,7 @@ Only speaks HTTP to the site, plus ``mysql`` for the two date updates and the id
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -127,6 +128,14 @@ class Recorder:
         answer = self.http.post("/oauth/2.0/token", data=form, headers={"Accept": "application/json"})
         answer.raise_for_status()
         self.token = answer.json()["access_token"]
+
+    def guest_page(self, step: str, path: str, markers: str) -> None:
+        """A public page read as a guest, recorded with the markers it shows (``markers``: their pattern) noted."""
+        answer = self.http.get(path, headers={"Accept": "text/html"})
+        shown = sorted(set(re.findall(markers, answer.text)))
+        token, self.token = self.token, ""  # recorded as a guest's request
+        self.write(step, "GET", path, {}, answer, 0.0, f"public page | markers {shown}")
+        self.token = token
 
     # -- ties ---------------------------------------------------------------------------------------------------
 

@@ -37,13 +37,6 @@ class LocalizedStackRecorder(Recorder):
         rows = self.sql("SELECT cPath, cID FROM PagePaths WHERE cPath LIKE '/!stacks/%' AND ppIsCanonical = 1")
         return {path: int(cid) for path, cid in rows}
 
-    def public(self, step: str, path: str) -> None:
-        answer = self.http.get(path, headers={"Accept": "text/html"})
-        markers = sorted(set(re.findall(MARKER + r"-\d+", answer.text)))
-        token, self.token = self.token, ""  # a guest's request
-        self.write(step, "GET", path, {}, answer, 0.0, f"public page | markers {markers}")
-        self.token = token
-
     def run(self) -> None:
         self.scenario = "localized-stacks"
         site = self.call("site", "GET", f"{PREFIX}/sites/default", params={"includes": "locales"}).json()["data"]
@@ -68,7 +61,7 @@ class LocalizedStackRecorder(Recorder):
             self.call(f"mark.{number}.approve", "PUT", route, json={"is_approved": True})
         for locale in items_of(site["locales"]):
             home = self.call("", "GET", f"{PREFIX}/pages/{locale['home_page_id']}").json()["data"]
-            self.public(f"public.{locale['language']}_{locale['country']}", home["path"] or "/")
+            self.guest_page(f"public.{locale['language']}_{locale['country']}", home["path"] or "/", MARKER + r"-\d+")
 
 
 def _run(recorder: LocalizedStackRecorder) -> None:

@@ -59,11 +59,7 @@ class StackDisplayRecorder(Recorder):
         return str(body)
 
     def public(self, step: str, path: str) -> None:
-        answer = self.http.get(path, headers={"Accept": "text/html"})
-        markers = sorted(set(re.findall(MARKER + r"-\w+", answer.text)))
-        token, self.token = self.token, ""  # a guest's request
-        self.write(step, "GET", path, {}, answer, 0.0, f"public page | markers {markers}")
-        self.token = token
+        self.guest_page(step, path, MARKER + r"-\w+")
 
     def add(self, step: str, page: int, value: Any, kind: str = "core_stack_display") -> Any:
         return self.call(step, "POST", f"{PREFIX}/pages/{page}/Main", json={"type": kind, "value": value}).json()

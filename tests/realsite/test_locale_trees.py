@@ -15,6 +15,7 @@ stack edited is the first localized stack whose neutral version the default home
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 from pathlib import Path
@@ -60,17 +61,18 @@ def _pulled_paths(directory: Path) -> set[str]:
     return paths
 
 
-def _mark_first_content_block(file: Path, marker: str) -> bool:
-    """Put ``marker`` at the start of the first editable content block of the file; whether there was one."""
+def _mark_first_content_block(file: Path, marker: str) -> str | None:
+    """Put ``marker`` at the start of the first editable content block of the file; the block's area, None when the
+    file has no such block."""
     data = yaml.load(file.read_text(encoding="utf-8"))
-    for blocks in (data.get("areas") or {}).values():
+    for area, blocks in (data.get("areas") or {}).items():
         for block in blocks:
             if block.get("type") == "content" and isinstance(block.get("value"), dict):
                 block["value"]["content"] = f"<p>{marker}</p>" + str(block["value"].get("content") or "")
                 with file.open("w", encoding="utf-8") as stream:
                     yaml.dump(data, stream)
-                return True
-    return False
+                return str(area)
+    return None
 
 
 def _plan_is_empty(site: SiteAccess, directory: Path, report: Report, label: str) -> None:
@@ -86,7 +88,8 @@ def test_every_locale_tree_is_pulled_edited_and_extended(
     assert len(trees) > 1
     default_home = int(api.call("GET", "/sites/default")["home_page_id"])
     pages = {code: _walk(api, int(t["home_page_id"])) for t in trees for code in [t["code"]]}
-    other = next(t for t in trees if int(t["home_page_id"]) != default_home)
+    others = [t for t in trees if int(t["home_page_id"]) != default_home]
+    other = others[0]
     other_pages = pages[other["code"]]
     home_path = next(path for path, page_id in other_pages.items() if page_id == int(other["home_page_id"]))
 
@@ -96,26 +99,32 @@ def test_every_locale_tree_is_pulled_edited_and_extended(
     expected = {path for tree in pages.values() for path in tree}
     assert _pulled_paths(content_dir) == expected
     assert (content_dir / "pages" / home_path.strip("/") / "index.yaml").is_file()
+    if len(others) > 1 and list((content_dir / "stacks").glob("*/*.yaml")):
+        # which tree a localized stack is for is not in the API (localized-stacks.jsonl): said, never guessed
+        assert "are managed by their files with no locale tree named" in pull.output
     _plan_is_empty(real_site, content_dir, report, "locale trees: plan after pull")
 
     # an edit of a content block of a page in the other tree (its blocks are shared with its source page's)
     rid = secrets.token_hex(4)
     marker = f"LOCALE-EDIT-{rid}"
-    edited = None
+    edited, area, sibling = None, None, {}
     for path in sorted(other_pages):
         if path == home_path:
             continue
         file = content_dir / "pages" / f"{path.strip('/')}.yaml"
-        if file.is_file() and _mark_first_content_block(file, marker):
-            edited = path
+        if file.is_file() and (area := _mark_first_content_block(file, marker)):
+            edited, sibling = path, yaml.load(file.read_text(encoding="utf-8"))
             break
     assert edited is not None, "no page of the other tree has a content block"
     original = "/" + edited[len(home_path) :].lstrip("/")
     new_page = f"{edited.rsplit('/', 1)[0]}/cmssync-locale-{rid}"
     new_file = content_dir / "pages" / f"{new_page.strip('/')}.yaml"
     new_marker = f"LOCALE-NEW-{rid}"
+    # the new page takes the edited page's type and template (the site has them) and a content block in its area
+    kind = {key: sibling[key] for key in ("type", "template") if sibling.get(key)}
     new_file.write_text(
-        f"name: Locale page {rid}\ntype: page\ntemplate: full\nareas:\n  Main:\n    - type: content\n"
+        "".join(f"{key}: {value}\n" for key, value in kind.items())
+        + f"name: Locale page {rid}\nareas:\n  {json.dumps(area)}:\n    - type: content\n"
         f"      value:\n        content: <p>{new_marker}</p>\n",
         encoding="utf-8",
     )
@@ -156,6 +165,9 @@ def test_every_locale_tree_is_pulled_edited_and_extended(
     apply = run_cmssync(real_site, content_dir, "apply", "--yes")
     report.add("locale trees: localized stack", apply)
     assert apply.code == 0, apply.output
-    assert stack_marker in public.page(home_path).html
+    homes = {t["code"]: next(p for p, i in pages[t["code"]].items() if i == int(t["home_page_id"])) for t in others}
+    shown = sorted(code for code, path in homes.items() if stack_marker in public.page(path).html)
+    # one tree renders a stack's version; with one tree besides the default, cmssync names it as that tree's
+    assert (shown == [other["code"]]) if len(others) == 1 else (len(shown) == 1), shown
     assert stack_marker not in public.page("/").html
     _plan_is_empty(real_site, content_dir, report, "locale trees: plan after the stack edit")
