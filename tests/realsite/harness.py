@@ -105,13 +105,14 @@ class RawApi:
             raise AssertionError(f"{method} {path} → error body {body['errors']}")
         return body["data"] if isinstance(body, dict) and "data" in body and set(body) <= {"data", "meta"} else body
 
-    def tree(self) -> dict[str, int]:
-        """Path → id of every page of every locale tree, walked from each tree's home (the page list skips pages on
-        a real site, and shows the default tree only on a multilingual one)."""
+    def tree(self, *, default_only: bool = False) -> dict[str, int]:
+        """Path → id of every page of every locale tree (``default_only``: of the default tree), walked from each
+        tree's home (the page list skips pages on a real site, and shows the default tree only on a multilingual
+        one)."""
         default, *others = self.homes()
         found: dict[str, int] = {"/": default}
         queue = [default]
-        for home in others:
+        for home in [] if default_only else others:
             found[self.call("GET", f"/pages/{home}")["path"]] = home
             queue.append(home)
         while queue:

@@ -89,13 +89,18 @@ def test_a_footer_column_edit_shows_on_every_page_that_renders_the_footer(
     apply = run_cmssync(real_site, content_dir, "apply", "--yes")
     report.add("stacks", apply, stack=stack.file.name)
     assert apply.code == 0, apply.output
-    missing = [path for path in sorted(stack.pages) if marker not in public.page(path).html]
+    # on a multilingual site the pages of a tree that has its own version of the stack render that version (which
+    # tree a version is for is not in the API): the edit must show on the default tree's pages, and on all when the
+    # stack has no localized version
+    localized = list((stack.file.parent / stack.file.stem).glob("*.yaml"))
+    expected = stack.pages & set(api.tree(default_only=True)) if localized else stack.pages
+    shown = {path for path in stack.pages if marker in public.page(path).html}
     report.note(
         "stacks",
-        f"the edit of {stack.file.name} shows on {len(stack.pages) - len(missing)} of the {len(stack.pages)} pages "
-        f"that showed it ({len(pages)} pages)",
+        f"the edit of {stack.file.name} shows on {len(shown)} of the {len(stack.pages)} pages that showed it "
+        f"({len(pages)} pages; {len(localized)} localized versions)",
     )
-    assert not missing, missing
+    assert not expected - shown, sorted(expected - shown)
     plan = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode")
     report.add("stacks", plan)
     assert plan.code == 0, plan.output
