@@ -115,7 +115,7 @@ class DaemonMetrics:
         self.drift = TreeCounts(
             "cmssync_drift_resources",
             "Objects changed outside cmssync as the runs last saw them (a full run: the whole site; a drift-feed or "
-            "file-change run: the objects it read), by kind (and tree, on a site with several locale trees).",
+            "file-change run: the objects it read), by kind.",
             ("kind",),
             [(kind,) for kind in self.kinds],
             self.registry,
@@ -143,8 +143,7 @@ class DaemonMetrics:
         )
         self.conflicts = TreeCounts(
             "cmssync_conflict_resources",
-            "Objects changed both in the content and on the site, in the last plan (by tree, on a site with several "
-            "locale trees).",
+            "Objects changed both in the content and on the site, in the last plan.",
             (),
             [()],
             self.registry,
@@ -156,8 +155,7 @@ class DaemonMetrics:
         )
         self.held = TreeCounts(
             "cmssync_held_objects",
-            "Objects the last plan held back (nothing written to them), by reason (and tree, on a site with several "
-            "locale trees).",
+            "Objects the last plan held back (nothing written to them), by reason.",
             ("reason",),
             [(reason,) for reason in HELD_REASONS],
             self.registry,

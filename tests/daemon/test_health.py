@@ -163,11 +163,23 @@ def test_a_single_tree_sites_object_counts_are_exposed_as_before() -> None:
     metrics.set_plan_objects(plan, ["page:/a"])
 
     before = CollectorRegistry()  # what DaemonMetrics registered before the tree label
-    drift = Gauge("cmssync_drift_resources", metrics.drift.documentation, ["kind"], registry=before)
+    drift = Gauge(
+        "cmssync_drift_resources",
+        "Objects changed outside cmssync as the runs last saw them (a full run: the whole site; a drift-feed or "
+        "file-change run: the objects it read), by kind.",
+        ["kind"],
+        registry=before,
+    )
     for kind, count in {"group": 0, "file": 0, "page": 2, "stack": 0, "user": 1}.items():
         drift.labels(kind=kind).set(count)
-    Gauge("cmssync_conflict_resources", metrics.conflicts.documentation, registry=before).set(1)
-    held = Gauge("cmssync_held_objects", metrics.held.documentation, ["reason"], registry=before)
+    conflicts = "Objects changed both in the content and on the site, in the last plan."
+    Gauge("cmssync_conflict_resources", conflicts, registry=before).set(1)
+    held = Gauge(
+        "cmssync_held_objects",
+        "Objects the last plan held back (nothing written to them), by reason.",
+        ["reason"],
+        registry=before,
+    )
     for reason, count in {"conflict": 1, "foreign_draft": 1, "unreadable": 0}.items():
         held.labels(reason=reason).set(count)
     assert _exposition(metrics.registry) == _exposition(before)
