@@ -14,11 +14,21 @@ from pydantic import AfterValidator, Discriminator, Field, StrictBool, StrictInt
 
 from cmssync.content.blocktypes import BlockField, BlockType, modelled_types, uncreatable_types
 from cmssync.content.fields import Handle, Scalar, Spec
+from cmssync.content.paths import check_page_path
 from cmssync.content.text import Text
 
 KNOWN_BLOCK_TYPES = tuple(t.handle for t in modelled_types())
 UNCREATABLE_BLOCK_TYPES = tuple(t.handle for t in uncreatable_types())
 """Block types the REST API cannot add (their ``uncreatable`` says why)."""
+
+
+def _stack_handle(value: str) -> str:
+    """A stack's handle, as its file ``stacks/<handle>.yaml`` names it (a localized version: ``footer/footer``)."""
+    check_page_path("/" + value, existing=True)
+    return value
+
+
+StackHandle = Annotated[str, Field(strict=True, min_length=1), AfterValidator(_stack_handle)]
 
 
 class ModelledBlock(Spec):
@@ -38,6 +48,8 @@ def value_annotation(declared: BlockField) -> Any:
         annotation = Literal[declared.choices]
     elif declared.kind in ("string", "page_type", "folder"):
         annotation = str
+    elif declared.kind == "stack":
+        annotation = StackHandle
     else:
         annotation = Text
     return annotation if declared.required or declared.default is not None else annotation | None

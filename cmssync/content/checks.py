@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from cmssync.content.blocks import ModelledBlock
+from cmssync.content.blocktypes import block_type
 from cmssync.content.models import GroupSpec, PageSpec, Spec, UserSpec
-from cmssync.content.paths import dropped_words, parent_path
+from cmssync.content.paths import STACKS_PREFIX, dropped_words, parent_path
 from cmssync.content.specfile import SpecAt
 from cmssync.content.text import FileIdRef, FileLinkRef, FileUrlRef, PageIdRef, PageLinkRef, Reference
 from cmssync.content.validation import where
@@ -120,6 +122,28 @@ def references(found: Iterable[tuple[Source, SpecAt]], files: set[str], pages: s
             reasons = [_missing(reference, files, pages) for reference in refs]
             if any(reasons):
                 problems.extend(_placed(source, at.prefix, loc, refs, reasons))
+    return problems
+
+
+def stacks_shown(found: Iterable[tuple[Source, SpecAt]], stacks: set[str]) -> list[Problem]:
+    """Every stack display (a block type with ``shows_stack``) names a stack the content has a file for
+    (``stacks/<handle>.yaml``, which holds its id: the API lists no stack), at the display's ``stack:``."""
+    problems: list[Problem] = []
+    for source, at in found:
+        areas: Mapping[str, Sequence[Any]] = getattr(at.spec, "areas", None) or {}
+        for area, blocks in areas.items():
+            for index, block in enumerate(blocks):
+                declared = block_type(str(getattr(block, "type", "")))
+                field = declared.shows_stack if declared is not None and isinstance(block, ModelledBlock) else None
+                handle = getattr(block.value, field) if field is not None else None
+                if handle is None or STACKS_PREFIX + handle in stacks:
+                    continue
+                loc = ("areas", area, index, "value", str(field))
+                line, column = source.position((*at.prefix, *loc))
+                reason = (
+                    f"no stack {handle!r} in the content: a stack display shows a stack of stacks/ (pull writes them)"
+                )
+                problems.append(Problem(source.name, line, column, where(loc) + reason))
     return problems
 
 

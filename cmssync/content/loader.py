@@ -135,6 +135,7 @@ class _Loader:
         # without valid settings existing_pages is unknown, and references to other pages are not judged.
         known_pages = {*layout.pages, *settings.existing_pages, "/"} if settings is not None else None
         self.problems.extend(checks.references(self.found, set(layout.assets), known_pages))
+        self.problems.extend(checks.stacks_shown(self.found, {path for path in layout.pages if is_stack_path(path)}))
         self.cache.save()
         if self.parse_cache is not None:
             self.parse_cache.save()

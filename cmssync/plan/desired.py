@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from cmssync.content.paths import page_object_id
+from cmssync.content.paths import STACKS_PREFIX, page_named, page_object_id
 from cmssync.content.text import FileIdRef, FileLinkRef, FileUrlRef, PageIdRef, PageLinkRef, Reference, Text
 from cmssync.plan.normalize import normalize_attribute
 from cmssync.plan.references import (
@@ -86,12 +86,28 @@ class Resolver:
             return "0" if self.mode == "write" else ""
         if self.mode != "write":
             return page_type_export(handle)
-        number = self.page_type_numbers.get(handle)
-        if number is None:
-            if self.strict:
-                raise LookupError(f"page type {handle!r} cannot be resolved: no page type has this handle")
-            return handle
-        return str(number)
+        missing = f"page type {handle!r} cannot be resolved: no page type has this handle"
+        return self._written_id(self.page_type_numbers.get(handle), handle, missing)
+
+    def stack(self, handle: str) -> str:
+        """A stack column (a stack display's): the export form of the stack's page to compare (what
+        ``cmssync.plan.stack_displays`` names from the rendering), its page id to write."""
+        path = STACKS_PREFIX + handle
+        if self.mode != "write":
+            return page_export(path)
+        missing = f"stack {handle} cannot be resolved: {page_named(path)} does not exist on the site"
+        return self._written_id(self.page_ids.get(path), handle, missing, waits_for=page_object_id(path))
+
+    def _written_id(self, number: int | None, written: str, missing: str, *, waits_for: str | None = None) -> str:
+        """An id looked up for the stored form; when unknown, ``missing`` raised (strict), else ``written`` kept
+        (recorded as waiting for the action ``waits_for``)."""
+        if number is not None:
+            return str(number)
+        if self.strict:
+            raise LookupError(missing)
+        if waits_for is not None:
+            self.pending.add(waits_for)
+        return written
 
     def _page(self, ref: PageIdRef | PageLinkRef, page_id: int, *, column: bool) -> str:
         if self.mode == "write":

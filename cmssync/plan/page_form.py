@@ -24,12 +24,12 @@ from pydantic import Field
 from cmssync.content.blocktypes import BlockType, block_type
 from cmssync.content.blocktypes.descriptor import COLUMN_KINDS
 from cmssync.content.models import Block, KeepBlock, ModelledBlock, PageSpec, RawBlock
-from cmssync.content.paths import is_stack_path, page_object_id
+from cmssync.content.paths import STACKS_PREFIX, is_stack_path, page_object_id
 from cmssync.plan.block_form import BlockForm, FormValue, FrozenForm
 from cmssync.plan.blocks import DesiredBlock, LiveBlock, values_match
 from cmssync.plan.desired import Render, render
 from cmssync.plan.normalize import digest, normalize_block_value, normalize_date, normalize_text
-from cmssync.plan.references import page_type_export
+from cmssync.plan.references import page_export, page_type_export
 
 DEFAULT_TYPE = "page"
 """The page type of a new page whose content names none."""
@@ -113,6 +113,10 @@ def write_value(block: BlockForm, resolve: Render) -> dict[str, Any]:
     for key in declared.columns_of("page_type") & value.keys():
         handle = str(value[key]).strip()
         value[key] = page_type(handle) if page_type is not None else page_type_export(handle) if handle else ""
+    stack = getattr(resolve, "stack", None)
+    for key in declared.columns_of("stack") & value.keys():
+        handle = str(value[key]).strip()
+        value[key] = stack(handle) if stack is not None else page_export(STACKS_PREFIX + handle)
     if declared.write is not None and getattr(resolve, "mode", "compare") == "write":
         page_ids: Mapping[str, int] = getattr(resolve, "page_ids", {})
         value = declared.write(value, page_ids.get)

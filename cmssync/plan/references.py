@@ -45,6 +45,7 @@ from urllib.parse import unquote, urlsplit
 from cmssync.content.paths import check_page_path
 
 PAGE_EXPORT = re.compile(r"\{ccm:export:page:([^{}]*)\}")
+_STACK_EXPORT = re.compile(r"\{ccm:export:page:/!stacks/([^{}]+)\}")
 FILE_EXPORT = re.compile(r"\{ccm:export:file:([^{}:]*):([^{}]*)\}")
 OTHER_EXPORT = re.compile(r"\{ccm:export:(?:pagetype|filefolder|pagefeed|[a-z_]+):[^{}]*\}")
 LINK_ATTRIBUTES = ("href", "src", "poster", "data", "background")
@@ -87,6 +88,15 @@ def export_name(url: str) -> str | None:
 def page_export(path: str) -> str:
     """``{ccm:export:page:/path}``; the home page has an empty path."""
     return "{ccm:export:page:" + ("" if path == "/" else path) + "}"
+
+
+def stack_handle(export: str) -> str:
+    """A stack's handle from its page's export (``{ccm:export:page:/!stacks/footer}`` → ``footer``), as
+    ``cmssync.plan.stack_displays`` names a stack display's stack; :class:`Lossy` for anything else."""
+    found = _STACK_EXPORT.fullmatch(export)
+    if found is None:
+        raise Lossy(f"{export!r} names no stack")
+    return found.group(1)
 
 
 def page_type_export(handle: str) -> str:

@@ -41,6 +41,7 @@ from cmssync.sync.kinds import ObserveRun, Registry, discover
 from cmssync.sync.observe_known import unreliable_list_warning
 from cmssync.sync.observe_pages import ObserveProgress, PageProgress, observe_progress, read_pages_alone
 from cmssync.sync.site_trees import read_trees
+from cmssync.sync.stack_displays import name_observed_stacks
 
 __all__ = [
     "ObserveProgress",
@@ -82,7 +83,7 @@ async def observe(
         if isinstance(result, BaseException):
             raise result
         observed.update(result)
-    return Snapshot(
+    snapshot = Snapshot(
         site_url=url_without_credentials(base_url),  # shown in plans and reports, never with a password
         home_page_id=home_id,
         **observed,
@@ -93,6 +94,7 @@ async def observe(
         tie_reads={kind: count for kind, count in run.ties.items() if count},
         trees=trees,
     )
+    return await name_observed_stacks(client, snapshot)
 
 
 def _observed_content(content: SiteContent, scope: Scope) -> SiteContent:

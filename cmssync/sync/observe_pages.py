@@ -55,6 +55,7 @@ from cmssync.plan.snapshot import LivePage, Snapshot
 from cmssync.state.records import State
 from cmssync.sync.page_read import PAGE_INCLUDES, read_page, to_live_page
 from cmssync.sync.read_failures import note_unreadable_children
+from cmssync.sync.stack_displays import name_observed_stacks
 
 SCOPED_READS_ALONE = 10
 """A scoped run that knows at most this many pages reads them on their own (recent versions, no second phase)."""
@@ -364,7 +365,8 @@ async def read_pages_alone(
         if page is not None:
             by_path[page.path] = page
             by_id[page.id] = page
-    return dataclasses.replace(snapshot, pages=by_path, pages_by_id=by_id, unreadable=unreadable)
+    read = dataclasses.replace(snapshot, pages=by_path, pages_by_id=by_id, unreadable=unreadable)
+    return await name_observed_stacks(client, read, targets)
 
 
 async def _children_of(

@@ -33,6 +33,7 @@ from cmssync.plan.references import (
     html_to_references,
     rendered_blocks,
     rendered_in_order,
+    stack_handle,
 )
 from cmssync.plan.subareas import unwritable
 from cmssync.state.records import BlockTypeVerdict
@@ -237,6 +238,8 @@ class _Links:
             if handle is None and text:
                 raise Lossy(f"{name} reads {text!r}, not a page type")
             return handle.group(1) if handle is not None else ""
+        if declared.kind_of(name) == "stack":  # named from the rendering as its stack's page export
+            return stack_handle(text)
         column = column_to_reference(text, self.files)
         if column is not None:
             return column

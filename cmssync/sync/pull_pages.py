@@ -6,7 +6,8 @@ the summary) — every page, or only ``--pages``. A page is converted (merged in
 children list arrives and only its id, version, digest and base are kept, so memory does not hold the site; a page
 whose file refers to pages (their ids are known only once the walk is done) is merged after the walk; how a page read
 becomes content is ``cmssync.sync.pull_page_form``. Stacks are found once the walk is done
-(``cmssync.sync.pull_stacks``: the API lists none).
+(``cmssync.sync.pull_stacks``: the API lists none); a page holding a stack display is staged after that, its
+displays named from its rendering and the stacks' (``cmssync.sync.stack_displays``).
 
 A page whose handle holds a word Concrete drops from the URLs it makes gets its ``id:`` pinned, so it loads; a page
 whose existing file pins another id is left alone.
@@ -52,6 +53,7 @@ from cmssync.sync.pull_tree import read_page_map, read_tree
 from cmssync.sync.pull_writes import Kind, Pulled, PulledPage, Staged
 from cmssync.sync.pulling import PullRun
 from cmssync.sync.site_trees import read_trees
+from cmssync.sync.stack_displays import page_holds_displays, stack_renders, with_stacks_named
 
 
 async def pull_pages(run: PullRun) -> None:
@@ -76,6 +78,10 @@ async def pull_pages(run: PullRun) -> None:
         tree = await read_tree(client, roots, stage, wanted=pages.wanted, page_map=page_map)
         pages_read.finish()
         result.page_ids.update(tree.ids)
+        if pages.to_name:  # pages holding stack displays: named once the stacks are read
+            pages.renders = stack_renders(await _site_stacks(run, probe=run.scope.takes("stack")))
+            for page in pages.to_name:
+                pages.arrived(page)
         result.notes += _moved_on_the_site(root, state, tree.ids, pages.wanted)
         result.read_alone = dict(tree.alone)
         result.unread = tree.unread
@@ -104,16 +110,28 @@ async def pull_stacks(run: PullRun) -> None:
         pages.stage(page)
 
 
-async def _stage_stacks(run: PullRun, pages: _PageStaging) -> None:
-    """The site's stacks (found by probing the pages read, or named by the state), staged like pages."""
-    state, result, wanted = pages.state, pages.result, pages.wanted
-    named = {record.id: path for path, record in state.pages.items() if is_stack_path(path)}
-    probe = pages.scope.takes("stack") or bool(wanted)
+async def _site_stacks(run: PullRun, *, probe: bool) -> list[Page]:
+    """The site's stacks with their renderings (found by probing past the pages read when ``probe``, else those the
+    state names), read once per pull: the page hook names stack displays with them, the stack hook stages them."""
+    result = run.result
+    if result.stacks_found is not None and (result.stacks_found[0] or not probe):
+        return result.stacks_found[1]
+    named = {record.id: path for path, record in run.state.pages.items() if is_stack_path(path)}
     seen = set(result.page_ids.values())
     stacks = await find_stacks(run.client, seen, named, result.unread, probe=probe)
     if untold := result.trees.untold_stacks_note(stack.url_path for stack in stacks):
         result.notes.append(untold)
-    for stack in stacks:
+    result.stacks_found = (probe, stacks)
+    return stacks
+
+
+async def _stage_stacks(run: PullRun, pages: _PageStaging) -> None:
+    """The site's stacks (found by probing the pages read, or named by the state), staged like pages."""
+    result, wanted = pages.result, pages.wanted
+    stacks = await _site_stacks(run, probe=pages.scope.takes("stack") or bool(wanted))
+    pages.renders = stack_renders(stacks)
+    for read in stacks:
+        stack = with_stacks_named(read, pages.renders)
         path = stack.url_path
         result.page_ids[path] = stack.id
         if wanted and path not in wanted:
@@ -143,6 +161,10 @@ class _PageStaging:
     """``--pages``: only these paths; empty for every page the scope takes."""
     to_merge: list[Page] = field(default_factory=list)
     """Pages whose merge needs every page's id: staged once the walk is done."""
+    renders: dict[str, str] | None = None
+    """The stacks' renderings (path → its ``Main`` area's), once read: what names stack displays."""
+    to_name: list[Page] = field(default_factory=list)
+    """Pages holding stack displays that arrived before the stacks were read: staged once they are."""
     not_taken: list[str] = field(default_factory=list)
 
     @classmethod
@@ -170,6 +192,11 @@ class _PageStaging:
         path = page.url_path
         if self.wanted and path not in self.wanted:
             return
+        if page_holds_displays(page):
+            if self.renders is None:
+                self.to_name.append(page)
+                return
+            page = with_stacks_named(page, self.renders)
         if self.result.page_file(path).is_file():
             if not self.stage(page, walking=True):
                 self.to_merge.append(page)  # its merge needs every page's id: once the walk is done

@@ -35,7 +35,7 @@ from typing import Any, Literal
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from cmssync.api.models import File
+from cmssync.api.models import File, Page
 from cmssync.content import writer
 from cmssync.content.files import FileSpec
 from cmssync.content.trees import Trees
@@ -167,6 +167,9 @@ class Pulled:
     """The settings' values (``${value:NAME}`` in the files is read with them, as the loader does)."""
     trees: Trees = field(default_factory=Trees)
     """The site's locale trees (``cmssync.content.trees``): where each tree's pages are written."""
+    stacks_found: tuple[bool, list[Page]] | None = None
+    """The site's stacks once read, with their renderings, and whether they were probed for (else only the state's):
+    the page hook names stack displays with them, the stack hook stages them (``cmssync.sync.pull_pages``)."""
 
     def page_file(self, path: str) -> Path:
         """The file of the page or stack at ``path`` (a locale tree's home: ``pages/<slug>/index.yaml``)."""

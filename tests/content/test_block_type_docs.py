@@ -31,11 +31,16 @@ def _row(declared: BlockType) -> str:
         notes = []
         if declared.edit_field:
             notes.append(f"text most often edited: `{declared.edit_field}`")
-        if declared.derived:
+        if declared.shows_stack:
+            notes.append(
+                f"the API reads it as `[]`: `{declared.shows_stack}` is named from the page's rendering, and written "
+                "as the stack's page id (`stID`); a display whose stack cannot be told is a `keep:` placeholder"
+            )
+        elif declared.derived:
             notes.append(
                 "not pulled (mirrors of other columns): " + ", ".join(f"`{k}`" for k in sorted(declared.derived))
             )
-        if declared.write is not None:
+        if declared.write is not None and not declared.shows_stack:
             notes.append("apply adds the keys its controller reads instead of its columns")
         if declared.dropped_when_zero:
             notes.append("never sent as `0`: " + ", ".join(f"`{k}`" for k in sorted(declared.dropped_when_zero)))

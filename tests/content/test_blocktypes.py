@@ -25,11 +25,23 @@ def test_each_type_is_named_in_its_own_module_only() -> None:
 
 
 def test_modelled_types_have_models_built_from_their_fields() -> None:
-    assert KNOWN_BLOCK_TYPES == ("content", "horizontal_rule", "html", "page_title")
+    assert KNOWN_BLOCK_TYPES == ("content", "core_stack_display", "horizontal_rule", "html", "page_title")
     title = block_model("page_title").model_validate({"type": "page_title", "value": {"titleText": "Hi"}})
     assert (title.value.useCustomTitle, title.value.formatting) == (False, "h1")  # type: ignore[attr-defined]
     spec = PageSpec.model_validate({"name": "P", "areas": {"Main": [{"type": "horizontal_rule"}]}})
     assert isinstance(spec.areas["Main"][0], block_model("horizontal_rule"))
+
+
+def test_a_stack_display_names_its_stack_by_the_handle_of_its_file() -> None:
+    display = {"type": "core_stack_display", "value": {"stack": "footer-column-1/footer-column-1"}}
+    spec = PageSpec.model_validate({"name": "P", "areas": {"Main": [display]}})
+    assert spec.areas["Main"][0].value.stack == "footer-column-1/footer-column-1"  # type: ignore[union-attr]
+    for wrong in ("Footer Column 1", "/footer", ""):
+        with pytest.raises(ValueError, match="stack"):
+            PageSpec.model_validate({"name": "P", "areas": {"Main": [{**display, "value": {"stack": wrong}}]}})
+    assert keep_reason("core_stack_display", {}) == "the stack it shows cannot be told from the page's rendering"
+    assert keep_reason("core_stack_display", {"why": "two stacks render the same"}) == "two stacks render the same"
+    assert keep_reason("core_stack_display", {"stack": "{ccm:export:page:/!stacks/footer}"}) is None
 
 
 def test_keep_reasons_come_from_the_table() -> None:

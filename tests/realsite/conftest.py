@@ -32,6 +32,7 @@ from tests.realsite.harness import (
     SiteAccess,
     read_env_file,
     reset_environment,
+    stack_ids,
     write_settings,
 )
 
@@ -140,6 +141,12 @@ def real_site(realsite_env: dict[str, str]) -> SiteAccess:
 def api(real_site: SiteAccess) -> Iterator[RawApi]:
     with contextlib.closing(RawApi(real_site)) as client:
         yield client
+
+
+@pytest.fixture
+def stacks(real_site: SiteAccess, realsite_env: dict[str, str]) -> dict[str, int]:
+    """The fresh site's stacks, handle → page id."""
+    return stack_ids(realsite_env)
 
 
 @pytest.fixture

@@ -386,6 +386,35 @@ def reset_environment(site_env: Mapping[str, str]) -> dict[str, str]:
     return {**os.environ, **found}
 
 
+def stack_ids(site_env: Mapping[str, str]) -> dict[str, int]:
+    """The site's stacks, handle → page id, from its database (the env file's ``CONCRETE_DB``): the API lists no
+    stack, and an editor picks one by name in the dashboard."""
+    command = site_env.get("CONCRETE_DB")
+    if not command:
+        raise AssertionError("the env file has no CONCRETE_DB: the stacks' ids cannot be read")
+    query = "SELECT cPath, cID FROM PagePaths WHERE cPath LIKE '/!stacks/%' AND cPath NOT LIKE '/!stacks/%/%'"
+    done = subprocess.run(
+        [*shlex.split(command), "-N", "-B", "-e", query], capture_output=True, text=True, check=True, timeout=60
+    )
+    found = (line.split("\t") for line in done.stdout.splitlines() if "\t" in line)
+    return {path.removeprefix("/!stacks/"): int(cid) for path, cid in found}
+
+
+def page_with_area(api: RawApi, area: str) -> tuple[str, int]:
+    """The first page (by path, home left out) whose live version has blocks in ``area``: its path and id."""
+    tree = api.tree()
+    path = next(p for p in sorted(tree) if p != "/" and any(b.area == area for b in api.blocks(tree[p])))
+    return path, tree[path]
+
+
+def display_stacks(api: RawApi, page_id: int, area: str, *stack_ids: int) -> None:
+    """Place the stacks ``stack_ids`` in ``area`` of a page, in order, and publish it, as an editor does from the
+    dashboard's stacks panel."""
+    for stack_id in stack_ids:
+        api.add_block(page_id, area, "core_stack_display", {"stID": stack_id})
+    api.approve(page_id)
+
+
 def read_env_file(path: Path) -> dict[str, str]:
     """``KEY=VALUE`` lines of a shell env file (quotes removed, ``# comments`` dropped)."""
     values: dict[str, str] = {}

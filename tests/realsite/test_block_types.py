@@ -1,10 +1,12 @@
 """Issue 25 item 2 on a real site: every block type the API round-trips is editable.
 
-Pull the fresh sample site; editable blocks (not placeholders) / every block the API shows, sub-areas included,
-is at least 75% — also with ``share_this_page`` (proven lossy by block-types.jsonl ``types.share_this_page.add``)
-left out of both counts. Then one text field of one block of every editable type is edited in the pulled YAML and
-applied: each edit shows on its public page, no other page changes its links (but for what a list of pages by date
-re-orders once an edited page is published again) or the API's block count, and the next plan is empty. The same
+An editor places every stack of the site in ``Main`` of a page (stack displays, issue 36; the sample site has none).
+Pull; editable blocks (not placeholders) / every block the API shows, sub-areas included, is at least 75% — also
+with ``share_this_page`` (proven lossy by block-types.jsonl ``types.share_this_page.add``) left out of both
+counts — and every stack display is editable (``value: {stack: <handle>}``). Then one text field of one block of
+every editable type is edited in the pulled YAML and applied: each edit shows on its public page, no other page
+changes its links (but for what a list of pages by date re-orders once an edited page is published again) or the
+API's block count, and the next plan is empty. The same
 scenario runs against the sandbox in ``tests/e2e/test_block_types.py``; it passes on ``atomik_full`` and on
 ``elemental_full`` (``STARTING_POINT=elemental_full`` for ``up.sh``), a sample site it was not tuned to.
 """
@@ -14,10 +16,21 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tests.realsite.harness import PublicSite, RawApi, Report, SiteAccess, link_differences, page_files, run_cmssync
+from tests.realsite.harness import (
+    PublicSite,
+    RawApi,
+    Report,
+    SiteAccess,
+    display_stacks,
+    link_differences,
+    page_files,
+    page_with_area,
+    run_cmssync,
+)
 from tests.support.block_edits import coverage, edit_one_block_per_type
 
 LOSSY = {"share_this_page"}
+DISPLAY = "core_stack_display"
 LISTING_TYPES = frozenset({"page_list", "next_previous", "date_navigation"})
 """Blocks that list pages by date: publishing an edited page again legitimately reorders what they show."""
 
@@ -30,8 +43,9 @@ def _listed(difference: str, tree: dict[str, int]) -> bool:
 
 
 def test_every_editable_type_edits_on_the_public_page(
-    real_site: SiteAccess, api: RawApi, public: PublicSite, content_dir: Path, report: Report
+    real_site: SiteAccess, stacks: dict[str, int], api: RawApi, public: PublicSite, content_dir: Path, report: Report
 ) -> None:
+    display_stacks(api, page_with_area(api, "Main")[1], "Main", *sorted(stacks.values()))
     pull = run_cmssync(real_site, content_dir, "pull")
     assert pull.code == 0, pull.output
     found = coverage(content_dir)
@@ -41,6 +55,7 @@ def test_every_editable_type_edits_on_the_public_page(
         report.note("block-types", line)
     assert found.share >= 0.75, found.table()
     assert found.without(LOSSY) >= 0.75, found.table()
+    assert (found.editable[DISPLAY], found.kept[DISPLAY]) == (len(stacks), 0), found.table()
 
     tree = api.tree()
     paths = [path for path, _ in page_files(content_dir)]

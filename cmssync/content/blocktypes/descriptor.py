@@ -20,9 +20,13 @@ url        a URL, references       references rendered             site links as
 page_type  a page type handle      the page type's numeric id      ``{ccm:export:pagetype:<handle>}``   the handle
                                    (learned by a probe)
 folder     a folder               not translatable yet            ``{ccm:export:filefolder:…}``        placeholder
+stack      a stack's handle       the stack's page id             none (``[]``): named from the render  the handle
+                                                                   as ``{ccm:export:page:/!stacks/h}``
 ========== ======================= =============================== ==================================== ===========
 
-(``cmssync.plan.references`` has the translation between the forms. Page-type ids are learned from the site by
+(``cmssync.plan.references`` has the translation between the forms. The API reads a ``stack`` column as nothing
+at all; ``cmssync.plan.stack_displays`` names the stack from the page's rendering, in the form a page column's
+export would have. Page-type ids are learned from the site by
 ``cmssync.sync.page_type_numbers``. ``folder`` columns make a read lossy — the API offers no safe way back from their
 export to an id — so pull keeps such blocks as placeholders.)
 
@@ -40,11 +44,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 FieldKind = Literal[
-    "text", "rich_text", "string", "bool", "int", "choice", "file", "page", "url", "page_type", "folder"
+    "text", "rich_text", "string", "bool", "int", "choice", "file", "page", "url", "page_type", "folder", "stack"
 ]
 COLUMN_KINDS: frozenset[FieldKind] = frozenset({"file", "page"})
 """Kinds that hold one object as the whole value (a file or page column): written as a bare id."""
 _NO_DEFAULT = object()
+STACK_UNNAMED = "why"
+"""The key of a stack display's read whose stack could not be named from the rendering: the reason (a ``derived``
+key: never pulled, compared or written)."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,9 @@ class BlockType:
     page_type_probe: Mapping[str, Any] | None = None
     """The other keys of a block of this type that, added with its page-type column set, reads the page type's
     handle back: the page-type id probe (``cmssync.sync.page_type_numbers``) adds such blocks."""
+    shows_stack: str | None = None
+    """The field naming the stack a block of this type shows (a ``stack`` field): the API reads such a block
+    without it, so the stack is named from the page's rendering (``cmssync.plan.stack_displays``)."""
     edit_field: str | None = None
     """The text field an editor most often changes (docs and the real-site test of issue 25)."""
     doc: str = ""

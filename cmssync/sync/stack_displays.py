@@ -1,0 +1,133 @@
+"""Stack displays named in the pages read: each display's value as the stack its page's rendering shows
+(``cmssync.plan.stack_displays``), for pull and for planning alike. Read-only.
+
+A page read holds its displays as ``value: []``; :func:`with_stacks_named` gives each one ``{<field>:
+{ccm:export:page:/!stacks/<handle>}}`` (the block type's ``shows_stack`` field), or, when the rendering cannot tell,
+the reason under ``why`` (``STACK_UNNAMED``: pull then keeps the block as a placeholder, and a plan writes the
+content's stack over it). The stacks' renderings are their ``Main`` area's ``includes=areas.content``.
+
+Pull reads every page and stack with its rendering anyway, so naming costs it nothing; it names a page's displays
+once the stacks are read (:func:`cmssync.sync.pull_pages.pull_pages`). Planning reads pages without their rendering,
+so :func:`name_observed_stacks` reads again, only when the observation holds a display, each page holding one (in
+the version observed) and each stack observed, with its rendering: one request each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Collection, Iterable, Mapping
+
+from cmssync.api.client import ConcreteClient
+from cmssync.api.models import Area, Page
+from cmssync.content.blocktypes import block_type
+from cmssync.content.blocktypes.descriptor import STACK_UNNAMED
+from cmssync.content.paths import is_stack_path
+from cmssync.errors import ApiError
+from cmssync.plan.references import page_export
+from cmssync.plan.snapshot import LivePage, Snapshot
+from cmssync.plan.stack_displays import name_stacks
+from cmssync.sync.page_read import PAGE_INCLUDES, to_live_page
+
+RENDERED = (*PAGE_INCLUDES, "areas.content")
+STACK_AREA = "Main"
+"""The area of a stack that a display shows."""
+
+
+def _shows_stack(block_kind: str | None) -> str | None:
+    declared = block_type(block_kind or "")
+    return declared.shows_stack if declared is not None else None
+
+
+def holds_displays(areas: Iterable[tuple[str, Iterable[str | None]]]) -> bool:
+    """Whether any of ``areas`` (name, block types) holds a block that shows a stack."""
+    return any(_shows_stack(kind) is not None for _name, kinds in areas for kind in kinds)
+
+
+def page_holds_displays(page: Page) -> bool:
+    return holds_displays((area.name, (b.type for b in area.blocks)) for area in page.areas or [])
+
+
+def stack_renders(stacks: Iterable[Page]) -> dict[str, str]:
+    """Each stack read with its rendering: path → its ``Main`` area's rendering (a stack read without it, or whose
+    ``Main`` is empty, renders nothing)."""
+    renders = {}
+    for stack in stacks:
+        main = next((a for a in stack.areas or [] if a.name == STACK_AREA), None)
+        if main is not None and main.content is not None:
+            renders[stack.url_path] = main.content.raw or ""
+    return renders
+
+
+def with_stacks_named(page: Page, renders: Mapping[str, str]) -> Page:
+    """``page`` with each stack display's value naming its stack, or saying why it cannot (module docstring)."""
+    if not page_holds_displays(page):
+        return page
+    return page.model_copy(update={"areas": [_named_area(area, renders) for area in page.areas or []]})
+
+
+def _named_area(area: Area, renders: Mapping[str, str]) -> Area:
+    displays = [block for block in area.blocks if _shows_stack(block.type) is not None]
+    if not displays:
+        return area
+    rendered = area.content.raw if area.content is not None else None
+    named = name_stacks(rendered, len(displays), renders)
+    values = {}
+    for index, block in enumerate(displays):
+        field = _shows_stack(block.type)
+        assert field is not None
+        values[block.id] = {STACK_UNNAMED: named} if isinstance(named, str) else {field: page_export(named[index])}
+    blocks = [b.model_copy(update={"value": values[b.id]}) if b.id in values else b for b in area.blocks]
+    return area.model_copy(update={"blocks": blocks})
+
+
+async def name_observed_stacks(
+    client: ConcreteClient, snapshot: Snapshot, paths: Collection[str] | None = None
+) -> Snapshot:
+    """The snapshot with the stack displays of its pages (of those at ``paths``) named (module docstring);
+    unchanged, with nothing read, when they hold none. A page that cannot be read again leaves its displays
+    unnamed."""
+    holding = [
+        page
+        for page in snapshot.pages.values()
+        if (paths is None or page.path in paths)
+        and holds_displays((name, (b.type for b in blocks)) for name, blocks in page.areas.items())
+    ]
+    if not holding:
+        return snapshot
+    stacks = [page for page in snapshot.pages.values() if is_stack_path(page.path)]
+    read = await asyncio.gather(
+        *(_read(client, stack.id, recent=False) for stack in stacks),
+        *(_read(client, page.id, recent=not page.batched) for page in holding),
+    )
+    renders = stack_renders(page for page in read[: len(stacks)] if page is not None)
+    named = {}
+    for live, page in zip(holding, read[len(stacks) :], strict=True):
+        if page is None:
+            page = _unrendered(live)
+        named[live.path] = _renamed(live, with_stacks_named(page, renders), client.base_url)
+    pages = {path: named.get(path, page) for path, page in snapshot.pages.items()}
+    by_id = {page.id: page for page in pages.values()}
+    return dataclasses.replace(snapshot, pages=pages, pages_by_id={**snapshot.pages_by_id, **by_id})
+
+
+async def _read(client: ConcreteClient, page_id: int, *, recent: bool) -> Page | None:
+    try:
+        return await client.get_page(page_id, includes=RENDERED, version="recent" if recent else "live")
+    except ApiError:
+        return None
+
+
+def _unrendered(live: LivePage) -> Page:
+    """A page read again without success, as the blocks it was observed with and no rendering."""
+    areas = [
+        Area(name=name, blocks=[{"id": b.id, "type": b.type, "value": dict(b.value)} for b in blocks])
+        for name, blocks in live.areas.items()
+    ]
+    return Page(id=live.id, path=live.path, areas=areas)
+
+
+def _renamed(live: LivePage, page: Page, base_url: str) -> LivePage:
+    """``live`` with its areas' blocks as ``page`` (read again, displays named) has them."""
+    again = to_live_page(page, live.live_version_id, base_url, batched=live.batched)
+    return dataclasses.replace(live, areas=again.areas)
