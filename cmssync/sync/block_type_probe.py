@@ -4,7 +4,8 @@ round-trips through this site's API, checked on a copy and recorded in the state
 1. **One block of the type** is found: the one named by ``--block ID``, else the first in the site's page trees
    (each tree from its home, breadth first, its live version; then the stacks the state knows). None: an error
    naming what was read.
-2. **Its value is read** (``GET /blocks/{id}``). A read without a value, with a list or map in a field, or with a
+2. **Its value** as the API reads it (the page's ``includes=areas``, or ``GET /blocks/{id}`` for ``--block``: the
+   same value, ``theme-blocks.jsonl``). A read without a value, with a list or map in a field, or with a
    site reference (``{ccm:export:file:…}``: an id the generic form cannot write back) is asymmetric at once.
 3. **On the scratch page** (the trashed page ``cmssync page type probe`` the page-type id probe reuses, the state's
    ``site.probe_page``, made the same way when there is none: :mod:`cmssync.sync.page_type_numbers`) a copy is

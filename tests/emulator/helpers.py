@@ -118,3 +118,17 @@ def replay_recorder(sandbox: Sandbox, recorder: type[R], out: Path, run: Callabl
     finally:
         replaying.out.close()
         replaying.http.close()
+
+
+def blocks_of(body: Any, types: frozenset[str]) -> list[tuple[str, Any]]:
+    """``(type, value)`` of every block of ``types`` anywhere in an answer's JSON body (nested pages and areas)."""
+    found: list[tuple[str, Any]] = []
+    if isinstance(body, dict):
+        if body.get("type") in types:
+            found.append((str(body["type"]), body.get("value")))
+        for value in body.values():
+            found += blocks_of(value, types)
+    elif isinstance(body, list):
+        for item in body:
+            found += blocks_of(item, types)
+    return found

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from cmssync.emulator.embedded import Sandbox
-from tests.emulator.helpers import replay_recorder
+from tests.emulator.helpers import blocks_of, replay_recorder
 from tests.realsite.record_stack_displays import MARKER, StackDisplayRecorder
 
 RECORDING = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1" / "stack-displays.jsonl"
+DISPLAY = frozenset({"core_stack_display"})
 STACKS = {"footer-column-1": 228, "footer-column-2": 229, "blog-sidebar": 232}
 
 
@@ -57,21 +58,10 @@ def _facts(path: Path) -> list[tuple[str, int, Any]]:
         if step.startswith("setup.stack."):
             continue  # the stacks as installed: the seed does not copy them block for block
         markers = sorted(set(re.findall(MARKER + r"-\w+", exchange.get("note", ""))))
-        facts.append((step, response["status"], (markers, _display_values(response["body"]))))
+        facts.append(
+            (step, response["status"], (markers, [value for _, value in blocks_of(response["body"], DISPLAY)]))
+        )
     return facts
-
-
-def _display_values(body: Any) -> list[Any]:
-    found: list[Any] = []
-    if isinstance(body, dict):
-        if body.get("type") == "core_stack_display":
-            found.append(body.get("value"))
-        for value in body.values():
-            found += _display_values(value)
-    elif isinstance(body, list):
-        for item in body:
-            found += _display_values(item)
-    return found
 
 
 def test_stack_displays_are_written_read_and_rendered_as_recorded(sandbox: Sandbox, tmp_path: Path) -> None:

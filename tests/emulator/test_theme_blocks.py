@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cmssync.emulator.embedded import Sandbox
+from tests.emulator.helpers import blocks_of, replay_recorder
 from tests.realsite.record_theme_blocks import THEME_TYPES, ThemeBlockRecorder
 
 RECORDING = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1" / "theme-blocks.jsonl"
@@ -37,41 +38,15 @@ def _facts(path: Path) -> list[tuple[str, int, Any]]:
         shown = (
             exchange.get("note", "")
             if isinstance(body, str)
-            else (_theme_blocks(body), body.get("errors") if isinstance(body, dict) else None)
+            else (blocks_of(body, frozenset(THEME_TYPES)), body.get("errors") if isinstance(body, dict) else None)
         )
         facts.append((exchange["step"], response["status"], shown))
     return facts
 
 
-def _theme_blocks(body: Any) -> list[Any]:
-    found: list[Any] = []
-    if isinstance(body, dict):
-        if body.get("type") in THEME_TYPES:
-            found.append((body["type"], body.get("value")))
-        for value in body.values():
-            found += _theme_blocks(value)
-    elif isinstance(body, list):
-        for item in body:
-            found += _theme_blocks(item)
-    return found
-
-
 def test_theme_blocks_are_written_and_read_as_recorded(sandbox: Sandbox, tmp_path: Path) -> None:
-    env = {
-        "CONCRETE_BASE": sandbox.url,
-        "CONCRETE_CLIENT_ID": sandbox.client_id,
-        "CONCRETE_CLIENT_SECRET": sandbox.client_secret,
-        "CONCRETE_ADMIN_USER": sandbox.admin_username,
-        "CONCRETE_ADMIN_PASSWORD": sandbox.admin_password,
-    }
     replayed = tmp_path / "replayed.jsonl"
-    recorder = _SandboxRecorder(env, replayed)
-    try:
-        recorder.login()
-        recorder.run()
-    finally:
-        recorder.out.close()
-        recorder.http.close()
+    replay_recorder(sandbox, _SandboxRecorder, replayed, _SandboxRecorder.run)
     recorded = _facts(RECORDING)
     assert [f[0] for f in _facts(replayed)] == [f[0] for f in recorded]
     for got, want in zip(_facts(replayed), recorded, strict=True):

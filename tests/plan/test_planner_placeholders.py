@@ -88,25 +88,21 @@ def test_links_in_export_form_compare_equal_to_references(tmp_path: Path) -> Non
             "files/photo.png": b"\x89PNG",
         },
     )
-    photo = LiveFile(
-        id="cf562ba1-61cb-43dd-82f5-abdfba51ac5b",
-        name="photo.png",
-        url=f"{BASE}/application/files/2117/9544/9601/photo.png",
-        title="photo.png",
-        description="",
-        tags=(),
-        folder=None,
-        size=4,
-    )
-    doc = LiveFile(
-        id="9be82082-28a0-4b22-9f0d-f2e16a5e027f",
-        name="doc.pdf",
-        url=f"{BASE}/application/files/9917/9544/9601/doc.pdf",
-        title="doc.pdf",
-        description="",
-        tags=(),
-        folder=None,
-        size=8,
+    photo, doc = (
+        LiveFile(
+            id=uuid,
+            name=name,
+            url=f"{BASE}/application/files/{prefix}/9544/9601/{name}",
+            title=name,
+            description="",
+            tags=(),
+            folder=None,
+            size=size,
+        )
+        for uuid, name, prefix, size in (
+            ("cf562ba1-61cb-43dd-82f5-abdfba51ac5b", "photo.png", "2117", 4),
+            ("9be82082-28a0-4b22-9f0d-f2e16a5e027f", "doc.pdf", "9917", 8),
+        )
     )
     read = (
         '<a href="{ccm:export:page:/services}">s</a> <a href="{ccm:export:file:801795448857:laptops-01.jpg}">d</a> '

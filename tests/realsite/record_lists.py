@@ -129,12 +129,16 @@ class Recorder:
         answer.raise_for_status()
         self.token = answer.json()["access_token"]
 
-    def guest_page(self, step: str, path: str, markers: str) -> None:
-        """A public page read as a guest, recorded with the markers it shows (``markers``: their pattern) noted."""
+    def guest_page(self, step: str, path: str, markers: str | Callable[[str], str]) -> None:
+        """A public page read as a guest, recorded with the markers it shows (``markers``: their pattern) noted, or
+        what ``markers(its HTML)`` says of it."""
         answer = self.http.get(path, headers={"Accept": "text/html"})
-        shown = sorted(set(re.findall(markers, answer.text)))
+        if callable(markers):
+            shown = markers(answer.text)
+        else:
+            shown = f"markers {sorted(set(re.findall(markers, answer.text)))}"
         token, self.token = self.token, ""  # recorded as a guest's request
-        self.write(step, "GET", path, {}, answer, 0.0, f"public page | markers {shown}")
+        self.write(step, "GET", path, {}, answer, 0.0, f"public page | {shown}")
         self.token = token
 
     # -- ties ---------------------------------------------------------------------------------------------------
@@ -159,6 +163,17 @@ class Recorder:
         ids = [int(item["id"]) for item in response.json()["data"]]
         self.patch_note(f"{what}; uIDs in answer order: {ids}")
         return ids
+
+    def new_page(self, step: str, name: str) -> tuple[int, str]:
+        """A new page under home (``page`` type, ``full`` template), its name made unique by the time: id, path."""
+        body = {"parent": 1, "name": f"{name} {time.strftime('%m%d%H%M%S')}", "type": "page", "template": "full"}
+        page = self.call(step, "POST", f"{PREFIX}/pages", json=body).json()["data"]
+        return int(page["id"]), str(page["path"])
+
+    def approve_recent(self, step: str, page: int) -> None:
+        """Approve the page's newest version (what an editor's "Publish" does)."""
+        newest = items_of(self.call("", "GET", f"{PREFIX}/page_versions/{page}").json())[0]
+        self.call(step, "PUT", f"{PREFIX}/page_versions/{page}/{newest['id']}", json={"is_approved": True})
 
     def patch_note(self, note: str) -> None:
         """Set the note of the line just written (it needs the answer)."""

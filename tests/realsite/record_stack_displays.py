@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from typing import Any
 
 from tests.realsite.record_lists import PREFIX, Recorder, items_of, record
@@ -40,10 +39,6 @@ class StackDisplayRecorder(Recorder):
     def stacks(self) -> dict[str, int]:
         rows = self.sql("SELECT cPath, cID FROM PagePaths WHERE cPath LIKE '/!stacks/%' ORDER BY cID")
         return {path.removeprefix("/!stacks/"): int(cid) for path, cid in rows}
-
-    def approve_recent(self, step: str, page: int) -> None:
-        newest = items_of(self.call("", "GET", f"{PREFIX}/page_versions/{page}").json())[0]
-        self.call(step, "PUT", f"{PREFIX}/page_versions/{page}/{newest['id']}", json={"is_approved": True})
 
     def rendered(self, step: str, page: int, note: str, **params: str) -> str:
         """The page read with its areas rendered; the note says which stack markers each area's render holds."""
@@ -74,14 +69,7 @@ class StackDisplayRecorder(Recorder):
             self.add(f"setup.marker.{name}", stack, {"content": f"<p>{MARKER}-{name}</p>"}, "content")
             self.approve_recent(f"setup.approve.{name}", stack)
             self.rendered(f"setup.marked.{name}", stack, f"stack {stack} with its marker")
-        rid = time.strftime("%m%d%H%M%S")
-        page = self.call(
-            "add.page",
-            "POST",
-            f"{PREFIX}/pages",
-            json={"parent": 1, "name": f"Stack Displays {rid}", "type": "page", "template": "full"},
-        ).json()["data"]
-        page_id, path = int(page["id"]), str(page["path"])
+        page_id, path = self.new_page("add.page", "Stack Displays")
         self.add("add.content", page_id, {"content": f"<p>{MARKER}-page</p>"}, "content")
         first = self.add("add.display.blog-sidebar", page_id, {"stID": sidebar})["data"]["id"]
         second = self.add("add.display.footer-column-1", page_id, {"stID": column1})["data"]["id"]

@@ -24,12 +24,11 @@ from __future__ import annotations
 import html
 import re
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from tests.realsite.harness import install_block_type
-from tests.realsite.record_lists import PREFIX, Recorder, items_of, record
+from tests.realsite.record_lists import PREFIX, Recorder, record
 
 CALLOUT = {"heading": "Questions? Call us", "body": "We answer on weekdays\nfrom 9 to 5.", "buttonText": "Call"}
 THEME_TYPES = ("callout", "countdown")
@@ -53,10 +52,6 @@ class ThemeBlockRecorder(Recorder):
         for handle in THEME_TYPES:
             install_block_type(Path(self.env["CONCRETE_SITE_DIR"]), handle)
 
-    def approve_recent(self, step: str, page: int) -> None:
-        newest = items_of(self.call("", "GET", f"{PREFIX}/page_versions/{page}").json())[0]
-        self.call(step, "PUT", f"{PREFIX}/page_versions/{page}/{newest['id']}", json={"is_approved": True})
-
     def put(self, step: str, page: int, block: int, value: dict[str, Any]) -> int:
         """A block update; the id the block has afterwards (a new one after an approval)."""
         answer = self.call(step, "PUT", f"{PREFIX}/pages/{page}/Main/{block}", json={"value": value}).json()
@@ -66,14 +61,7 @@ class ThemeBlockRecorder(Recorder):
     def run(self) -> None:
         self.scenario = "theme-blocks"
         self.install()
-        rid = time.strftime("%m%d%H%M%S")
-        page = self.call(
-            "add.page",
-            "POST",
-            f"{PREFIX}/pages",
-            json={"parent": 1, "name": f"Theme Blocks {rid}", "type": "page", "template": "full"},
-        ).json()["data"]
-        page_id, path = int(page["id"]), str(page["path"])
+        page_id, path = self.new_page("add.page", "Theme Blocks")
         body = {"type": "callout", "value": {**CALLOUT, "showIcon": 1}}
         callout = self.call("add.callout", "POST", f"{PREFIX}/pages/{page_id}/Main", json=body).json()["data"]["id"]
         body = {"type": "countdown", "value": {"title": "Launch in", "endDate": "2027-01-01", "timezone": "UTC"}}
@@ -93,10 +81,7 @@ class ThemeBlockRecorder(Recorder):
         countdown = self.put("put.countdown.timezone", page_id, countdown, {**counted, "timezone": "UTC"})
         self.call("put.countdown.read", "GET", f"{PREFIX}/blocks/{countdown}")
         self.approve_recent("public.approve", page_id)
-        answer = self.http.get(path, headers={"Accept": "text/html"})
-        token, self.token = self.token, ""  # a guest's request
-        self.write("public.page", "GET", path, {}, answer, 0.0, f"public page | {rendered(answer.text)}")
-        self.token = token
+        self.guest_page("public.page", path, rendered)
         body = {"type": "callout_pro", "value": dict(CALLOUT)}
         self.call("odd.uninstalled_type", "POST", f"{PREFIX}/pages/{page_id}/Main", json=body)
         self.call("odd.delete", "DELETE", f"{PREFIX}/blocks/{callout}")

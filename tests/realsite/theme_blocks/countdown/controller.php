@@ -9,18 +9,8 @@ use Concrete\Core\Block\BlockController;
 class Controller extends BlockController
 {
     protected $btTable = 'btCountdown';
-    protected $btInterfaceWidth = 400;
-    protected $btInterfaceHeight = 300;
-
-    public function getBlockTypeName()
-    {
-        return t('Countdown');
-    }
-
-    public function getBlockTypeDescription()
-    {
-        return t('The time left until a date.');
-    }
+    protected $btName = 'Countdown';
+    protected $btDescription = 'The time left until a date.';
 
     public function validate($args)
     {
