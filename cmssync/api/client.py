@@ -47,7 +47,10 @@ class ConcreteClient(PagesApi, FilesApi, UsersApi):
         retry: RetryPolicy | None = None,
         stats: RequestStats | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        site_handle: str | None = None,
     ) -> None:
+        self.site_handle = site_handle
+        """The site of a multi-site installation this client's runs manage (None: the default site)."""
         super().__init__(
             Transport(
                 base_url,
@@ -82,6 +85,7 @@ class ConcreteClient(PagesApi, FilesApi, UsersApi):
             timeout=settings.timeout,
             retry=retry,
             transport=transport,
+            site_handle=settings.site.handle,
         )
 
     # -- lifecycle ------------------------------------------------------------------------------------------------

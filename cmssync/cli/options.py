@@ -158,14 +158,14 @@ def _global(name: str) -> Any:
 
 @contextmanager
 def flag_variables_restored() -> Iterator[None]:
-    """Put back the environment variables that global flags set (``--config``, ``--env``).
+    """Put back the environment variables that global flags set (``--config``, ``--env``, ``--site``).
 
     A flag reaches every part of the run through its variable; once the command returns, a caller that runs
     another command in the same process (the tests, an embedding program) starts without it.
     """
-    from cmssync.config import CONFIG_VARIABLE, ENV_VARIABLE
+    from cmssync.config import CONFIG_VARIABLE, ENV_VARIABLE, SITE_VARIABLE
 
-    names = (CONFIG_VARIABLE, ENV_VARIABLE)
+    names = (CONFIG_VARIABLE, ENV_VARIABLE, SITE_VARIABLE)
     saved = {name: os.environ.get(name) for name in names}
     try:
         yield
@@ -197,6 +197,10 @@ def _set_global(ctx: click.Context, param: click.Parameter, value: Any) -> None:
         from cmssync.config import ENV_VARIABLE
 
         os.environ[ENV_VARIABLE] = str(value)
+    if param.name == "site":
+        from cmssync.config import SITE_VARIABLE
+
+        os.environ[SITE_VARIABLE] = str(value)
     configure_from_flags(root.obj)
 
 
@@ -214,7 +218,7 @@ def configure_from_flags(flags: dict[str, Any]) -> None:
 
 def global_options(command: F) -> F:
     """The options every command takes before or after its name: ``--debug``, ``--log-format``, ``--config``,
-    ``--env``, ``--no-color``, ``--quiet``."""
+    ``--env``, ``--site``, ``--no-color``, ``--quiet``."""
     options = [
         click.option(
             "--debug", is_flag=True, expose_value=False, callback=_set_global, help="Show tracebacks and debug logs."
@@ -242,6 +246,15 @@ def global_options(command: F) -> F:
             expose_value=False,
             callback=_set_global,
             help="Apply the settings of this environment of cmssync.yaml's environments (also CMSSYNC_ENV).",
+        ),
+        click.option(
+            "--site",
+            "site",
+            metavar="HANDLE",
+            default=None,
+            expose_value=False,
+            callback=_set_global,
+            help="Manage this site of a multi-site installation (site.handle; also CMSSYNC_SITE__HANDLE).",
         ),
         click.option(
             "--no-color", is_flag=True, expose_value=False, callback=_set_global, help="No colors (also NO_COLOR)."

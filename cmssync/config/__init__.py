@@ -13,7 +13,14 @@ and state sections in ``daemon`` and ``state``), the loading in
 """
 
 from cmssync.config.daemon import DaemonSettings, NotifySettings
-from cmssync.config.loading import CONFIG_VARIABLE, ENV_VARIABLE, FLAT_ENVIRONMENT, config_file, load_settings
+from cmssync.config.loading import (
+    CONFIG_VARIABLE,
+    ENV_VARIABLE,
+    FLAT_ENVIRONMENT,
+    SITE_VARIABLE,
+    config_file,
+    load_settings,
+)
 from cmssync.config.model import (
     AuthSettings,
     ConflictPolicy,
@@ -48,6 +55,7 @@ __all__ = [
     "DEFAULT_SECRETS_DIR",
     "ENV_VARIABLE",
     "FLAT_ENVIRONMENT",
+    "SITE_VARIABLE",
     "AuthSettings",
     "ConflictPolicy",
     "ConflictRule",

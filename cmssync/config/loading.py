@@ -65,6 +65,8 @@ TEST_VARIABLES = frozenset(
 """Variables of cmssync's own test suite (docs/realsite.md), read by the tests alone: not settings, not refused."""
 ENV_VARIABLE = "CMSSYNC_ENV"
 """Names the environment of ``environments`` to apply (``cmssync --env NAME`` sets it)."""
+SITE_VARIABLE = "CMSSYNC_SITE__HANDLE"
+"""The setting ``site.handle`` as a variable (``cmssync --site HANDLE`` sets it)."""
 
 
 class EnvironmentOverrides(BaseSettings):

@@ -32,6 +32,10 @@ class SiteSettings(Section):
     """Base URL of the Concrete site, e.g. ``https://www.example.com``."""
     api_prefix: str = DEFAULT_API_PREFIX
     """Path prefix of the REST API; real sites use ``/ccm/api/1.0``."""
+    handle: str | None = None
+    """Which site of a multi-site installation this content is (a handle ``GET /sites`` lists, such as ``second``;
+    ``--site HANDLE``); unset: the installation's default site. One content directory per site
+    (docs/content-format.md › Several sites)."""
 
     @field_validator("url")
     @classmethod
@@ -39,6 +43,13 @@ class SiteSettings(Section):
         if value is None:
             return None
         return require_http_url(value, "site.url", " such as https://www.example.com").rstrip("/")
+
+    @field_validator("handle")
+    @classmethod
+    def _handle_shape(cls, value: str | None) -> str | None:
+        if value is not None and not value.replace("_", "").isalnum():
+            raise ValueError(f"site.handle {value!r}: a site handle holds only letters, digits and underscores")
+        return value
 
     @field_validator("api_prefix")
     @classmethod

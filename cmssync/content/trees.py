@@ -11,6 +11,10 @@ de_DE``). :class:`Address` is the small value every object's key is scoped by â€
 :class:`Trees` the trees of one site, learned from the site on every run, so adding a tree adds data, never a
 parameter: whatever has a page path asks ``trees.address(path)``.
 
+The site part is the handle of the site a run manages (``site.handle``; ``default`` unless set). Pages of two sites
+of one installation share paths (``/about`` in each: ``concrete-9.3.1/sites.jsonl``), so a content directory and its
+state are one site, and within a run the site part is the same for every object.
+
 Localized stacks (a stack's version for a locale) are child pages of the neutral stack (``/!stacks/footer/footer``)
 that report the default locale; the API never says which locale they are for. Their tree is known only when the
 site has exactly one tree besides the default one (a localized stack is always for a tree that is not the default);

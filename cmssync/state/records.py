@@ -249,12 +249,17 @@ class SiteRecord(_Record):
     (``cmssync.sync.page_type_numbers``), once made."""
     block_types: dict[str, BlockTypeVerdict] = Field(default_factory=dict)
     """Block type handle → the verdict of ``cmssync probe-block-type`` on this site (written only when not empty)."""
+    handle: str | None = None
+    """The site of a multi-site installation (``site.handle``); written only when set, so a default site's state
+    reads as before."""
 
     @model_serializer(mode="wrap")
-    def _without_empty_verdicts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _without_empty_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
         if not data.get("block_types"):
             data.pop("block_types", None)
+        if data.get("handle") is None:
+            data.pop("handle", None)
         return data
 
 
@@ -372,9 +377,18 @@ class State(BaseModel):
         self._changes.add(("groups", name))
         return self.groups.pop(name, None)
 
-    def bind_site(self, url: str, api_prefix: str, *, allow_other_site: bool = False) -> None:
-        """Record the site this state belongs to; refuse a state recorded for another site unless allowed."""
-        wanted = SiteRecord(url=_canonical_url(url), api_prefix=api_prefix.rstrip("/") or "/")
+    def bind_site(
+        self, url: str, api_prefix: str, *, allow_other_site: bool = False, handle: str | None = None
+    ) -> None:
+        """Record the site this state belongs to; refuse a state recorded for another site unless allowed, and
+        always one recorded for another site of the installation (``handle``: pages of two sites share paths)."""
+        wanted = SiteRecord(url=_canonical_url(url), api_prefix=api_prefix.rstrip("/") or "/", handle=handle)
+        if self.site is not None and self.site.handle != handle:
+            recorded, asked = (f"site {name!r}" if name else "the default site" for name in (self.site.handle, handle))
+            raise StateError(
+                f"state was recorded for {recorded} of the installation, not {asked}; refusing to mix up two sites "
+                "(each site keeps its own content directory and state: docs/content-format.md › Several sites)"
+            )
         if self.site is not None and self.site.url == wanted.url:
             wanted = wanted.evolve(probe_page=self.site.probe_page, block_types=self.site.block_types)
         if self.site is not None and self.site.url != wanted.url and not allow_other_site:

@@ -23,7 +23,8 @@ from cmssync.api.errors import (
 )
 from cmssync.api.retry import RetryPolicy
 from cmssync.config import Settings
-from cmssync.errors import ApiError, CmsSyncError
+from cmssync.errors import ApiError, CmsSyncError, ConfigError
+from cmssync.sync.site_trees import read_site
 
 PATIENT = RetryPolicy(
     attempts=15, timeout=120.0, wait_initial=0.1, wait_max=2.0, wait_jitter=0.2, retry_after_max=5.0, token_attempts=15
@@ -45,6 +46,10 @@ class StatusReport:
     authenticated: bool = False
     account: str | None = None
     site_name: str | None = None
+    site_handle: str | None = None
+    """The site of a multi-site installation the settings name (``site.handle``), None: the default one."""
+    sites: list[str] = field(default_factory=list)
+    """The handles of the installation's sites (``GET /sites``)."""
     home_page_id: int | None = None
     locales: list[str] = field(default_factory=list)
     version: str | None = None
@@ -74,7 +79,12 @@ class StatusReport:
             out.append(f"account:   {self.account}")
         if self.site_name is not None:
             locales = ", ".join(self.locales) or "unknown"
-            out.append(f"site name: {self.site_name} (home page {self.home_page_id}, locales {locales})")
+            which = f"site {self.site_handle}, " if self.site_handle else ""
+            out.append(f"site name: {self.site_name} ({which}home page {self.home_page_id}, locales {locales})")
+        if len(self.sites) > 1:
+            this = self.site_handle or self.sites[0]
+            named = ", ".join(f"{handle} (this content)" if handle == this else handle for handle in self.sites)
+            out.append(f"sites:     {named}; another one with --site HANDLE and its own content directory")
         if self.version:
             out.append(f"concrete:  {self.version}")
         if self.authenticated:
@@ -170,14 +180,23 @@ async def _check(client: ConcreteClient, report: StatusReport, settings: Setting
     # 4. The account.
     await _check_account(client, report, settings)
 
-    # 5. The default site.
+    # 5. The site the settings name (the default one unless site.handle) and the installation's sites.
+    handle = report.site_handle = client.site_handle
     try:
-        site = await client.default_site(includes=("locales",))
+        listed = await client.list_sites() if handle is not None else None
+        site = await read_site(client, listed)
         report.site_name = site.name or site.handle or str(site.id)
         report.home_page_id = site.home_page_id
         report.locales = [loc.code for loc in site.locales] or ([site.default_locale] if site.default_locale else [])
     except ApiError as exc:
-        report.problems.append(_explain("default site", exc))
+        report.problems.append(_explain("default site" if handle is None else f"site {handle}", exc))
+    except ConfigError as exc:
+        report.problems.append(str(exc))
+    else:
+        try:
+            report.sites = [site.handle or str(site.id) for site in listed or await client.list_sites()]
+        except ApiError as exc:
+            report.notes.append(f"the installation's sites are unknown ({_explain('GET /sites', exc)})")
 
     if report.scopes is not None and report.missing_scopes and settings.auth.grant != "client_credentials":
         report.notes.append(

@@ -71,10 +71,13 @@ async def pull_site(
     # A dry run writes nothing, not even a lock file or a first state.json: the lock's release saves the state.
     async with holding_lock(store, "cmssync pull") if record and not dry_run else contextlib.nullcontext():
         state = store.load()
-        state.bind_site(settings.site.url, settings.site.api_prefix, allow_other_site=overrides is not None)
+        site = settings.site
+        assert site.url is not None  # checked above
+        state.bind_site(site.url, site.api_prefix, allow_other_site=overrides is not None, handle=site.handle)
         root = into or directory
         async with ConcreteClient.from_settings(settings, base_dir=directory) as client:
-            scope = pull_scope(root, state, registry.table, take_all=take_all, kinds=kinds)
+            only_site = settings.site.handle is not None
+            scope = pull_scope(root, state, registry.table, take_all=take_all, kinds=kinds, site_only=only_site)
             return await pull(
                 client,
                 root,
@@ -116,10 +119,16 @@ async def pull(
         values=settings.values,
     )
     kinds = kinds or discover()
-    scope = scope or pull_scope(root, state, kinds.table)
+    scope = scope or pull_scope(root, state, kinds.table, site_only=settings.site.handle is not None)
     try:
         run = PullRun(client, root, settings, state, result, scope, only, kinds.table)
         await run_pulls(run, [(kind.name, kind.pull) for kind in kinds.pulled() if kind.pull is not None])
+        if client.site_handle is not None:
+            result.notes.append(
+                f"site {client.site_handle}: its pages are this directory's; stacks, files, users and groups belong "
+                "to the whole installation (every site shows them) and are pulled with the default site's content "
+                "(--kind KIND takes them here; docs/content-format.md › Several sites)"
+            )
         if not (root / "cmssync.yaml").exists() and CONFIG_VARIABLE not in os.environ:
             text = starter_config(settings, result.unnamed_folders)
             result.staged.append(Staged("config", "cmssync.yaml", root / "cmssync.yaml", text=text))

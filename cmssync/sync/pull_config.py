@@ -53,6 +53,11 @@ def starter_config(settings: Settings, unnamed_folders: Mapping[int, int]) -> st
     ]
     if settings.site.api_prefix != DEFAULT_API_PREFIX:
         lines.append(f"  api_prefix: {_scalar(settings.site.api_prefix)}")
+    if settings.site.handle is not None:
+        lines += [
+            "  # the site of the multi-site installation this directory describes",
+            f"  handle: {settings.site.handle}",
+        ]
     grant = settings.auth.grant
     lines += [
         "",

@@ -4,7 +4,9 @@ A directory *manages content* when the state records anything, or it holds page 
 ``groups.yaml`` or assets. There pull brings the site's values into the objects the content manages (a page file,
 an asset bound to a site file, an entry of ``users.yaml``/``groups.yaml``) and lists the others as not taken in;
 ``--all`` takes in everything, ``--kind KIND`` every object of that kind, ``--pages PATH`` those pages. An empty
-directory takes in the whole site (the first pull).
+directory takes in the whole site (the first pull). A directory for another site than the default one of a
+multi-site installation (``site.handle``) takes that site's pages only: stacks, files, users and groups belong to the
+whole installation and are taken by the default site's directory (``--kind`` takes them all the same).
 
 Site files are bound by identity, never by name or list order: a file the state records under a path (by its id)
 is pulled to that path; another site file gets a free path — a local asset the state does not bind is taken as
@@ -21,6 +23,9 @@ from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
 from cmssync.plan.kinds import KindTable
 from cmssync.state.records import State
 
+SITE_KINDS = frozenset({"page"})
+"""The kinds whose objects belong to one site of a multi-site installation (the others are the installation's)."""
+
 
 @dataclass(frozen=True)
 class PullScope:
@@ -28,9 +33,13 @@ class PullScope:
     """The directory already manages content (see the module docstring)."""
     take_all: bool = False
     kinds: frozenset[str] = frozenset()
+    site_only: bool = False
+    """Another site than the installation's default one: only its pages are taken in unless ``kinds`` names more."""
 
     def takes(self, kind: str) -> bool:
         """Whether objects of ``kind`` the content does not manage are taken in."""
+        if self.site_only and kind not in SITE_KINDS:
+            return kind in self.kinds
         return not self.managed or self.take_all or kind in self.kinds
 
 
@@ -41,9 +50,10 @@ def pull_scope(
     *,
     take_all: bool = False,
     kinds: tuple[str, ...] = (),
+    site_only: bool = False,
 ) -> PullScope:
     managed = any(kind.records_in(state) for kind in table.kinds) or _has_content(root)
-    return PullScope(managed=managed, take_all=take_all, kinds=frozenset(kinds))
+    return PullScope(managed=managed, take_all=take_all, kinds=frozenset(kinds), site_only=site_only)
 
 
 def _has_content(root: Path) -> bool:

@@ -59,8 +59,9 @@ class Workspace:
 
     def load_state(self) -> State:
         state = self.store.load()
-        assert self.settings.site.url is not None
-        state.bind_site(self.settings.site.url, self.settings.site.api_prefix, allow_other_site=self.any_site)
+        site = self.settings.site
+        assert site.url is not None
+        state.bind_site(site.url, site.api_prefix, allow_other_site=self.any_site, handle=site.handle)
         shared = self.kinds.table.shared_bindings(state)
         if shared:
             raise StateError("; ".join(shared))

@@ -467,3 +467,46 @@ def pulled(real_site: SiteAccess, content_dir: Path, report: Report, scenario: s
     pull = run_cmssync(real_site, content_dir, "pull")
     report.add(scenario, pull)
     assert pull.code == 0, pull.output
+
+
+def walk_pages(api: RawApi, home_id: int) -> dict[str, int]:
+    """Path → id of a home page and every page below it, through children lists."""
+    home = api.call("GET", f"/pages/{home_id}")
+    found = {home["path"] or "/": home_id}
+    queue = [home_id]
+    while queue:
+        for child in api.call("GET", f"/pages/{queue.pop(0)}/children"):
+            found[child["path"]] = int(child["id"])
+            queue.append(int(child["id"]))
+    return found
+
+
+def pulled_paths(directory: Path) -> set[str]:
+    """The page paths of the page files a pull wrote."""
+    paths = set()
+    for file in (directory / "pages").rglob("*.yaml"):
+        relative = file.relative_to(directory / "pages").with_suffix("").as_posix()
+        paths.add("/" if relative == "index" else "/" + relative.removesuffix("/index"))
+    return paths
+
+
+def mark_first_content_block(file: Path, marker: str) -> str | None:
+    """Put ``marker`` at the start of the first editable content block of the file; the block's area, None when the
+    file has no such block."""
+    yaml = _yaml()
+    data = yaml.load(file.read_text(encoding="utf-8"))
+    for area, blocks in (data.get("areas") or {}).items():
+        for block in blocks:
+            if block.get("type") == "content" and isinstance(block.get("value"), dict):
+                block["value"]["content"] = f"<p>{marker}</p>" + str(block["value"].get("content") or "")
+                with file.open("w", encoding="utf-8") as stream:
+                    yaml.dump(data, stream)
+                return str(area)
+    return None
+
+
+def plan_is_empty(site: SiteAccess, directory: Path, report: Report, label: str, *flags: str) -> None:
+    """``plan --detailed-exitcode`` (after ``flags``: global options such as ``--site``) exits 0."""
+    plan = run_cmssync(site, directory, *flags, "plan", "--detailed-exitcode")
+    report.add(label, plan)
+    assert plan.code == 0, plan.output

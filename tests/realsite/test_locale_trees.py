@@ -25,6 +25,10 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.realsite.harness import PublicSite, RawApi, Report, SiteAccess, run_cmssync
+from tests.realsite.harness import mark_first_content_block as _mark_first_content_block
+from tests.realsite.harness import plan_is_empty as _plan_is_empty
+from tests.realsite.harness import pulled_paths as _pulled_paths
+from tests.realsite.harness import walk_pages as _walk
 
 yaml = YAML()
 yaml.width = 4096
@@ -40,45 +44,6 @@ def _trees(api: RawApi) -> list[dict[str, Any]]:
     site = api.call("GET", "/sites/default", params={"includes": "locales"})
     locales = site["locales"]["data"] if isinstance(site["locales"], dict) else site["locales"]
     return [{**locale, "code": f"{locale['language']}_{locale['country']}"} for locale in locales]
-
-
-def _walk(api: RawApi, home_id: int) -> dict[str, int]:
-    home = api.call("GET", f"/pages/{home_id}")
-    found = {home["path"] or "/": home_id}
-    queue = [home_id]
-    while queue:
-        for child in api.call("GET", f"/pages/{queue.pop(0)}/children"):
-            found[child["path"]] = int(child["id"])
-            queue.append(int(child["id"]))
-    return found
-
-
-def _pulled_paths(directory: Path) -> set[str]:
-    paths = set()
-    for file in (directory / "pages").rglob("*.yaml"):
-        relative = file.relative_to(directory / "pages").with_suffix("").as_posix()
-        paths.add("/" if relative == "index" else "/" + relative.removesuffix("/index"))
-    return paths
-
-
-def _mark_first_content_block(file: Path, marker: str) -> str | None:
-    """Put ``marker`` at the start of the first editable content block of the file; the block's area, None when the
-    file has no such block."""
-    data = yaml.load(file.read_text(encoding="utf-8"))
-    for area, blocks in (data.get("areas") or {}).items():
-        for block in blocks:
-            if block.get("type") == "content" and isinstance(block.get("value"), dict):
-                block["value"]["content"] = f"<p>{marker}</p>" + str(block["value"].get("content") or "")
-                with file.open("w", encoding="utf-8") as stream:
-                    yaml.dump(data, stream)
-                return str(area)
-    return None
-
-
-def _plan_is_empty(site: SiteAccess, directory: Path, report: Report, label: str) -> None:
-    plan = run_cmssync(site, directory, "plan", "--detailed-exitcode")
-    report.add(label, plan)
-    assert plan.code == 0, plan.output
 
 
 def test_every_locale_tree_is_pulled_edited_and_extended(

@@ -37,14 +37,17 @@ class Site:
     """A content directory bound to the sandbox, with plan/apply helpers."""
 
     @classmethod
-    def seeded(cls, sandbox: Sandbox, tmp_path: Path, seed: dict[str, Any]) -> Site:
-        """An empty content directory on the sandbox reset to ``seed`` (its seed format, concrete dialect)."""
+    def seeded(
+        cls, sandbox: Sandbox, tmp_path: Path, seed: dict[str, Any], *, name: str = "site", handle: str | None = None
+    ) -> Site:
+        """An empty content directory ``tmp_path/name`` on the sandbox reset to ``seed`` (its seed format, concrete
+        dialect); ``handle``: the directory is that site of the installation (``site.handle``)."""
         seed_file = tmp_path / "seed.json"
         seed_file.write_text(json.dumps(seed), encoding="utf-8")
         sandbox.reset(seed=str(seed_file), dialect="concrete")
-        root = tmp_path / "site"
+        root = tmp_path / name
         root.mkdir()
-        return cls(root, sandbox)
+        return cls(root, sandbox, handle=handle)
 
     async def pull(self) -> str:
         """``cmssync pull`` into the directory (must succeed); its summary."""
@@ -52,14 +55,19 @@ class Site:
         assert await run_pull(self.root, out=out, overrides=self.overrides()) == 0, out.getvalue()
         return out.getvalue()
 
-    def __init__(self, root: Path, sandbox: Sandbox) -> None:
+    def __init__(self, root: Path, sandbox: Sandbox, *, handle: str | None = None) -> None:
         self.root = root
         self.sandbox = sandbox
+        self.handle = handle
         self.state_path = root.parent / f"{root.name}-state" / "state.json"
 
     def overrides(self) -> dict[str, Any]:
         return {
-            "site": {"url": self.sandbox.url, "api_prefix": "/ccm/api/1.0"},
+            "site": {
+                "url": self.sandbox.url,
+                "api_prefix": "/ccm/api/1.0",
+                **({"handle": self.handle} if self.handle else {}),
+            },
             "auth": {
                 "grant": "password",
                 "client_id": self.sandbox.client_id,
