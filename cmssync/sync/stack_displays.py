@@ -9,7 +9,9 @@ content's stack over it). The stacks' renderings are their ``Main`` area's ``inc
 Pull reads every page and stack with its rendering anyway, so naming costs it nothing; it names a page's displays
 once the stacks are read (:func:`cmssync.sync.pull_pages.pull_pages`). Planning reads pages without their rendering,
 so :func:`name_observed_stacks` reads again, only when the observation holds a display, each page holding one (in
-the version observed) and each stack observed, with its rendering: one request each.
+the version observed) and each stack observed, with its rendering: one request each. A page whose displays cannot be
+told because such a read failed (its own, or a stack's) is held with the server's reason, as an object that cannot
+be read: its displays would otherwise look changed on the site.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Area, Page
 from cmssync.content.blocktypes import block_type
 from cmssync.content.blocktypes.descriptor import STACK_UNNAMED
-from cmssync.content.paths import is_stack_path
+from cmssync.content.paths import is_stack_path, page_named, page_object_id
 from cmssync.errors import ApiError
 from cmssync.plan.references import page_export
 from cmssync.plan.snapshot import LivePage, Snapshot
@@ -85,8 +87,8 @@ async def name_observed_stacks(
     client: ConcreteClient, snapshot: Snapshot, paths: Collection[str] | None = None
 ) -> Snapshot:
     """The snapshot with the stack displays of its pages (of those at ``paths``) named (module docstring);
-    unchanged, with nothing read, when they hold none. A page that cannot be read again leaves its displays
-    unnamed."""
+    unchanged, with nothing read, when they hold none. A page whose displays cannot be told because a rendering
+    could not be read is unreadable (:func:`_unread_why`): held, with the server's reason."""
     holding = [
         page
         for page in snapshot.pages.values()
@@ -100,22 +102,45 @@ async def name_observed_stacks(
         *(_read(client, stack.id, recent=False) for stack in stacks),
         *(_read(client, page.id, recent=not page.batched) for page in holding),
     )
-    renders = stack_renders(page for page in read[: len(stacks)] if page is not None)
-    named = {}
+    unread = {
+        live.path: answer for live, answer in zip([*stacks, *holding], read, strict=True) if isinstance(answer, str)
+    }
+    renders = stack_renders(page for page in read[: len(stacks)] if isinstance(page, Page))
+    named: dict[str, LivePage] = {}
+    held = dict(snapshot.unreadable)
     for live, page in zip(holding, read[len(stacks) :], strict=True):
-        if page is None:
-            page = _unrendered(live)
-        named[live.path] = _renamed(live, with_stacks_named(page, renders), client.base_url)
+        shown = with_stacks_named(page if isinstance(page, Page) else _unrendered(live), renders)
+        named[live.path] = _renamed(live, shown, client.base_url)
+        why = _unread_why(live.path, named[live.path], unread)
+        if why is not None:
+            held[page_object_id(live.path)] = why
     pages = {path: named.get(path, page) for path, page in snapshot.pages.items()}
     by_id = {page.id: page for page in pages.values()}
-    return dataclasses.replace(snapshot, pages=pages, pages_by_id={**snapshot.pages_by_id, **by_id})
+    return dataclasses.replace(snapshot, pages=pages, pages_by_id={**snapshot.pages_by_id, **by_id}, unreadable=held)
 
 
-async def _read(client: ConcreteClient, page_id: int, *, recent: bool) -> Page | None:
+def _unread_why(path: str, page: LivePage, unread: Mapping[str, str]) -> str | None:
+    """Why a page's stack displays cannot be told because a rendering could not be read (its own, or a stack's
+    while one of its displays is unnamed), or None. Such a page is held (``Snapshot.unreadable``): its displays
+    would otherwise look changed on the site."""
+    if path in unread:
+        return f"its rendering, which alone names its stack displays, could not be read ({unread[path]})"
+    unnamed = any(STACK_UNNAMED in block.value for blocks in page.areas.values() for block in blocks)
+    stacks = sorted(p for p in unread if is_stack_path(p))
+    if unnamed and stacks:
+        return (
+            f"a stack display's stack cannot be told: the rendering of {page_named(stacks[0])} could not be read "
+            f"({unread[stacks[0]]})"
+        )
+    return None
+
+
+async def _read(client: ConcreteClient, page_id: int, *, recent: bool) -> Page | str:
+    """The page with its rendering, or the server's reason it could not be read."""
     try:
         return await client.get_page(page_id, includes=RENDERED, version="recent" if recent else "live")
-    except ApiError:
-        return None
+    except ApiError as exc:
+        return str(exc)[:200]
 
 
 def _unrendered(live: LivePage) -> Page:

@@ -109,3 +109,24 @@ async def test_a_display_of_a_stack_the_content_has_no_file_for_is_refused_where
     written = next(number for number, line in enumerate(lines, start=1) if "no-such-stack" in line)
     assert (problem.file.endswith("about.yaml"), problem.line) == (True, written)
     assert "no stack 'no-such-stack' in the content" in problem.message
+
+
+async def test_a_page_whose_rendering_cannot_be_read_is_held_with_the_servers_reason(
+    sandbox_server: Sandbox, tmp_path: Any
+) -> None:
+    """A read with the rendering that fails (a theme template breaking outside a page: HTTP 500) leaves the page's
+    displays unnamed: the page is held and named with the server's reason (they would look changed on the site)."""
+    site = Site.seeded(sandbox_server, tmp_path, _seed(_display(8)))
+    await site.pull()
+    site.edit(PAGE, "<p>About us</p>", "<p>About us, edited</p>")
+    about = site.workspace().load_state().pages["/about"].id
+    site.sandbox.set_faults([f"500:1:path=/ccm/api/1.0/pages/{about}$:query=areas.content"])
+    plan = await site.plan()
+    assert plan.actions == ()
+    assert not plan.site_changes
+    [held] = plan.held
+    assert held.id == "page:/about"
+    assert "its rendering, which alone names its stack displays, could not be read" in held.message
+    assert "500" in held.message
+    site.sandbox.clear_faults()
+    assert [a.id for a in (await site.plan()).actions] == ["page:/about"]
