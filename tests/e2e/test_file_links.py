@@ -6,33 +6,20 @@ it back as ``${file-link:…}``; a corrected block applies and converges without
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.references import canonical_content
+from tests.support.file_seeds import LIGHTBOX, LIGHTBOX_CONTENT, LIGHTBOX_FILES, PAGE_TITLE, content, home_seed
 from tests.support.sites import Site
 
 PHOTO = "ab12cd34-0000-4000-8000-000000000001"  # letter-led: reads back as an empty src
-SEED: dict[str, Any] = {
-    "pages": [
-        {
-            "path": "/",
-            "name": "Home",
-            "areas": {
-                "Main": [
-                    {
-                        "type": "content",
-                        "value": {"content": f'<p><img src="{{CCM:FID_DL_{PHOTO}}}" alt="Team"></p>'},
-                    }
-                ]
-            },
-        },
-    ],
-    "files": [{"filename": "team.png", "png": [4, 4], "uuid": PHOTO, "id": 3}],
-}
+SEED = home_seed(
+    content(f'<p><img src="{{CCM:FID_DL_{PHOTO}}}" alt="Team"></p>'),
+    files=[{"filename": "team.png", "png": [4, 4], "uuid": PHOTO, "id": 3}],
+)
 
 
 @pytest.fixture
@@ -67,33 +54,13 @@ async def test_a_file_link_in_an_img_src_is_pulled_and_converges(site: Site) -> 
     assert not plan.conflicts
 
 
-LIGHTBOX = "4ee0f842-441a-4ad0-8b78-69bdaf7c0a29"  # digit-led: the API reads the link as file 4, not this one
-UNWRAPPED: dict[str, Any] = {
-    "block_views": "core",  # the theme overrides no block view (elemental_full): no ccm-block-content wrapper
-    "pages": [
-        {
-            "path": "/",
-            "name": "Home",
-            "areas": {
-                "Main": [
-                    {"type": "page_title", "value": {"useCustomTitle": "0", "titleText": "", "formatting": "h1"}},
-                    {
-                        "type": "content",
-                        "value": {
-                            "content": f'<p>Words.</p><p><a href="{{CCM:FID_DL_{LIGHTBOX}}}" '
-                            'data-concrete5-link-lightbox="image"><concrete-picture fid="16" /></a></p>'
-                        },
-                    },
-                    {"type": "content", "value": {"content": "<p>A second block, no file in it.</p>"}},
-                ]
-            },
-        },
-    ],
-    "files": [
-        {"filename": "blank2.png", "png": [4, 4], "uuid": "44f4152e-bb1f-410f-abb0-d86af4d9ce87", "id": 4},
-        {"filename": "balloon.png", "png": [4, 4], "uuid": LIGHTBOX, "id": 16},
-    ],
-}
+UNWRAPPED = home_seed(
+    PAGE_TITLE,
+    content(LIGHTBOX_CONTENT),
+    content("<p>A second block, no file in it.</p>"),
+    files=LIGHTBOX_FILES,
+    block_views="core",  # the theme overrides no block view (elemental_full): no ccm-block-content wrapper
+)
 
 
 async def test_a_theme_without_a_content_wrapper_still_tells_the_links_and_pictures(
@@ -108,8 +75,8 @@ async def test_a_theme_without_a_content_wrapper_still_tells_the_links_and_pictu
     assert "cannot be told" not in summary, summary
     assert "cannot be checked" not in summary, summary
     index = (site.root / "pages" / "index.yaml").read_text(encoding="utf-8")
-    assert '<a href="${file-link:balloon.png}" data-concrete5-link-lightbox="image">' in index, index
-    assert '<concrete-picture fID="${file-id:balloon.png}" />' in index, index
+    assert '<a href="${file-link:balloon.jpg}" data-concrete5-link-lightbox="image">' in index, index
+    assert '<concrete-picture fID="${file-id:balloon.jpg}" />' in index, index
     assert not (await site.plan()).actions
 
     site.edit("pages/index.yaml", "<p>Words.</p>", "<p>Words, edited.</p>")

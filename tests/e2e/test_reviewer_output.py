@@ -4,12 +4,12 @@ renders as GitHub shows it (tests/sync/test_markdown.py checks the markdown itse
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.actions import Action, Plan
 from cmssync.render.markdown import render_markdown
 from cmssync.render.text import readable, render_text
+from tests.support.file_seeds import content, home_seed
 from tests.support.plans import content_update
 from tests.support.sites import Site
 
@@ -45,26 +45,13 @@ def test_a_re_pointed_file_is_no_garbled_token_in_the_comment() -> None:
 
 
 BROCHURE = "ab12cd34-0000-4000-8000-000000000002"  # letter-led: reads back as an empty href
-LINKED: dict[str, Any] = {
-    "pages": [
-        {
-            "path": "/",
-            "name": "Home",
-            "areas": {
-                "Main": [
-                    {
-                        "type": "content",
-                        "value": {"content": f'<p>Get <a href="{{CCM:FID_DL_{BROCHURE}}}">the brochure</a>.</p>'},
-                    }
-                ]
-            },
-        },
-    ],
-    "files": [
+LINKED = home_seed(
+    content(f'<p>Get <a href="{{CCM:FID_DL_{BROCHURE}}}">the brochure</a>.</p>'),
+    files=[
         {"filename": "brochure.png", "png": [4, 4], "uuid": BROCHURE, "id": 3},
         {"filename": "price-list.png", "png": [4, 4], "uuid": "cd34ef56-0000-4000-8000-000000000003", "id": 4},
     ],
-}
+)
 
 
 async def test_a_download_link_is_shown_by_the_name_of_its_file(sandbox_server: Sandbox, tmp_path: Path) -> None:

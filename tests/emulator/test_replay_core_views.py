@@ -16,35 +16,11 @@ import httpx
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.references import rendered_in_order
+from tests.support.file_seeds import LIGHTBOX, LIGHTBOX_CONTENT, LIGHTBOX_FILES, PAGE_TITLE, content, home_seed
 from tests.support.tokens import sandbox_token
 
 RECORDING = Path(__file__).resolve().parents[1] / "conformance" / "concrete-9.3.1" / "core-views.jsonl"
-LIGHTBOX = "4ee0f842-441a-4ad0-8b78-69bdaf7c0a29"
-SEED: dict[str, Any] = {
-    "block_views": "core",
-    "pages": [
-        {
-            "path": "/",
-            "name": "Hello World!",
-            "areas": {
-                "Main": [
-                    {"type": "page_title", "value": {"useCustomTitle": "0", "titleText": "", "formatting": "h1"}},
-                    {
-                        "type": "content",
-                        "value": {
-                            "content": f'<p>Words.</p><p><a href="{{CCM:FID_DL_{LIGHTBOX}}}" '
-                            'data-concrete5-link-lightbox="image"><concrete-picture fid="16" /></a></p>'
-                        },
-                    },
-                ]
-            },
-        }
-    ],
-    "files": [
-        {"filename": "blank2.png", "png": [4, 4], "uuid": "44f4152e-bb1f-410f-abb0-d86af4d9ce87", "id": 4},
-        {"filename": "balloon.jpg", "png": [4, 4], "uuid": LIGHTBOX, "id": 16},
-    ],
-}
+SEED = home_seed(PAGE_TITLE, content(LIGHTBOX_CONTENT), files=LIGHTBOX_FILES, name="Hello World!", block_views="core")
 
 
 def _main(page: dict[str, Any]) -> tuple[list[str], str, str]:
