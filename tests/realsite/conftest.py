@@ -122,7 +122,7 @@ def _request_counter(env: dict[str, str]) -> object:
 
 @pytest.fixture
 def real_site(realsite_env: dict[str, str]) -> SiteAccess:
-    """The real site, reset to its fresh ``atomik_full`` state."""
+    """The real site, reset to its fresh state (``atomik_full``, ``elemental_full`` …)."""
     reset = os.environ["CMSSYNC_REALSITE_RESET"]
     subprocess.run([reset], check=True, capture_output=True, timeout=300, env=reset_environment(realsite_env))
     env = realsite_env
