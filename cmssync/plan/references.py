@@ -74,15 +74,29 @@ _PICTURE_FILE = re.compile(r"""\s+file\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNO
 
 
 def export_name(url: str) -> str | None:
-    """``<prefix>:<name>`` of a file from its public URL, as ``{ccm:export:file:…}`` names it."""
+    """``<prefix>:<name>`` of a file from its public URL, as ``{ccm:export:file:…}`` names it; of a thumbnail's URL
+    (``/application/files/thumbnails/<type>/<prefix>/<name>``: a picture on a theme with responsive thumbnail types,
+    as ``elemental``), that of the file it was made from, with the thumbnail's extension (:func:`same_picture`)."""
     path = unquote(urlsplit(url).path)
     marker = "/application/files/"
     if marker not in path:
         return None
     segments = [s for s in path.split(marker, 1)[1].split("/") if s]
+    if segments[:1] == ["thumbnails"]:
+        segments = segments[2:]
     if len(segments) < 2:
         return None
     return "".join(segments[:-1]) + ":" + segments[-1]
+
+
+def same_picture(shown: str | None, name: str) -> bool:
+    """Whether a picture the page shows (``<prefix>:<name>`` from :func:`export_name`) is the file ``name`` names:
+    the same, or a thumbnail of it — same prefix and name, the extension the thumbnail type's format gives."""
+    if shown is None or shown == name:
+        return shown is not None
+    prefix, _, file = shown.partition(":")
+    wanted_prefix, _, wanted = name.partition(":")
+    return prefix == wanted_prefix and file.rsplit(".", 1)[0] == wanted.rsplit(".", 1)[0]
 
 
 def page_export(path: str) -> str:
@@ -254,7 +268,7 @@ def html_to_references(
     for index, found in enumerate(resolved):
         if found is not None and rendered is not None:
             name = next(g for g in found.groups() if g is not None)
-            if rendered.pictures[index] != name:
+            if not same_picture(rendered.pictures[index], name):
                 raise Lossy(f"picture {name} shows another file on the page (it is stored by a UUID)")
 
     written = iter(rendered.downloads if rendered is not None else ())

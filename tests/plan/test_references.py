@@ -32,6 +32,7 @@ from cmssync.plan.references import (
     probe_html,
     rendered_blocks,
     rendered_in_order,
+    same_picture,
 )
 
 BASE = "http://site.test"
@@ -275,3 +276,24 @@ def test_an_area_without_wrappers_deals_its_files_out_to_the_blocks_in_order() -
     # another block's download link (or one the rendering leaves out) could shift them: not told at all
     assert rendered_in_order(area + '<a href="/download_file/view/9">file block</a>', [first, second, third]) is None
     assert rendered_in_order(area, [first, second]) is None
+
+
+def test_a_picture_shown_as_a_thumbnail_is_its_file() -> None:
+    """The real elemental_full site renders an editor's ``<concrete-picture fID="n" />`` of plants.jpg as the theme's
+    responsive thumbnails (``/application/files/thumbnails/small/1234/1234/5678/plants.jpg``); the block was kept
+    as a placeholder ('shows another file on the page') and its links lost to the pull."""
+    stored = '<p><concrete-picture alt="A numeric picture" file="123412345678:plants.jpg" /></p>'
+    area = (
+        '<p><picture><source srcset="http://site.test/application/files/thumbnails/large/1234/1234/5678/plants.jpg" '
+        'media="(min-width: 900px)"><img src="http://site.test/application/files/thumbnails/small/1234/1234/5678/'
+        'plants.jpg" alt="A numeric picture"></picture></p>'
+    )
+    assert export_name("/application/files/thumbnails/small/1234/1234/5678/plants.jpg") == "123412345678:plants.jpg"
+    rendered = rendered_in_order(area, [stored])
+    assert rendered == [Rendered((), ("123412345678:plants.jpg",))]
+    files = {"123412345678:plants.jpg": "images/plants.jpg"}.get
+    written = html_to_references(stored, lambda name: files(name), rendered[0])
+    assert '<concrete-picture fID="${file-id:images/plants.jpg}" alt="A numeric picture" />' in written
+    # a thumbnail in another format (a webp thumbnail type) is still that file; another file is not
+    assert same_picture("123412345678:plants.webp", "123412345678:plants.jpg")
+    assert not same_picture("999912345678:plants.jpg", "123412345678:plants.jpg")
