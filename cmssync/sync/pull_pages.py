@@ -52,7 +52,7 @@ from cmssync.sync.pull_stacks import find_stacks
 from cmssync.sync.pull_tree import read_page_map, read_tree
 from cmssync.sync.pull_writes import Kind, Pulled, PulledPage, Staged
 from cmssync.sync.pulling import PullRun
-from cmssync.sync.site_trees import read_trees
+from cmssync.sync.site_trees import list_sites, other_sites_note, read_trees
 from cmssync.sync.stack_displays import page_holds_displays, stack_renders, with_stacks_named
 
 
@@ -63,6 +63,8 @@ async def pull_pages(run: PullRun) -> None:
     # Read while files and users are: the flat page list (a chain of list pages) and the site's home page id.
     page_map = None if run.only else asyncio.ensure_future(read_page_map(client))
     site = asyncio.ensure_future(read_trees(client))
+    # a whole pull of the default site says which other sites the installation has (none: no note)
+    listed = None if run.only or client.site_handle is not None else asyncio.ensure_future(list_sites(client))
     try:
         await run.turn("page")
         pages = _PageStaging.of(client.base_url, root, state, result, run.only, run.scope)
@@ -83,6 +85,8 @@ async def pull_pages(run: PullRun) -> None:
             for page in pages.to_name:
                 pages.arrived(page)
         result.notes += _moved_on_the_site(root, state, tree.ids, pages.wanted)
+        if listed is not None:
+            result.notes += other_sites_note(await listed, the_site)
         result.read_alone = dict(tree.alone)
         result.unread = tree.unread
         if pages.not_taken:
@@ -90,7 +94,7 @@ async def pull_pages(run: PullRun) -> None:
         for page in pages.to_merge:
             pages.stage(page)
     finally:
-        early = [task for task in (page_map, site) if task is not None]
+        early = [task for task in (page_map, site, listed) if task is not None]
         for task in early:
             task.cancel()
         await asyncio.gather(*early, return_exceptions=True)

@@ -15,7 +15,7 @@ from logging import WARNING
 from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Site
 from cmssync.content.trees import DEFAULT_SITE, Tree, Trees
-from cmssync.errors import ConfigError
+from cmssync.errors import ApiError, ConfigError
 from cmssync.logs import note
 
 
@@ -51,6 +51,27 @@ async def read_site(client: ConcreteClient, listed: list[Site] | None = None) ->
             "the REST API cannot create a site: add it in Dashboard › System › Multisite › Sites, then run again"
         )
     return await client.get_site(found.id)
+
+
+async def list_sites(client: ConcreteClient) -> list[Site] | str:
+    """``GET /sites``, or why it could not be read (what pull then says instead of naming the other sites)."""
+    try:
+        return await client.list_sites()
+    except ApiError as exc:
+        return f"the installation's sites could not be listed ({exc})"
+
+
+def other_sites_note(listed: list[Site] | str, site: Site) -> list[str]:
+    """What a pull of ``site`` says about the installation's other sites (nothing when it has no other)."""
+    if isinstance(listed, str):
+        return [listed]
+    others = [str(other.handle or other.id) for other in listed if other.id != site.id]
+    if not others:
+        return []
+    return [
+        f"the installation has other sites, not pulled here: {', '.join(others)} (each into its own content "
+        "directory: cmssync --site HANDLE pull DIR; docs/content-format.md › Several sites)"
+    ]
 
 
 def _code(site: Site, home_id: int) -> str:

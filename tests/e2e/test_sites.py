@@ -41,10 +41,12 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 async def test_the_default_sites_pull_is_unchanged_by_a_second_site(sandbox_server: Sandbox, tmp_path: Path) -> None:
     alone = Site.seeded(sandbox_server, tmp_path, ONE_SITE, name="alone")
-    await alone.pull()
+    assert "other sites" not in await alone.pull()
     two = Site.seeded(sandbox_server, tmp_path, SEED, name="two")
-    await two.pull()
+    summary = await two.pull()
     assert _tree(two.root) == _tree(alone.root)
+    # the other site is named, not silently left out
+    assert "note: the installation has other sites, not pulled here: second (each into its own content" in summary
     assert "Second Site" not in "".join(text.decode() for text in _tree(two.root).values())
     state = json.loads(two.state_path.read_text(encoding="utf-8"))
     assert "handle" not in state["site"]  # a default site's state reads as before
