@@ -341,8 +341,8 @@ def replay_first_apply_saves(final: State, path: Path) -> tuple[int, float]:
         assert final.site is not None
         state.bind_site(final.site.url, final.site.api_prefix)
         steps: list[Callable[[], None]] = [lambda: None]
-        for name, group in final.groups.items():
-            steps.append(functools.partial(state.record_group, name, group))
+        for kind, records in final.kinds.items():
+            steps += [functools.partial(state.record, kind, key, record) for key, record in records.items()]
         for key, user in final.users.items():
             steps.append(functools.partial(state.record_user, key, user))
         for key, file in final.files.items():

@@ -41,7 +41,7 @@ def schema(kind: str | None, output_format: str) -> None:
     elif kind in SCHEMA_KINDS:
         document = output_schema(kind)  # type: ignore[arg-type]
     else:
-        document = schema_for(kind)  # type: ignore[arg-type]
+        document = schema_for(kind)
     click.echo(json.dumps(document, indent=2, sort_keys=True))
 
 

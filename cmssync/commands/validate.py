@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TextIO
 
+from cmssync.content.lists import PAGE_AND_FILE_DIRS, list_kinds
 from cmssync.content.loader import load_content
 from cmssync.content.passwords import password_problems
 from cmssync.content.site import SiteContent
@@ -65,7 +66,7 @@ def check(directory: Path, *, secrets: bool = True) -> Validation:
             result.problems += kind.validate(content)
     result.warnings = list(_state_warnings(directory, content))
     result.summary = content.summary()
-    if not (content.pages or content.files or content.users or content.groups):
+    if content.empty:
         if not any(directory.iterdir()):
             result.problems.append(Problem(str(directory), 0, 0, f"{EMPTY}: it is empty (a mistyped path?)"))
         else:
@@ -73,7 +74,9 @@ def check(directory: Path, *, secrets: bool = True) -> Validation:
     return result
 
 
-EMPTY = "no content to check: no page, stack, file, user or group (pages/, stacks/, files/, users.yaml, groups.yaml)"
+_KINDS = ["page", "stack", "file", *(kind.name for kind in list_kinds())]
+_PLACES = [*(f"{name}/" for name in PAGE_AND_FILE_DIRS), *(kind.file for kind in list_kinds())]
+EMPTY = f"no content to check: no {', '.join(_KINDS[:-1])} or {_KINDS[-1]} ({', '.join(_PLACES)})"
 
 
 def _state_warnings(directory: Path, content: SiteContent) -> Iterable[str]:

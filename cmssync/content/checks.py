@@ -7,11 +7,13 @@ conflicting definitions (the first one is named in the message).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from cmssync.content.blocks import ModelledBlock
 from cmssync.content.blocktypes import block_type
-from cmssync.content.models import GroupSpec, PageSpec, Spec, UserSpec
+from cmssync.content.lists import ListKind
+from cmssync.content.models import PageSpec, Spec
 from cmssync.content.paths import STACKS_PREFIX, dropped_words, parent_path
 from cmssync.content.specfile import SpecAt
 from cmssync.content.text import FileIdRef, FileLinkRef, FileUrlRef, PageIdRef, PageLinkRef, Reference
@@ -32,16 +34,10 @@ def _duplicates(specs: Sequence[Spec], key: Callable[[Any], str], what: str) -> 
     return problems
 
 
-def duplicate_users(users: Sequence[UserSpec]) -> list[Problem]:
-    """Usernames and emails are unique on a Concrete site, compared without case."""
-    return [
-        *_duplicates(users, lambda u: u.username, "username"),
-        *_duplicates(users, lambda u: u.email, "email address"),
-    ]
-
-
-def duplicate_groups(groups: Sequence[GroupSpec]) -> list[Problem]:
-    return _duplicates(groups, lambda g: g.name, "group")
+def duplicate_entries(kind: ListKind, specs: Sequence[Spec]) -> list[Problem]:
+    """A list kind's entries that share what is unique on a Concrete site (``ListKind.unique``: usernames and
+    emails, group names), compared without case."""
+    return [problem for what, name in kind.unique for problem in _duplicates(specs, attrgetter(name), what)]
 
 
 def pinned_ids(pages: dict[str, PageSpec], sources: Mapping[str, Source]) -> list[Problem]:

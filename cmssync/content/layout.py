@@ -2,8 +2,8 @@
 
 Top level: ``cmssync.yaml`` (settings), ``pages/`` (page files), ``stacks/`` (stack files, one level:
 ``stacks/footer-column-1.yaml`` is the stack ``/!stacks/footer-column-1``, kept in ``Layout.pages`` under that
-path), ``files/`` (assets and their ``.yaml`` sidecars),
-``users.yaml`` and/or ``users/*.yaml``, ``groups.yaml`` and/or ``groups/*.yaml``.
+path), ``files/`` (assets and their ``.yaml`` sidecars), and each list kind's ``<plural>.yaml`` and/or
+``<plural>/*.yaml`` (``users.yaml`` and/or ``users/*.yaml``, …: :mod:`cmssync.content.lists`).
 
 Decisions:
 
@@ -11,7 +11,7 @@ Decisions:
 * Other top-level files (``README.md``, ``LICENSE``, …) are ignored; another top-level ``.yaml``/``.yml`` file is
   reported (it is probably misplaced), and so is another top-level directory that holds YAML files directly
   (``page/about.yaml`` is a typo for ``pages/``). Deeper directories outside the content are not read.
-* Under ``pages/``, ``stacks/``, ``users/`` and ``groups/`` only ``.yaml`` files may appear; ``.yml`` is reported.
+* Under ``pages/``, ``stacks/`` and a list kind's directory only ``.yaml`` files may appear; ``.yml`` is reported.
 * Under ``files/`` a name ending in ``.yaml`` is the sidecar of the asset without that suffix, so an asset that is
   itself a ``.yaml`` file cannot be managed.
 * Symbolic links are followed only to files inside the content directory that are not hidden; a link that leaves
@@ -29,7 +29,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cmssync.content.paths import CONFIG_FILE, LIST_FILES, YAML_SUFFIX, page_named, page_path_of
+from cmssync.content.lists import PAGE_AND_FILE_DIRS, list_file, list_kinds
+from cmssync.content.paths import CONFIG_FILE, YAML_SUFFIX, page_named, page_path_of
 from cmssync.errors import Problem, one_line
 
 
@@ -46,8 +47,8 @@ class Layout:
     config: Entry | None = None
     pages: dict[str, Entry] = field(default_factory=dict)
     """Page path → the file that defines it (stacks too, under ``/!stacks/<handle>``)."""
-    users: list[Entry] = field(default_factory=list)
-    groups: list[Entry] = field(default_factory=list)
+    lists: dict[str, list[Entry]] = field(default_factory=dict)
+    """A list kind's name → its files (``users.yaml`` before ``users/*.yaml``)."""
     sidecars: dict[str, Entry] = field(default_factory=dict)
     """Asset path (relative to ``files/``) → its sidecar."""
     assets: dict[str, Entry] = field(default_factory=dict)
@@ -64,15 +65,16 @@ def scan(root: Path) -> Layout:
             _scan_top_directory(root, entry, layout)
         elif name == CONFIG_FILE:
             layout.config = entry
-        elif name in LIST_FILES:
-            getattr(layout, LIST_FILES[name]).append(entry)
+        elif (listed := list_file(name)) is not None:
+            layout.lists.setdefault(listed.name, []).append(entry)
         elif name.endswith((".yaml", ".yml")):
+            files = ", ".join(kind.file for kind in list_kinds())
             layout.problems.append(
-                Problem(name, 0, 0, "unexpected YAML file: content lives in pages/, files/, users.yaml, groups.yaml")
+                Problem(name, 0, 0, f"unexpected YAML file: content lives in pages/, files/, {files}")
             )
     # users.yaml before users/*.yaml, so that a duplicate is reported in the directory's file
-    layout.users.sort(key=lambda e: e.name)
-    layout.groups.sort(key=lambda e: e.name)
+    for entries in layout.lists.values():
+        entries.sort(key=lambda e: e.name)
     return layout
 
 
@@ -92,18 +94,16 @@ def _scan_top_directory(root: Path, entry: Entry, layout: Layout) -> None:
                 layout.sidecars[relative[: -len(YAML_SUFFIX)]] = item
             else:
                 layout.assets[relative] = item
-    elif entry.name in ("users", "groups"):
+    elif (listed := list_file(entry.name, directory=True)) is not None:
         for item in _entries(root, entry.path, layout, recurse=False):
             if _is_yaml(item, layout, f"{entry.name}/ holds only .yaml files"):
-                getattr(layout, entry.name).append(item)
+                layout.lists.setdefault(listed.name, []).append(item)
     elif any(name.endswith((".yaml", ".yml")) for name in _names(entry.path)):
+        *others, last = [f"{name}/" for name in (*PAGE_AND_FILE_DIRS, *(kind.plural for kind in list_kinds()))]
+        expected = f"{', '.join(others)} or {last}"
         layout.problems.append(
             Problem(
-                f"{entry.name}/",
-                0,
-                0,
-                "not a content directory (expected pages/, stacks/, files/, users/ or groups/); its YAML files are not "
-                "read",
+                f"{entry.name}/", 0, 0, f"not a content directory (expected {expected}); its YAML files are not read"
             )
         )
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from cmssync.config import Settings, folder_path, load_settings
 from cmssync.content import checks
 from cmssync.content.files import FileSpec, HashCache
 from cmssync.content.layout import Entry, Layout, scan
-from cmssync.content.models import FileSidecar, GroupSpec, LocatedSpec, Location, PageSpec, StackSpec, UserSpec
+from cmssync.content.lists import list_kinds
+from cmssync.content.models import FileSidecar, LocatedSpec, Location, PageSpec, StackSpec
 from cmssync.content.paths import is_stack_path
 from cmssync.content.site import SiteContent
 from cmssync.content.specfile import FileResult, Kind, SpecAt, read_file
@@ -29,8 +30,6 @@ from cmssync.content.values import MARKER
 from cmssync.content.yamlsource import MAX_YAML_BYTES, ParseCache, Source, read_text
 from cmssync.errors import ContentError, Problem
 from cmssync.yamlread import value_position
-
-S = TypeVar("S", bound=LocatedSpec)
 
 MAX_CONTENT_VALUES = 500_000
 """Values (keys, scalars, lists, mappings) in all YAML files together: each costs a few hundred bytes once loaded
@@ -119,12 +118,11 @@ class _Loader:
             self.cache = HashCache(hashes)
             self.parse_cache = self.parse_cache or parsed
         pages = self._pages(layout)
-        users = self._list_specs(layout.users, UserSpec, "users")
-        groups = self._list_specs(layout.groups, GroupSpec, "groups")
+        lists = {kind: self._list_specs(layout.lists.get(kind.name, []), kind.plural) for kind in list_kinds()}
         sidecars = self._sidecars(layout)
         files = self._files(layout, sidecars, settings)
-        self.problems.extend(checks.duplicate_users(users))
-        self.problems.extend(checks.duplicate_groups(groups))
+        for kind, specs in lists.items():
+            self.problems.extend(checks.duplicate_entries(kind, specs))
         page_sources = {path: self.sources[e.name] for path, e in layout.pages.items() if e.name in self.sources}
         self.problems.extend(checks.pinned_ids(pages, page_sources))
         self.problems.extend(checks.creatable_handles(pages, {p: e.name for p, e in layout.pages.items()}))
@@ -147,8 +145,7 @@ class _Loader:
             settings=settings,
             pages=dict(sorted(pages.items())),
             files=files,
-            users={user.username: user for user in users},
-            groups={group.name: group for group in groups},
+            lists={kind.name: {kind.key(spec): spec for spec in specs} for kind, specs in lists.items()},
         )
 
     def _settings(self, layout: Layout) -> Settings | None:
@@ -211,13 +208,8 @@ class _Loader:
                 pages[path] = spec.as_page() if isinstance(spec, StackSpec) else spec
         return pages
 
-    def _list_specs(self, entries: list[Entry], model: type[S], kind: Kind) -> list[S]:
-        specs: list[S] = []
-        for entry in entries:
-            for spec in self._read(entry, kind):
-                assert isinstance(spec, model)
-                specs.append(spec)
-        return specs
+    def _list_specs(self, entries: list[Entry], kind: Kind) -> list[LocatedSpec]:
+        return [spec for entry in entries for spec in self._read(entry, kind)]
 
     def _sidecars(self, layout: Layout) -> dict[str, tuple[FileSidecar, Entry]]:
         sidecars: dict[str, tuple[FileSidecar, Entry]] = {}
@@ -289,8 +281,7 @@ def _refuse_oversized(layout: Layout) -> None:
     entries = [
         *([layout.config] if layout.config is not None else []),
         *layout.pages.values(),
-        *layout.users,
-        *layout.groups,
+        *(entry for entries in layout.lists.values() for entry in entries),
         *layout.sidecars.values(),
     ]
     total = 0

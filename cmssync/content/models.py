@@ -24,8 +24,9 @@ Because ``raw`` is explicit, a misspelt known type (``type: contnet``) or a miss
 Where a spec came from (file, line, column) is kept outside the fields, in ``spec.source``; it does not take part in
 equality, so a spec loaded from a reformatted file equals the one loaded before.
 
-This module holds the specs of files and list entries (pages, sidecars, users, groups) and re-exports the rest: the
-field types and spec bases are in :mod:`~cmssync.content.fields`, the block models in :mod:`~cmssync.content.blocks`.
+This module holds the specs of files and of the users' list entries (pages, sidecars, users) and re-exports the
+rest: the field types and spec bases are in :mod:`~cmssync.content.fields`, the block models in
+:mod:`~cmssync.content.blocks`; another list kind's entry is its module's in :mod:`cmssync.content.lists`.
 """
 
 from __future__ import annotations
@@ -80,7 +81,6 @@ __all__ = [
     "Block",
     "FileAttributes",
     "FileSidecar",
-    "GroupSpec",
     "Handle",
     "KeepBlock",
     "KeptBlockRef",
@@ -234,7 +234,7 @@ class FileSidecar(LocatedSpec):
     attributes: FileAttributes = Field(default_factory=FileAttributes)
 
 
-# --- users and groups ---------------------------------------------------------------------------------------------
+# --- users --------------------------------------------------------------------------------------------------------
 
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 LANGUAGE = re.compile(r"[a-z]{2,3}(_[A-Z]{2})?")
@@ -284,9 +284,3 @@ class UserSpec(LocatedSpec):
     password: Password | None = None
     """``${env:NAME}``; needed when cmssync creates the user or changes its password."""
     attributes: dict[Handle, AttributeValue] = Field(default_factory=dict)
-
-
-class GroupSpec(LocatedSpec):
-    """One entry of ``groups.yaml`` (or ``groups/*.yaml``)."""
-
-    name: Name

@@ -119,8 +119,6 @@ def check_username(name: str) -> None:
 # --- Where things live in the content directory (design.md §3) -------------------------------------------------
 
 CONFIG_FILE = "cmssync.yaml"
-CONTENT_DIRS = ("pages", "stacks", "files", "users", "groups")
-"""The top-level directories of the content."""
 STACKS_PREFIX = "/!stacks/"
 """Where a site keeps its stacks (global areas such as a footer column): ``/!stacks/footer-column-1``, whose file
 is ``stacks/footer-column-1.yaml``; a stack's version for another locale is a child page of it
@@ -129,8 +127,6 @@ Internally a stack is a page at that path (cmssync.content.models.StackSpec), an
 plans, targets and output name it ``stack:footer-column-1`` (:func:`page_object`)."""
 YAML_SUFFIX = ".yaml"
 """The one extension of content YAML files; ``.yml`` is reported wherever it appears (one spelling, one rule)."""
-LIST_FILES = {"users.yaml": "users", "groups.yaml": "groups"}
-"""Top-level list files → the kind they list (beside ``users/*.yaml`` and ``groups/*.yaml``)."""
 
 
 def page_path_of(name: str) -> str:

@@ -1,8 +1,9 @@
 """JSON Schema (draft 2020-12) of the content format, for editors and the YAML language server.
 
 ``content_schema()`` holds one definition per kind of file under ``$defs`` (``page``, ``stack``, ``file_sidecar``,
-``users``, ``groups``, ``settings``) and accepts any of them at the top (``anyOf``); ``schema_for(kind)`` is a
-standalone schema of one kind, which is what an editor should map to a file pattern (see ``docs/content-format.md``).
+each list kind's plural (``users``, …: :mod:`cmssync.content.lists`), ``settings``) and accepts any of them at the
+top (``anyOf``); ``schema_for(kind)`` is a standalone schema of one kind, which is what an editor should map to a
+file pattern (see ``docs/content-format.md``).
 
 The schema describes shapes; some checks only the loader makes (references point at existing files and pages,
 folder names exist in ``folders:``, parent pages exist, duplicates). Durations in ``cmssync.yaml`` accept both
@@ -12,43 +13,39 @@ numbers and strings such as ``10m``, which pydantic's generated schema does not 
 from __future__ import annotations
 
 import copy
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import TypeAdapter
 
 from cmssync.config import Settings
-from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, StackSpec, UserSpec
+from cmssync.content.lists import list_kinds
+from cmssync.content.models import FileSidecar, PageSpec, StackSpec
 
-Kind = Literal["page", "stack", "file_sidecar", "users", "groups", "settings"]
-KINDS: tuple[Kind, ...] = ("page", "stack", "file_sidecar", "users", "groups", "settings")
+Kind = str
+"""``page``, ``stack``, ``file_sidecar``, a list kind's plural (``users``) or ``settings``."""
+KINDS: tuple[Kind, ...] = ("page", "stack", "file_sidecar", *(kind.plural for kind in list_kinds()), "settings")
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _REF = "#/$defs/{model}"
 _DURATION = {
     "anyOf": [{"type": "number", "minimum": 0}, {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*(ms|s|m|h|d)?\s*$"}]
 }
 
-_TITLES: dict[Kind, str] = {
-    "page": "cmssync page file (pages/**.yaml)",
-    "stack": "cmssync stack file (stacks/*.yaml)",
-    "file_sidecar": "cmssync file sidecar (files/**/<asset>.yaml)",
-    "users": "cmssync users (users.yaml, users/*.yaml)",
-    "groups": "cmssync groups (groups.yaml, groups/*.yaml)",
-    "settings": "cmssync settings (cmssync.yaml)",
+_FILES: dict[Kind, tuple[str, Any]] = {
+    "page": ("cmssync page file (pages/**.yaml)", PageSpec),
+    "stack": ("cmssync stack file (stacks/*.yaml)", StackSpec),
+    "file_sidecar": ("cmssync file sidecar (files/**/<asset>.yaml)", FileSidecar),
+    **{kind.plural: (kind.title, list[kind.spec]) for kind in list_kinds()},  # type: ignore[name-defined]
+    "settings": ("cmssync settings (cmssync.yaml)", Settings),
 }
+"""Each kind of file: its schema's title and its model."""
+
+
+def _title(kind: Kind) -> str:
+    return _FILES[kind][0]
 
 
 def _adapter(kind: Kind) -> TypeAdapter[Any]:
-    if kind == "page":
-        return TypeAdapter(PageSpec)
-    if kind == "stack":
-        return TypeAdapter(StackSpec)
-    if kind == "file_sidecar":
-        return TypeAdapter(FileSidecar)
-    if kind == "users":
-        return TypeAdapter(list[UserSpec])
-    if kind == "groups":
-        return TypeAdapter(list[GroupSpec])
-    return TypeAdapter(Settings)
+    return TypeAdapter(_FILES[kind][1])
 
 
 def _raw_schema(kind: Kind) -> dict[str, Any]:
@@ -83,7 +80,7 @@ def _patch_durations(schema: dict[str, Any]) -> None:
 def schema_for(kind: Kind) -> dict[str, Any]:
     """A standalone schema of one kind of content file."""
     schema = _raw_schema(kind)
-    return {"$schema": DIALECT, "title": _TITLES[kind], **{k: v for k, v in schema.items() if k != "title"}}
+    return {"$schema": DIALECT, "title": _title(kind), **{k: v for k, v in schema.items() if k != "title"}}
 
 
 def content_schema() -> dict[str, Any]:
@@ -95,7 +92,7 @@ def content_schema() -> dict[str, Any]:
             if name in definitions and definitions[name] != definition:
                 raise AssertionError(f"two content models share the schema name {name!r}")  # pragma: no cover
             definitions[name] = definition
-        definitions[kind] = {**schema, "title": _TITLES[kind]}
+        definitions[kind] = {**schema, "title": _title(kind)}
     return {
         "$schema": DIALECT,
         "$id": "https://cmssync.invalid/schema/content.json",

@@ -1,10 +1,10 @@
 """The loaded content: :class:`SiteContent`, its digest and summary (passwords: ``cmssync.content.passwords``).
 
 ``digest()`` is a SHA-256 over a canonical JSON form of everything the content asks of the site (pages, file
-hashes and metadata, users, groups), not of how it is written: reformatting a file or reordering keys keeps the
-digest, changing a value or a file's bytes changes it. Plan files record it to refuse a stale plan. Settings are
-not part of it (they hold secrets and connection details, not desired content); passwords enter only as their
-``${env:NAME}`` reference.
+hashes and metadata, each list kind's entries), not of how it is written: reformatting a file or reordering keys
+keeps the digest, changing a value or a file's bytes changes it. Plan files record it to refuse a stale plan.
+Settings are not part of it (they hold secrets and connection details, not desired content); passwords enter only
+as their ``${env:NAME}`` reference.
 
 The digest costs ~44 ms for 1,000 pages (a JSON dump of every spec), and a plan asks for it in both of its phases
 (``cmssync.sync.planning.plan_site``), so it is computed once per :class:`SiteContent` and kept on it. That is right
@@ -22,11 +22,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from cmssync.config import Settings
+from cmssync.content.fields import LocatedSpec
 from cmssync.content.files import FileSpec
-from cmssync.content.models import GroupSpec, PageSpec, UserSpec
+from cmssync.content.lists import list_kinds
+from cmssync.content.models import PageSpec, UserSpec
 from cmssync.content.paths import is_stack_path
 
 DIGEST_VERSION = 1
@@ -42,12 +44,24 @@ class SiteContent:
     """Page path (``/``, ``/about``, …) → page; ``spec.source`` names its file."""
     files: Mapping[str, FileSpec]
     """Path relative to ``files/`` → file."""
-    users: Mapping[str, UserSpec]
-    """Username → user."""
-    groups: Mapping[str, GroupSpec]
-    """Group name → group."""
+    lists: Mapping[str, Mapping[str, LocatedSpec]] = field(default_factory=dict)
+    """Each list kind's objects (:mod:`cmssync.content.lists`): its name (``user``, …) → key → entry."""
     _digest: str | None = field(default=None, init=False, repr=False, compare=False)
     """:meth:`digest`, once computed (see the module docstring)."""
+
+    @property
+    def users(self) -> Mapping[str, UserSpec]:
+        """Username → user (the user kind's list)."""
+        return cast("Mapping[str, UserSpec]", self.of("user"))
+
+    @property
+    def empty(self) -> bool:
+        """Whether the content names nothing: no page, stack, file or list entry."""
+        return not (self.pages or self.files or any(self.lists.values()))
+
+    def of(self, kind: str) -> Mapping[str, LocatedSpec]:
+        """A list kind's objects by key (empty when the content has none)."""
+        return self.lists.get(kind, {})
 
     def canonical(self, *, pages: bool = True) -> dict[str, Any]:
         """A JSON-ready normal form of the content (sorted keys, written forms of texts); ``pages=False``: all but
@@ -55,8 +69,7 @@ class SiteContent:
         canonical: dict[str, Any] = {
             "version": DIGEST_VERSION,
             "files": {path: spec.canonical() for path, spec in sorted(self.files.items())},
-            "users": {name: spec.model_dump(mode="json") for name, spec in sorted(self.users.items())},
-            "groups": sorted(self.groups),
+            **{kind.plural: kind.canonical_of(self.of(kind.name)) for kind in list_kinds()},
         }
         if pages:
             canonical["pages"] = {path: spec.model_dump(mode="json") for path, spec in sorted(self.pages.items())}
@@ -91,8 +104,7 @@ class SiteContent:
             (len(self.pages) - stacks, "page"),
             *(((stacks, "stack"),) if stacks else ()),
             (len(self.files), "file"),
-            (len(self.users), "user"),
-            (len(self.groups), "group"),
+            *((len(self.of(kind.name)), kind.name) for kind in list_kinds()),
         )
         return ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts)
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
 
-from cmssync.content.models import FileSidecar, GroupSpec, LocatedSpec, PageSpec, StackSpec, UserSpec
+from cmssync.content.lists import list_file
+from cmssync.content.models import FileSidecar, LocatedSpec, PageSpec, StackSpec
 from cmssync.content.text import Reference, Text
 from cmssync.content.validation import clean_loc, validate
 from cmssync.content.values import MARKER, substitute_tree
@@ -21,7 +22,8 @@ from cmssync.content.yamlsource import Source
 from cmssync.errors import Problem
 from cmssync.yamlread import YamlDocument, YamlList, YamlMap, start_of, value_position
 
-Kind = Literal["page", "stack", "sidecar", "users", "groups"]
+Kind = str
+"""``page``, ``stack``, ``sidecar``, or a list kind's plural (``users``: :mod:`cmssync.content.lists`)."""
 S = TypeVar("S", bound=LocatedSpec)
 
 Loc = tuple[str | int, ...]
@@ -53,7 +55,6 @@ _MAPPINGS: Final[dict[str, tuple[type[LocatedSpec], str]]] = {
     "stack": (StackSpec, "a stack file"),
     "sidecar": (FileSidecar, "a file sidecar"),
 }
-_LISTS: Final[dict[str, tuple[type[LocatedSpec], str]]] = {"users": (UserSpec, "user"), "groups": (GroupSpec, "group")}
 
 
 def read_file(kind: Kind, source: Source, values: Mapping[str, str] | None = None) -> FileResult:
@@ -76,8 +77,9 @@ def read_file(kind: Kind, source: Source, values: Mapping[str, str] | None = Non
         model, what = _MAPPINGS[kind]
         result = _mapping_file(source.name, parsed.data, model, what)
     else:
-        model, what = _LISTS[kind]
-        result = _list_file(source.name, parsed.data, model, what)
+        listed = list_file(kind, directory=True)
+        assert listed is not None, f"not a kind of content file: {kind!r}"
+        result = _list_file(source.name, parsed.data, listed.spec, listed.name)
     result.values = parsed.values
     return result
 

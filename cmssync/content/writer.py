@@ -30,8 +30,10 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.scalarstring import LiteralScalarString, SingleQuotedScalarString
 
+from cmssync.content.fields import LocatedSpec
 from cmssync.content.files import FileSpec
-from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
+from cmssync.content.lists import ListKind, list_kinds
+from cmssync.content.models import FileSidecar, PageSpec
 from cmssync.content.paths import page_file_names
 from cmssync.content.site import SiteContent
 from cmssync.content.yaml_emit import EXPLICIT_KEY, dump_fresh, layout, literal_block_safe
@@ -74,15 +76,10 @@ def write_sidecar(root: Path, file_path: str, meta: FileSidecar) -> Path | None:
     return target
 
 
-def write_users(root: Path, users: Iterable[UserSpec], name: str = "users.yaml") -> Path:
-    target = root / name
-    write_yaml(target, [spec_data(user) for user in users])
-    return target
-
-
-def write_groups(root: Path, groups: Iterable[GroupSpec], name: str = "groups.yaml") -> Path:
-    target = root / name
-    write_yaml(target, [spec_data(group) for group in groups])
+def write_list(root: Path, kind: ListKind, entries: Iterable[LocatedSpec], name: str | None = None) -> Path:
+    """Write a list kind's entries to its list file (``users.yaml``), or to ``name`` under ``root``."""
+    target = root / (name or kind.file)
+    write_yaml(target, [spec_data(entry) for entry in entries])
     return target
 
 
@@ -96,19 +93,18 @@ def write_file(root: Path, spec: FileSpec, data_source: Path) -> None:
 
 
 def write_content(content: SiteContent, root: Path) -> None:
-    """Write every page, file, user and group of ``content`` into ``root`` (assets copied from ``content.root``).
+    """Write every page, file and list entry of ``content`` into ``root`` (assets copied from ``content.root``).
 
-    ``cmssync.yaml`` is not written (it holds the user's settings, not content); users and groups go to
-    ``users.yaml`` / ``groups.yaml``.
+    ``cmssync.yaml`` is not written (it holds the user's settings, not content); a list kind's entries go to its
+    list file (``users.yaml``, …).
     """
     for path, page in content.pages.items():
         write_page(root, path, page)
     for file in content.files.values():
         write_file(root, file, content.root / "files" / file.path)
-    if content.users:
-        write_users(root, content.users.values())
-    if content.groups:
-        write_groups(root, content.groups.values())
+    for kind in list_kinds():
+        if content.of(kind.name):
+            write_list(root, kind, content.of(kind.name).values())
 
 
 def write_yaml(target: Path, data: Any) -> None:

@@ -118,7 +118,7 @@ def covers(done: Scope | None, wanted: Scope | None) -> bool:
         wanted.pages <= done.pages
         and wanted.files <= done.files
         and (done.all_users or (not wanted.all_users and wanted.users <= done.users))
-        and (done.all_groups or (not wanted.all_groups and wanted.groups <= done.groups))
+        and all(map(done.names, wanted.kinds))
     )
 
 

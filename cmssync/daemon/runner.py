@@ -354,14 +354,12 @@ def describe_scope(scope: Scope | None) -> Any:
     if scope is None:
         return "full"
     described: dict[str, Any] = {}
-    for name in ("pages", "files", "users", "groups"):
+    for name in ("pages", "files", "users"):
         values = getattr(scope, name)
         if values:
             described[name] = sorted(values)
     if scope.all_users:
         described["users"] = "all"
-    if scope.all_groups:
-        described["groups"] = "all"
     if scope.kinds:
         described["kinds"] = sorted(scope.kinds)
     return described

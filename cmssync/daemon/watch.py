@@ -34,7 +34,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
-from cmssync.content.paths import CONTENT_DIRS
+from cmssync.content.lists import content_dirs
 from cmssync.errors import ConfigError
 from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
 from cmssync.plan.kinds import KindTable
@@ -103,7 +103,7 @@ class _Handler(FileSystemEventHandler):
 
 def _in_content(relative: str) -> bool:
     parts = PurePosixPath(relative).parts
-    return bool(parts) and parts[0] in CONTENT_DIRS and not is_junk(parts)
+    return bool(parts) and parts[0] in content_dirs() and not is_junk(parts)
 
 
 class ContentWatcher:

@@ -13,18 +13,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from cmssync.content.paths import STACKS_PREFIX, asset_path_of, page_object_id, page_path_of
+from cmssync.plan import groups
 from cmssync.plan.actions import Action
 from cmssync.plan.drift import Settling
 from cmssync.plan.files import FilePlan, file_deletes, plan_files
-from cmssync.plan.groups import plan_groups
 from cmssync.plan.kinds import KindFacts, KindInputs, KindPlan, KindTable
 from cmssync.plan.pages import PageContext, page_deletes, plan_pages
 from cmssync.plan.scope_model import Scope
 from cmssync.plan.users import plan_users, user_deletes
-
-
-def _plan_groups(given: KindInputs) -> KindPlan:
-    return KindPlan(plan_groups(given.content, given.observed, given.state, given.warnings))
 
 
 def _asset_plan(settling: Settling, actions: list[Action], deletes: Callable[[], list[Action]]) -> KindPlan:
@@ -83,11 +79,6 @@ def _user_scope(name: str) -> Scope | None:
     return Scope(all_users=True) if _under("users", "users.yaml")(name) else None
 
 
-def _group_scope(name: str) -> Scope | None:
-    return Scope(all_groups=True) if _under("groups", "groups.yaml")(name) else None
-
-
-GROUP = KindFacts("group", "groups", pull_rank=4, scope=_group_scope, plan_rank=0, plan=_plan_groups)
 FILE = KindFacts("file", "files", delete_rank=1, pull_rank=2, scope=_file_scope, plan_rank=1, plan=_plan_files)
 PAGE = KindFacts(
     "page", "pages", page_object_id, delete_rank=0, pull_rank=0, scope=_page_scope, plan_rank=2, plan=_plan_pages
@@ -97,7 +88,7 @@ STACK = KindFacts(
 )
 USER = KindFacts("user", "users", delete_rank=2, pull_rank=3, scope=_user_scope, plan_rank=4, plan=_plan_users)
 
-BUILT_IN: tuple[KindFacts, ...] = (GROUP, FILE, PAGE, STACK, USER)
+BUILT_IN: tuple[KindFacts, ...] = (groups.FACTS, FILE, PAGE, STACK, USER)
 """The built-in kinds in plan order (groups, files, pages, stacks, users)."""
 
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from cmssync.config import ForeignDraftPolicy, GlobalIgnoreRule
+from cmssync.content.lists import list_kind
 from cmssync.content.paths import page_object
 from cmssync.content.site import SiteContent
 from cmssync.plan.actions import Action, FieldConflict, HeldObject, Rebase, SiteAdditions, SiteChange
@@ -28,6 +29,9 @@ from cmssync.plan.drift import DriftPolicies
 from cmssync.plan.scope_model import Scope
 from cmssync.plan.snapshot import Snapshot
 from cmssync.state.records import State
+
+_SCOPE_FIELDS = frozenset(part.name for part in fields(Scope))
+"""The kinds a :class:`Scope` names by a field of their own (pages, files, users); the others by pattern."""
 
 PathScope = Callable[[str], Scope | None]
 """A changed content file (POSIX, relative to the content directory) → what a run must plan for it, or None when
@@ -72,13 +76,13 @@ class KindFacts:
         """The keys of the content's objects of the kind (a stack's are its page kind's)."""
         if self.keys is not None:
             return self.keys(content)
-        return () if self.recorded_as is not None else getattr(content, self.plural)
+        if self.recorded_as is not None:
+            return ()
+        return content.of(self.name) if list_kind(self.name) is not None else getattr(content, self.plural)
 
     def records_in(self, state: State) -> Mapping[str, Any]:
         """The state's records of the kind by key (a stack's are its page kind's)."""
-        if self.keys is not None:
-            return state.records_of(self.name)
-        return {} if self.recorded_as is not None else getattr(state, self.plural)
+        return {} if self.recorded_as is not None else state.records_of(self.name)
 
     def kept_in(self, state: State) -> Mapping[str, Any]:
         """The state's records of the kind's objects by key, also those kept as another kind's (a stack's handle →
@@ -90,10 +94,10 @@ class KindFacts:
 
     def scoped(self, keys: frozenset[str]) -> Scope:
         """The scope that plans these objects of the kind."""
-        if self.keys is not None:
-            return Scope(kinds=frozenset(map(self.id_of, keys)))
         if self.recorded_as is not None:
             return Scope(pages=frozenset(self.recorded_as(key) for key in keys))
+        if self.keys is not None or self.plural not in _SCOPE_FIELDS:
+            return Scope(kinds=frozenset(map(self.id_of, keys)))
         named: dict[str, Any] = {self.plural: keys}
         return Scope(**named)
 

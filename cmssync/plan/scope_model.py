@@ -1,5 +1,5 @@
-"""A scoped run's objects (:class:`Scope`): the pages, files, users and groups it observes and plans (see
-``cmssync.plan.scope`` for how a scope is computed)."""
+"""A scoped run's objects (:class:`Scope`): the pages, files and users it observes and plans, and every other
+kind's objects by ``KIND:KEY`` pattern (see ``cmssync.plan.scope`` for how a scope is computed)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,7 @@ class Scope:
     pages: frozenset[str] = field(default_factory=frozenset)
     files: frozenset[str] = field(default_factory=frozenset)
     users: frozenset[str] = field(default_factory=frozenset)
-    groups: frozenset[str] = field(default_factory=frozenset)
     all_users: bool = False
-    all_groups: bool = False
     lookups: frozenset[str] = field(default_factory=frozenset)
     """Pages read although the content does not have them (``--target``): managed pages the content dropped (a
     targeted page may have moved from one; read by their state id) and pages a targeted page refers to."""
@@ -26,24 +24,39 @@ class Scope:
     """The scope holds every object a targeted delete depends on (``--target`` of a file or user to delete, pruning
     on): the observation may plan deletes. Never set for incremental runs."""
     kinds: frozenset[str] = field(default_factory=frozenset)
-    """``KIND:KEY`` patterns of registered kinds' objects a run plans (their scope rules' answers, or
-    ``KindFacts.scoped``); :meth:`holds` matches an object's id against them."""
+    """``KIND:KEY`` patterns of the objects a run plans of the kinds a scope has no field for (their scope rules'
+    answers, or ``KindFacts.scoped``: ``group:*``, ``team:Team A``); :meth:`names` matches an object's id against
+    them."""
 
     def restrict(self, content: SiteContent) -> SiteContent:
-        """The content with only the objects in scope (every user when ``all_users``, and so on)."""
+        """The content with only the objects in scope (every user when ``all_users``; a list kind's by
+        :attr:`kinds`)."""
         return replace(
             content,
             pages={p: s for p, s in content.pages.items() if p in self.pages},
             files={p: s for p, s in content.files.items() if p in self.files},
-            users={u: s for u, s in content.users.items() if self.all_users or u in self.users},
-            groups={g: s for g, s in content.groups.items() if self.all_groups or g in self.groups},
+            lists={
+                kind: {key: spec for key, spec in entries.items() if self._lists(kind, key)}
+                for kind, entries in content.lists.items()
+            },
         )
+
+    def _lists(self, kind: str, key: str) -> bool:
+        if kind == "user":
+            return self.all_users or key in self.users
+        return self.names(f"{kind}:{key}")
+
+    def names(self, object_id: str) -> bool:
+        """Whether a pattern of :attr:`kinds` matches the object ``KIND:KEY``."""
+        return any(fnmatch.fnmatchcase(object_id, pattern) for pattern in self.kinds)
+
+    def of_kind(self, kind: str) -> tuple[str, ...]:
+        """The patterns of :attr:`kinds` that name objects of ``kind``."""
+        return tuple(pattern for pattern in self.kinds if pattern.partition(":")[0] == kind)
 
     @property
     def empty(self) -> bool:
-        return not (
-            self.pages or self.files or self.users or self.groups or self.all_users or self.all_groups or self.kinds
-        )
+        return not (self.pages or self.files or self.users or self.all_users or self.kinds)
 
     def holds(self, other: Scope) -> bool:
         """Whether this scope plans every object ``other`` names."""
@@ -51,8 +64,7 @@ class Scope:
             other.pages <= self.pages
             and other.files <= self.files
             and (self.all_users or other.users <= self.users)
-            and (self.all_groups or other.groups <= self.groups)
-            and all(any(fnmatch.fnmatchcase(named, pattern) for pattern in self.kinds) for named in other.kinds)
+            and all(map(self.names, other.kinds))
         )
 
     def __or__(self, other: Scope) -> Scope:
@@ -60,9 +72,7 @@ class Scope:
             self.pages | other.pages,
             self.files | other.files,
             self.users | other.users,
-            self.groups | other.groups,
             self.all_users or other.all_users,
-            self.all_groups or other.all_groups,
             self.lookups | other.lookups,
             self.deletes or other.deletes,
             self.kinds | other.kinds,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from cmssync.content.lists import list_kinds
 from cmssync.content.paths import page_named
 from cmssync.plan.builtin_kinds import display_order
 from cmssync.sync.pull_commit import PullCommit
@@ -70,16 +71,20 @@ def _written_lines(pulled: Pulled) -> list[str]:
     settled, dry_run = pulled.settled, pulled.dry_run
     skipped_pages = sum(1 for note in pulled.skipped if note.startswith("page "))
     lines = []
+    lists = list_kinds()
     for kind, label, extra in (
         ("page", "pages", f", {skipped_pages} skipped" if skipped_pages else ""),
         ("stack", "stacks (global areas)", ""),
         ("file", "files", ""),
         ("sidecar", "file sidecars", ""),
-        ("users", f"users.yaml ({len(pulled.user_records)} users)", ""),
-        ("groups", f"groups.yaml ({len(pulled.group_records)} groups)", ""),
+        *((kind.plural, f"{kind.file} ({len(pulled.records_of(kind.name))} {kind.plural})", "") for kind in lists),
         ("config", "cmssync.yaml (starter)", ""),
         ("ignore", ".gitignore (.cmssync/ stays local)", ""),
-        *((kind, f"{kind} files ({len(records)} objects)", "") for kind, records in pulled.records.items()),
+        *(
+            (kind, f"{kind} files ({len(records)} objects)", "")
+            for kind, records in pulled.records.items()
+            if kind not in {listed.name for listed in lists}
+        ),
     ):
         counts = settled.counts(kind)
         if counts or extra:

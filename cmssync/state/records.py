@@ -64,10 +64,18 @@ Digest = Annotated[str, StringConstraints(pattern=r"^sha256:[0-9a-f]{64}$")]
 """``sha256:<hex>``, as made by ``cmssync.plan.normalize.digest`` (and for file contents, of the bytes)."""
 PasswordDigest = Annotated[str, StringConstraints(pattern=r"^hmac-sha256:[0-9a-f]{64}$")]
 
-RECORD_MAPS: Final = ("pages", "files", "users", "groups", "retired_files", "uploads")
-"""The State's maps of the built-in kinds' records (what ``State._changes`` and the journal name them by)."""
+OWN_MAPS: Final = ("pages", "files", "users", "retired_files", "uploads")
+"""The State's own maps of records (``State._changes`` and the journal name a change by its map)."""
+TOP_LEVEL_KINDS: Final = {"group": "groups"}
+"""Kinds kept in ``State.kinds`` whose records a state document holds at its top, in a map of their own, where
+the states written before their records moved to ``kinds`` (issue 33) hold them: the kind → the map's name, which
+also names their changes in ``State._changes`` and the journal. A state file reads and is written as before (the
+map always written, after ``users``, empty or not)."""
+RECORD_MAPS: Final = (*OWN_MAPS, *TOP_LEVEL_KINDS.values())
+"""Every map of records at the top of a state document (what a journal entry may name, beside ``kinds.<kind>``)."""
 KIND_PREFIX: Final = "kinds."
-"""How a change to a registered kind's record is named in ``State._changes`` and the journal: ``kinds.<kind>``."""
+"""How a change to a record kept in ``State.kinds`` is named in ``State._changes`` and the journal:
+``kinds.<kind>`` (a kind of :data:`TOP_LEVEL_KINDS`: its map's name)."""
 
 # format_version N -> function turning a raw document of version N into version N + 1.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
@@ -89,6 +97,32 @@ def migrate_document(raw: dict[str, Any], where: str) -> dict[str, Any]:
         version += 1
         raw["format_version"] = version
     return raw
+
+
+def _as_written(record: dict[str, Any]) -> dict[str, Any]:
+    """A record of a kind of :data:`TOP_LEVEL_KINDS` as its map holds it: its id, and its other fields only when
+    set (a group's record is its id alone, as before)."""
+    return {name: value for name, value in record.items() if name == "id" or value not in (None, {})}
+
+
+def dumped(change: str, record: BaseModel) -> dict[str, Any]:
+    """A record as the journal writes it, for a change named ``change`` (a top-level map's record as the map holds
+    it)."""
+    data: dict[str, Any] = record.model_dump(mode="json")
+    return _as_written(data) if change in TOP_LEVEL_KINDS.values() else data
+
+
+def changes_of(kind: str) -> str:
+    """How ``State._changes`` and the journal name a change to a record of ``kind`` kept in ``State.kinds``."""
+    return TOP_LEVEL_KINDS.get(kind) or KIND_PREFIX + kind
+
+
+def kind_of_changes(name: str) -> str | None:
+    """The kind kept in ``State.kinds`` whose changes are named ``name`` (the inverse of :func:`changes_of`); None:
+    one of the State's own maps (or ``site``)."""
+    if name.startswith(KIND_PREFIX):
+        return name.removeprefix(KIND_PREFIX)
+    return next((kind for kind, map_name in TOP_LEVEL_KINDS.items() if map_name == name), None)
 
 
 class _Record(SharedFieldsModel):
@@ -185,13 +219,9 @@ class UserRecord(_Record):
     password_digest: PasswordDigest | None = None
 
 
-class GroupRecord(_Record):
-    id: int
-
-
 class KindRecord(_Record):
-    """A record of a kind registered with ``cmssync.sync.kinds.register`` (kept in ``State.kinds``): the object's
-    id on the site, the digest of what was last applied, and any plain values the kind keeps beside them."""
+    """A record of a kind kept in ``State.kinds`` (every kind but pages, stacks, files and users): the object's id
+    on the site, the digest of what was last applied, and any plain values the kind keeps beside them."""
 
     id: str | int | None = None
     digest: Digest | None = None
@@ -264,7 +294,8 @@ class SiteRecord(_Record):
 
 
 class State(BaseModel):
-    """Everything cmssync manages on one site. Keys: page path, path under ``files/``, username, group name."""
+    """Everything cmssync manages on one site, by kind (:meth:`records_of`). Keys: page path, path under ``files/``,
+    username; another kind's own key (a group's name) in :attr:`kinds`."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -273,7 +304,6 @@ class State(BaseModel):
     pages: dict[str, PageRecord] = Field(default_factory=dict)
     files: dict[str, FileRecord] = Field(default_factory=dict)
     users: dict[str, UserRecord] = Field(default_factory=dict)
-    groups: dict[str, GroupRecord] = Field(default_factory=dict)
     retired_files: dict[str, RetiredFileRecord] = Field(default_factory=dict)
     """File id → the replaced file to delete (see :class:`RetiredFileRecord`); written only when not empty, so a
     state without one reads the same in earlier versions."""
@@ -281,9 +311,9 @@ class State(BaseModel):
     """Path under ``files/`` → the upload sent for it and not yet recorded (:class:`UploadRecord`); written only
     when not empty."""
     kinds: dict[str, dict[str, KindRecord]] = Field(default_factory=dict)
-    """Kind name → key → record, for the kinds registered with ``cmssync.sync.kinds.register`` (the built-in kinds
-    keep their own maps above). Written only when a record exists, so a state without one is written as before;
-    records of a kind this process did not register are kept as they are."""
+    """Kind name → key → record, for every kind but pages (and stacks), files and users, which keep their own maps
+    above. Written only when a record exists, so a state without one is written as before; records of a kind this
+    run does not manage are kept as they are."""
 
     _keyring: KeyRing = PrivateAttr(default_factory=lambda: KeyRing(None))
     _changes: set[tuple[str, str]] = PrivateAttr(default_factory=set)
@@ -327,34 +357,63 @@ class State(BaseModel):
             self._changes.add(("uploads", path))
             del self.uploads[path]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _top_level_kinds_into_kinds(cls, data: Any) -> Any:
+        # A kind of TOP_LEVEL_KINDS is read from its map at the document's top into ``kinds``.
+        if not isinstance(data, dict) or not any(name in data for name in TOP_LEVEL_KINDS.values()):
+            return data
+        kinds = data.get("kinds") or {}
+        if not isinstance(kinds, dict):
+            return data  # for the validation to report
+        data, kinds = dict(data), dict(kinds)
+        for kind, name in TOP_LEVEL_KINDS.items():
+            records = data.pop(name, None)
+            if records:
+                kinds[kind] = records
+        data["kinds"] = kinds
+        return data
+
     @model_serializer(mode="wrap")
     def _without_empty_maps(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for optional in ("retired_files", "uploads", "kinds"):
-            if not data.get(optional):
-                data.pop(optional, None)
-        return data
+        kinds = data.get("kinds") or {}
+        top = {
+            name: {key: _as_written(record) for key, record in kinds.get(kind, {}).items()}
+            for kind, name in TOP_LEVEL_KINDS.items()
+        }
+        written: dict[str, Any] = {}
+        for name, value in data.items():
+            if name == "kinds":
+                value = {kind: records for kind, records in value.items() if kind not in TOP_LEVEL_KINDS}
+            if value or name not in ("retired_files", "uploads", "kinds"):
+                written[name] = value
+            if name == "users":
+                written.update(top)
+        return written
 
     def sorted_copy(self) -> State:
         """A copy whose maps are in key order, as the backends write it (a committed state file's diffs stay small;
         sorting the maps is much cheaper than ``json.dumps(sort_keys=True)`` over the whole document: about 4 ms
         against 24 ms for 2,500 objects)."""
-        ordered = {name: dict(sorted(getattr(self, name).items())) for name in RECORD_MAPS}
+        ordered = {name: dict(sorted(getattr(self, name).items())) for name in OWN_MAPS}
         ordered["kinds"] = {kind: dict(sorted(records.items())) for kind, records in sorted(self.kinds.items())}
         return self.model_copy(update=ordered)
 
-    def records_of(self, kind: str) -> Mapping[str, KindRecord]:
-        """The records of a registered kind (empty when it has none)."""
-        return self.kinds.get(kind, {})
+    def records_of(self, kind: str) -> Mapping[str, Any]:
+        """The records of a kind by key (empty when it has none): the page, file and user kinds' own maps, every
+        other kind's in :attr:`kinds`."""
+        own: dict[str, Mapping[str, Any]] = {"page": self.pages, "file": self.files, "user": self.users}
+        return own[kind] if kind in own else self.kinds.get(kind, {})
 
     def record(self, kind: str, key: str, record: KindRecord) -> None:
-        """Record an object of a registered kind."""
+        """Record an object of a kind kept in :attr:`kinds`."""
         self.kinds.setdefault(kind, {})[key] = record
-        self._changes.add((KIND_PREFIX + kind, key))
+        self._changes.add((changes_of(kind), key))
 
     def forget(self, kind: str, key: str) -> KindRecord | None:
-        """Forget an object of a registered kind (a kind left without records leaves the document)."""
-        self._changes.add((KIND_PREFIX + kind, key))
+        """Forget an object of a kind kept in :attr:`kinds` (a kind left without records leaves the document)."""
+        self._changes.add((changes_of(kind), key))
         records = self.kinds.get(kind, {})
         record = records.pop(key, None)
         if not records:
@@ -368,14 +427,6 @@ class State(BaseModel):
     def forget_user(self, username: str) -> UserRecord | None:
         self._changes.add(("users", username))
         return self.users.pop(username, None)
-
-    def record_group(self, name: str, record: GroupRecord) -> None:
-        self.groups[name] = record
-        self._changes.add(("groups", name))
-
-    def forget_group(self, name: str) -> GroupRecord | None:
-        self._changes.add(("groups", name))
-        return self.groups.pop(name, None)
 
     def bind_site(
         self, url: str, api_prefix: str, *, allow_other_site: bool = False, handle: str | None = None

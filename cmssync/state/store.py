@@ -30,7 +30,7 @@ from cmssync.fileio import TEMP_SUFFIX, write_atomically
 from cmssync.memory import give_back_freed_memory
 from cmssync.state.journal import Entry, JournalWriter, journal_path, read_journal, replay
 from cmssync.state.keyring import KeyRing
-from cmssync.state.records import FORMAT_VERSION, KIND_PREFIX, State, migrate_document, validated_state
+from cmssync.state.records import FORMAT_VERSION, State, dumped, kind_of_changes, migrate_document, validated_state
 
 log = logging.getLogger(__name__)
 
@@ -271,7 +271,7 @@ class StateStore:
 
 def record_count(state: State) -> int:
     """The records kept in ``state`` (what a journal longer than twice this is compacted against)."""
-    built_in = len(state.pages) + len(state.files) + len(state.users) + len(state.groups)
+    built_in = len(state.pages) + len(state.files) + len(state.users)
     return built_in + sum(map(len, state.kinds.values()))
 
 
@@ -279,9 +279,10 @@ def journal_entry(state: State, kind: str, key: str) -> Entry:
     """The journal entry of the record ``key`` of ``kind`` as ``state`` holds it now (None: forgotten)."""
     if kind == "site":
         return "site", "", None if state.site is None else state.site.model_dump(mode="json")
-    records = state.records_of(kind.removeprefix(KIND_PREFIX)) if kind.startswith(KIND_PREFIX) else getattr(state, kind)
+    kept = kind_of_changes(kind)
+    records = state.records_of(kept) if kept is not None else getattr(state, kind)
     record = records.get(key)
-    return kind, key, None if record is None else record.model_dump(mode="json")
+    return kind, key, None if record is None else dumped(kind, record)
 
 
 def _locked_message(lock_path: Path) -> str:

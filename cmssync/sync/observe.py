@@ -108,12 +108,16 @@ def _observed_content(content: SiteContent, scope: Scope) -> SiteContent:
 
 def _restricted_state(state: State, scope: Scope) -> State:
     """The part of the state that a scoped run looks at (pages in scope and their parents, its lookups, scoped
-    files)."""
+    files and users, the other kinds' records its patterns name)."""
     pages = with_parents(scope) | scope.lookups
     return State(
         site=state.site,
         pages={p: r for p, r in state.pages.items() if p in pages},
         files={p: r for p, r in state.files.items() if p in scope.files},
         users={name: r for name, r in state.users.items() if scope.all_users or name in scope.users},
-        groups=state.groups if scope.all_groups else {},
+        kinds={
+            kind: kept
+            for kind, records in state.kinds.items()
+            if (kept := {key: r for key, r in records.items() if scope.names(f"{kind}:{key}")})
+        },
     )

@@ -27,7 +27,8 @@ from cmssync.api.client import ConcreteClient
 from cmssync.config import Settings
 from cmssync.content.fields import Location
 from cmssync.content.files import FileSpec
-from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
+from cmssync.content.lists import list_kind
+from cmssync.content.models import FileSidecar, LocatedSpec, PageSpec, UserSpec
 from cmssync.content.paths import object_page_path
 from cmssync.content.site import SiteContent
 from cmssync.content.text import PageIdRef, PageLinkRef, Text
@@ -128,7 +129,7 @@ def planned_objects(plan: Plan, settings: Settings, root: Path) -> SiteContent:
     by path are looked up like ``existing_pages`` (an unmanaged page has no state record to find it by)."""
     pages: dict[str, PageSpec] = {}
     files: dict[str, FileSpec] = {}
-    users: dict[str, UserSpec] = {}
+    lists: dict[str, dict[str, LocatedSpec]] = {}
     linked: set[str] = set()
     for action in plan.actions:
         path = object_page_path(action.kind, action.key)  # a page, or a stack at its page's path
@@ -141,11 +142,12 @@ def planned_objects(plan: Plan, settings: Settings, root: Path) -> SiteContent:
             source = Location(file=f"files/{action.key}")
             files[action.key] = FileSpec(action.key, form.size, form.sha256, FileSidecar(), form.folder_id, source)
         elif action.kind == "user" and action.user is not None:
-            users[action.key] = UserSpec(username=action.key, email=action.user.email)
-    groups = {a.key: GroupSpec(name=a.key) for a in plan.actions if a.kind == "group"}
+            lists.setdefault(action.kind, {})[action.key] = UserSpec(username=action.key, email=action.user.email)
+        elif (listed := list_kind(action.kind)) is not None and listed.key_only:
+            lists.setdefault(action.kind, {})[action.key] = listed.stub(action.key)
     existing = sorted(set(settings.existing_pages) | (linked - set(pages)))
     looked_up = settings.model_copy(update={"existing_pages": existing})
-    return SiteContent(root=root, settings=looked_up, pages=pages, files=files, users=users, groups=groups)
+    return SiteContent(root=root, settings=looked_up, pages=pages, files=files, lists=lists)
 
 
 def _linked_pages(action: Action) -> set[str]:

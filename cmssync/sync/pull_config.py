@@ -18,9 +18,12 @@ every apply dirtied them and the password key travelled with the content.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Mapping
 
 from cmssync.config import DEFAULT_API_PREFIX, Settings
+from cmssync.content.lists import PAGE_AND_FILE_DIRS, list_kinds
+from cmssync.content.paths import CONFIG_FILE
 
 CREDENTIALS = {
     "password": ("client_id", "client_secret", "username", "password"),
@@ -33,9 +36,20 @@ CREDENTIALS = {
 
 LOCAL_ONLY = ".cmssync/"
 """What a content directory holds that is this machine's alone (the default state, tokens, pull's hashes)."""
-GITIGNORE = f"""# Written by `cmssync pull`. Commit the content: cmssync.yaml, pages/, stacks/, files/, users.yaml,
-# groups.yaml. Never commit what cmssync keeps on this machine: the state (with its lock, journal and password
-# key), tokens and pull's hashes. Keep a shared state elsewhere: docs/state.md, "What to commit".
+_COMMITTED = ", ".join(
+    [CONFIG_FILE, *(f"{name}/" for name in PAGE_AND_FILE_DIRS), *(kind.file for kind in list_kinds())]
+)
+GITIGNORE = f"""{
+    textwrap.fill(
+        f"Written by `cmssync pull`. Commit the content: {_COMMITTED}. Never commit what cmssync keeps on this "
+        "machine: the state (with its lock, journal and password key), tokens and pull's hashes. Keep a shared "
+        'state elsewhere: docs/state.md, "What to commit".',
+        width=110,
+        initial_indent="# ",
+        subsequent_indent="# ",
+        break_on_hyphens=False,
+    )
+}
 {LOCAL_ONLY}
 """
 

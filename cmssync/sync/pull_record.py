@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from cmssync.content.lists import list_kind
 from cmssync.content.loader import load_page
 from cmssync.content.models import PageSpec
 from cmssync.content.paths import is_stack_path, page_named
@@ -92,11 +93,12 @@ class _Bindings:
 
 
 def record_pulled(root: Path, state: State, base_url: str, result: Pulled, kinds: Collection[str] = ()) -> None:
-    """Record what was written (or already held) as managed; a kept local edit leaves its record as it was. An
-    added kind's records (``result.records``; of ``kinds``, the run's) are recorded when none of its files was
-    kept."""
+    """Record what was written (or already held) as managed; a kept local edit leaves its record as it was. The
+    records a kind's pull hook handed back (``result.records``; of ``kinds``, the run's) are recorded when none of
+    its files was kept (a list kind's: its list file)."""
     for kind, records in result.records.items():
-        if kind in kinds and not result.settled.not_written(kind):
+        listed = list_kind(kind)  # a list kind's records: recorded when its list file was written
+        if kind in kinds and not result.settled.not_written(listed.plural if listed is not None else kind):
             for key, kind_record in records.items():
                 state.record(kind, key, kind_record)
     kept_files = result.settled.not_written("file") | result.settled.not_written("sidecar") | set(result.local_files)
@@ -121,9 +123,6 @@ def record_pulled(root: Path, state: State, base_url: str, result: Pulled, kinds
             if known is not None and known.id == user_record.id:  # its password digest stays (pull reads none)
                 user_record = known.model_copy(update={"digest": user_record.digest})
             state.record_user(username, user_record)
-    if not result.settled.not_written("groups"):
-        for name, group_record in result.group_records.items():
-            state.record_group(name, group_record)
     # Pages and stacks kept as local edits keep the record they have.
     kept_pages = result.settled.not_written("page") | result.settled.not_written("stack") | set(result.local_edits)
     pages = {path: read for path, read in result.pages.items() if path not in kept_pages}

@@ -1,8 +1,8 @@
 """What ``cmssync pull`` takes in: in a directory that already manages content, only what it manages.
 
-A directory *manages content* when the state records anything, or it holds page files, ``users.yaml``,
-``groups.yaml`` or assets. There pull brings the site's values into the objects the content manages (a page file,
-an asset bound to a site file, an entry of ``users.yaml``/``groups.yaml``) and lists the others as not taken in;
+A directory *manages content* when the state records anything, or it holds page files, a list kind's file
+(``users.yaml``, …) or assets. There pull brings the site's values into the objects the content manages (a page
+file, an asset bound to a site file, an entry of a list file) and lists the others as not taken in;
 ``--all`` takes in everything, ``--kind KIND`` every object of that kind, ``--pages PATH`` those pages. An empty
 directory takes in the whole site (the first pull). A directory for another site than the default one of a
 multi-site installation (``site.handle``) takes that site's pages only: stacks, files, users and groups belong to the
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from cmssync.content.paths import CONTENT_DIRS
+from cmssync.content.lists import content_dirs, list_kinds
 from cmssync.plan.builtin_kinds import BUILT_IN_KINDS
 from cmssync.plan.kinds import KindTable
 from cmssync.state.records import State
@@ -57,9 +57,9 @@ def pull_scope(
 
 
 def _has_content(root: Path) -> bool:
-    if (root / "users.yaml").is_file() or (root / "groups.yaml").is_file():
+    if any((root / kind.file).is_file() for kind in list_kinds()):
         return True
-    for name in CONTENT_DIRS:
+    for name in content_dirs():
         folder = root / name
         if folder.is_dir() and any(path.is_file() for path in folder.rglob("*")):
             return True

@@ -1,6 +1,6 @@
 """How ``cmssync pull`` puts what it read into the content directory without losing local work.
 
-Pull first *stages* everything — page, sidecar, ``users.yaml``/``groups.yaml`` texts rendered by the content writer,
+Pull first *stages* everything — page, sidecar and list file (``users.yaml``, …) texts rendered by the content writer,
 assets downloaded into ``.cmssync/pull-staging/`` and moved into place (a rename) — and only then
 decides, file by file (:func:`settle`):
 
@@ -42,7 +42,7 @@ from cmssync.content.trees import Trees
 from cmssync.errors import EXIT_ERROR, EXIT_OK, ContentError, Problem
 from cmssync.fileio import move_atomically, write_atomically
 from cmssync.plan.desired import Resolver
-from cmssync.state.records import GroupRecord, KindRecord, PageBase, UserRecord
+from cmssync.state.records import KindRecord, PageBase, UserRecord
 from cmssync.sync.pull_tree import Unread
 
 MANIFEST = Path(".cmssync") / "pulled.json"
@@ -146,9 +146,9 @@ class Pulled:
     resolver: Resolver | None = None
     """How the pages' references were resolved (set by the read), so that they are recorded the same way."""
     user_records: dict[str, UserRecord] = field(default_factory=dict)
-    group_records: dict[str, GroupRecord] = field(default_factory=dict)
     records: dict[str, dict[str, KindRecord]] = field(default_factory=dict)
-    """An added kind's records by kind and key (its pull hook's), recorded unless a file of the kind was kept."""
+    """The records of the kinds kept in ``State.kinds`` by kind and key (their pull hooks'), recorded unless a file
+    of the kind was kept (``cmssync.sync.pull_record``)."""
     staged: list[Staged] = field(default_factory=list)
     staging: Path | None = None
     """Where assets are downloaded before they are installed (removed at the end)."""
@@ -170,6 +170,10 @@ class Pulled:
     stacks_found: tuple[bool, list[Page]] | None = None
     """The site's stacks once read, with their renderings, and whether they were probed for (else only the state's):
     the page hook names stack displays with them, the stack hook stages them (``cmssync.sync.pull_pages``)."""
+
+    def records_of(self, kind: str) -> Mapping[str, Any]:
+        """The records pull hands back for a kind (the users' own map, any other kind's in :attr:`records`)."""
+        return self.user_records if kind == "user" else self.records.get(kind, {})
 
     def page_file(self, path: str) -> Path:
         """The file of the page or stack at ``path`` (a locale tree's home: ``pages/<slug>/index.yaml``)."""

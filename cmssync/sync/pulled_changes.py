@@ -1,9 +1,10 @@
 """What a pull brought in from the site, object by object and field by field, with the values before and after.
 
 Pure: it compares what a content file held (``before``, as the branch had it) with what pull wrote (``after``),
-both as plain data (a page's, stack's or sidecar's YAML, ``users.yaml``, ``groups.yaml``) or as an asset's size.
-A field is named by its place in the file (``name``, ``attributes.meta_title``, ``areas.Main[0].value.content``);
-lists of users or groups are matched by username or name, other lists by position (a list that changed length is
+both as plain data (a page's, stack's or sidecar's YAML, a list kind's file such as ``users.yaml``) or as an
+asset's size. A field is named by its place in the file (``name``, ``attributes.meta_title``,
+``areas.Main[0].value.content``); a list kind's entries are matched by their key (a user's username), other lists
+by position (a list that changed length is
 one change, the whole list before and after). The proposal's commit message (:func:`commit_message`) and the
 daemon's notifications (the values before and after) are made from these.
 """
@@ -15,10 +16,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cmssync.content.lists import list_kinds
 from cmssync.content.paths import page_named
 
-NAMED_LISTS = {"users": "username", "groups": "name"}
-"""The files holding a list of objects, and the key that names each."""
+NAMED_LISTS = {kind.plural: kind.key_field for kind in list_kinds()}
+"""The files holding a list of objects (a list kind's, by its plural), and the key that names each."""
 
 SHORT = 60
 """Values up to this many characters are written into the commit message; longer ones only in the diff."""
@@ -63,7 +65,7 @@ def object_name(kind: str, key: str) -> str:
         return f"file {key} (sidecar)"
     if kind == "file":
         return f"file {key}"
-    return key  # users.yaml, groups.yaml, cmssync.yaml
+    return key  # a list kind's file (users.yaml, …), cmssync.yaml
 
 
 def named_once(changes: Sequence[PulledChange]) -> list[str]:

@@ -24,14 +24,14 @@ from cmssync.plan.conflicts import site_base
 from cmssync.plan.desired import Resolver
 from cmssync.plan.page_form import page_form, render_desired
 from cmssync.state.backends import StateBackend, holding_lock, waiting_lock
-from cmssync.state.records import GroupRecord, PageBase, PageRecord, State, UserRecord
+from cmssync.state.records import KindRecord, PageBase, PageRecord, State, UserRecord
 from cmssync.sync.page_read import PAGE_INCLUDES, to_live_page
 from cmssync.sync.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-BUILT_IN: Final = {"page": "pages", "file": "files", "user": "users", "group": "groups"}
-"""An address's kind → the State map of its records."""
+BUILT_IN: Final = ("page", "file", "user")
+"""The kinds with a State map of their own, listed first (every other kind's records are in ``State.kinds``)."""
 IMPORTABLE: Final = ("page", "user", "group")
 
 
@@ -74,9 +74,6 @@ def _named(address: Address) -> Address:
 
 
 def records_of(state: State, kind: str) -> Mapping[str, Any]:
-    if kind in BUILT_IN:
-        records: Mapping[str, Any] = getattr(state, BUILT_IN[kind])
-        return records
     return state.records_of(kind)
 
 
@@ -115,8 +112,6 @@ def _put(state: State, named: Address, record: Any) -> None:
         state.record_file(address.key, record)
     elif address.kind == "user":
         state.record_user(address.key, record)
-    elif address.kind == "group":
-        state.record_group(address.key, record)
     else:
         state.record(address.kind, address.key, record)
 
@@ -129,8 +124,6 @@ def _forget(state: State, named: Address) -> None:
         state.forget_file(address.key)
     elif address.kind == "user":
         state.forget_user(address.key)
-    elif address.kind == "group":
-        state.forget_group(address.key)
     else:
         state.forget(address.kind, address.key)
 
@@ -194,8 +187,7 @@ def _adoption(address: Address) -> str:
 
 def _content_keys(workspace: Workspace, kind: str) -> Mapping[str, Any]:
     content = workspace.content
-    keys: Mapping[str, Any] = {"page": content.pages, "user": content.users, "group": content.groups}[kind]
-    return keys
+    return content.pages if kind == "page" else content.of(kind)
 
 
 async def _site_record(client: ConcreteClient, kind: str, number: int, bases: _SiteBase) -> tuple[Any, str]:
@@ -210,7 +202,7 @@ async def _site_record(client: ConcreteClient, kind: str, number: int, bases: _S
             user = await client.get_user(number)
             return UserRecord(id=number), f"user {user.username}"
         group = await client.get_group(number)
-        return GroupRecord(id=number), f"group {group.name}"
+        return KindRecord(id=number), f"group {group.name}"
     except ApiError as exc:
         if exc.status == 404:
             raise ConfigError(f"the site has no {kind} {number}") from None

@@ -170,7 +170,7 @@ def _without_content(
             "to apply a saved plan without its content, point CMSSYNC_STATE (or state:) at the state's place, or "
             "use a state server"
         )
-    content = SiteContent(root=directory, settings=settings, pages={}, files={}, users={}, groups={})
+    content = SiteContent(root=directory, settings=settings, pages={}, files={})
     store = open_state_backend(settings, directory, lock_timeout=lock_timeout)
     return Workspace(directory, content, settings, store, any_site=any_site, has_content=False)
 

@@ -34,7 +34,7 @@ def test_the_example_loads(example: Path) -> None:
         "images/team-photo.png",
     }
     assert set(content.users) == {"jane.editor", "sam_writer"}
-    assert set(content.groups) == {"Content Team", "Reviewers"}
+    assert set(content.of("group")) == {"Content Team", "Reviewers"}
     home = content.pages["/"]
     assert home.source is not None
     assert home.source.file == "pages/index.yaml"
@@ -103,7 +103,7 @@ def test_users_and_groups_from_directories(tmp_path: Path) -> None:
     )
     content = load_content(tmp_path)
     assert list(content.users) == ["jane", "sam_writer"]
-    assert list(content.groups) == ["Editors 2"]
+    assert list(content.of("group")) == ["Editors 2"]
     assert content.summary() == "0 pages, 0 files, 2 users, 1 group"
 
 

@@ -10,10 +10,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cmssync.content.lists import list_kind
+from cmssync.content.lists.group import GroupSpec
 from cmssync.content.loader import load_content
-from cmssync.content.models import FileSidecar, GroupSpec, PageSpec, UserSpec
+from cmssync.content.models import FileSidecar, PageSpec, UserSpec
 from cmssync.content.paths import EXCLUDED_WORDS
-from cmssync.content.writer import write_groups, write_page, write_sidecar, write_users, write_yaml
+from cmssync.content.writer import write_list, write_page, write_sidecar, write_yaml
 
 FOLDERS = {"images": 12, "documents": 13}
 # Each example writes and parses a whole site (ruamel's round-trip parser is pure Python), so keep the counts modest.
@@ -157,8 +159,10 @@ def write_site(root: Path, site: dict[str, Any]) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
         write_sidecar(root, path, FileSidecar.model_validate(meta))
-    write_users(root, [UserSpec.model_validate(u) for u in site["users"]])
-    write_groups(root, [GroupSpec.model_validate(g) for g in site["groups"]])
+    for kind, spec in (("user", UserSpec), ("group", GroupSpec)):
+        listed = list_kind(kind)
+        assert listed is not None
+        write_list(root, listed, [spec.model_validate(entry) for entry in site[listed.plural]])
 
 
 def assert_loads_as(root: Path, site: dict[str, Any]) -> None:
@@ -170,7 +174,7 @@ def assert_loads_as(root: Path, site: dict[str, Any]) -> None:
     for path, (data, _) in site["files"].items():
         assert content.files[path].sha256 == hashlib.sha256(data).hexdigest()
     assert list(content.users.values()) == [UserSpec.model_validate(u) for u in site["users"]]
-    assert list(content.groups.values()) == [GroupSpec.model_validate(g) for g in site["groups"]]
+    assert list(content.of("group").values()) == [GroupSpec.model_validate(g) for g in site["groups"]]
 
 
 @PROPERTY

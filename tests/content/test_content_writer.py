@@ -4,9 +4,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from cmssync.content.lists import list_kind
+from cmssync.content.lists.group import GroupSpec
 from cmssync.content.loader import load_content
-from cmssync.content.models import GroupSpec, PageSpec
-from cmssync.content.writer import page_file, write_content, write_groups, write_page, write_sidecar
+from cmssync.content.models import PageSpec
+from cmssync.content.writer import page_file, write_content, write_list, write_page, write_sidecar
 
 
 def test_writing_the_loaded_example_changes_only_layout(tmp_path: Path, example: Path) -> None:
@@ -82,7 +84,9 @@ def test_default_sidecar_is_not_written(tmp_path: Path) -> None:
 
 
 def test_groups_are_written_as_a_list(tmp_path: Path) -> None:
-    write_groups(tmp_path, [GroupSpec(name="Content Team"), GroupSpec(name="Reviewers")])
+    groups = list_kind("group")
+    assert groups is not None
+    write_list(tmp_path, groups, [GroupSpec(name="Content Team"), GroupSpec(name="Reviewers")])
     assert (tmp_path / "groups.yaml").read_text(encoding="utf-8") == "  - name: Content Team\n  - name: Reviewers\n"
 
 

@@ -62,7 +62,7 @@ def test_dotfiles_are_not_content(tmp_path: Path, name: str) -> None:
         ("files/img/logo.png.yaml", Scope(files=frozenset({"img/logo.png"}))),
         ("users.yaml", Scope(all_users=True)),
         ("users/editors.yaml", Scope(all_users=True)),
-        ("groups.yaml", Scope(all_groups=True)),
+        ("groups.yaml", Scope(kinds=frozenset({"group:*"}))),
         ("cmssync.yaml", None),
         ("users.yml", None),
         ("README.md", None),

@@ -252,7 +252,7 @@ def _load_everything() -> list[object]:
         except ContentError as exc:
             outcomes.append([str(problem) for problem in exc.problems])
             continue
-        specs = [*content.pages.values(), *content.users.values(), *content.groups.values()]
+        specs = [*content.pages.values(), *content.users.values(), *content.of("group").values()]
         outcomes.append([content.digest(), [str(spec.source) for spec in specs]])
     return outcomes
 

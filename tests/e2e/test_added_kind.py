@@ -24,7 +24,7 @@ from cmssync.errors import ConfigError, PlanError, StateError
 from cmssync.plan.actions import BlockedDeletes, KeptObjects
 from cmssync.plan.scope import scope_for_paths
 from cmssync.plan.scope_model import Scope
-from cmssync.state.records import GroupRecord, KindRecord
+from cmssync.state.records import KindRecord
 from cmssync.sync.kinds import discover
 from cmssync.sync.plan_files import write_plan_file
 from tests.support.added_kinds import install
@@ -225,8 +225,8 @@ async def test_a_site_object_is_bound_by_one_kind_only(example: Site, teams: Non
     assert "Team Translators" not in (example.root / "groups.yaml").read_text()
     state = example.workspace().load_state()  # refused if one site group were bound twice
     team_id = state.records_of("team")["Team Translators"].id
-    assert all(record.id != team_id for record in state.groups.values())
-    state.groups["Translators"] = GroupRecord(id=int(str(team_id)))  # as the pull of an earlier version did
+    assert all(record.id != team_id for record in state.records_of("group").values())
+    state.record("group", "Translators", KindRecord(id=int(str(team_id))))  # as the pull of an earlier version did
     example.workspace().store.save(state)
     with pytest.raises(StateError, match=r"binds group \d+ of the site to 2 objects of 2 kinds, group Translators and"):
         example.workspace().load_state()

@@ -40,7 +40,7 @@ def test_each_kind_scopes_its_own_objects() -> None:
         pages=frozenset({"/!stacks/footer", "/about"}),
         files=frozenset({"a.pdf"}),
         users=frozenset({"jane"}),
-        groups=frozenset({"Editors"}),
+        kinds=frozenset({"group:Editors"}),
     )
     assert kinds.in_scope(scope, "stack:footer")
     assert not kinds.in_scope(scope, "stack:sidebar")
@@ -50,7 +50,7 @@ def test_each_kind_scopes_its_own_objects() -> None:
 
 def test_a_changed_file_is_scoped_by_its_kinds_rule() -> None:
     assert scope_for_paths(["stacks/footer.yaml", "files/a.pdf.yaml", "groups.yaml"]) == Scope(
-        pages=frozenset({"/!stacks/footer"}), files=frozenset({"a.pdf"}), all_groups=True
+        pages=frozenset({"/!stacks/footer"}), files=frozenset({"a.pdf"}), kinds=frozenset({"group:*"})
     )
     assert scope_for_paths(["stacks/a/b/footer.yaml"]) is None  # not a valid stack file: a full run says so
 
@@ -74,7 +74,7 @@ def test_an_added_kind_is_read_from_the_same_table(tmp_path: Path) -> None:
     kinds = BUILT_IN_KINDS.with_kinds(team)
     assert kinds.names[-1] == "team"
     assert kinds.object_ids(content, state) == {"page:/", "team:a", "team:b", "team:c"}
-    assert scope_for_paths(["teams.txt", "groups.yaml"], kinds) == Scope(kinds=frozenset({"team:*"}), all_groups=True)
+    assert scope_for_paths(["teams.txt", "groups.yaml"], kinds) == Scope(kinds=frozenset({"team:*", "group:*"}))
     assert kinds.scope_of(["team:a", "user:x"]) == Scope(users=frozenset({"x"}), kinds=frozenset({"team:a"}))
     assert kinds.in_scope(Scope(kinds=frozenset({"team:*"})), "team:c")
     assert not kinds.in_scope(Scope(kinds=frozenset({"team:a"})), "team:c")

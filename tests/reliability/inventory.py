@@ -107,11 +107,11 @@ def problems(before: Inventory, after: Inventory, content: SiteContent, state: S
     for username in content.users:
         if after.users[username] != 1:
             found.append(f"user {username}: {after.users[username]} on the site")
-    for name in content.groups:
+    for name in content.of("group"):
         if after.groups[name] != 1:
             found.append(f"group {name}: {after.groups[name]} on the site (duplicated)")
     for name, count in after.groups.items():
-        if name not in content.groups and count != before.groups[name]:
+        if name not in content.of("group") and count != before.groups[name]:
             found.append(f"group {name}: {count} on the site, {before.groups[name]} before, not in the content")
     if state is not None:
         found += _state_problems(after, state)
@@ -170,7 +170,7 @@ def _state_problems(after: Inventory, state: State) -> list[str]:
     for username, user_record in state.users.items():
         if after.user_ids.get(user_record.id) != username:
             found.append(f"state user {username}: id {user_record.id} is {after.user_ids.get(user_record.id)}")
-    for name, group_record in state.groups.items():
+    for name, group_record in state.records_of("group").items():
         if after.group_ids.get(group_record.id) != name:
             found.append(f"state group {name}: id {group_record.id} is {after.group_ids.get(group_record.id)}")
     return found

@@ -85,7 +85,7 @@ def test_a_content_made_from_another_has_its_own_digest(site: Site) -> None:
     content = site.workspace().content
     whole = content.digest()
     restricted = Scope(pages=frozenset({"/about"})).restrict(content)
-    renamed = replace(content, groups={})
+    renamed = replace(content, lists={**content.lists, "group": {}})
 
     assert restricted.digest() == _fresh_digest(restricted) != whole
     assert renamed.digest() == _fresh_digest(renamed) != whole

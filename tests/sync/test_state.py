@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from cmssync.errors import StateError, StateLockedError
 from cmssync.state import records as state_module
 from cmssync.state import store as store_module
-from cmssync.state.records import FileRecord, GroupRecord, KindRecord, PageRecord, State, UserRecord
+from cmssync.state.records import FileRecord, KindRecord, PageRecord, State, UserRecord
 from cmssync.state.store import StateStore, read_lock_holder
 
 REPO = Path(__file__).resolve().parents[2]
@@ -45,7 +45,7 @@ def sample_state(state: State) -> State:
         FileRecord(id="6c1b-uuid", hash=H1, url="https://www.example.com/application/files/logo.png", folder=12),
     )
     state.record_user("editor", UserRecord(id=5, digest=H1, password_digest=state.password_digest("editor", PASSWORD)))
-    state.record_group("Editors", GroupRecord(id=7))
+    state.record("group", "Editors", KindRecord(id=7))
     return state
 
 
@@ -81,8 +81,8 @@ def test_forget_and_evolve(store: StateStore) -> None:
     assert state.forget_page("/about") is None
     assert state.forget_file("logo.png") is not None
     assert state.forget_user("editor") is not None
-    assert state.forget_group("Editors") == GroupRecord(id=7)
-    assert (state.files, state.users, state.groups) == ({}, {}, {})
+    assert state.forget("group", "Editors") == KindRecord(id=7)
+    assert (state.files, state.users, state.kinds) == ({}, {}, {})
 
 
 def test_records_are_frozen_and_strict() -> None:
@@ -443,22 +443,22 @@ def test_a_run_that_saved_nothing_leaves_the_files_byte_for_byte(store: StateSto
 def test_a_torn_last_line_is_ignored_then_cut_off(store: StateStore) -> None:
     store.save(sample_state(store.load()))
     state = store.load()
-    state.record_group("Writers", GroupRecord(id=8))
+    state.record("group", "Writers", KindRecord(id=8))
     store.save(state)
     with store.journal_path.open("ab") as journal:
         journal.write(b'{"kind":"groups","key":"Half","rec')  # a SIGKILL in the middle of an append
     reloaded = store.load()
-    assert set(reloaded.groups) == {"Editors", "Writers"}
-    reloaded.record_group("Readers", GroupRecord(id=9))
+    assert set(reloaded.records_of("group")) == {"Editors", "Writers"}
+    reloaded.record("group", "Readers", KindRecord(id=9))
     store.save(reloaded)
     assert b"Half" not in store.journal_path.read_bytes()
-    assert set(store.load().groups) == {"Editors", "Writers", "Readers"}
+    assert set(store.load().records_of("group")) == {"Editors", "Writers", "Readers"}
 
 
 def test_a_corrupted_journal_line_is_a_clear_error(store: StateStore) -> None:
     store.save(sample_state(store.load()))
     state = store.load()
-    state.record_group("Writers", GroupRecord(id=8))
+    state.record("group", "Writers", KindRecord(id=8))
     store.save(state)
     lines = store.journal_path.read_bytes().splitlines(keepends=True)
     store.journal_path.write_bytes(lines[0] + b"garbage\n" + b"".join(lines[1:]))

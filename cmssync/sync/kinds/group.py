@@ -17,10 +17,10 @@ from cmssync.api.client import ConcreteClient
 from cmssync.api.models import Group
 from cmssync.content import writer
 from cmssync.plan.actions import Action
-from cmssync.plan.builtin_kinds import GROUP
+from cmssync.plan.groups import FACTS
 from cmssync.plan.preconditions import created
 from cmssync.plan.snapshot import LiveGroup, Snapshot
-from cmssync.state.records import GroupRecord, State
+from cmssync.state.records import KindRecord, State
 from cmssync.sync.engine import ApplyContext, create_verified
 from cmssync.sync.kinds import ManagedKind, ObserveRun
 from cmssync.sync.pull_users import list_clean, merged_entries
@@ -35,7 +35,8 @@ async def observe_groups(client: ConcreteClient) -> dict[str, LiveGroup]:
 
 async def _read(run: ObserveRun) -> Mapping[str, Any]:
     content, state, scope = run.content, run.state, run.scope
-    wanted = bool(content.groups or state.groups or content.users) and (scope is None or scope.all_groups)
+    named = content.of("group") or state.records_of("group") or content.users
+    wanted = bool(named) and (scope is None or bool(scope.of_kind("group")))
     return {"groups": await observe_groups(run.client) if wanted else {}}
 
 
@@ -47,7 +48,7 @@ def stale_group(action: Action, snapshot: Snapshot, state: State) -> str | None:
 async def apply_group(action: Action, context: ApplyContext) -> str:
     name = action.key
     group = await create_verified(lambda: context.client.create_group(name), lambda: _group_named(context, name))
-    context.state.record_group(name, GroupRecord(id=group.id))
+    context.state.record("group", name, KindRecord(id=group.id))
     context.save()
     return f"created (id {group.id})"
 
@@ -73,8 +74,8 @@ async def pull_groups(run: PullRun) -> None:
     if entries:
         text = writer.render_yaml(target, entries)
         result.staged.append(Staged("groups", "groups.yaml", target, text=text, clean=_groups_clean(state)))
-        result.group_records = {
-            str(entry["name"]): GroupRecord(id=groups[entry["name"]].id)
+        result.records["group"] = {
+            str(entry["name"]): KindRecord(id=groups[entry["name"]].id)
             for entry in entries
             if entry.get("name") in groups
         }
@@ -83,9 +84,9 @@ async def pull_groups(run: PullRun) -> None:
 def _groups_clean(state: State) -> Callable[[Path], bool]:
     def holds(data: list[Any]) -> bool:
         names = {item.get("name") for item in data if isinstance(item, dict)}
-        return len(names) == len(data) and names == set(state.groups)
+        return len(names) == len(data) and names == set(state.records_of("group"))
 
     return list_clean(holds)
 
 
-KIND = ManagedKind(GROUP, apply_group, stale=stale_group, read=_read, pull=pull_groups)
+KIND = ManagedKind(FACTS, apply_group, stale=stale_group, read=_read, pull=pull_groups)
