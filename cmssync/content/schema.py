@@ -23,29 +23,35 @@ from cmssync.content.models import FileSidecar, PageSpec, StackSpec
 
 Kind = str
 """``page``, ``stack``, ``file_sidecar``, a list kind's plural (``users``) or ``settings``."""
-KINDS: tuple[Kind, ...] = ("page", "stack", "file_sidecar", *(kind.plural for kind in list_kinds()), "settings")
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _REF = "#/$defs/{model}"
 _DURATION = {
     "anyOf": [{"type": "number", "minimum": 0}, {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*(ms|s|m|h|d)?\s*$"}]
 }
 
-_FILES: dict[Kind, tuple[str, Any]] = {
-    "page": ("cmssync page file (pages/**.yaml)", PageSpec),
-    "stack": ("cmssync stack file (stacks/*.yaml)", StackSpec),
-    "file_sidecar": ("cmssync file sidecar (files/**/<asset>.yaml)", FileSidecar),
-    **{kind.plural: (kind.title, list[kind.spec]) for kind in list_kinds()},  # type: ignore[name-defined]
-    "settings": ("cmssync settings (cmssync.yaml)", Settings),
-}
-"""Each kind of file: its schema's title and its model."""
+
+def _files() -> dict[Kind, tuple[str, Any]]:
+    """Each kind of content file: its schema's title and its model."""
+    return {
+        "page": ("cmssync page file (pages/**.yaml)", PageSpec),
+        "stack": ("cmssync stack file (stacks/*.yaml)", StackSpec),
+        "file_sidecar": ("cmssync file sidecar (files/**/<asset>.yaml)", FileSidecar),
+        **{kind.plural: (kind.title, list[kind.spec]) for kind in list_kinds()},  # type: ignore[name-defined]
+        "settings": ("cmssync settings (cmssync.yaml)", Settings),
+    }
+
+
+def file_kinds() -> tuple[Kind, ...]:
+    """The kinds of content file, in the order the content schema lists them."""
+    return tuple(_files())
 
 
 def _title(kind: Kind) -> str:
-    return _FILES[kind][0]
+    return _files()[kind][0]
 
 
 def _adapter(kind: Kind) -> TypeAdapter[Any]:
-    return TypeAdapter(_FILES[kind][1])
+    return TypeAdapter(_files()[kind][1])
 
 
 def _raw_schema(kind: Kind) -> dict[str, Any]:
@@ -86,7 +92,7 @@ def schema_for(kind: Kind) -> dict[str, Any]:
 def content_schema() -> dict[str, Any]:
     """One schema for every content file: ``$defs`` per kind, any of them accepted at the top."""
     definitions: dict[str, Any] = {}
-    for kind in KINDS:
+    for kind in file_kinds():
         schema = _raw_schema(kind)
         for name, definition in schema.pop("$defs", {}).items():
             if name in definitions and definitions[name] != definition:
@@ -97,6 +103,6 @@ def content_schema() -> dict[str, Any]:
         "$schema": DIALECT,
         "$id": "https://cmssync.invalid/schema/content.json",
         "title": "cmssync content",
-        "anyOf": [{"$ref": f"#/$defs/{kind}"} for kind in KINDS],
+        "anyOf": [{"$ref": f"#/$defs/{kind}"} for kind in file_kinds()],
         "$defs": definitions,
     }

@@ -50,5 +50,13 @@ def _scope(name: str) -> Scope | None:
     return Scope(kinds=frozenset({"group:*"})) if name.split("/", 1)[0] in ("groups", "groups.yaml") else None
 
 
-FACTS = KindFacts("group", "groups", pull_rank=4, scope=_scope, plan_rank=0, plan=_planned)
+FACTS = KindFacts(
+    "group",
+    "groups",
+    pull_rank=4,
+    scope=_scope,
+    plan_rank=0,
+    plan=_planned,
+    warnings=(("unmanaged_groups", "groups managed before but no longer in the content"),),
+)
 """The group kind's facts: planned first, pulled after the users, never deleted (the API deletes no group)."""

@@ -67,6 +67,9 @@ class KindFacts:
     """The kind's pure planner (:class:`KindInputs` → :class:`KindPlan`), run by ``cmssync.plan.planner`` in plan
     order; None: planned by another kind (a stack: the pages') or, for a kind added later, by its own module
     (``ManagedKind.plan``)."""
+    warnings: tuple[tuple[str, str], ...] = ()
+    """The kinds of warnings its planner gives that the ``warnings:`` setting silences: (name, the pattern its
+    warnings begin with; :mod:`cmssync.plan.warnings`)."""
     keys: Callable[[SiteContent], Iterable[str]] | None = None
     """A kind added later (:func:`add`), which ``SiteContent``, ``State`` and ``Scope`` have no field for: the keys
     of its objects that the content names (read from ``content.root``); its records are ``State.records_of(name)``
@@ -153,6 +156,11 @@ class KindTable:
             if kind.name == name:
                 return kind
         raise KeyError(name)
+
+    @property
+    def warnings(self) -> tuple[tuple[str, str], ...]:
+        """Every kind's own kinds of warnings (:attr:`KindFacts.warnings`)."""
+        return tuple(warning for kind in self.kinds for warning in kind.warnings)
 
     @property
     def deleted(self) -> tuple[KindFacts, ...]:

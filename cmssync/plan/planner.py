@@ -117,7 +117,7 @@ def plan(content: SiteContent, observed: Snapshot, state: State, options: PlanOp
         kept=tuple(joined.kept),
         conflicts=tuple(joined.conflicts),
         held=tuple(joined.held),
-        warnings=tuple(shown(warnings, options.silenced_warnings)),
+        warnings=tuple(shown(warnings, options.silenced_warnings, kinds.warnings)),
         site_additions=tuple(joined.additions),
         site_changes=tuple(joined.site_changes),
         rebase=tuple(joined.rebase),

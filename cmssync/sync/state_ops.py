@@ -20,11 +20,13 @@ from cmssync.api.errors import PendingDeletion
 from cmssync.api.models import Page
 from cmssync.content.paths import object_page_path, page_object, page_object_id
 from cmssync.errors import ApiError, ConfigError, StateError
+from cmssync.plan.builtin_kinds import display_order
 from cmssync.plan.conflicts import site_base
 from cmssync.plan.desired import Resolver
 from cmssync.plan.page_form import page_form, render_desired
 from cmssync.state.backends import StateBackend, holding_lock, waiting_lock
-from cmssync.state.records import KindRecord, PageBase, PageRecord, State, UserRecord
+from cmssync.state.records import PageBase, PageRecord, State
+from cmssync.sync.kinds import ManagedKind, Registry
 from cmssync.sync.page_read import PAGE_INCLUDES, to_live_page
 from cmssync.sync.workspace import Workspace
 
@@ -32,7 +34,6 @@ log = logging.getLogger(__name__)
 
 BUILT_IN: Final = ("page", "file", "user")
 """The kinds with a State map of their own, listed first (every other kind's records are in ``State.kinds``)."""
-IMPORTABLE: Final = ("page", "user", "group")
 
 
 @dataclass(frozen=True)
@@ -156,9 +157,10 @@ def move(store: StateBackend, source: Address, target: Address) -> str:
 async def import_object(workspace: Workspace, address: Address, site_id: str) -> str:
     """Bind the site object ``site_id`` to ``address`` (whose content must exist): the next plan compares the two
     and shows only their real differences. Refused when the address or the object is bound already."""
-    if address.kind not in IMPORTABLE:
+    importable = ["page", *(kind.name for kind in _binders(workspace.kinds))]
+    if address.kind not in importable:
         raise ConfigError(
-            f"import binds {', '.join(IMPORTABLE)}; a {address.kind} is bound by its content ({_adoption(address)})"
+            f"import binds {', '.join(importable)}; a {address.kind} is bound by its content ({_adoption(address)})"
         )
     if address.key not in _content_keys(workspace, address.kind):
         raise ConfigError(f"the content has no {address}: write its file first (or `cmssync pull --pages` it)")
@@ -175,7 +177,9 @@ async def import_object(workspace: Workspace, address: Address, site_id: str) ->
             if getattr(record, "id", None) == number:
                 raise StateError(f"{address.kind} {number} is already bound to {other}; `cmssync state mv` it instead")
         async with workspace.client() as client:
-            record, seen = await _site_record(client, address.kind, number, _SiteBase(workspace, state))
+            record, seen = await _site_record(
+                client, workspace.kinds, address.kind, number, _SiteBase(workspace, state)
+            )
         _put(state, address, record)
         store.save(state)
     return f"imported {address} = {address.kind} {number} on the site ({seen})"
@@ -190,7 +194,15 @@ def _content_keys(workspace: Workspace, kind: str) -> Mapping[str, Any]:
     return content.pages if kind == "page" else content.of(kind)
 
 
-async def _site_record(client: ConcreteClient, kind: str, number: int, bases: _SiteBase) -> tuple[Any, str]:
+def _binders(kinds: Registry) -> list[ManagedKind]:
+    """The kinds bound by a site id (:attr:`ManagedKind.bind`) besides the pages, in pull order."""
+    order = display_order(kinds.names, pulled=True)
+    return sorted((kind for kind in kinds if kind.bind is not None), key=lambda kind: order.index(kind.name))
+
+
+async def _site_record(
+    client: ConcreteClient, kinds: Registry, kind: str, number: int, bases: _SiteBase
+) -> tuple[Any, str]:
     """The record binding the site object, read from the site; ConfigError when there is no such object."""
     try:
         if kind == "page":
@@ -198,11 +210,9 @@ async def _site_record(client: ConcreteClient, kind: str, number: int, bases: _S
             live = page.version.id if page.version is not None else None
             record = bases.record(page.url_path, page, PageRecord(id=number))
             return record, f"{page.url_path}, live version {live}"
-        if kind == "user":
-            user = await client.get_user(number)
-            return UserRecord(id=number), f"user {user.username}"
-        group = await client.get_group(number)
-        return KindRecord(id=number), f"group {group.name}"
+        binder = kinds[kind].bind
+        assert binder is not None
+        return await binder(client, number)
     except ApiError as exc:
         if exc.status == 404:
             raise ConfigError(f"the site has no {kind} {number}") from None
@@ -276,7 +286,7 @@ async def refresh(workspace: Workspace) -> Refreshed:
                     continue
                 state.record_page(path, refreshed)
                 result.rebased.append(f"{page_object_id(path)} (live version {refreshed.live_version_id})")
-            for address, gone in await _gone_assets(client, state):
+            for address, gone in await _gone_objects(client, state, workspace.kinds):
                 if gone:
                     _forget(state, address)
                     result.gone.append(str(address))
@@ -284,13 +294,14 @@ async def refresh(workspace: Workspace) -> Refreshed:
     return result
 
 
-async def _gone_assets(client: ConcreteClient, state: State) -> list[tuple[Address, bool]]:
-    """Users and groups of the state, each with whether the site still has it."""
+async def _gone_objects(client: ConcreteClient, state: State, kinds: Registry) -> list[tuple[Address, bool]]:
+    """The state's objects of the kinds bound by a site id (users, …), each with whether the site still has it."""
     found: list[tuple[Address, bool]] = []
-    for kind, getter in (("user", client.get_user), ("group", client.get_group)):
-        for address, record in list(addresses(state, kind)):
+    for kind in _binders(kinds):
+        assert kind.bind is not None
+        for address, record in list(addresses(state, kind.name)):
             try:
-                await getter(record.id)
+                await kind.bind(client, record.id)
             except ApiError as exc:
                 if exc.status != 404:
                     raise

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from cmssync.content.schema import KINDS, content_schema, schema_for
+from cmssync.content.schema import content_schema, file_kinds, schema_for
 
 
 def _plain(node: Any) -> Any:
@@ -33,15 +33,15 @@ def _kind(relative: str) -> str:
 def test_schema_has_a_definition_per_kind() -> None:
     schema = content_schema()
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    assert [ref["$ref"] for ref in schema["anyOf"]] == [f"#/$defs/{kind}" for kind in KINDS]
-    for kind in KINDS:
+    assert [ref["$ref"] for ref in schema["anyOf"]] == [f"#/$defs/{kind}" for kind in file_kinds()]
+    for kind in file_kinds():
         assert schema_for(kind)["$schema"] == schema["$schema"]
 
 
 def test_example_files_match_the_schema(example: Path) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    validators = {kind: jsonschema.Draft202012Validator(schema_for(kind)) for kind in KINDS}
-    for kind in KINDS:
+    validators = {kind: jsonschema.Draft202012Validator(schema_for(kind)) for kind in file_kinds()}
+    for kind in file_kinds():
         jsonschema.Draft202012Validator.check_schema(schema_for(kind))
     yaml = YAML(typ="rt")
     checked = 0

@@ -226,6 +226,9 @@ def test_backoff_doubles_up_to_a_cap(failures: int, delay: float) -> None:
         (Scope(pages=frozenset({"/a"})), Scope(pages=frozenset({"/a", "/b"})), False),
         (Scope(all_users=True), Scope(users=frozenset({"jane"})), True),
         (Scope(users=frozenset({"jane"})), Scope(all_users=True), False),
+        (Scope(kinds=frozenset({"group:*"})), Scope(kinds=frozenset({"group:Editors"})), True),
+        (Scope(kinds=frozenset({"group:Editors"})), Scope(kinds=frozenset({"group:*"})), False),
+        (Scope(pages=frozenset({"/a"})), Scope(pages=frozenset({"/a"}), kinds=frozenset({"group:*"})), False),
     ],
 )
 def test_covers(done: Scope | None, wanted: Scope | None, expected: bool) -> None:

@@ -13,12 +13,11 @@ A type not in the table is unknown: content writes it ``raw: true``, and pull ke
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Mapping
 from functools import cache
 
 from cmssync.content.blocktypes.descriptor import BlockField, BlockType, FieldKind
+from cmssync.declared import declared
 
 __all__ = [
     "BlockField",
@@ -36,12 +35,10 @@ __all__ = [
 def block_types() -> Mapping[str, BlockType]:
     """Every declared type by handle, in handle order (found by listing this package)."""
     found: dict[str, BlockType] = {}
-    for module in pkgutil.iter_modules(__path__):
-        declared = getattr(importlib.import_module(f"{__name__}.{module.name}"), "TYPE", None)
-        if isinstance(declared, BlockType):
-            if declared.handle in found:
-                raise RuntimeError(f"block type {declared.handle!r} is declared twice")
-            found[declared.handle] = declared
+    for block_type in declared(__name__, __path__, "TYPE", BlockType):
+        if block_type.handle in found:
+            raise RuntimeError(f"block type {block_type.handle!r} is declared twice")
+        found[block_type.handle] = block_type
     return dict(sorted(found.items()))
 
 

@@ -9,11 +9,10 @@ spec).
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import cache
 
 from cmssync.content.lists.kind import ListKind
+from cmssync.declared import declared
 
 __all__ = ["PAGE_AND_FILE_DIRS", "ListKind", "content_dirs", "list_file", "list_kind", "list_kinds"]
 
@@ -25,12 +24,10 @@ PAGE_AND_FILE_DIRS = ("pages", "stacks", "files")
 def list_kinds() -> tuple[ListKind, ...]:
     """Every declared list kind, by rank (found by listing this package)."""
     found: dict[str, ListKind] = {}
-    for module in pkgutil.iter_modules(__path__):
-        declared = getattr(importlib.import_module(f"{__name__}.{module.name}"), "KIND", None)
-        if isinstance(declared, ListKind):
-            if declared.name in found:
-                raise RuntimeError(f"list kind {declared.name!r} is declared twice")
-            found[declared.name] = declared
+    for kind in declared(__name__, __path__, "KIND", ListKind):
+        if kind.name in found:
+            raise RuntimeError(f"list kind {kind.name!r} is declared twice")
+        found[kind.name] = kind
     return tuple(sorted(found.values(), key=lambda kind: (kind.rank, kind.name)))
 
 

@@ -13,7 +13,7 @@ from cmssync.content.fields import LocatedSpec
 @dataclass(frozen=True)
 class ListKind:
     """A kind of the content whose objects are entries of lists: ``<plural>.yaml`` at the top of the content
-    and/or ``<plural>/*.yaml``, each a list of ``- `` entries validated by :attr:`spec`, keyed by :attr:`key`."""
+    and/or ``<plural>/*.yaml``, each a list of ``- `` entries validated by :attr:`spec`, keyed by :attr:`key_field`."""
 
     name: str
     """The kind's name (plans' ``KIND:KEY``, ``SiteContent.lists``)."""
@@ -25,8 +25,7 @@ class ListKind:
     key_field: str
     """The field of an entry that names the object (its key; unique within the kind)."""
     rank: int
-    """Where the kind comes among the list kinds (layout messages, summary, schema, the digest's order is by
-    name; users 0, then groups 1)."""
+    """Where the kind comes among the list kinds (messages, the summary, the schema: users 0, then groups 1)."""
     unique: tuple[tuple[str, str], ...] = ()
     """What no two entries may share, compared without case: (how a duplicate is named, the field)."""
     canonical: Callable[[Mapping[str, Any]], Any] | None = None

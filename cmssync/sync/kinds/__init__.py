@@ -78,6 +78,10 @@ class ObserveRun:
     """What the added kinds read (``Snapshot.kinds``)."""
 
 
+Binder = Callable[[ConcreteClient, int], Awaitable[tuple[Any, str]]]
+"""``cmssync import`` of an object of the kind by its site id: (client, id) → the record that binds it and how the
+site names it (``user jane``); the API's 404 error when the site has no such object (``cmssync refresh`` then
+forgets the record)."""
 Reader = Callable[[ObserveRun], Awaitable[Mapping[str, Any]]]
 """A built-in kind's read of the site into the snapshot: what it read, by the ``Snapshot`` field it fills (the
 kinds' readers run at once, ``cmssync.sync.observe``)."""
@@ -104,6 +108,9 @@ class ManagedKind:
     the list read every poll (the pages')."""
     latest_by_id: bool = False
     """:attr:`latest` reads one recorded object by its id, the state's objects of the kind taking turns."""
+    bind: Binder | None = None
+    """Binds a site object to a key by its id (``import``) and tells whether it is still there (``refresh``); None:
+    not imported by id (a page's import is ``cmssync.sync.state_ops``'s own: its record takes the content's page)."""
 
     @property
     def name(self) -> str:

@@ -89,4 +89,9 @@ def _groups_clean(state: State) -> Callable[[Path], bool]:
     return list_clean(holds)
 
 
-KIND = ManagedKind(FACTS, apply_group, stale=stale_group, read=_read, pull=pull_groups)
+async def _bind(client: ConcreteClient, number: int) -> tuple[KindRecord, str]:
+    group = await client.get_group(number)
+    return KindRecord(id=number), f"group {group.name}"
+
+
+KIND = ManagedKind(FACTS, apply_group, stale=stale_group, read=_read, pull=pull_groups, bind=_bind)

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cmssync.api.client import ConcreteClient
 from cmssync.plan.builtin_kinds import USER
 from cmssync.plan.preconditions import stale_user
+from cmssync.state.records import UserRecord
 from cmssync.sync.apply_assets import apply_user
 from cmssync.sync.kinds import ManagedKind, ObserveRun
 from cmssync.sync.observe_users import observe_users
@@ -24,4 +26,9 @@ async def _read(run: ObserveRun) -> Mapping[str, Any]:
     return {"users": await observe_users(run.client, state, content.users, run.unreadable, run.ties, listed=listed)}
 
 
-KIND = ManagedKind(USER, apply_user, stale=stale_user, read=_read, pull=pull_users)
+async def _bind(client: ConcreteClient, number: int) -> tuple[UserRecord, str]:
+    user = await client.get_user(number)
+    return UserRecord(id=number), f"user {user.username}"
+
+
+KIND = ManagedKind(USER, apply_user, stale=stale_user, read=_read, pull=pull_users, bind=_bind)
