@@ -51,8 +51,12 @@ async def apply_file(action: Action, context: ApplyContext) -> str:
             context.state.retire_file(str(old.id), RetiredFileRecord(path=path))
             context.save()
         uploaded = await _journaled_upload(context, path, form)
-        _record_file(context, path, form, uploaded)
-        await _set_metadata(context, form, uploaded, set(form.meta) - {"folder"})
+        # Recorded without a digest until its metadata is written: a run that ends in between (killed, a write
+        # refused) leaves no base claiming the content's metadata is on the site, so the next plan writes it
+        # (with one, the site's missing title would pass for an editor's change the drift policy keeps).
+        _record_file(context, path, form, uploaded, None)
+        written = await _set_metadata(context, form, uploaded, set(form.meta) - {"folder"})
+        _record_file(context, path, form, written or uploaded, form.digest)
         verb = "uploaded" if action.op == "create" else "uploaded the new bytes"
         return f"{verb} (id {uploaded.id})"
     file_id = action.precondition.remote_id or context.file_ids[path]
@@ -67,7 +71,7 @@ async def apply_file(action: Action, context: ApplyContext) -> str:
     old = context.state.files.get(path)
     live = context.snapshot.files.get(file_id.lower())
     kept = applied_file_digest(form.meta, action, live, old.digest if old else None, form.digest)
-    _record_file(context, path, form, current, kept)  # a site_wins field left on the site keeps the recorded digest
+    _record_file(context, path, form, current, kept)  # a site value left on the site keeps the recorded digest
     return "updated"
 
 
@@ -136,7 +140,8 @@ async def _set_metadata(
     )
 
 
-def _record_file(context: ApplyContext, path: str, form: FileForm, file: File, digest: str | None = None) -> None:
+def _record_file(context: ApplyContext, path: str, form: FileForm, file: File, digest: str | None) -> None:
+    """Record ``path`` as the site file ``file``, with ``digest`` as the base of its metadata (None: none yet)."""
     context.state.record_file(
         path,
         FileRecord(
@@ -144,7 +149,7 @@ def _record_file(context: ApplyContext, path: str, form: FileForm, file: File, d
             hash=form.sha256,
             url=file.url or "",
             folder=file.folder if file.folder is not None else form.folder_id,
-            digest=digest or form.digest,
+            digest=digest,
         ),
     )
     context.state.forget_upload(path)  # recorded: no longer pending (an adopted copy of a killed run's upload too)

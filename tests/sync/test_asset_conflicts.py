@@ -14,6 +14,7 @@ from cmssync.plan.actions import Action, FieldChange, Plan
 from cmssync.plan.asset_conflicts import applied_file_digest, applied_user_digest, same_user_field
 from cmssync.plan.asset_forms import desired_file_meta, file_digest, file_hash, user_digest, user_form
 from cmssync.plan.conflicts import ConflictPolicies
+from cmssync.plan.drift import DriftPolicies
 from cmssync.plan.planner import PlanOptions, plan
 from cmssync.plan.snapshot import LiveFile, LiveUser, Snapshot
 from cmssync.render.markdown import render_markdown
@@ -21,6 +22,7 @@ from cmssync.render.text import render_json, render_text
 from cmssync.state.records import FileRecord, State, UserRecord
 from tests.sync.sitebuilder import BASE, snapshot, write_content
 
+REVERT = DriftPolicies(default="revert")
 JANE = "- username: jane\n  email: {email}\n  language: {language}\n"
 
 
@@ -108,15 +110,22 @@ def test_site_wins_still_sets_a_changed_password(tmp_path: Path) -> None:
     assert applied_user_digest(user_form(content.users["jane"]), action, live, old, new, same_user_field) == old
 
 
-def test_only_the_site_changed_is_drift_and_the_content_wins(tmp_path: Path) -> None:
+def test_only_the_site_changed_is_a_site_change_kept_by_default_and_reverted_under_revert(tmp_path: Path) -> None:
     state = user_state(tmp_path, "jane@base.example")
     content = users(tmp_path, "now", "jane@base.example")
-    result = run(content, site_user("jane@site.example"), state)
+    kept = run(content, site_user("jane@site.example"), state)
+    assert kept.actions == ()
+    [change] = kept.site_changes
+    assert (change.id, change.action) == ("user:jane", "propose")
+    [email] = change.changes
+    assert (email.field, email.before, email.after) == ("email", "jane@base.example", "jane@site.example")
+    result = run(content, site_user("jane@site.example"), state, drift=REVERT)
     [action] = result.actions
     assert action.drift
     assert [(c.field, c.after) for c in action.changes] == [("email", "jane@base.example")]
     assert not result.conflicts
     assert not result.held
+    assert not result.site_changes
 
 
 def test_only_the_content_changed_is_a_plain_update(tmp_path: Path) -> None:
@@ -130,14 +139,19 @@ def test_only_the_content_changed_is_a_plain_update(tmp_path: Path) -> None:
 
 
 def test_each_side_changing_another_field_is_no_conflict(tmp_path: Path) -> None:
-    """The base is reconstructed from the digest: the site changed the email, the content the language."""
+    """The base is reconstructed from the digest: the site changed the email (kept, a site change), the content the
+    language (written)."""
     state = user_state(tmp_path, "jane@base.example")
     content = users(tmp_path, "now", "jane@base.example", language="de_DE")
     result = run(content, site_user("jane@site.example"), state)
     [action] = result.actions
-    assert {c.field for c in action.changes} == {"email", "language"}
-    assert action.drift
+    assert [c.field for c in action.changes] == ["language"]
+    assert [c.fields for c in result.site_changes] == [("email",)]
     assert not result.conflicts
+    reverted = run(content, site_user("jane@site.example"), state, drift=REVERT)
+    [both] = reverted.actions
+    assert {c.field for c in both.changes} == {"email", "language"}
+    assert both.drift
 
 
 def test_a_state_without_digests_claims_no_conflict(tmp_path: Path) -> None:
@@ -236,13 +250,16 @@ def test_site_wins_with_new_bytes_holds_the_file(tmp_path: Path) -> None:
     assert result.actions == ()
     [held] = result.held
     assert held.id == "file:logo.png"
-    assert "cannot be kept (site_wins)" in held.message
+    assert "the site's title cannot be kept" in held.message
 
 
 def test_file_only_site_changed_is_drift_only_content_changed_is_an_update(tmp_path: Path) -> None:
     state = file_state(tmp_path, "Logo", "The logo.")
     same = files(tmp_path, "same", "Logo")
-    [drift] = run(same, site_file("Logo from the editor"), state).actions
+    kept = run(same, site_file("Logo from the editor"), state)
+    assert kept.actions == ()
+    assert [(c.id, c.fields) for c in kept.site_changes] == [("file:logo.png", ("title",))]
+    [drift] = run(same, site_file("Logo from the editor"), state, drift=REVERT).actions
     assert drift.drift
     assert [(c.field, c.after) for c in drift.changes] == [("title", "Logo")]
     changed = files(tmp_path, "changed", "Logo", "A new description.")
@@ -252,11 +269,14 @@ def test_file_only_site_changed_is_drift_only_content_changed_is_an_update(tmp_p
     assert [c.field for c in update.changes] == ["description"]
     assert not result.conflicts
     # the site changed the title, the content the description: the base is reconstructed, no conflict
-    both = run(changed, site_file("Logo from the editor"), state)
+    both = run(changed, site_file("Logo from the editor"), state, drift=REVERT)
     [mixed] = both.actions
     assert mixed.drift
     assert {c.field for c in mixed.changes} == {"title", "description"}
     assert not both.conflicts
+    proposed = run(changed, site_file("Logo from the editor"), state)
+    assert [c.field for c in proposed.by_id()["file:logo.png"].changes] == ["description"]
+    assert [c.fields for c in proposed.site_changes] == [("title",)]
 
 
 def test_applied_file_digest_keeps_the_base_while_a_site_wins_field_differs(tmp_path: Path) -> None:
