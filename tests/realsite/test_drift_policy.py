@@ -156,3 +156,29 @@ def test_an_editors_change_comes_to_git_as_one_commit_and_the_merged_branch_plan
     empty = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode")
     report.add("pull --commit", empty)
     assert empty.code == 0, empty.output
+
+
+def test_an_editors_change_after_a_refresh_is_kept(
+    real_site: SiteAccess, api: RawApi, content_dir: Path, report: Report
+) -> None:
+    """``cmssync refresh`` records each page's base from its live version, as pull does: an editor's change
+    published after it is a site change under ``drift: propose`` and survives ``apply --yes`` (before, a refreshed
+    record held the live version only and the change was planned as an update and written over)."""
+    pulled(real_site, content_dir, report, "refresh")
+    refreshed = run_cmssync(real_site, content_dir, "refresh")
+    report.add("refresh", refreshed)
+    assert refreshed.code == 0, refreshed.output
+    path, _, page_id, block = a_content_block(content_dir, api)
+    edit_and_publish(api, page_id, block)
+
+    plan = run_cmssync(real_site, content_dir, "plan", "--format", "json")
+    report.add("refresh", plan)
+    assert plan.code == 0, plan.output
+    document, _ = json.JSONDecoder().raw_decode(plan.output[plan.output.index("{") :])
+    assert [(e["id"], e["action"]) for e in document["site_changes"]] == [(f"page:{path}", "propose")]
+    assert f"page:{path}" not in {action["id"] for action in document["actions"]}
+
+    apply = run_cmssync(real_site, content_dir, "apply", "--yes")
+    report.add("refresh", apply)
+    assert apply.code == 0, apply.output
+    assert live_content(api, page_id, block.area, block.position) == EDITOR_WORDS
