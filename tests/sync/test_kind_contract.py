@@ -14,7 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from cmssync.errors import PlanError
+from cmssync.plan.snapshot import Snapshot
+from cmssync.state.store import StateStore
 from cmssync.sync.kinds import Registry, discover
+from cmssync.sync.plan_files import check_fresh, read_plan_file
 from tests.support.added_kinds import install
 
 BUILT_IN = ("group", "file", "page", "stack", "user")
@@ -76,3 +80,17 @@ def test_the_kinds_are_in_plan_order_and_delete_in_one_order(kinds: Registry) ->
     ranks = [kind.facts.delete_rank for kind in kinds if kind.facts.delete_rank is not None]
     assert len(ranks) == len(set(ranks))
     assert set(kinds.handlers()) == set(kinds.names)
+
+
+def test_a_saved_plan_of_before_is_refused_for_an_added_kinds_action_without_its_desired_form(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A plan file written before added kinds' actions carried their desired form (cmssync at e3c9d7a, ``team``
+    registered) loads, and its ``team`` create is refused by name instead of reaching an applier that writes from
+    ``Action.form``."""
+    formats = Path(__file__).parent / "formats"
+    plan = read_plan_file(formats / "plan.json")
+    install(monkeypatch, "team")
+    state = StateStore(formats / "state.json").load()
+    with pytest.raises(PlanError, match="stale: team Team Translators carries no desired form"):
+        check_fresh(plan, None, Snapshot(site_url=plan.site, home_page_id=1), state, discover())

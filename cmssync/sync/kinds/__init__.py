@@ -234,12 +234,15 @@ def discover(paths: Sequence[str] | None = None) -> Registry:
 def stale_now(kinds: Registry, action: Action, snapshot: Snapshot, state: State) -> str | None:
     """Why a saved plan's action no longer holds (None: it holds), by its kind's own check (:attr:`ManagedKind.stale`)
     against the site now: the snapshot, or for a kind that observes itself what its observer read now
-    (``Snapshot.kinds``). An object that cannot be read now is never written blind."""
+    (``Snapshot.kinds``). An object that cannot be read now is never written blind, nor an added kind's create or
+    update without its desired form (its applier writes from it)."""
     if action.id in snapshot.unreadable:
         return f"cannot be read now: {snapshot.unreadable[action.id]}"
     if action.kind not in kinds:
         return f"is of a kind this installation does not manage (kinds: {', '.join(kinds.names)})"
     kind = kinds[action.kind]
+    if kind.observe is not None and action.op != "delete" and action.form is None:
+        return "carries no desired form (a plan file written before an added kind's actions carried one, Action.form)"
     assert kind.stale is not None
     observed = snapshot.kinds.get(kind.name)
     return kind.stale(action, observed.value if isinstance(observed, _Observed) else snapshot, state)
