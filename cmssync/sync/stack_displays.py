@@ -83,6 +83,35 @@ def _named_area(area: Area, renders: Mapping[str, str]) -> Area:
     return area.model_copy(update={"blocks": blocks})
 
 
+class PageDisplays:
+    """Names the stack displays of pages read one at a time without their rendering (``refresh``, ``import``): a
+    page holding one is read again, in its live version, with its rendering, and the stacks ``stack_ids`` with
+    theirs the first time a page needs them (one request each; a stack the site no longer has renders nothing)."""
+
+    def __init__(self, client: ConcreteClient, stack_ids: Iterable[int]) -> None:
+        self.client = client
+        self.stack_ids = sorted(stack_ids)
+        self.renders: dict[str, str] | None = None
+
+    async def named(self, page: Page) -> Page:
+        """``page`` with its displays named (:func:`with_stacks_named`); ``page`` itself when it holds none."""
+        if not page_holds_displays(page):
+            return page
+        if self.renders is None:
+            read = await asyncio.gather(*(self._stack(number) for number in self.stack_ids))
+            self.renders = stack_renders(stack for stack in read if stack is not None)
+        again = await self.client.get_page(page.id, includes=RENDERED)
+        return with_stacks_named(again, self.renders)
+
+    async def _stack(self, number: int) -> Page | None:
+        try:
+            return await self.client.get_page(number, includes=RENDERED)
+        except ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+
 async def name_observed_stacks(
     client: ConcreteClient, snapshot: Snapshot, paths: Collection[str] | None = None
 ) -> Snapshot:

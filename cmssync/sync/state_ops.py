@@ -18,7 +18,7 @@ from typing import Any, Final
 from cmssync.api.client import ConcreteClient
 from cmssync.api.errors import PendingDeletion
 from cmssync.api.models import Page
-from cmssync.content.paths import object_page_path, page_object, page_object_id
+from cmssync.content.paths import is_stack_path, object_page_path, page_object, page_object_id
 from cmssync.errors import ApiError, ConfigError, StateError
 from cmssync.plan.builtin_kinds import display_order
 from cmssync.plan.conflicts import site_base
@@ -28,6 +28,7 @@ from cmssync.state.backends import StateBackend, holding_lock, waiting_lock
 from cmssync.state.records import PageBase, PageRecord, State
 from cmssync.sync.kinds import ManagedKind, Registry
 from cmssync.sync.page_read import PAGE_INCLUDES, to_live_page
+from cmssync.sync.stack_displays import PageDisplays
 from cmssync.sync.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -178,7 +179,7 @@ async def import_object(workspace: Workspace, address: Address, site_id: str) ->
                 raise StateError(f"{address.kind} {number} is already bound to {other}; `cmssync state mv` it instead")
         async with workspace.client() as client:
             record, seen = await _site_record(
-                client, workspace.kinds, address.kind, number, _SiteBase(workspace, state)
+                client, workspace.kinds, address.kind, number, _SiteBase(workspace, state, client)
             )
         _put(state, address, record)
         store.save(state)
@@ -208,7 +209,7 @@ async def _site_record(
         if kind == "page":
             page = await client.get_page(number, includes=PAGE_INCLUDES)
             live = page.version.id if page.version is not None else None
-            record = bases.record(page.url_path, page, PageRecord(id=number))
+            record = await bases.record(page.url_path, page, PageRecord(id=number))
             return record, f"{page.url_path}, live version {live}"
         binder = kinds[kind].bind
         assert binder is not None
@@ -222,10 +223,12 @@ async def _site_record(
 class _SiteBase:
     """Page records that take the site as it is now (``import``, ``refresh``), with the digest and base a pull
     would record (``cmssync.plan.conflicts.site_base``): the content's page rendered as the planner renders it, its
-    references resolved to what the state records (files) and the pages it manages."""
+    references resolved to what the state records (files) and the pages it manages; the page's stack displays named
+    from its rendering, as pull names them (:class:`cmssync.sync.stack_displays.PageDisplays`)."""
 
-    def __init__(self, workspace: Workspace, state: State) -> None:
+    def __init__(self, workspace: Workspace, state: State, client: ConcreteClient) -> None:
         self.content = workspace.content
+        self.displays = PageDisplays(client, (r.id for path, r in state.pages.items() if is_stack_path(path)))
         self.base_url = workspace.settings.site.url or ""
         self.resolve = Resolver(
             file_urls={path: record.url for path, record in state.files.items()},
@@ -233,7 +236,7 @@ class _SiteBase:
             page_ids={path: record.id for path, record in state.pages.items()},
         )
 
-    def record(self, path: str, page: Page, record: PageRecord) -> PageRecord:
+    async def record(self, path: str, page: Page, record: PageRecord) -> PageRecord:
         """``record`` with ``page``'s live version, and the digest and base of the content's page at ``path``
         against it (none when the content has no page there)."""
         version = page.version.id if page.version is not None else None
@@ -242,7 +245,7 @@ class _SiteBase:
         spec = self.content.pages.get(path)
         if spec is not None:
             desired = render_desired(page_form(spec), path, self.resolve, base_url=self.base_url)
-            live = to_live_page(page, version, self.base_url)
+            live = to_live_page(await self.displays.named(page), version, self.base_url)
             digest, base = site_base(desired.fields, desired.areas, desired.end_date, desired.digest, live)
         return record.evolve(live_version_id=version, base=base, digest=digest)
 
@@ -269,8 +272,8 @@ async def refresh(workspace: Workspace) -> Refreshed:
     result = Refreshed([], [], 0)
     async with holding_lock(store, "cmssync refresh"):
         state = workspace.load_state()
-        bases = _SiteBase(workspace, state)
         async with workspace.client() as client:
+            bases = _SiteBase(workspace, state, client)
             for path, record in sorted(state.pages.items()):
                 try:
                     page = await client.get_page(record.id, includes=PAGE_INCLUDES)
@@ -280,7 +283,7 @@ async def refresh(workspace: Workspace) -> Refreshed:
                     state.forget_page(path)
                     result.gone.append(page_object_id(path))  # deleted, or in the trash
                     continue
-                refreshed = bases.record(path, page, record)
+                refreshed = await bases.record(path, page, record)
                 if refreshed == record:
                     result.unchanged += 1
                     continue

@@ -7,6 +7,7 @@ stack, and the plan after is empty. A display whose stack cannot be told is kept
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from typing import Any
@@ -17,6 +18,8 @@ from ruamel.yaml import YAML
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import ContentError
+from cmssync.sync.state_ops import import_object, parse_address, refresh, remove
+from tests.support.editors import Editor
 from tests.support.sites import Site
 from tests.support.stacks import SEED, content_block
 
@@ -130,3 +133,26 @@ async def test_a_page_whose_rendering_cannot_be_read_is_held_with_the_servers_re
     assert "500" in held.message
     site.sandbox.clear_faults()
     assert [a.id for a in (await site.plan()).actions] == ["page:/about"]
+
+
+@pytest.mark.parametrize("rebind", ["refresh", "import"])
+async def test_an_editors_change_after_a_refresh_or_import_of_a_page_with_a_display_is_a_site_change(
+    sandbox_server: Sandbox, tmp_path: Any, rebind: str
+) -> None:
+    """``refresh`` and ``import`` record a page's base as pull does, its displays named from its rendering: an
+    editor's block edit published after either is a site change kept under ``drift: propose`` (the displays read
+    as ``value: []`` made the base differ from the content: a 'base not known' conflict, seen on the real site)."""
+    site = Site.seeded(sandbox_server, tmp_path, _seed(_display(8), _display(7)))
+    await site.pull()
+    about = parse_address("page:/about")
+    if rebind == "refresh":
+        assert "page:/about (live version 1)" in (await refresh(site.workspace())).rebased
+    else:
+        page_id = site.workspace().load_state().pages["/about"].id
+        remove(site.workspace().store, about)
+        await import_object(site.workspace(), about, str(page_id))
+    with contextlib.closing(Editor(site.sandbox)) as editor:
+        editor.edit_block("/about", "Main", 0, "<p>An editor's words.</p>")
+    plan = await site.plan()
+    assert (plan.actions, plan.conflicts, plan.held) == ((), (), ()), plan.conflicts
+    assert [(c.id, c.action, c.fields) for c in plan.site_changes] == [("page:/about", "propose", ("area:Main",))]
