@@ -118,11 +118,9 @@ class _Loader:
             self.cache = HashCache(hashes)
             self.parse_cache = self.parse_cache or parsed
         pages = self._pages(layout)
-        lists = {kind: self._list_specs(layout.lists.get(kind.name, []), kind.plural) for kind in list_kinds()}
+        lists = self._lists(layout)
         sidecars = self._sidecars(layout)
         files = self._files(layout, sidecars, settings)
-        for kind, specs in lists.items():
-            self.problems.extend(checks.duplicate_entries(kind, specs))
         page_sources = {path: self.sources[e.name] for path, e in layout.pages.items() if e.name in self.sources}
         self.problems.extend(checks.pinned_ids(pages, page_sources))
         self.problems.extend(checks.creatable_handles(pages, {p: e.name for p, e in layout.pages.items()}))
@@ -145,7 +143,7 @@ class _Loader:
             settings=settings,
             pages=dict(sorted(pages.items())),
             files=files,
-            lists={kind.name: {kind.key(spec): spec for spec in specs} for kind, specs in lists.items()},
+            lists=lists,
         )
 
     def _settings(self, layout: Layout) -> Settings | None:
@@ -208,8 +206,15 @@ class _Loader:
                 pages[path] = spec.as_page() if isinstance(spec, StackSpec) else spec
         return pages
 
-    def _list_specs(self, entries: list[Entry], kind: Kind) -> list[LocatedSpec]:
-        return [spec for entry in entries for spec in self._read(entry, kind)]
+    def _lists(self, layout: Layout) -> dict[str, dict[str, LocatedSpec]]:
+        """Each list kind's entries by key (``cmssync.content.lists``); entries that share what is unique are
+        problems."""
+        lists: dict[str, dict[str, LocatedSpec]] = {}
+        for kind in list_kinds():
+            specs = [spec for entry in layout.lists.get(kind.name, []) for spec in self._read(entry, kind.plural)]
+            self.problems.extend(checks.duplicate_entries(kind, specs))
+            lists[kind.name] = {kind.key(spec): spec for spec in specs}
+        return lists
 
     def _sidecars(self, layout: Layout) -> dict[str, tuple[FileSidecar, Entry]]:
         sidecars: dict[str, tuple[FileSidecar, Entry]] = {}
