@@ -70,7 +70,8 @@ def test_a_second_site_is_pulled_edited_and_extended_in_its_own_directory(
     second_home = int(sites[1]["home_page_id"])
     second_pages = walk_pages(api, second_home)
     default_pages = walk_pages(api, int(sites[0]["home_page_id"]))
-    assert set(second_pages) & set(default_pages) >= {"/", "/about"}  # paths repeat across the sites
+    assert "/about" in second_pages
+    assert "/" in set(second_pages) & set(default_pages)  # paths repeat across the sites (/about too on atomik_full)
 
     directory = tmp_path / "second"
     write_settings(directory, real_site)

@@ -21,6 +21,7 @@ from tests.realsite.harness import (
     Report,
     SiteAccess,
     display_stacks,
+    page_files,
     page_with_area,
     pulled,
     run_cmssync,
@@ -41,7 +42,7 @@ def test_a_stack_display_is_pulled_pointed_at_another_stack_and_shown(
     before = public.page(path).html
 
     pulled(real_site, content_dir, report, "stack-displays")
-    file = content_dir / "pages" / f"{path.strip('/')}.yaml"
+    file = dict(page_files(content_dir))[path]  # pages/<path>.yaml, or pages/<path>/index.yaml for a parent
     written = YAML(typ="safe").load(file.read_text(encoding="utf-8"))["areas"]["Main"]
     assert {"type": "core_stack_display", "value": {"stack": first}} in written, written
     plan = run_cmssync(real_site, content_dir, "plan", "--detailed-exitcode")
