@@ -77,7 +77,7 @@ def test_a_page_link_follows_the_page_it_names_when_it_moves(
     pull = run_cmssync(real_site, content_dir, "pull")
     assert pull.code == 0, pull.output
     tree = api.tree()
-    parent = "/about" if "/about" in tree else min(p for p in tree if p.count("/") == 1 and p != linked)
+    parent = "/about" if "/about" in tree else min(p for p in tree if p.count("/") == 1 and p not in ("/", linked))
     moved = parent + "/" + linked.rsplit("/", 1)[-1]
     source = content_dir / "pages" / f"{linked.strip('/')}.yaml"
     source.rename(content_dir / "pages" / f"{moved.strip('/')}.yaml")
