@@ -18,6 +18,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from cmssync.content.paths import page_named
 from cmssync.content.text import FileLinkRef
 from cmssync.content.text import Text as ContentText
 from cmssync.plan.actions import (
@@ -371,13 +372,14 @@ _NAMED_FILE_LINK = re.compile(r"\{ccm:file-link(?::([^{}]*))?\}")
 def readable(text: str) -> str:
     """A compared value as a reviewer reads it, never an export token: a file by its name (``[file logo.png]``,
     the same for the site's export and the content's reference, so a file that is only re-pointed shows no change),
-    a page by its path (``[page /about]``), a download link by the name of the file it serves where the content
+    a page by its path (``[page /about]``), a stack by its handle (``[stack footer]``, as a stack display's
+    ``stack:`` names it), a download link by the name of the file it serves where the content
     names it (``[download link brochure.pdf]``, see :func:`shown_after`), else as ``[download link]``: the site's
     read does not tell a link's file."""
     if "{" not in text:
         return text
     text = _FILE_TOKEN.sub(lambda m: f"[file {m.group(1) or m.group(2)}]", text)
-    text = _PAGE_TOKEN.sub(lambda m: f"[page {m.group(1) or '/'}]", text)
+    text = _PAGE_TOKEN.sub(lambda m: f"[{page_named(m.group(1) or '/')}]", text)
     return _NAMED_FILE_LINK.sub(lambda m: f"[download link {m.group(1)}]" if m.group(1) else "[download link]", text)
 
 

@@ -18,6 +18,7 @@ from ruamel.yaml import YAML
 
 from cmssync.emulator.embedded import Sandbox
 from cmssync.errors import ContentError
+from cmssync.render.text import render_text
 from cmssync.sync.state_ops import import_object, parse_address, refresh, remove
 from tests.support.editors import Editor
 from tests.support.sites import Site
@@ -68,6 +69,7 @@ async def test_a_display_is_pulled_by_stack_handle_pointed_at_another_stack_and_
     site.edit(PAGE, "stack: footer", "stack: sidebar")
     plan = await site.plan()
     assert [(a.id, [b.op for b in a.blocks]) for a in plan.actions] == [("page:/about", ["update"])]
+    assert 'stack: "[stack footer]" → "[stack sidebar]"' in render_text(plan)  # named as the content names it
     assert (await site.apply()).exit_code == 0, site.last_output
     shown = _public(site, "/about")
     assert shown.count("Sidebar text") == 2
