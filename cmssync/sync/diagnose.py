@@ -77,6 +77,19 @@ class StatusReport:
             )
         if self.account:
             out.append(f"account:   {self.account}")
+        out.extend(self._site_lines())
+        if self.version:
+            out.append(f"concrete:  {self.version}")
+        if self.authenticated:
+            out.extend(self._scope_lines())
+        out.extend(f"note:      {note}" for note in self.notes)
+        out.extend(f"problem:   {problem}" for problem in self.problems)
+        out.append("status:    ok" if self.ok else f"status:    {len(self.problems)} problem(s)")
+        return out
+
+    def _site_lines(self) -> list[str]:
+        """The site the content is for, and the installation's others when it has several."""
+        out: list[str] = []
         if self.site_name is not None:
             locales = ", ".join(self.locales) or "unknown"
             which = f"site {self.site_handle}, " if self.site_handle else ""
@@ -85,21 +98,16 @@ class StatusReport:
             this = self.site_handle or self.sites[0]
             named = ", ".join(f"{handle} (this content)" if handle == this else handle for handle in self.sites)
             out.append(f"sites:     {named}; another one with --site HANDLE and its own content directory")
-        if self.version:
-            out.append(f"concrete:  {self.version}")
-        if self.authenticated:
-            if self.scopes is None:
-                out.append("scopes:    unknown (the access token is not a JWT)")
-            else:
-                out.append(
-                    f"scopes:    {len(self.scopes)} granted" + (f": {' '.join(self.scopes)}" if self.scopes else "")
-                )
-                if self.missing_scopes:
-                    out.append(f"           missing: {' '.join(self.missing_scopes)}")
-        out.extend(f"note:      {note}" for note in self.notes)
-        out.extend(f"problem:   {problem}" for problem in self.problems)
-        out.append("status:    ok" if self.ok else f"status:    {len(self.problems)} problem(s)")
         return out
+
+    def _scope_lines(self) -> list[str]:
+        """The token's scopes, and those cmssync uses that it lacks."""
+        if self.scopes is None:
+            return ["scopes:    unknown (the access token is not a JWT)"]
+        granted = f"scopes:    {len(self.scopes)} granted" + (f": {' '.join(self.scopes)}" if self.scopes else "")
+        if not self.missing_scopes:
+            return [granted]
+        return [granted, f"           missing: {' '.join(self.missing_scopes)}"]
 
 
 async def diagnose(
@@ -142,21 +150,50 @@ async def _check_account(client: ConcreteClient, report: StatusReport, settings:
         report.problems.append(_explain("account", exc))
 
 
-async def _check(client: ConcreteClient, report: StatusReport, settings: Settings) -> None:
-    # 1. The API prefix, without a token: an enabled API answers 401 (JSON); a disabled one the HTML 404 page.
+async def _check_site(client: ConcreteClient, report: StatusReport) -> None:
+    """The site the settings name (the default one unless site.handle), then the installation's sites: those only
+    once the site is known, and unknown ones are a note, not a problem."""
+    handle = report.site_handle = client.site_handle
+    try:
+        listed = await client.list_sites() if handle is not None else None
+        site = await read_site(client, listed)
+        report.site_name = site.name or site.handle or str(site.id)
+        report.home_page_id = site.home_page_id
+        report.locales = [loc.code for loc in site.locales] or ([site.default_locale] if site.default_locale else [])
+    except ApiError as exc:
+        report.problems.append(_explain("default site" if handle is None else f"site {handle}", exc))
+    except ConfigError as exc:
+        report.problems.append(str(exc))
+    else:
+        try:
+            report.sites = [site.handle or str(site.id) for site in listed or await client.list_sites()]
+        except ApiError as exc:
+            report.notes.append(f"the installation's sites are unknown ({_explain('GET /sites', exc)})")
+
+
+async def _check_api(client: ConcreteClient, report: StatusReport) -> bool:
+    """Whether the API prefix answers, asked without a token: an enabled API answers 401 (JSON); a disabled one
+    the HTML 404 page."""
     try:
         status, content_type = await client.probe()
     except Exception as exc:  # httpx errors of every kind: the site is not reachable
         report.problems.append(f"cannot reach {client.api_url}: {type(exc).__name__}: {str(exc)[:120]}")
-        return
+        return False
     if status == 404 and "json" not in content_type:
         report.problems.append(
             f"{client.api_url}/system/info answers with an HTML 404 page: the REST API is not enabled "
             "(Dashboard → System & Settings → API, or `concrete/bin/concrete c5:config set concrete.api.enabled "
             "true`), or site.api_prefix is wrong"
         )
-        return
+        return False
     report.reachable = True
+    return True
+
+
+async def _check(client: ConcreteClient, report: StatusReport, settings: Settings) -> None:
+    # 1. The API prefix.
+    if not await _check_api(client, report):
+        return
 
     # 2. A token.
     try:
@@ -181,22 +218,7 @@ async def _check(client: ConcreteClient, report: StatusReport, settings: Setting
     await _check_account(client, report, settings)
 
     # 5. The site the settings name (the default one unless site.handle) and the installation's sites.
-    handle = report.site_handle = client.site_handle
-    try:
-        listed = await client.list_sites() if handle is not None else None
-        site = await read_site(client, listed)
-        report.site_name = site.name or site.handle or str(site.id)
-        report.home_page_id = site.home_page_id
-        report.locales = [loc.code for loc in site.locales] or ([site.default_locale] if site.default_locale else [])
-    except ApiError as exc:
-        report.problems.append(_explain("default site" if handle is None else f"site {handle}", exc))
-    except ConfigError as exc:
-        report.problems.append(str(exc))
-    else:
-        try:
-            report.sites = [site.handle or str(site.id) for site in listed or await client.list_sites()]
-        except ApiError as exc:
-            report.notes.append(f"the installation's sites are unknown ({_explain('GET /sites', exc)})")
+    await _check_site(client, report)
 
     if report.scopes is not None and report.missing_scopes and settings.auth.grant != "client_credentials":
         report.notes.append(
