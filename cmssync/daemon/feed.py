@@ -34,13 +34,23 @@ finished: what cmssync manages is the state as the last run left it (``DriftFeed
 cmssync's own writes move pages too: the pages, files and stacks a run wrote are passed to
 :meth:`DriftFeed.after_run`, the poll after the run reads their list (or one of those stacks) and takes their moves
 as the run's doing (an editor's change to the same object during that run is left to the next full run, which stays
-the safety net). The first poll of a list only sets where it starts.
+the safety net).
+
+The first poll of a list compares with a baseline: the site's time when the first run began (the run's start,
+:meth:`DriftFeed.after_run`, on the site's clock from the poll's ``Date`` header), so an edit made
+during that run or before the list's first poll is seen (the run's own writes aside); without a ``Date`` header it
+only sets where the list starts. Dates are whole seconds: an item edited again in the second it was seen in would
+keep its date, so when a poll falls in the same second as the newest date it saw (the second is not over), the first
+poll after that second takes that second's managed items as moved once more (one more run of them) — not those the
+last run wrote (an editor's approval in the same second as cmssync's own write to that page is left to the next full
+run), nor those the poll requested a run for (that run reads them after it).
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,11 +97,21 @@ class _Head:
     ids: set[str] = field(default_factory=set)
     started: bool = False
     ahead: dict[str, dt.datetime] = field(default_factory=dict)
+    open: set[str] = field(default_factory=set)
+    """The ids seen with the date :attr:`open_second` by a poll made before that second was over (another edit in it
+    leaves the date as it was): moved once more, at the first poll made after that second."""
+    open_second: dt.datetime | None = None
 
-    def moved(self, items: Sequence[tuple[str, dt.datetime | None]], now: dt.datetime | None = None) -> list[str]:
-        """The ids of ``items`` (newest first) that moved since the last poll."""
+    def moved(
+        self,
+        items: Sequence[tuple[str, dt.datetime | None]],
+        now: dt.datetime | None = None,
+        since: dt.datetime | None = None,
+    ) -> list[str]:
+        """The ids of ``items`` (newest first) that moved since the last poll; at the first poll, those dated at or
+        after ``since`` (none without it)."""
         if not self.started:
-            return []
+            return [key for key, date in items if since is not None and date is not None and since <= date]
         newest, ids = self.newest, self.ids
         return [
             key
@@ -99,14 +119,24 @@ class _Head:
             if (
                 self.ahead.get(key) != date
                 if _future(date, now)
-                else date is None or newest is None or date > newest or (date == newest and key not in ids)
+                else date is None
+                or newest is None
+                or date > newest
+                or (date == newest and key not in ids)
+                or (key in self.open and date == self.open_second and self._closed(now))
             )
         ]
+
+    def _closed(self, now: dt.datetime | None) -> bool:
+        """Whether :attr:`open_second` is over at ``now`` (the site's clock; unknown: taken as over)."""
+        return self.open_second is not None and (now is None or now.replace(microsecond=0) > self.open_second)
 
     def advance(self, items: Sequence[tuple[str, dt.datetime | None]], now: dt.datetime | None = None) -> None:
         self.started = True
         self.ahead = {key: date for key, date in items if date is not None and _future(date, now)}
         dated = [(key, date) for key, date in items if date is not None and key not in self.ahead]
+        if self._closed(now):  # read once more at this poll
+            self.open, self.open_second = set(), None
         if not dated:
             return
         newest = max(date for _, date in dated)
@@ -114,6 +144,9 @@ class _Head:
             self.newest, self.ids = newest, set()
         if newest == self.newest:
             self.ids |= {key for key, date in dated if date == newest}
+        if now is not None and self.newest is not None and now.replace(microsecond=0) <= self.newest:
+            self.open_second = self.newest  # this second is not over: an item of it may change again unseen
+            self.open |= self.ids
 
     def stepped(self, now: dt.datetime | None) -> bool:
         """The newest date seen is past the site's clock: the clock stepped back since (or the date was false)."""
@@ -121,7 +154,7 @@ class _Head:
 
     def restart(self, items: Sequence[tuple[str, dt.datetime | None]], now: dt.datetime | None) -> None:
         """Start again from ``items`` as a first poll would (after :meth:`stepped`)."""
-        self.newest, self.ids, self.ahead = None, set(), {}
+        self.newest, self.ids, self.ahead, self.open, self.open_second = None, set(), {}, set(), None
         self.advance(items, now)
 
 
@@ -179,6 +212,8 @@ class DriftFeed:
         no poll is made."""
         self.tree_watch = TreeWatch()
         """The managed pages of locale trees other than the default one (in no list)."""
+        self.since: float | None = None
+        """When the first run began (``time.monotonic``): a list's first poll takes what moved since as moved."""
 
     # -- the loop -------------------------------------------------------------------------------------------------
 
@@ -212,6 +247,7 @@ class DriftFeed:
         head = self.heads[kind]
         window, requests = await self._read(kind, head)
         now = self.client.transport.site_now()
+        since = self._baseline(now) if not head.started else None
         own, self.own[kind] = self.own[kind], set()  # only the first poll after a run can see its writes move
         if head.stepped(now):
             # Every edit dated between the site's clock and the newest date seen would pass unseen: start again from
@@ -221,26 +257,33 @@ class DriftFeed:
             self.request("drift", None)
             return PollResult(kind, requests, full=True)
         result = PollResult(kind, requests)
-        moved = head.moved(window, now)
+        moved = head.moved(window, now, since)
         head.advance(window, now)
         if len(moved) >= LIMIT * MAX_PAGES:
             log.info("drift feed: more objects moved than a poll reads; full run requested", kind=kind)
             self.request("drift", None)
             return PollResult(kind, requests, len(moved), full=True)
-        return await self._moved(kind, (result, moved), own)
+        result = await self._moved(kind, (result, moved), own)
+        if head.open:  # read again: managed objects only, not what the last run wrote (its doing) nor what the run
+            # just requested reads (after this poll)
+            managed = _managed(self.kinds[kind], state)
+            taken = own | set(result.managed)
+            head.open = {key for key in head.open if key in managed and managed[key] not in taken}
+        return result
 
     async def _moved(
         self, kind: Kind, read: tuple[PollResult, list[str]], own: set[str], *, keyed: bool = True
     ) -> PollResult:
-        """Request a run of the managed objects among the ``moved`` ids (``own``: keys the last run wrote;
-        ``keyed`` False: ``moved`` are already managed keys)."""
+        """Request a run of the managed objects among the ``moved`` ids (``own``: keys the last run wrote, whose moves
+        are its doing: neither run for nor counted; ``keyed`` False: ``moved`` are already managed keys)."""
         result, moved = read
+        assert self.state is not None
+        managed = _managed(self.kinds[kind], self.state) if keyed else {key: key for key in moved}
+        moved = [key for key in moved if managed.get(key) not in own]  # the run's own writes are not counted
         if not moved:
             return result
         result.moved = len(moved)
-        assert self.state is not None
-        managed = _managed(self.kinds[kind], self.state) if keyed else {key: key for key in moved}
-        result.managed = sorted({managed[key] for key in moved if key in managed} - own)
+        result.managed = sorted({managed[key] for key in moved if key in managed})
         if result.managed:
             log.info("drift feed: managed objects changed on the site", kind=kind, keys=result.managed)
             self.request("drift", self.kinds[kind].scoped(frozenset(result.managed)))
@@ -282,12 +325,28 @@ class DriftFeed:
             self.every_poll,
         )
 
+    def _baseline(self, now: dt.datetime | None) -> dt.datetime | None:
+        """The site's time, to the second, when the first run began: ``now`` (the site's clock) less the time since;
+        None when either is unknown. Never later than that time: ``now`` comes from a ``Date`` header cut to the
+        second, and dates are cut the same way, so an edit made since has a date at or after it."""
+        if now is None or self.since is None:
+            return None
+        return (now - dt.timedelta(seconds=time.monotonic() - self.since)).replace(microsecond=0)
+
     def after_run(
-        self, written: Iterable[Action], state: State | None, *, trees: Mapping[str, str] | None = None
+        self,
+        written: Iterable[Action],
+        state: State | None,
+        *,
+        trees: Mapping[str, str] | None = None,
+        started: float | None = None,
     ) -> None:
         """A run finished having written these objects: their next move is its own (module docstring); ``state``:
         the state as it left it (None: the run got no state: the last one's stays); ``trees``: the locale trees
-        the run found (``Plan.trees``)."""
+        the run found (``Plan.trees``); ``started``: when the run began (``time.monotonic``), the first run's is the
+        baseline of each list's first poll."""
+        if self.since is None and started is not None:
+            self.since = started
         if state is None:
             state = self.state
         written = list(written)
@@ -310,10 +369,12 @@ class DriftFeed:
         for requests in range(1, MAX_PAGES + 1):
             items = await self._page(kind, after)
             window += items
+            now = self.client.transport.site_now()
+            since = self._baseline(now)
             if (
                 len(items) < LIMIT
-                or not head.started
-                or len(head.moved(items, self.client.transport.site_now())) < len(items)
+                or (not head.started and since is None)
+                or len(head.moved(items, now, since)) < len(items)
             ):
                 return window, requests
             after = items[-1][0]

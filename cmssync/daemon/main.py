@@ -286,7 +286,8 @@ class Daemon:
         plan = record.report.plan if record.report is not None else None
         if self.feed is not None and record.report is not None:
             done = [o.action for o in record.report.outcomes if o.status == "ok"]
-            self.feed.after_run(done, record.report.state, trees=plan.trees if plan is not None else None)
+            trees = plan.trees if plan is not None else None
+            self.feed.after_run(done, record.report.state, trees=trees, started=record.started)
         self._notify(
             RunFacts(
                 run_id=batch.run_id,

@@ -158,6 +158,8 @@ class RunRecord:
     """``report``: the run only observed and planned."""
     permanent: bool = False
     """The run failed for a reason retrying cannot fix (``CmsSyncError.temporary`` is false): no backoff retry."""
+    started: float | None = None
+    """When the run began (``time.monotonic``): the drift feed's baseline (``DriftFeed.after_run``)."""
 
 
 class SyncRunner:
@@ -234,6 +236,7 @@ class SyncRunner:
         return record
 
     def _finish(self, batch: Batch, record: RunRecord, started: float) -> None:
+        record.started = started
         ended = time.monotonic()
         duration = ended - started
         latency = ended - batch.first_change_at if batch.first_change_at is not None else None

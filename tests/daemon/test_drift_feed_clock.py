@@ -10,6 +10,7 @@ one full run is requested; the editor's next edit is run for as usual.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,11 @@ async def test_a_clock_step_back_blinds_the_feed_for_one_poll_at_most(
         clock.next_second()
         editor.edit_block("/about", "Main", 0, "<p>Edited after the step</p>")
         assert (await feed.poll()).managed == ["/about"], "a real edit taken for old"
-        assert (await feed.poll()).managed == []  # and only once
+        clock.next_second()
+        # polled within the edit's own second, that second's items are read once more (another edit in it keeps
+        # the date); then no more
+        assert (await feed.poll()).managed in ([], ["/about"])
+        assert (await feed.poll()).managed == []
     editor.close()
 
 
@@ -83,3 +88,75 @@ def test_one_future_dated_answer_does_not_hide_later_edits() -> None:
     edited = [("7", now + dt.timedelta(days=1)), ("2", later), ("1", now - dt.timedelta(minutes=5))]
     assert head.moved(edited, later) == ["2"]
     assert not head.stepped(later)
+
+
+async def test_an_edit_before_the_lists_first_poll_is_seen(
+    sandbox_server: Sandbox, tmp_path: Path, clock: Clock
+) -> None:
+    """The first poll of the page list compares with the site's time when the first run began (its ``Date`` header,
+    less the time since the run's start): an editor's edit made after the run read the site but before the first
+    poll is run for (the first poll only set where the list starts, and the edit waited for a full run); pages last
+    changed before the run are not."""
+    site = Site.seeded(sandbox_server, tmp_path, SEED)
+    await site.pull()
+    workspace = site.workspace()
+    editor = Editor(sandbox_server)
+    async with workspace.client() as client:
+        feed = DriftFeed(client, lambda t, s: None, interval=0)
+        feed.after_run([], workspace.load_state(), started=time.monotonic())  # the startup run, just finished
+        clock.offset += 3  # the site's clock three seconds on: the seeded pages are older than the run's start
+        editor.edit_block("/about", "Main", 0, "<p>Edited before the feed's first poll</p>")
+        first = await feed.poll()
+        assert first.managed == ["/about"]
+        assert first.requests == 1
+        clock.next_second()
+        await feed.poll()  # the edit's second read once more, at most
+        assert (await feed.poll()).managed == []
+    editor.close()
+
+
+async def test_a_second_edit_in_the_second_a_poll_saw_is_seen(
+    sandbox_server: Sandbox, tmp_path: Path, clock: Clock
+) -> None:
+    """Dates are whole seconds: a page edited, polled and edited again within one second keeps its date. A poll made
+    before the newest date's second was over has the first poll after that second take its managed items as moved
+    once more (before, the second edit waited for a full run)."""
+    site = Site.seeded(sandbox_server, tmp_path, SEED)
+    await site.pull()
+    workspace = site.workspace()
+    editor = Editor(sandbox_server)
+    async with workspace.client() as client:
+        feed = DriftFeed(client, lambda t, s: None, interval=0)
+        feed.after_run([], workspace.load_state())
+        await feed.poll()
+        clock.offset += 5
+        clock.freeze()
+        # the site's clock as the test holds it (a loaded machine must not carry a poll into the next second)
+        client.transport.site_now = lambda: dt.datetime.fromtimestamp(clock.now(), dt.UTC)  # type: ignore[method-assign]
+        editor.edit_block("/about", "Main", 0, "<p>First edit</p>")
+        assert (await feed.poll()).managed == ["/about"]
+        editor.edit_block("/about", "Main", 0, "<p>Second edit, same second</p>")
+        assert (await feed.poll()).managed == []  # that second is not over yet
+        clock.next_second()
+        assert (await feed.poll()).managed == ["/about"], "the second edit in the same second was missed"
+        assert (await feed.poll()).managed == []  # read once more, then no more
+    editor.close()
+
+
+def test_a_poll_in_the_newest_dates_second_reads_it_once_more_after_it() -> None:
+    """A poll made while the newest date's second goes on leaves it open: the first poll after that second takes its
+    items as moved once more; a poll made once it is over reads nothing again (one request, no extra run)."""
+    edited = dt.datetime(2026, 11, 29, 12, 0, 5, tzinfo=dt.UTC)
+    head = _Head()
+    head.advance([("1", edited - dt.timedelta(minutes=5))], edited - dt.timedelta(minutes=1))
+    items = [("2", edited), ("1", edited - dt.timedelta(minutes=5))]
+    assert head.moved(items, edited + dt.timedelta(milliseconds=400)) == ["2"]
+    head.advance(items, edited + dt.timedelta(milliseconds=400))  # the same second: left open
+    assert head.moved(items, edited + dt.timedelta(milliseconds=700)) == []  # not over yet: not read again
+    head.advance(items, edited + dt.timedelta(milliseconds=700))
+    assert head.moved(items, edited + dt.timedelta(seconds=5)) == ["2"]  # once, after that second
+    head.advance(items, edited + dt.timedelta(seconds=5))
+    assert head.moved(items, edited + dt.timedelta(seconds=10)) == []
+    assert _Head().moved(items, edited) == []  # a first poll without a baseline only sets the start
+    first = _Head()
+    assert first.moved(items, edited, since=edited - dt.timedelta(seconds=1)) == ["2"]

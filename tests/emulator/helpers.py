@@ -93,9 +93,14 @@ class Clock:
 
     def __init__(self) -> None:
         self.offset = 0
+        self.frozen: int | None = None
 
     def now(self) -> int:
-        return int(time.time()) + self.offset
+        return (int(time.time()) if self.frozen is None else self.frozen) + self.offset
+
+    def freeze(self) -> None:
+        """Stop the clock in the second it is in (``next_second`` still moves it): several requests in one second."""
+        self.frozen = int(time.time())
 
     def next_second(self) -> None:
         self.offset += 1

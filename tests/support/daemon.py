@@ -268,9 +268,10 @@ def api_requests(sandbox: Sandbox) -> int:
     return sum(e["count"] for e in sandbox.stats()["requests"] if e["route"] != TOKEN_ROUTE)
 
 
-def wait_for_poll(daemon: DaemonProcess) -> None:
+def wait_for_poll(daemon: DaemonProcess, kind: str | None = None) -> None:
+    """Until the drift feed polled (``kind``'s list, when given) at least once."""
     deadline = time.monotonic() + 10
-    while polls(daemon) < 1:
+    while polls(daemon, kind) < 1:
         assert time.monotonic() < deadline, "the drift feed never polled"
         time.sleep(0.05)
 
