@@ -9,8 +9,10 @@ one full run is requested; the editor's next edit is run for as usual.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ import pytest
 from cmssync.daemon.feed import DriftFeed, _Head
 from cmssync.emulator.embedded import Sandbox
 from cmssync.plan.scope_model import Scope
+from cmssync.state.records import State
 from tests.emulator.helpers import Clock
 from tests.support.editors import Editor
 from tests.support.sites import Site
@@ -41,17 +44,27 @@ SEED: dict[str, Any] = {
 }
 
 
+@contextlib.asynccontextmanager
+async def feeding(
+    sandbox: Sandbox, tmp_path: Path, requested: list[tuple[str, Scope | None]] | None = None
+) -> AsyncIterator[tuple[DriftFeed, Editor, State]]:
+    """A drift feed on the pulled :data:`SEED` site (its requests noted in ``requested``), an editor, and the state
+    the pull left (for ``after_run``)."""
+    site = Site.seeded(sandbox, tmp_path, SEED)
+    await site.pull()
+    workspace = site.workspace()
+    noted = requested if requested is not None else []
+    with contextlib.closing(Editor(sandbox)) as editor:
+        async with workspace.client() as client:
+            yield DriftFeed(client, lambda t, s: noted.append((t, s)), interval=0), editor, workspace.load_state()
+
+
 async def test_a_clock_step_back_blinds_the_feed_for_one_poll_at_most(
     sandbox_server: Sandbox, tmp_path: Path, clock: Clock
 ) -> None:
-    site = Site.seeded(sandbox_server, tmp_path, SEED)
-    await site.pull()
-    workspace = site.workspace()
     requested: list[tuple[str, Scope | None]] = []
-    editor = Editor(sandbox_server)
-    async with workspace.client() as client:
-        feed = DriftFeed(client, lambda t, s: requested.append((t, s)), interval=0)
-        feed.after_run([], workspace.load_state())  # the state the startup run left
+    async with feeding(sandbox_server, tmp_path, requested) as (feed, editor, state):
+        feed.after_run([], state)  # the state the startup run left
         await feed.poll()  # the first poll sets where the feed starts
 
         clock.offset = HOUR  # the site's clock runs an hour ahead
@@ -71,7 +84,6 @@ async def test_a_clock_step_back_blinds_the_feed_for_one_poll_at_most(
         # the date); then no more
         assert (await feed.poll()).managed in ([], ["/about"])
         assert (await feed.poll()).managed == []
-    editor.close()
 
 
 def test_one_future_dated_answer_does_not_hide_later_edits() -> None:
@@ -97,13 +109,8 @@ async def test_an_edit_before_the_lists_first_poll_is_seen(
     less the time since the run's start): an editor's edit made after the run read the site but before the first
     poll is run for (the first poll only set where the list starts, and the edit waited for a full run); pages last
     changed before the run are not."""
-    site = Site.seeded(sandbox_server, tmp_path, SEED)
-    await site.pull()
-    workspace = site.workspace()
-    editor = Editor(sandbox_server)
-    async with workspace.client() as client:
-        feed = DriftFeed(client, lambda t, s: None, interval=0)
-        feed.after_run([], workspace.load_state(), started=time.monotonic())  # the startup run, just finished
+    async with feeding(sandbox_server, tmp_path) as (feed, editor, state):
+        feed.after_run([], state, started=time.monotonic())  # the startup run, just finished
         clock.offset += 3  # the site's clock three seconds on: the seeded pages are older than the run's start
         editor.edit_block("/about", "Main", 0, "<p>Edited before the feed's first poll</p>")
         first = await feed.poll()
@@ -112,7 +119,6 @@ async def test_an_edit_before_the_lists_first_poll_is_seen(
         clock.next_second()
         await feed.poll()  # the edit's second read once more, at most
         assert (await feed.poll()).managed == []
-    editor.close()
 
 
 async def test_a_second_edit_in_the_second_a_poll_saw_is_seen(
@@ -121,18 +127,13 @@ async def test_a_second_edit_in_the_second_a_poll_saw_is_seen(
     """Dates are whole seconds: a page edited, polled and edited again within one second keeps its date. A poll made
     before the newest date's second was over has the first poll after that second take its managed items as moved
     once more (before, the second edit waited for a full run)."""
-    site = Site.seeded(sandbox_server, tmp_path, SEED)
-    await site.pull()
-    workspace = site.workspace()
-    editor = Editor(sandbox_server)
-    async with workspace.client() as client:
-        feed = DriftFeed(client, lambda t, s: None, interval=0)
-        feed.after_run([], workspace.load_state())
+    async with feeding(sandbox_server, tmp_path) as (feed, editor, state):
+        feed.after_run([], state)
         await feed.poll()
         clock.offset += 5
         clock.freeze()
         # the site's clock as the test holds it (a loaded machine must not carry a poll into the next second)
-        client.transport.site_now = lambda: dt.datetime.fromtimestamp(clock.now(), dt.UTC)  # type: ignore[method-assign]
+        feed.client.transport.site_now = lambda: dt.datetime.fromtimestamp(clock.now(), dt.UTC)  # type: ignore[method-assign]
         editor.edit_block("/about", "Main", 0, "<p>First edit</p>")
         assert (await feed.poll()).managed == ["/about"]
         editor.edit_block("/about", "Main", 0, "<p>Second edit, same second</p>")
@@ -140,7 +141,6 @@ async def test_a_second_edit_in_the_second_a_poll_saw_is_seen(
         clock.next_second()
         assert (await feed.poll()).managed == ["/about"], "the second edit in the same second was missed"
         assert (await feed.poll()).managed == []  # read once more, then no more
-    editor.close()
 
 
 def test_a_poll_in_the_newest_dates_second_reads_it_once_more_after_it() -> None:
