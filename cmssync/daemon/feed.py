@@ -41,9 +41,10 @@ The first poll of a list compares with a baseline: the site's time when the firs
 during that run or before the list's first poll is seen (the run's own writes aside); without a ``Date`` header it
 only sets where the list starts. Dates are whole seconds: an item edited again in the second it was seen in would
 keep its date, so when a poll falls in the same second as the newest date it saw (the second is not over), the first
-poll after that second takes that second's managed items as moved once more (one more run of them) — not those the
+poll after that second takes that second's managed items as moved once more (one more run of them) — never those the
 last run wrote (an editor's approval in the same second as cmssync's own write to that page is left to the next full
-run), nor those the poll requested a run for (that run reads them after it).
+run), nor those that poll itself asked a run for (that run reads them after it), unless a later poll in that second
+sees them again.
 """
 
 from __future__ import annotations
@@ -101,6 +102,9 @@ class _Head:
     """The ids seen with the date :attr:`open_second` by a poll made before that second was over (another edit in it
     leaves the date as it was): moved once more, at the first poll made after that second."""
     open_second: dt.datetime | None = None
+    quiet: set[str] = field(default_factory=set)
+    """Ids seen with :attr:`newest` never to read again in that second: the last run's writes (and unmanaged objects;
+    the feed says which, :meth:`DriftFeed.poll`)."""
 
     def moved(
         self,
@@ -141,12 +145,12 @@ class _Head:
             return
         newest = max(date for _, date in dated)
         if self.newest is None or newest > self.newest:
-            self.newest, self.ids = newest, set()
+            self.newest, self.ids, self.quiet = newest, set(), set()
         if newest == self.newest:
             self.ids |= {key for key, date in dated if date == newest}
         if now is not None and self.newest is not None and now.replace(microsecond=0) <= self.newest:
             self.open_second = self.newest  # this second is not over: an item of it may change again unseen
-            self.open |= self.ids
+            self.open |= self.ids - self.quiet
 
     def stepped(self, now: dt.datetime | None) -> bool:
         """The newest date seen is past the site's clock: the clock stepped back since (or the date was false)."""
@@ -155,6 +159,7 @@ class _Head:
     def restart(self, items: Sequence[tuple[str, dt.datetime | None]], now: dt.datetime | None) -> None:
         """Start again from ``items`` as a first poll would (after :meth:`stepped`)."""
         self.newest, self.ids, self.ahead, self.open, self.open_second = None, set(), {}, set(), None
+        self.quiet = set()
         self.advance(items, now)
 
 
@@ -264,11 +269,12 @@ class DriftFeed:
             self.request("drift", None)
             return PollResult(kind, requests, len(moved), full=True)
         result = await self._moved(kind, (result, moved), own)
-        if head.open:  # read again: managed objects only, not what the last run wrote (its doing) nor what the run
-            # just requested reads (after this poll)
+        if head.open:  # read again: managed objects only, never what the last run wrote (its doing), and not what
+            # this poll asked a run for (that run reads it after this poll; a later poll in this second opens it again)
             managed = _managed(self.kinds[kind], state)
-            taken = own | set(result.managed)
-            head.open = {key for key in head.open if key in managed and managed[key] not in taken}
+            quiet = {key for key in head.open if key not in managed or managed[key] in own}
+            head.quiet |= quiet
+            head.open -= quiet | {key for key in head.open if managed.get(key) in result.managed}
         return result
 
     async def _moved(

@@ -65,13 +65,14 @@ async def test_a_clock_step_back_blinds_the_feed_for_one_poll_at_most(
     requested: list[tuple[str, Scope | None]] = []
     async with feeding(sandbox_server, tmp_path, requested) as (feed, editor, state):
         feed.after_run([], state)  # the state the startup run left
+        clock.next_second()  # past the seed's second (a poll in it would read its pages once more later)
         await feed.poll()  # the first poll sets where the feed starts
 
         clock.offset = HOUR  # the site's clock runs an hour ahead
         editor.edit_block("/about", "Main", 0, "<p>Edited while the clock was ahead</p>")
         assert (await feed.poll()).managed == ["/about"]
 
-        clock.offset = 0  # ... and is set right
+        clock.offset = 1  # ... and is set right (still past the seed's second)
         stepped = await feed.poll()
         assert stepped.full, "the step back was not noticed"
         assert requested[-1] == ("drift", None)  # a full run finds what changed in between
@@ -128,12 +129,12 @@ async def test_a_second_edit_in_the_second_a_poll_saw_is_seen(
     before the newest date's second was over has the first poll after that second take its managed items as moved
     once more (before, the second edit waited for a full run)."""
     async with feeding(sandbox_server, tmp_path) as (feed, editor, state):
-        feed.after_run([], state)
-        await feed.poll()
-        clock.offset += 5
+        clock.offset += 5  # past the seed's second, and held in one second
         clock.freeze()
         # the site's clock as the test holds it (a loaded machine must not carry a poll into the next second)
         feed.client.transport.site_now = lambda: dt.datetime.fromtimestamp(clock.now(), dt.UTC)  # type: ignore[method-assign]
+        feed.after_run([], state)
+        await feed.poll()
         editor.edit_block("/about", "Main", 0, "<p>First edit</p>")
         assert (await feed.poll()).managed == ["/about"]
         editor.edit_block("/about", "Main", 0, "<p>Second edit, same second</p>")
