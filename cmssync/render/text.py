@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from rich.console import Console
@@ -353,9 +353,18 @@ def is_long(value: Any) -> bool:
 
 
 def plain(value: Any) -> str:
+    """A compared value as the text a word diff reads: strings :func:`readable`; a structured value (an area's
+    blocks) with its strings as they are, never JSON-escaped — an escaped quote broke an HTML string's attributes
+    apart (``class="\\&quot;display-2\\&quot;"``) — and its references named (``[stack footer]``)."""
     if value is None:
         return ""
-    return readable(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str):
+        return readable(value)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{key}: {plain(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(plain(item) for item in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def show_value(value: Any) -> str:

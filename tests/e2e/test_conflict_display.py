@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from cmssync.emulator.embedded import Sandbox
-from cmssync.render.text import render_text
+from cmssync.plan.actions import FieldConflict
+from cmssync.render.text import conflict_lines, render_text
 from tests.support.editors import Editor
 from tests.support.sites import Site
 
@@ -64,3 +65,26 @@ async def test_a_conflicted_area_shows_only_the_columns_the_content_states(site:
     assert "content+}" in shown
     for column in ("icon", "paragraph", "titleFormat"):
         assert column not in shown, shown
+
+
+def test_a_conflicted_areas_html_and_stacks_read_as_written() -> None:
+    """An area's blocks word-diffed when the base is not known: an HTML string's attributes stay whole (the JSON
+    escaping of its quotes broke them apart: class="\\&quot;display-2\\&quot;", seen on the real site 8090) and a
+    stack display names its stack as the content does, not as an export token."""
+    words = "<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, and enough words to make it long.</p>"
+    site = [
+        ["content", {"content": "<p>An editor wrote this.</p>" + words}],
+        ["core_stack_display", {"stack": "{ccm:export:page:/!stacks/footer}"}],
+    ]
+    content = [
+        ["content", {"content": '<h2 class="display-2">What We Do</h2>' + words}],
+        ["core_stack_display", {"stack": "{ccm:export:page:/!stacks/sidebar}"}],
+    ]
+    conflict = FieldConflict(
+        kind="page", key="/about", field="area:Main", content=content, site=site, resolution="fail"
+    )
+    shown = "\n".join(str(line) for line in conflict_lines(conflict))
+    assert '{+<h2 class="display-2">What+}' in shown, shown
+    assert "[stack [-footer-]{+sidebar+}]" in shown, shown
+    assert "ccm:export" not in shown, shown
+    assert "&quot;" not in shown, shown
