@@ -86,17 +86,14 @@ def keep_site_changes(
     block_writes: list[BlockChange] = []
     reverted = False
     for change in action.changes:
-        policy = policies.resolve(kind, key, change.field, own) if change.field in found.site_fields else None
-        policy = "propose" if policy == "adopt" and not adopts else policy
+        policy = _field_policy(action, change, found, policies, own, adopts=adopts)
         if policy == "propose" or policy == "adopt":
             fields[policy].append(FieldChange(field=change.field, before=change.after, after=change.before))
             continue
         reverted = reverted or policy == "revert"
         writes.append(change)
     for block in action.blocks:
-        name = AREA_PREFIX + block.area
-        site_only = name in found.site_fields or block.live_position in found.site_blocks.get(block.area, ())
-        policy = ("revert" if areas_owned else policies.resolve(kind, key, name, own)) if site_only else None
+        policy = _block_policy(action, block, found, policies, own, areas_owned=areas_owned)
         if policy == "propose" or policy == "adopt":
             blocks[policy].append(_from_content(block))
             continue
@@ -121,6 +118,40 @@ def keep_site_changes(
         return Kept(None, kept)
     left = action.model_copy(update={"changes": tuple(writes), "blocks": tuple(block_writes), "drift": reverted})
     return Kept(left, kept)
+
+
+def _field_policy(
+    action: Action,
+    change: FieldChange,
+    found: ThreeWay,
+    policies: DriftPolicies,
+    own: DriftPolicy | Mapping[str, DriftPolicy] | None,
+    *,
+    adopts: bool,
+) -> DriftPolicy | None:
+    """The policy that settles a field's change, or None: the site did not change the field alone. ``adopt`` is
+    ``propose`` where the kind's changes cannot be written into the content (not ``adopts``)."""
+    if change.field not in found.site_fields:
+        return None
+    policy = policies.resolve(action.kind, action.key, change.field, own)
+    return "propose" if policy == "adopt" and not adopts else policy
+
+
+def _block_policy(
+    action: Action,
+    block: BlockChange,
+    found: ThreeWay,
+    policies: DriftPolicies,
+    own: DriftPolicy | Mapping[str, DriftPolicy] | None,
+    *,
+    areas_owned: bool,
+) -> DriftPolicy | None:
+    """The policy that settles a block's change, or None: neither its area nor the block is the site's change
+    alone. An area the content owns reverts it, whatever the policy."""
+    name = AREA_PREFIX + block.area
+    if name not in found.site_fields and block.live_position not in found.site_blocks.get(block.area, ()):
+        return None
+    return "revert" if areas_owned else policies.resolve(action.kind, action.key, name, own)
 
 
 def _from_content(block: BlockChange) -> BlockChange:
