@@ -144,11 +144,17 @@ _SEQUENCE_ITEM = re.compile(r"^( *)-( +)\S")
 
 def indentation(text: str) -> dict[str, int]:
     """The indentation a YAML file is written in (``mapping``, ``sequence``, ``offset`` for ``YAML.indent``), read
-    from its first nested mapping and first block sequence under a key, so an edit keeps it; the writer's own layout
-    for what the file does not show."""
+    from its first nested mapping and its first block sequence (the file itself when it is one list, else the first
+    under a key), so an edit keeps it; the writer's own layout for what the file does not show."""
     found = {"mapping": 2, "sequence": 4, "offset": 2}
     seen: set[str] = set()
-    for line, following in itertools.pairwise(text.splitlines()):
+    lines = text.splitlines()
+    top = next((line for line in lines if line.strip() and not line.lstrip().startswith("#")), "")
+    item = _SEQUENCE_ITEM.match(top)
+    if item is not None:  # the file is one list (users.yaml): its items' own indentation, at the margin or not
+        found.update(offset=len(item.group(1)), sequence=len(item.group(1)) + 1 + len(item.group(2)))
+        seen.add("sequence")
+    for line, following in itertools.pairwise(lines):
         key = _MAPPING_KEY.match(line)
         if key is None:
             continue

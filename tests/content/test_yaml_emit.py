@@ -138,3 +138,14 @@ def test_a_placeholder_text_beginning_like_an_explicit_key_reads_back() -> None:
     assert "'? q'" in text
     assert ruamel_edit(text, data) == text
     assert dump_fresh(data) is None  # the fast path leaves it to the writer, which quotes it
+
+
+def test_an_edit_keeps_a_top_level_lists_indentation(tmp_path: Path) -> None:
+    """A file that is one list (users.yaml) written at the margin, as content-example's is, keeps it when one
+    item changes: pull rewrote every line of it as ``  - username: …`` when a user's email changed."""
+    target = tmp_path / "users.yaml"
+    target.write_text("# our people\n- username: ann\n  email: ann@example.com\n  password: ${env:ANN_PW}\n")
+    data = [{"username": "ann", "email": "ann.new@example.com", "password": "${env:ANN_PW}"}]
+    assert writer.render_yaml(target, data) == (
+        "# our people\n- username: ann\n  email: ann.new@example.com\n  password: ${env:ANN_PW}\n"
+    )
