@@ -152,27 +152,35 @@ async def read_tree(
     others = {path for path in roots if path != "/"}
     while level:
         asked = [page for page in level if _has_children(page, known, read, targeted=bool(wanted), others=others)]
-        following: list[Page] = []
-        # each list is converted as it arrives: a level of 10,000 pages with their blocks is never held at once
-        pending = {asyncio.ensure_future(_read_children(client, p, read.unread)) for p in asked}
-        arrivals = asyncio.as_completed(pending)
-        for task in pending:
-            task.add_done_callback(pending.discard)  # a list read is not held here once it is done
-        try:
-            for arriving in arrivals:
-                live: list[Page] = []
-                drafts: list[Page] = []
-                for child in await arriving:
-                    if child.url_path in read.ids:
-                        continue
-                    read.ids[child.url_path] = child.id
-                    following.append(_shell(child))
-                    (live if child.version is not None and child.version.is_approved else drafts).append(child)
-                on_pages(live + await _read_alone(client, drafts, read))
-        finally:  # after a failure, let the other requests finish rather than cut them off mid-connect
-            await asyncio.gather(*pending, return_exceptions=True)
-        level = following
+        level = await _read_level(client, asked, read, on_pages)
     return read
+
+
+async def _read_level(
+    client: ConcreteClient, asked: list[Page], read: TreeRead, on_pages: Callable[[list[Page]], None]
+) -> list[Page]:
+    """Read the children lists of ``asked`` (one level of the walk), calling ``on_pages`` with each list's new
+    pages (drafts read alone, for their live version); return the next level, as shells."""
+    following: list[Page] = []
+    # each list is converted as it arrives: a level of 10,000 pages with their blocks is never held at once
+    pending = {asyncio.ensure_future(_read_children(client, p, read.unread)) for p in asked}
+    arrivals = asyncio.as_completed(pending)
+    for task in pending:
+        task.add_done_callback(pending.discard)  # a list read is not held here once it is done
+    try:
+        for arriving in arrivals:
+            live: list[Page] = []
+            drafts: list[Page] = []
+            for child in await arriving:
+                if child.url_path in read.ids:
+                    continue
+                read.ids[child.url_path] = child.id
+                following.append(_shell(child))
+                (live if child.version is not None and child.version.is_approved else drafts).append(child)
+            on_pages(live + await _read_alone(client, drafts, read))
+    finally:  # after a failure, let the other requests finish rather than cut them off mid-connect
+        await asyncio.gather(*pending, return_exceptions=True)
+    return following
 
 
 def _shell(page: Page) -> Page:
