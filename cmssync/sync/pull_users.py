@@ -137,13 +137,7 @@ def merged_entries(
         if remote is None or item.get(key) in untouched:
             merged.append(item)
             continue
-        entry = dict(item)
-        for field_name, value in remote.items():
-            if (field_name in entry or scope.take_all) and entry.get(field_name) != value:
-                entry[field_name] = value
-        if "language" in entry and "language" not in remote:
-            del entry["language"]
-        merged.append(entry)
+        merged.append(_with_site_values(item, remote, scope))
     if elsewhere is None:
         return merged
     others = [name for name in site if name not in names and name not in elsewhere]
@@ -152,6 +146,18 @@ def merged_entries(
     else:
         result.not_taken.setdefault(kind, []).extend(sorted(others))
     return merged
+
+
+def _with_site_values(item: dict[str, Any], remote: dict[str, Any], scope: PullScope) -> dict[str, Any]:
+    """A file's entry with the site's differing values: of the fields it writes (every field the site has when
+    the scope takes all), and without a ``language`` the site no longer sets."""
+    entry = dict(item)
+    for field_name, value in remote.items():
+        if (field_name in entry or scope.take_all) and entry.get(field_name) != value:
+            entry[field_name] = value
+    if "language" in entry and "language" not in remote:
+        del entry["language"]
+    return entry
 
 
 def list_clean(holds: Callable[[list[Any]], bool]) -> Callable[[Path], bool]:
