@@ -132,11 +132,18 @@ async def run_apply(
             _event(out, "plan", plan=json.loads(render_json(report.plan)))
         _event(out, "summary", **_summary_json(report, stopped=stopped, exit_code=exit_code))
         return exit_code
+    _write_ending(out, report, color=color, stopped=stopped)
+    return EXIT_ERROR if report.declined else exit_code
+
+
+def _write_ending(out: TextIO, report: ApplyReport, *, color: bool, stopped: bool) -> None:
+    """The text after the outcomes: the plan if nothing was to be written, then that the user declined, or the
+    problems, the files drift: adopt wrote, the summary and what a SIGTERM left not started."""
     if not report.plan.writes:
         out.write(render_text(report.plan, color=color))
     if report.declined:
         out.write("Apply cancelled; nothing was changed.\n")
-        return EXIT_ERROR
+        return
     for problem in report.problems:
         out.write(f"problem: {problem}\n")
     if report.adopted is not None and report.adopted.files:
@@ -149,7 +156,6 @@ async def run_apply(
             f"Stopped by SIGTERM: {not_started} actions not started; the state holds every completed change. "
             "Run apply again to finish.\n"
         )
-    return exit_code
 
 
 def _shown(plan: Plan, *, color: bool, compact: bool | None) -> str:
