@@ -222,8 +222,8 @@ class _PageStaging:
             return True
         target = result.page_file(path)
         existing = writer.read_plain(target)
-        pinned = existing.get("id") if isinstance(existing, dict) else None
-        if isinstance(pinned, int) and not isinstance(pinned, bool) and pinned != page.id:
+        pinned = _pinned_elsewhere(existing, page)
+        if pinned is not None:
             result.skipped.append(
                 f"{page_named(path)}: its file pins id {pinned}, but the site's page at {path} is id {page.id}; "
                 "left as it is (fix the id or move the file)"
@@ -360,6 +360,14 @@ def _written_placeholders(
     written = [entry for entry in placeholders if int(entry.split(" ", 2)[1]) in kept_ids]
     others = [note for note in notes if not note.startswith(f"{page_named(path)}: {PLACEHOLDER_NOTE}")]
     return [*others, *([f"{page_named(path)}: {placeholder_note(written)}"] if written else [])], written
+
+
+def _pinned_elsewhere(existing: Any, page: Page) -> int | None:
+    """The id a page's file pins when it is not the site's page's at that path, or None."""
+    pinned = existing.get("id") if isinstance(existing, dict) else None
+    if isinstance(pinned, int) and not isinstance(pinned, bool) and pinned != page.id:
+        return pinned
+    return None
 
 
 def _desired(existing: Any, path: str, resolve: Resolver, base_url: str) -> DesiredPage | None:
