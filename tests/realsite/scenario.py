@@ -341,9 +341,10 @@ def _lists_pages(blocks: list[Block]) -> bool:
 def _listed_entries(old: PublicPage, new: PublicPage, before: SiteView, after: SiteView) -> set[tuple[str, str, str]]:
     """On a page with a page list, the entries that came or went: links to pages that exist before and after, and
     list thumbnails. A list sorted by date shows other pages once the edited ones are published again; a broken
-    link (a page that is gone, an export string, a file) is still a finding."""
+    link (a page that is gone, an export string, a file) is still a finding. An entry shown once more or once less
+    (the same link's count changed: a list on the page of one of its own entries) is an entry that came or went."""
     pages = {path for path in before.tree if path in after.tree}
-    changed = set(old.links) ^ set(new.links)
+    changed = {key for key in set(old.links) | set(new.links) if old.links[key] != new.links[key]}
     return {
         (tag, attribute, url)
         for tag, attribute, url in changed
