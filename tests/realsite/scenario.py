@@ -191,7 +191,7 @@ def settle_unstable(
         new = after.public.get(path)
         if new is None:
             continue
-        changed = {key for key in set(old.links) | set(new.links) if old.links[key] != new.links[key]}
+        changed = _changed_links(old, new)
         if not changed:
             continue
         rereads = [public.page(path).links for _ in range(REREADS)]
@@ -204,6 +204,12 @@ def settle_unstable(
         if rotating:
             settled.setdefault(path, set()).update(rotating)
     return settled
+
+
+def _changed_links(old: PublicPage, new: PublicPage) -> set[tuple[str, str, str]]:
+    """The links a page shows a different number of times in ``new`` than in ``old`` (gained, lost, or shown once
+    more or less)."""
+    return {key for key in set(old.links) | set(new.links) if old.links[key] != new.links[key]}
 
 
 def unstable_links(first: SiteView, second: SiteView) -> dict[str, set[tuple[str, str, str]]]:
@@ -344,7 +350,7 @@ def _listed_entries(old: PublicPage, new: PublicPage, before: SiteView, after: S
     link (a page that is gone, an export string, a file) is still a finding. An entry shown once more or once less
     (the same link's count changed: a list on the page of one of its own entries) is an entry that came or went."""
     pages = {path for path in before.tree if path in after.tree}
-    changed = {key for key in set(old.links) | set(new.links) if old.links[key] != new.links[key]}
+    changed = _changed_links(old, new)
     return {
         (tag, attribute, url)
         for tag, attribute, url in changed
